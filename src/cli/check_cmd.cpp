@@ -1,0 +1,62 @@
+// gpuvet check: the acceptance test of a delivered server.
+#include <cstdlib>
+
+#include "cli/common.hpp"
+#include "core/check.hpp"
+#include "core/context.hpp"
+#include "core/runner.hpp"
+#include "gpu/driver_probe.hpp"
+#include "host/identity.hpp"
+#include "report/progress.hpp"
+#include "specs/spec_db.hpp"
+
+namespace gpuvet {
+
+namespace {
+
+struct CheckArgs {
+    bool quick = false;
+    bool full = false;
+};
+
+int run_check(const GlobalOptions& g, const CheckArgs& a) {
+    SpecDb specs = load_specs(g);
+    Report report = new_report(g);
+    CheckContext ctx;
+    if (const char* root = std::getenv("GPUVET_ROOT"); root && *root) ctx.options.root = root;
+    ctx.options.tier = a.quick ? Tier::Quick : a.full ? Tier::Full : Tier::Standard;
+    ctx.specs = &specs;
+    ctx.report = &report;
+    ctx.stop = &stop_flag();
+    auto progress = make_progress(g.json);
+    ctx.progress = progress.get();
+
+    report.machine = read_machine_info(HostFs(ctx.options.root));
+    report.machine.driver = probe_driver();
+
+    CheckList checks = all_checks();
+    run_checks(checks, ctx);
+    return emit_report(report, g);
+}
+
+}  // namespace
+
+void add_check_command(Cli cli) {
+    auto* sub = cli.app.add_subcommand("check", "Acceptance test of this server: a go/no-go verdict");
+    auto args = std::make_shared<CheckArgs>();
+    sub->add_flag("--quick", args->quick, "shortest tier (about 1-2 minutes)");
+    sub->add_flag("--full", args->full, "longest tier: 10-minute burn and exhaustive sweeps");
+    add_output_flags(*sub, cli.global);
+    sub->footer(
+        "Examples:\n"
+        "  gpuvet check                     run every check and print the scorecard\n"
+        "  gpuvet check --json > box.json   the same, as a JSON document\n"
+        "  gpuvet check --report out/       also write out/gpuvet-report.{json,txt}\n"
+        "Exit codes: 0 all passed (warnings allowed), 1 a check failed, 2 bad input, 3 could not run.");
+    sub->callback([&g = cli.global, &action = cli.action, args] {
+        g.command = "check";
+        action = [&g, args] { return run_check(g, *args); };
+    });
+}
+
+}  // namespace gpuvet

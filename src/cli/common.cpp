@@ -1,0 +1,97 @@
+#include "cli/common.hpp"
+
+#include <csignal>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "report/json.hpp"
+#include "report/style.hpp"
+#include "report/terminal.hpp"
+#include "specs/spec_db.hpp"
+
+namespace gpuvet {
+
+namespace {
+std::atomic<bool> g_stop{false};
+void on_signal(int) { g_stop.store(true); }
+}  // namespace
+
+const std::atomic<bool>& stop_flag() { return g_stop; }
+
+void install_stop_handlers() {
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+}
+
+std::string utc_now_rfc3339() {
+    std::time_t t = std::time(nullptr);
+    std::tm tm {};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+void add_output_flags(CLI::App& sub, GlobalOptions& g, bool with_report, bool with_specs) {
+    sub.add_flag("--json", g.json, "print the machine-readable JSON document on stdout");
+    if (with_report)
+        sub.add_option("--report", g.report_dir, "also write the report files into DIR")->type_name("DIR");
+    sub.add_flag("--no-color", g.no_color, "no colour (colour is used only on a terminal)");
+    if (with_specs)
+        sub.add_option("--specs", g.specs_files, "add or override GPU SKUs from a TOML file")
+            ->type_name("FILE")
+            ->check(CLI::ExistingFile);
+}
+
+SpecDb load_specs(const GlobalOptions& g) {
+    SpecDb db = SpecDb::embedded();
+    for (auto& f : g.specs_files) db.merge_file(f);
+    return db;
+}
+
+Report new_report(const GlobalOptions& g) {
+    Report r;
+    r.tool_version = GPUVET_VERSION;
+    r.command = g.command;
+    r.argv = g.argv;
+    r.started_at = utc_now_rfc3339();
+    return r;
+}
+
+int emit_report(Report& r, const GlobalOptions& g) {
+    r.finished_at = utc_now_rfc3339();
+    r.finalize();
+    if (g.report_dir) {
+        std::filesystem::path dir = *g.report_dir;
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        if (ec)
+            throw runtime_error("cannot create report folder " + dir.string() + ": " + ec.message(),
+                                "choose a writable folder for --report");
+        write_file_atomically(dir / "gpuvet-report.json", render_json(r));
+        write_file_atomically(dir / "gpuvet-report.txt", render_scorecard(r, Style{false, 100}));
+    }
+    if (g.json) std::cout << render_json(r);
+    else std::cout << render_scorecard(r, detect_style(g.no_color));
+    std::cout.flush();
+    return r.exit_code;
+}
+
+void emit_fatal_json(const GlobalOptions& g, const std::string& kind, const std::string& message,
+                     const std::string& advice, int exit_code) {
+    if (!g.json) return;
+    Report r = new_report(g);
+    r.fatal = ReportError{"gpuvet", kind, message, advice};
+    r.finished_at = r.started_at;
+    r.finalize();
+    r.exit_code = exit_code;
+    std::cout << render_json(r);
+}
+
+}  // namespace gpuvet

@@ -1,0 +1,59 @@
+// What every command shares: the global flags, the report header, the output step.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.hpp"
+
+namespace gpuvet {
+
+class SpecDb;
+
+struct GlobalOptions {
+    bool json = false;                       // the machine-readable document on stdout
+    std::optional<std::string> report_dir;   // write report files there
+    bool no_color = false;
+    std::vector<std::string> specs_files;    // --specs FILE (repeatable)
+    std::vector<std::string> argv;
+    std::string command;                     // the subcommand that ran
+};
+
+// A command registers its subcommand and sets `action`; main runs it after parsing.
+using Action = std::function<int()>;
+
+struct Cli {
+    CLI::App& app;
+    GlobalOptions& global;
+    Action& action;
+};
+
+void add_check_command(Cli cli);
+void add_specs_command(Cli cli);
+
+// Adds --json, --report, --no-color (and --specs when `with_specs`) to a subcommand.
+void add_output_flags(CLI::App& sub, GlobalOptions& g, bool with_report = true, bool with_specs = true);
+
+// The spec database with the user's --specs files merged in.
+SpecDb load_specs(const GlobalOptions& g);
+
+// A report header: version, command, argv, start time.
+Report new_report(const GlobalOptions& g);
+
+// Prints the report (JSON or scorecard), writes --report files atomically, returns the exit code.
+int emit_report(Report& r, const GlobalOptions& g);
+
+// For a fatal error: when --json was asked for, a valid JSON document carrying the error.
+void emit_fatal_json(const GlobalOptions& g, const std::string& kind, const std::string& message,
+                     const std::string& advice, int exit_code);
+
+// Ctrl-C / SIGTERM set this; long work polls it and ends cleanly.
+const std::atomic<bool>& stop_flag();
+void install_stop_handlers();
+
+std::string utc_now_rfc3339();
+
+}  // namespace gpuvet

@@ -1,0 +1,53 @@
+// What a check can see: the options of this run, the spec database and what has been
+// learned about the machine so far. Checks append time series to the report through it.
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.hpp"
+
+namespace gpuvet {
+
+class SpecDb;
+struct Order;
+
+enum class Tier { Quick, Standard, Full };
+const char* to_string(Tier t);
+
+struct CheckOptions {
+    Tier tier = Tier::Standard;
+    std::filesystem::path root = "/";      // seam for /proc and /sys fixtures (GPUVET_ROOT)
+    std::filesystem::path data_dir = ".";  // storage check target
+    std::optional<std::string> net_server; // host.network target, HOST[:PORT]
+    std::vector<int> gpus;                 // empty = all
+};
+
+// Progress of long work. TTY: a live line; otherwise a log line every few seconds.
+class Progress {
+public:
+    virtual ~Progress() = default;
+    virtual void begin(std::string_view key, std::string_view title) = 0;
+    virtual void update(std::string_view line) = 0;  // rate-limited by the implementation
+    virtual void end() = 0;
+};
+
+struct CheckContext {
+    CheckOptions options;
+    const SpecDb* specs = nullptr;
+    const Order* order = nullptr;        // what was ordered, when --expect/--order was given
+    Report* report = nullptr;            // machine, gpus and series live here
+    Progress* progress = nullptr;
+    const std::atomic<bool>* stop = nullptr;  // set on Ctrl-C / SIGTERM
+    std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+
+    bool stop_requested() const { return stop && stop->load(); }
+    double elapsed_s() const {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+};
+
+}  // namespace gpuvet

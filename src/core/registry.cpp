@@ -1,0 +1,16 @@
+// The registry: every check of `gpuvet check`, in the order they run. Explicit on purpose:
+// reading this file tells what `gpuvet check` does.
+#include "core/check.hpp"
+#include "gpu/check_driver.hpp"
+#include "host/check_identity.hpp"
+
+namespace gpuvet {
+
+CheckList all_checks() {
+    CheckList c;
+    c.push_back(std::make_unique<HostIdentityCheck>());
+    c.push_back(std::make_unique<GpuDriverCheck>());
+    return c;
+}
+
+}  // namespace gpuvet

@@ -1,0 +1,141 @@
+// The one results model. Checks fill it; printers (terminal, JSON, ...) only read it.
+// Principle: a value is measured, or absent with a reason. Never 0 for unknown.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpuvet {
+
+inline constexpr int kSchemaVersion = 1;
+
+enum class Verdict { Pass, Warn, Fail, Skip, Error };
+const char* to_string(Verdict v);
+// Order used to fold verdicts into one: ERROR > FAIL > WARN > PASS > SKIP.
+int severity(Verdict v);
+Verdict worst(Verdict a, Verdict b);
+
+// What a measurement was held against. Every number here carries its source.
+struct Reference {
+    std::optional<double> spec;               // datasheet value, same unit as the measurement
+    std::optional<double> expected_fraction;  // what healthy hardware reaches, as a fraction of spec
+    std::optional<double> warn_below;         // absolute: below this -> WARN
+    std::optional<double> fail_below;         // absolute: below this -> FAIL (the floor)
+    std::optional<double> fail_above;         // absolute: above this -> FAIL (temperatures, errors)
+    std::optional<double> warn_above;
+    std::string expected_text;                // for non-numeric expectations ("H100 SXM5 80GB")
+    std::string source;                       // where the spec/floor comes from
+};
+
+struct Measurement {
+    std::string key;    // stable, unit in the name: "copy_gbps", "memory_total_bytes"
+    std::string label;  // human words: "Device copy"
+    std::string unit;   // "GB/s", "TFLOPS", "GiB", "bytes", "MHz", "W", "C", "%", "count", ""
+    std::optional<double> value;
+    std::optional<std::string> text;  // for textual facts (a model name, a mode)
+    std::string absent_reason;        // set when neither value nor text is present
+    std::optional<Reference> reference;
+    std::optional<int> gpu;           // GPU index, when the figure belongs to one GPU
+
+    bool present() const { return value.has_value() || text.has_value(); }
+
+    static Measurement number(std::string key, std::string label, double v, std::string unit);
+    static Measurement textual(std::string key, std::string label, std::string t);
+    static Measurement absent(std::string key, std::string label, std::string unit,
+                              std::string reason);
+    Measurement& against(Reference r) { reference = std::move(r); return *this; }
+    Measurement& on_gpu(int index) { gpu = index; return *this; }
+};
+
+struct CheckResult {
+    std::string key;    // "gpu.memory_bandwidth", "host.identity"
+    std::string title;  // "Device memory bandwidth"
+    Verdict verdict = Verdict::Skip;
+    std::string summary;  // one plain sentence that explains the verdict
+    std::optional<int> gpu;  // set for per-GPU results
+    std::vector<Measurement> measurements;
+    std::vector<std::string> details;  // further lines (findings), shown under the summary
+    double duration_s = 0;
+};
+
+// A sampled signal, for telemetry (burn, run) and progress curves.
+struct TimeSeries {
+    std::string key;   // "temperature_c"
+    std::string unit;  // "C"
+    std::optional<int> gpu;
+    std::vector<double> t_s;  // seconds since the report started
+    std::vector<double> values;
+};
+
+struct ReportError {
+    std::string where;    // "gpu.inventory", "specs", "cli"
+    std::string kind;     // to_string(ErrorKind)
+    std::string message;  // what went wrong
+    std::string advice;   // what to do about it
+};
+
+struct DriverInfo {
+    bool present = false;
+    std::string absent_reason;  // "libcuda.so.1 could not be loaded: ..."
+    std::optional<std::string> driver_version;       // "570.86.15"
+    std::optional<int> cuda_driver_version;          // 12080 as cuDriverGetVersion returns
+    std::optional<std::string> nvml_version;
+    std::optional<std::string> libcuda_path;
+    std::optional<std::string> libnvml_path;
+};
+
+struct MachineInfo {
+    std::optional<std::string> hostname;
+    std::optional<std::string> cpu_model;
+    std::optional<int> cpu_sockets;
+    std::optional<int> cpu_cores;          // physical cores
+    std::optional<int> cpu_threads;        // logical CPUs online
+    std::optional<double> cpu_quota;       // cgroup CPU limit in CPUs, when limited
+    std::optional<int> cpuset_cpus;        // CPUs allowed to this process
+    std::optional<std::uint64_t> memory_total_bytes;
+    std::optional<std::uint64_t> memory_limit_bytes;  // cgroup limit, when limited
+    std::optional<int> numa_nodes;
+    std::optional<std::string> os;         // PRETTY_NAME of os-release
+    std::optional<std::string> kernel;
+    std::optional<std::string> architecture;
+    std::optional<std::string> virtualization;  // "none", "kvm", "vmware", ...
+    std::optional<std::string> container;       // "none", "docker", "podman", "kubernetes", ...
+    DriverInfo driver;
+};
+
+// A GPU as the report lists it. Inventory fills the details; later checks refer to `index`.
+struct GpuSummary {
+    int index = 0;
+    std::optional<std::string> name;
+    std::optional<std::string> uuid;
+    std::optional<std::string> pci_bus_id;
+    std::optional<std::uint64_t> memory_total_bytes;
+    std::optional<std::string> sku;          // spec-database key it was matched to
+    std::optional<std::string> sku_match;    // how: "pci-device-id", "name+memory", ...
+};
+
+struct Report {
+    int schema_version = kSchemaVersion;
+    std::string tool = "gpuvet";
+    std::string tool_version;
+    std::string command;        // "check", "inventory", ...
+    std::vector<std::string> argv;
+    std::string started_at;     // RFC 3339 UTC
+    std::string finished_at;
+    double duration_s = 0;
+    MachineInfo machine;
+    std::vector<GpuSummary> gpus;
+    std::vector<CheckResult> checks;
+    std::vector<TimeSeries> series;
+    std::vector<ReportError> errors;
+    bool interrupted = false;
+    std::optional<ReportError> fatal;  // set when the run could not complete
+    Verdict verdict = Verdict::Skip;   // worst over checks
+    int exit_code = 0;
+
+    // Folds check verdicts into `verdict` and sets `exit_code` (0 pass/warn, 1 fail, 3 fatal).
+    void finalize();
+};
+
+}  // namespace gpuvet

@@ -1,0 +1,16 @@
+// Runs checks one after another. One failing check never stops the others.
+#pragma once
+#include "core/check.hpp"
+#include "core/context.hpp"
+
+namespace gpuvet {
+
+// Runs `checks` in order, appending their results to ctx.report->checks. Unmet requirements
+// become SKIP; a thrown gpuvet::Error becomes ERROR with its advice; a stop request (Ctrl-C)
+// skips the remaining checks and marks the report interrupted.
+void run_checks(CheckList& checks, CheckContext& ctx);
+
+// A result for a check that did not run.
+CheckResult skipped(const Check& c, std::string reason);
+
+}  // namespace gpuvet

@@ -1,0 +1,20 @@
+// Small string helpers shared by parsers and printers.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuvet {
+
+std::string to_lower(std::string_view s);
+std::string trim(std::string_view s);
+std::vector<std::string> split(std::string_view s, char sep);
+bool starts_with(std::string_view s, std::string_view prefix);
+// "1.43", "312", "0.0123": a number for people, not for machines.
+std::string format_number(double v, int significant = 3);
+// 85899345920 -> "80.0 GiB"
+std::string format_bytes(double bytes);
+// Levenshtein distance, for "did you mean".
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+}  // namespace gpuvet

@@ -1,0 +1,59 @@
+// gpuvet's thin main: parse, dispatch, and turn errors into advice and an exit code.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/common.hpp"
+#include "cli/suggest.hpp"
+#include "core/error.hpp"
+
+int main(int argc, char** argv) {
+    using namespace gpuvet;
+    GlobalOptions global;
+    for (int i = 0; i < argc; ++i) global.argv.emplace_back(argv[i]);
+    Action action;
+
+    CLI::App app{"gpuvet — measure a GPU server against what was promised"};
+    app.name("gpuvet");
+    app.set_version_flag("--version", std::string("gpuvet ") + GPUVET_VERSION);
+    app.require_subcommand(1);
+    app.footer(
+        "Examples:\n"
+        "  gpuvet check                       go/no-go acceptance test of this server\n"
+        "  gpuvet specs compare a100 h100     datasheets side by side, with ratios\n"
+        "Run 'gpuvet <command> --help' for a command's options and examples.");
+    Cli cli{app, global, action};
+    add_check_command(cli);
+    add_specs_command(cli);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::string msg = e.what();
+        if (auto hint = suggest_fix(app, argc, argv)) msg = *hint;
+        std::cerr << "gpuvet: " << msg << "\n";
+        if (!global.json) std::cerr << "Run 'gpuvet --help' for usage.\n";
+        emit_fatal_json(global, "usage", msg, "run 'gpuvet --help' for usage", exit_code::bad_input);
+        return exit_code::bad_input;
+    }
+
+    install_stop_handlers();
+    try {
+        return action ? action() : exit_code::bad_input;
+    } catch (const Error& e) {
+        std::cerr << "gpuvet: " << e.what() << "\n";
+        if (!e.advice().empty()) std::cerr << "  → " << e.advice() << "\n";
+        int code = exit_code_for(e.kind());
+        emit_fatal_json(global, to_string(e.kind()), e.what(), e.advice(), code);
+        return code;
+    } catch (const std::exception& e) {
+        std::cerr << "gpuvet: internal error: " << e.what() << "\n";
+        emit_fatal_json(global, "internal", e.what(), "please report this", exit_code::could_not_run);
+        return exit_code::could_not_run;
+    }
+}

@@ -1,0 +1,18 @@
+// The machine-readable report (docs/report-schema.md documents every key).
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/result.hpp"
+
+namespace gpuvet {
+
+using Json = nlohmann::ordered_json;
+
+Json to_json(const Report& r);
+Json to_json(const CheckResult& c);
+Json to_json(const Measurement& m);
+Json to_json(const MachineInfo& m);
+std::string render_json(const Report& r);  // pretty-printed, newline-terminated
+
+}  // namespace gpuvet

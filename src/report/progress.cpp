@@ -1,0 +1,56 @@
+#include "report/progress.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+namespace gpuvet {
+
+namespace {
+
+class StderrProgress final : public Progress {
+public:
+    StderrProgress(bool tty, bool quiet) : tty_(tty), quiet_(quiet) {}
+    void begin(std::string_view key, std::string_view title) override {
+        key_ = std::string(key);
+        t0_ = last_ = std::chrono::steady_clock::now();
+        if (quiet_) return;
+        if (tty_) std::fprintf(stderr, "\r\x1b[2K  %s: %.*s…", key_.c_str(), int(title.size()), title.data());
+        std::fflush(stderr);
+    }
+    void update(std::string_view line) override {
+        if (quiet_) return;
+        auto now = std::chrono::steady_clock::now();
+        double since = std::chrono::duration<double>(now - last_).count();
+        if (tty_) {
+            if (since < 0.2) return;
+            std::fprintf(stderr, "\r\x1b[2K  %s: %.*s", key_.c_str(), int(line.size()), line.data());
+        } else {
+            if (since < 10) return;  // a log line every 10 s when not on a terminal
+            double t = std::chrono::duration<double>(now - t0_).count();
+            std::fprintf(stderr, "[%6.0fs] %s: %.*s\n", t, key_.c_str(), int(line.size()), line.data());
+        }
+        last_ = now;
+        std::fflush(stderr);
+    }
+    void end() override {
+        if (!quiet_ && tty_) std::fprintf(stderr, "\r\x1b[2K");
+        std::fflush(stderr);
+    }
+
+private:
+    bool tty_, quiet_;
+    std::string key_;
+    std::chrono::steady_clock::time_point t0_, last_;
+};
+
+}  // namespace
+
+std::unique_ptr<Progress> make_progress(bool quiet_unless_tty) {
+    bool tty = ::isatty(STDERR_FILENO);
+    return std::make_unique<StderrProgress>(tty, quiet_unless_tty && !tty);
+}
+
+}  // namespace gpuvet

@@ -1,0 +1,131 @@
+#include "report/specs_view.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+#include "core/strings.hpp"
+#include "specs/spec_fields.hpp"
+
+namespace gpuvet {
+
+namespace {
+
+std::string cell(const std::optional<double>& v, int sig = 4) {
+    return v ? format_number(*v, sig) : "—";
+}
+
+std::string rpad(std::string s, std::size_t n) {
+    // Pads by visible characters (UTF-8 aware enough for "—" and "×").
+    std::size_t visible = 0;
+    for (unsigned char c : s) visible += (c & 0xC0) != 0x80;
+    if (visible < n) s.append(n - visible, ' ');
+    return s;
+}
+
+std::string lpad(std::string s, std::size_t n) {
+    std::size_t visible = 0;
+    for (unsigned char c : s) visible += (c & 0xC0) != 0x80;
+    if (visible < n) s.insert(0, n - visible, ' ');
+    return s;
+}
+
+}  // namespace
+
+std::string render_specs_list(const SpecDb& db, const Style& st) {
+    std::ostringstream o;
+    o << st.dim("Dense datasheet figures; GB/s and TFLOPS decimal, memory in GiB. "
+                "'gpuvet specs show NAME' for everything.")
+      << "\n";
+    o << st.bold(rpad("SKU", 22) + rpad("ARCH", 10) + rpad("MEMORY", 14) + lpad("GB/s", 6) + lpad("FP32", 7) +
+                 lpad("TF32", 7) + lpad("BF16", 7) + lpad("FP8", 7) + lpad("TDP W", 7) + "  " + "NVLINK")
+      << "\n";
+    for (auto& s : db.all()) {
+        std::string mem = format_number(s.memory_size_gib, 4) + " " + s.memory_type;
+        std::string nvl = s.nvlink_bandwidth_gbps ? format_number(*s.nvlink_bandwidth_gbps, 4) + " GB/s" : "—";
+        o << rpad(s.name, 22) << rpad(s.architecture, 10) << rpad(mem, 14)
+          << lpad(cell(s.memory_bandwidth_gbps), 6) << lpad(cell(s.fp32_tflops, 3), 7)
+          << lpad(cell(s.tf32_tensor_tflops, 3), 7) << lpad(cell(s.bf16_tensor_tflops, 4), 7)
+          << lpad(cell(s.fp8_tensor_tflops, 4), 7) << lpad(cell(s.tdp_w), 7) << "  " << nvl << "\n";
+    }
+    o << st.dim(std::to_string(db.all().size()) + " SKUs. TF32/BF16/FP8 are tensor-core TFLOPS without sparsity.")
+      << "\n";
+    return o.str();
+}
+
+std::string render_spec_show(const GpuSpec& s, const Style& st) {
+    std::ostringstream o;
+    o << st.bold(s.name) << "  (" << s.key << ")\n";
+    auto row = [&](const std::string& label, const std::string& value) {
+        o << "  " << rpad(label, 24) << value << "\n";
+    };
+    row("Architecture", s.architecture + ", compute capability " + s.compute_capability);
+    row("Form factor", s.form_factor.empty() ? "—" : s.form_factor);
+    row("Memory type", s.memory_type);
+    for (auto& f : numeric_spec_fields()) {
+        auto v = f.get(s);
+        row(f.label, v ? format_number(*v, 5) + (*f.unit ? std::string(" ") + f.unit : "") : "— (not on the datasheet)");
+    }
+    row("ECC", s.ecc ? "yes" : "no");
+    row("MIG", s.mig_instances_max ? "up to " + std::to_string(s.mig_instances_max) + " instances" : "no");
+    std::string ids;
+    for (auto id : s.pci_device_ids) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "0x%04x", id);
+        ids += (ids.empty() ? "" : ", ") + std::string(buf);
+    }
+    row("PCI device ids", ids.empty() ? "—" : ids);
+    std::string names;
+    for (auto& n : s.driver_names) names += (names.empty() ? "" : "; ") + n;
+    row("Driver reports", names.empty() ? "—" : names);
+    o << "  " << rpad("Source", 24) << s.source << "\n";
+    if (!s.notes.empty()) o << "  " << rpad("Notes", 24) << s.notes << "\n";
+    return o.str();
+}
+
+std::string render_specs_compare(const std::vector<const GpuSpec*>& specs, const Style& st) {
+    std::ostringstream o;
+    const std::size_t label_w = 22, col_w = 20;
+    o << st.bold(rpad("", label_w));
+    for (auto* s : specs) o << st.bold(rpad(s->name, col_w));
+    o << "\n";
+    auto text_row = [&](const char* label, auto get) {
+        o << rpad(label, label_w);
+        for (auto* s : specs) o << rpad(get(*s), col_w);
+        o << "\n";
+    };
+    text_row("Architecture", [](const GpuSpec& s) { return s.architecture; });
+    text_row("Memory type", [](const GpuSpec& s) { return s.memory_type; });
+    text_row("Form factor", [](const GpuSpec& s) { return s.form_factor; });
+    for (auto& f : numeric_spec_fields()) {
+        if (std::string(f.key) == "pcie_lanes" || std::string(f.key) == "memory_bus_width_bits") continue;
+        bool any = false;
+        for (auto* s : specs) any = any || f.get(*s).has_value();
+        if (!any) continue;
+        std::string label = std::string(f.label) + (*f.unit ? std::string(" ") + f.unit : "");
+        o << rpad(label, label_w);
+        auto base = f.get(*specs.front());
+        for (std::size_t i = 0; i < specs.size(); ++i) {
+            auto v = f.get(*specs[i]);
+            std::string c = v ? format_number(*v, 5) : "—";
+            if (i > 0 && v && base && *base > 0) c += " (×" + format_number(*v / *base, 3) + ")";
+            o << rpad(c, col_w);
+        }
+        o << "\n";
+    }
+    text_row("ECC", [](const GpuSpec& s) { return std::string(s.ecc ? "yes" : "no"); });
+    text_row("MIG", [](const GpuSpec& s) { return s.mig_instances_max ? std::to_string(s.mig_instances_max) + " instances" : std::string("no"); });
+    o << st.dim("Ratios are to " + specs.front()->name + ". Dense datasheet figures, no sparsity.") << "\n";
+    return o.str();
+}
+
+std::string describe_match(const std::string& query, const SpecMatch& m) {
+    std::string s = "'" + query + "' → " + m.spec->name;
+    if (!m.alternatives.empty()) {
+        s += " (the preferred of " + std::to_string(m.alternatives.size() + 1) + "; also: ";
+        for (std::size_t i = 0; i < m.alternatives.size(); ++i) s += (i ? ", " : "") + m.alternatives[i]->name;
+        s += " — name the form factor or memory to choose another)";
+    }
+    return s;
+}
+
+}  // namespace gpuvet

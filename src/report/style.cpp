@@ -1,0 +1,38 @@
+#include "report/style.hpp"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+namespace gpuvet {
+
+std::string Style::paint(std::string_view text, const char* sgr) const {
+    if (!color) return std::string(text);
+    return std::string("\x1b[") + sgr + "m" + std::string(text) + "\x1b[0m";
+}
+
+std::string Style::verdict(Verdict v) const {
+    const char* sgr = "0";
+    switch (v) {
+        case Verdict::Pass: sgr = "32"; break;
+        case Verdict::Warn: sgr = "33"; break;
+        case Verdict::Fail: sgr = "1;31"; break;
+        case Verdict::Error: sgr = "1;35"; break;
+        case Verdict::Skip: sgr = "2"; break;
+    }
+    std::string t = to_string(v);
+    t.resize(5, ' ');
+    return paint(t, sgr);
+}
+
+Style detect_style(bool no_color_flag) {
+    Style s;
+    s.color = !no_color_flag && ::isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
+    struct winsize ws {};
+    if (::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 60)
+        s.width = ws.ws_col < 140 ? ws.ws_col : 140;
+    return s;
+}
+
+}  // namespace gpuvet

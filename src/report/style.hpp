@@ -1,0 +1,23 @@
+// Terminal styling: colour only on a TTY (and never with --no-color or NO_COLOR).
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "core/result.hpp"
+
+namespace gpuvet {
+
+struct Style {
+    bool color = false;
+    int width = 100;
+
+    std::string paint(std::string_view text, const char* sgr) const;
+    std::string verdict(Verdict v) const;  // "PASS" in green, "FAIL" in red...
+    std::string bold(std::string_view t) const { return paint(t, "1"); }
+    std::string dim(std::string_view t) const { return paint(t, "2"); }
+};
+
+// Colour when stdout is a terminal, NO_COLOR is unset and --no-color was not given.
+Style detect_style(bool no_color_flag);
+
+}  // namespace gpuvet

@@ -1,0 +1,184 @@
+#include "report/terminal.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "core/strings.hpp"
+
+namespace gpuvet {
+
+namespace {
+
+std::string pad(std::string s, std::size_t n) {
+    if (s.size() < n) s.resize(n, ' ');
+    return s;
+}
+
+std::string machine_line(const MachineInfo& m) {
+    std::vector<std::string> parts;
+    if (m.cpu_model) parts.push_back(*m.cpu_model);
+    std::string topo;
+    if (m.cpu_sockets) topo += std::to_string(*m.cpu_sockets) + (*m.cpu_sockets == 1 ? " socket" : " sockets");
+    if (m.cpu_cores) topo += (topo.empty() ? "" : ", ") + std::to_string(*m.cpu_cores) + " cores";
+    if (m.cpu_threads) topo += (topo.empty() ? "" : ", ") + std::to_string(*m.cpu_threads) + " threads";
+    if (!topo.empty()) parts.push_back(topo);
+    if (m.memory_total_bytes) parts.push_back(format_bytes(double(*m.memory_total_bytes)) + " RAM");
+    if (m.os) parts.push_back(*m.os);
+    if (m.kernel) parts.push_back("kernel " + *m.kernel);
+    if (m.virtualization && *m.virtualization != "none") parts.push_back("virtualized: " + *m.virtualization);
+    if (m.container && *m.container != "none") parts.push_back("container: " + *m.container);
+    std::string out;
+    for (auto& p : parts) out += (out.empty() ? "" : " · ") + p;
+    return out;
+}
+
+std::string driver_line(const DriverInfo& d) {
+    if (!d.present) return "no NVIDIA driver found (" + d.absent_reason + ")";
+    std::string s = "NVIDIA driver";
+    if (d.driver_version) s += " " + *d.driver_version;
+    if (d.cuda_driver_version)
+        s += ", CUDA " + std::to_string(*d.cuda_driver_version / 1000) + "." +
+             std::to_string((*d.cuda_driver_version % 1000) / 10);
+    return s;
+}
+
+}  // namespace
+
+std::size_t visible_width(std::string_view s) {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        unsigned char c = static_cast<unsigned char>(s[i]);
+        if (c == 0x1b) {  // skip an SGR escape
+            while (i < s.size() && s[i] != 'm') ++i;
+            continue;
+        }
+        n += (c & 0xC0) != 0x80;
+    }
+    return n;
+}
+
+std::string wrap(const std::string& prefix, const std::string& text, int width, int indent) {
+    std::istringstream in(text);
+    std::string word, out = prefix;
+    int col = int(visible_width(prefix));
+    bool first_word = true;
+    while (in >> word) {
+        int w = int(visible_width(word));
+        if (!first_word && col + 1 + w > width) {
+            out += "\n" + std::string(std::size_t(indent), ' ') + word;
+            col = indent + w;
+        } else {
+            out += (first_word ? "" : " ") + word;
+            col += (first_word ? 0 : 1) + w;
+        }
+        first_word = false;
+    }
+    return out;
+}
+
+std::string render_measurement_value(const Measurement& m) {
+    if (m.text) return *m.text;
+    if (!m.value) return "— (" + m.absent_reason + ")";
+    double v = *m.value;
+    if (m.unit == "bytes") return format_bytes(v);
+    std::string num = format_number(v, 4);
+    if (m.unit.empty() || m.unit == "count") return num;
+    if (m.unit == "%") return num + "%";
+    return num + " " + m.unit;
+}
+
+std::string render_reference(const Measurement& m) {
+    if (!m.reference) return {};
+    const Reference& r = *m.reference;
+    std::vector<std::string> parts;
+    auto fmt = [&](double x) {
+        return m.unit == "bytes" ? format_bytes(x) : format_number(x, 4);
+    };
+    if (!r.expected_text.empty()) parts.push_back("expected " + r.expected_text);
+    if (r.spec) {
+        std::string s = "spec " + fmt(*r.spec);
+        if (m.value && *r.spec > 0) s = format_number(100.0 * *m.value / *r.spec, 3) + "% of " + s;
+        parts.push_back(s);
+    }
+    if (r.expected_fraction) parts.push_back("healthy ≈" + format_number(100 * *r.expected_fraction, 3) + "%");
+    if (r.warn_below) parts.push_back("warn < " + fmt(*r.warn_below));
+    if (r.fail_below) parts.push_back("floor " + fmt(*r.fail_below));
+    if (r.warn_above) parts.push_back("warn > " + fmt(*r.warn_above));
+    if (r.fail_above) parts.push_back("fail > " + fmt(*r.fail_above));
+    std::string out;
+    for (auto& p : parts) out += (out.empty() ? "" : " · ") + p;
+    if (!r.source.empty()) out += (out.empty() ? "" : "  ") + std::string("[") + r.source + "]";
+    return out;
+}
+
+std::string render_scorecard(const Report& r, const Style& st) {
+    std::ostringstream o;
+    o << st.bold("gpuvet " + r.tool_version) << " · " << r.command;
+    if (r.machine.hostname) o << " · " << *r.machine.hostname;
+    if (!r.started_at.empty()) o << " · " << r.started_at;
+    o << "\n";
+    o << wrap("Host    ", machine_line(r.machine), st.width, 8) << "\n";
+    o << wrap("Driver  ", driver_line(r.machine.driver), st.width, 8) << "\n";
+    for (auto& g : r.gpus) {
+        std::string s = g.name.value_or("(name unknown)");
+        if (g.memory_total_bytes) s += " · " + format_bytes(double(*g.memory_total_bytes));
+        if (g.pci_bus_id) s += " · " + *g.pci_bus_id;
+        if (g.sku) s += " · spec: " + *g.sku;
+        o << wrap(pad("GPU " + std::to_string(g.index), 8), s, st.width, 8) << "\n";
+    }
+    o << "\n";
+
+    const int key_w = 24;
+    o << st.dim(pad("", 7) + pad("CHECK", std::size_t(key_w)) + pad("GPU", 5) + "RESULT") << "\n";
+    int counts[5] = {0, 0, 0, 0, 0};
+    for (auto& c : r.checks) {
+        counts[int(c.verdict)]++;
+        std::string key = c.key;
+        std::string gpu = c.gpu ? std::to_string(*c.gpu) : "";
+        std::string head = st.verdict(c.verdict) + "  " + pad(key, std::size_t(key_w) - 1) + " " + pad(gpu, 5);
+        int indent = 7 + key_w + 5;
+        if (int(key.size()) >= key_w) {  // long keys push the summary to its own line
+            o << st.verdict(c.verdict) << "  " << key << "\n";
+            head = std::string(std::size_t(indent), ' ');
+        }
+        o << wrap(head, c.summary, st.width, indent) << "\n";
+        for (auto& m : c.measurements) {
+            std::string gpu_tag = (m.gpu && !c.gpu) ? "GPU " + std::to_string(*m.gpu) + " " : "";
+            std::string prefix = std::string(9, ' ') + pad(m.label, 24) + " ";
+            std::string ref = render_reference(m);
+            o << wrap(prefix, gpu_tag + render_measurement_value(m), st.width, 34);
+            if (!ref.empty()) o << "  " << st.dim(ref);
+            o << "\n";
+        }
+        for (auto& d : c.details) o << wrap(std::string(9, ' ') + "• ", d, st.width, 11) << "\n";
+    }
+    if (!r.errors.empty()) {
+        o << "\n" << st.bold("Errors") << "\n";
+        for (auto& e : r.errors) {
+            o << wrap("  " + e.where + ": ", e.message, st.width, 4) << "\n";
+            if (!e.advice.empty()) o << wrap("    → ", e.advice, st.width, 6) << "\n";
+        }
+    }
+    if (r.fatal) {
+        o << "\n" << st.paint("Could not complete: " + r.fatal->message, "1;31") << "\n";
+        if (!r.fatal->advice.empty()) o << "  → " << r.fatal->advice << "\n";
+    }
+    o << "\n";
+    std::string tally = std::to_string(counts[int(Verdict::Pass)]) + " passed, " +
+                        std::to_string(counts[int(Verdict::Warn)]) + " warned, " +
+                        std::to_string(counts[int(Verdict::Fail)]) + " failed, " +
+                        std::to_string(counts[int(Verdict::Skip)]) + " skipped, " +
+                        std::to_string(counts[int(Verdict::Error)]) + " errors";
+    std::string verdict_word = r.fatal ? "COULD NOT RUN"
+                               : r.exit_code == 1 ? "NO-GO"
+                               : r.exit_code == 3 ? "INCOMPLETE"
+                               : counts[int(Verdict::Warn)] ? "GO (with warnings)"
+                                                            : "GO";
+    const char* sgr = r.exit_code == 0 ? (counts[int(Verdict::Warn)] ? "1;33" : "1;32") : "1;31";
+    o << st.paint("Verdict: " + verdict_word, sgr) << " — " << tally;
+    if (r.interrupted) o << " (interrupted)";
+    o << " · exit " << r.exit_code << "\n";
+    return o.str();
+}
+
+}  // namespace gpuvet
