@@ -184,11 +184,16 @@ std::string render_scorecard(const Report& r, const Style& st) {
                         std::to_string(counts[int(Verdict::Skip)]) + " skipped, " +
                         std::to_string(counts[int(Verdict::Error)]) +
                         (counts[int(Verdict::Error)] == 1 ? " error" : " errors");
-    std::string verdict_word = r.fatal ? "COULD NOT RUN"
-                               : r.exit_code == 1 ? "NO-GO"
-                               : r.exit_code == 3 ? "INCOMPLETE"
-                               : counts[int(Verdict::Warn)] ? "GO (with warnings)"
-                                                            : "GO";
+    // A GPU server on which no GPU was measured is not a plain GO: say what the verdict covers.
+    bool gpu_judged = false;
+    for (auto& c : r.checks)
+        gpu_judged = gpu_judged || (starts_with(c.key, "gpu.") && c.verdict != Verdict::Skip && c.verdict != Verdict::Error);
+    std::string verdict_word = r.fatal                              ? "COULD NOT RUN"
+                               : r.exit_code == 1                   ? "NO-GO"
+                               : r.exit_code == 3                   ? "INCOMPLETE"
+                               : !gpu_judged && r.command == "check" ? "GO for the host only (no GPU was checked)"
+                               : counts[int(Verdict::Warn)]         ? "GO (with warnings)"
+                                                                    : "GO";
     const char* sgr = r.exit_code == 0 ? (counts[int(Verdict::Warn)] ? "1;33" : "1;32") : "1;31";
     o << st.paint("Verdict: " + verdict_word, sgr) << " — " << tally;
     if (r.interrupted) o << " (interrupted)";
