@@ -96,6 +96,8 @@ void* map_bytes(size_t n) {
     return p == MAP_FAILED ? nullptr : p;
 }
 
+size_t accounted(size_t bytes) { return (bytes + 255) & ~size_t(255); }
+
 uint64_t free_bytes(const Device& d) {
     uint64_t taken = d.gpu.memory_reserved_bytes + d.gpu.memory_used_bytes + d.allocated;
     for (const auto& p : d.gpu.processes) taken += p.used_bytes;
@@ -487,13 +489,15 @@ CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytes) {
     NEED(dptr && bytes > 0);
     if (!t_ctx) return CUDA_ERROR_INVALID_CONTEXT;
     Device& d = *g_devs[t_ctx->dev];
-    size_t rounded = (bytes + 0x1FFFFF) & ~size_t(0x1FFFFF);  // the driver hands out 2 MiB pages
-    if (rounded > free_bytes(d)) return CUDA_ERROR_OUT_OF_MEMORY;
+    // Charged at the driver's 256-byte alignment so "allocate all free memory" works as on a GPU;
+    // addresses step by 2 MiB pages, leaving a gap that catches overruns.
+    size_t charged = accounted(bytes);
+    if (charged > free_bytes(d)) return CUDA_ERROR_OUT_OF_MEMORY;
     void* host = map_bytes(bytes);
     if (!host) return CUDA_ERROR_OUT_OF_MEMORY;
     CUdeviceptr p = d.next_addr;
-    d.next_addr += rounded;
-    d.allocated += rounded;
+    d.next_addr += (bytes + 0x3FFFFF) & ~size_t(0x1FFFFF);
+    d.allocated += charged;
     g_allocs[p] = Alloc{host, bytes, t_ctx->dev};
     *dptr = p;
     return CUDA_SUCCESS;
@@ -504,7 +508,7 @@ CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr) {
     auto it = g_allocs.find(dptr);
     NEED(it != g_allocs.end());
     munmap(it->second.host, std::max<size_t>(it->second.bytes, 1));
-    g_devs[it->second.dev]->allocated -= (it->second.bytes + 0x1FFFFF) & ~size_t(0x1FFFFF);
+    g_devs[it->second.dev]->allocated -= accounted(it->second.bytes);
     g_allocs.erase(it);
     return CUDA_SUCCESS;
 }

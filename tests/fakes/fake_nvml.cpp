@@ -1,6 +1,6 @@
 // Fake NVML (libnvidia-ml.so.1) driven by a scenario file. Every exported function is defined with
 // the signature nvml.h declares, so the compiler checks the ABI. Built twice: the current driver,
-// and with FAKE_OLD_DRIVER an R418-era library lacking the newer versioned entry points.
+// and with FAKE_OLD_DRIVER an R440-era library lacking the newer versioned entry points.
 #define NVML_NO_UNVERSIONED_FUNC_DEFS  // declare both the versioned and the legacy names
 #pragma GCC visibility push(default)
 #include <nvml.h>
