@@ -45,6 +45,8 @@ std::string normalize_pci_bus_id(std::string_view id) {
     unsigned long long domain = 0;
     unsigned bus = 0, dev = 0, fn = 0;
     int used = 0;
+    // The function is one digit after the dot; checked first because %x would also eat "0x".
+    if (s.size() < 2 || s[s.size() - 2] != '.' || s.back() < '0' || s.back() > '7') return "";
     if (std::sscanf(s.c_str(), "%llx:%x:%x.%x%n", &domain, &bus, &dev, &fn, &used) == 4 &&
         used == static_cast<int>(s.size())) {
     } else if (std::sscanf(s.c_str(), "%x:%x.%x%n", &bus, &dev, &fn, &used) == 3 &&
