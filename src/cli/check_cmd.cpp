@@ -5,7 +5,7 @@
 #include "core/check.hpp"
 #include "core/context.hpp"
 #include "core/runner.hpp"
-#include "gpu/driver_probe.hpp"
+#include "gpu/inventory.hpp"
 #include "host/identity.hpp"
 #include "report/progress.hpp"
 #include "specs/spec_db.hpp"
@@ -32,7 +32,11 @@ int run_check(const GlobalOptions& g, const CheckArgs& a) {
     ctx.progress = progress.get();
 
     report.machine = read_machine_info(HostFs(ctx.options.root));
-    report.machine.driver = probe_driver();
+    // The inventory supplies the driver facts and the GPU list; checks read it through ctx.
+    Inventory inventory = collect_inventory(InventoryOptions{ctx.options.root});
+    report.machine.driver = driver_info_of(inventory);
+    report.gpus = gpu_summaries_of(inventory);
+    ctx.inventory = &inventory;
 
     CheckList checks = all_checks();
     run_checks(checks, ctx);

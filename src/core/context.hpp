@@ -14,6 +14,7 @@ namespace gpuvet {
 
 class SpecDb;
 struct Order;
+struct Inventory;
 
 enum class Tier { Quick, Standard, Full };
 const char* to_string(Tier t);
@@ -40,6 +41,7 @@ struct CheckContext {
     const SpecDb* specs = nullptr;
     const Order* order = nullptr;        // what was ordered, when --expect/--order was given
     Report* report = nullptr;            // machine, gpus and series live here
+    const Inventory* inventory = nullptr;  // what the driver knows about the GPUs (gpu/inventory.hpp)
     Progress* progress = nullptr;
     const std::atomic<bool>* stop = nullptr;  // set on Ctrl-C / SIGTERM
     std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
