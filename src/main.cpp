@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
     add_check_command(cli);
     add_specs_command(cli);
     add_inventory_command(cli);
+    add_host_command(cli);
 
     try {
         app.parse(argc, argv);

@@ -17,6 +17,8 @@ namespace {
 struct CheckArgs {
     bool quick = false;
     bool full = false;
+    std::string data_dir = ".";
+    std::optional<std::string> net_server;
 };
 
 int run_check(const GlobalOptions& g, const CheckArgs& a) {
@@ -24,6 +26,8 @@ int run_check(const GlobalOptions& g, const CheckArgs& a) {
     Report report = new_report(g);
     CheckContext ctx;
     if (const char* root = std::getenv("GPUVET_ROOT"); root && *root) ctx.options.root = root;
+    ctx.options.data_dir = a.data_dir;
+    ctx.options.net_server = a.net_server;
     ctx.options.tier = a.quick ? Tier::Quick : a.full ? Tier::Full : Tier::Standard;
     ctx.specs = &specs;
     ctx.report = &report;
@@ -50,6 +54,8 @@ void add_check_command(Cli cli) {
     auto args = std::make_shared<CheckArgs>();
     sub->add_flag("--quick", args->quick, "shortest tier (about 1-2 minutes)");
     sub->add_flag("--full", args->full, "longest tier: 10-minute burn and exhaustive sweeps");
+    sub->add_option("--data-dir", args->data_dir, "folder on the data disk for host.storage (default: here)");
+    sub->add_option("--net-server", args->net_server, "iperf3 server HOST[:PORT] for host.network");
     add_output_flags(*sub, cli.global);
     sub->footer(
         "Examples:\n"

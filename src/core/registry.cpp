@@ -2,13 +2,23 @@
 // reading this file tells what `gpuvet check` does.
 #include "core/check.hpp"
 #include "gpu/check_driver.hpp"
+#include "host/check_balance.hpp"
+#include "host/check_cpu.hpp"
 #include "host/check_identity.hpp"
+#include "host/check_memory.hpp"
+#include "host/check_network.hpp"
+#include "host/check_storage.hpp"
 
 namespace gpuvet {
 
 CheckList all_checks() {
     CheckList c;
     c.push_back(std::make_unique<HostIdentityCheck>());
+    c.push_back(std::make_unique<HostCpuCheck>());
+    c.push_back(std::make_unique<HostMemoryCheck>());
+    c.push_back(std::make_unique<HostStorageCheck>());
+    c.push_back(std::make_unique<HostNetworkCheck>());
+    c.push_back(std::make_unique<HostBalanceCheck>());
     c.push_back(std::make_unique<GpuDriverCheck>());
     return c;
 }
