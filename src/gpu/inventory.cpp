@@ -243,6 +243,13 @@ void read_nvlinks(Reader& r) {
         nvmlPciInfo_t pci{};
         std::string why = r.call("nvmlDeviceGetNvLinkRemotePciInfo_v2", a.nvmlDeviceGetNvLinkRemotePciInfo, link, &pci);
         fill(l.remote_pci_bus_id, why, std::string(pci.busId));
+        nvmlIntNvLinkDeviceType_t type = NVML_NVLINK_DEVICE_TYPE_UNKNOWN;
+        why = r.call("nvmlDeviceGetNvLinkRemoteDeviceType", a.nvmlDeviceGetNvLinkRemoteDeviceType, link, &type);
+        fill(l.remote_type, why,
+             std::string(type == NVML_NVLINK_DEVICE_TYPE_GPU      ? "gpu"
+                         : type == NVML_NVLINK_DEVICE_TYPE_SWITCH ? "switch"
+                         : type == NVML_NVLINK_DEVICE_TYPE_IBMNPU ? "ibmnpu"
+                                                                  : "unknown"));
         unsigned ver = 0;
         why = r.call("nvmlDeviceGetNvLinkVersion", a.nvmlDeviceGetNvLinkVersion, link, &ver);
         fill(l.version, why, static_cast<int>(ver));
@@ -471,6 +478,17 @@ void read_topology(const NvmlApi& a, const std::vector<nvmlDevice_t>& devs, Inve
                     if (l.active.value_or(false) && l.remote_pci_bus_id &&
                         normalize_pci_bus_id(*l.remote_pci_bus_id) == target)
                         ++links;
+            }
+            // On NVSwitch boards (HGX) every link goes to a switch and any two GPUs on the fabric
+            // talk over all of them: nvidia-smi shows NV<links> for such pairs, and so do we.
+            if (links == 0) {
+                auto switch_links = [](const GpuInfo& g) {
+                    int k = 0;
+                    for (const auto& l : g.nvlinks)
+                        if (l.active.value_or(false) && l.remote_type.value_or("") == "switch") ++k;
+                    return k;
+                };
+                links = std::min(switch_links(gi), switch_links(gj));
             }
             if (links > 0) {
                 cell = "NV" + std::to_string(links);
