@@ -14,6 +14,7 @@ namespace gpuvet {
 
 class SpecDb;
 struct Order;
+struct Inventory;
 
 enum class Tier { Quick, Standard, Full };
 const char* to_string(Tier t);
@@ -39,6 +40,7 @@ struct CheckContext {
     CheckOptions options;
     const SpecDb* specs = nullptr;
     const Order* order = nullptr;        // what was ordered, when --expect/--order was given
+    const Inventory* inventory = nullptr;
     Report* report = nullptr;            // machine, gpus and series live here
     Progress* progress = nullptr;
     const std::atomic<bool>* stop = nullptr;  // set on Ctrl-C / SIGTERM
