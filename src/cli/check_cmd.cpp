@@ -6,7 +6,7 @@
 #include "core/context.hpp"
 #include "core/error.hpp"
 #include "core/runner.hpp"
-#include "gpu/driver_probe.hpp"
+#include "gpu/inventory.hpp"
 #include "host/identity.hpp"
 #include "order/order.hpp"
 #include "report/progress.hpp"
@@ -19,6 +19,8 @@ namespace {
 struct CheckArgs {
     bool quick = false;
     bool full = false;
+    std::string data_dir = ".";
+    std::optional<std::string> net_server;
     std::optional<std::string> expect;      // --expect "8x H100-SXM-80GB, 64 cores"
     std::optional<std::string> order_file;  // --order order.toml
 };
@@ -34,6 +36,8 @@ int run_check(const GlobalOptions& g, const CheckArgs& a) {
     Report report = new_report(g);
     CheckContext ctx;
     if (const char* root = std::getenv("GPUVET_ROOT"); root && *root) ctx.options.root = root;
+    ctx.options.data_dir = a.data_dir;
+    ctx.options.net_server = a.net_server;
     ctx.options.tier = a.quick ? Tier::Quick : a.full ? Tier::Full : Tier::Standard;
     ctx.specs = &specs;
     if (order) ctx.order = &*order;
@@ -43,7 +47,11 @@ int run_check(const GlobalOptions& g, const CheckArgs& a) {
     ctx.progress = progress.get();
 
     report.machine = read_machine_info(HostFs(ctx.options.root));
-    report.machine.driver = probe_driver();
+    // The inventory supplies the driver facts and the GPU list; checks read it through ctx.
+    Inventory inventory = collect_inventory(InventoryOptions{ctx.options.root});
+    report.machine.driver = driver_info_of(inventory);
+    report.gpus = gpu_summaries_of(inventory);
+    ctx.inventory = &inventory;
 
     CheckList checks = all_checks();
     run_checks(checks, ctx);
@@ -57,6 +65,8 @@ void add_check_command(Cli cli) {
     auto args = std::make_shared<CheckArgs>();
     sub->add_flag("--quick", args->quick, "shortest tier (about 1-2 minutes)");
     sub->add_flag("--full", args->full, "longest tier: 10-minute burn and exhaustive sweeps");
+    sub->add_option("--data-dir", args->data_dir, "folder on the data disk for host.storage (default: here)");
+    sub->add_option("--net-server", args->net_server, "iperf3 server HOST[:PORT] for host.network");
     sub->add_option("--expect", args->expect, "what was ordered, e.g. \"8x H100-SXM-80GB, 64 cores, 1TB RAM\" (docs/order.md)");
     sub->add_option("--order", args->order_file, "order file (TOML) to verify the server against (docs/order.md)");
     add_output_flags(*sub, cli.global);

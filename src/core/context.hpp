@@ -3,6 +3,7 @@
 #pragma once
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -24,6 +25,9 @@ struct CheckOptions {
     std::filesystem::path root = "/";      // seam for /proc and /sys fixtures (GPUVET_ROOT)
     std::filesystem::path data_dir = ".";  // storage check target
     std::optional<std::string> net_server; // host.network target, HOST[:PORT]
+    std::optional<std::uint64_t> storage_bytes;  // cap on bytes host.storage writes (default 1 GiB)
+    std::optional<double> net_seconds;     // per direction (default 3 s)
+    std::optional<int> net_streams;        // parallel TCP streams (default 1, as iperf3)
     std::vector<int> gpus;                 // empty = all
 };
 
@@ -40,8 +44,8 @@ struct CheckContext {
     CheckOptions options;
     const SpecDb* specs = nullptr;
     const Order* order = nullptr;        // what was ordered, when --expect/--order was given
-    const Inventory* inventory = nullptr;
     Report* report = nullptr;            // machine, gpus and series live here
+    const Inventory* inventory = nullptr;  // what the driver knows about the GPUs (gpu/inventory.hpp)
     Progress* progress = nullptr;
     const std::atomic<bool>* stop = nullptr;  // set on Ctrl-C / SIGTERM
     std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();

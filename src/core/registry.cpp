@@ -7,7 +7,12 @@
 #include "gpu/check_nvlink.hpp"
 #include "gpu/check_pcie_link.hpp"
 #include "gpu/check_tenancy.hpp"
+#include "host/check_balance.hpp"
+#include "host/check_cpu.hpp"
 #include "host/check_identity.hpp"
+#include "host/check_memory.hpp"
+#include "host/check_network.hpp"
+#include "host/check_storage.hpp"
 #include "order/check_order.hpp"
 
 namespace gpuvet {
@@ -15,6 +20,11 @@ namespace gpuvet {
 CheckList all_checks() {
     CheckList c;
     c.push_back(std::make_unique<HostIdentityCheck>());
+    c.push_back(std::make_unique<HostCpuCheck>());
+    c.push_back(std::make_unique<HostMemoryCheck>());
+    c.push_back(std::make_unique<HostStorageCheck>());
+    c.push_back(std::make_unique<HostNetworkCheck>());
+    c.push_back(std::make_unique<HostBalanceCheck>());
     c.push_back(std::make_unique<GpuDriverCheck>());
     // Drawn from the GPU inventory: no load, so they run first and describe the idle state.
     c.push_back(std::make_unique<GpuIdentityCheck>());

@@ -3,10 +3,13 @@
 // Collected by gpu/inventory.cpp; consumed by `gpuvet inventory`, the gpu.* checks and order.*.
 #pragma once
 #include <cstdint>
+#include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/fact.hpp"
+#include "core/result.hpp"
 
 namespace gpuvet {
 
@@ -64,6 +67,7 @@ struct GpuInfo {
     Fact<int> clock_sm_mhz, clock_mem_mhz, clock_sm_max_mhz, clock_mem_max_mhz;
     Fact<std::uint64_t> clock_event_reasons;  // NVML bitmask, decode with decode_clock_reasons()
     Fact<int> temperature_c, temperature_slowdown_c, temperature_shutdown_c, temperature_memory_c;
+    Fact<int> temperature_memory_max_c;       // NVML's memory maximum threshold
     Fact<int> fan_percent;
     Fact<int> utilization_gpu_percent, utilization_memory_percent;
 
@@ -89,7 +93,44 @@ struct Inventory {
     std::vector<GpuInfo> gpus;
     Topology topology;
     std::vector<std::string> errors;          // box-level problems (NVML missing, ...)
+
+    // How the libraries loaded. cuda_present: libcuda loaded and cuInit succeeded.
+    bool cuda_present = false;
+    std::string cuda_absent_reason;           // "libcuda.so.1 could not be loaded: ..."
+    bool nvml_present = false;                // libnvidia-ml loaded and nvmlInit succeeded
+    std::string nvml_absent_reason;
+    std::string libcuda_path, libnvml_path;
 };
+
+struct InventoryOptions {
+    std::filesystem::path root = "/";         // for /proc/<pid>/comm (GPUVET_ROOT)
+};
+
+// Reads everything the driver knows. Never throws for driver problems: a failing call makes its
+// fact absent with the reason, a failing GPU never stops the others, a GPU that falls off the bus
+// is marked `lost`. Libraries come from GPUVET_LIBCUDA / GPUVET_LIBNVML when set.
+Inventory collect_inventory(const InventoryOptions& opt = {});
+
+// The report's view of the inventory: MachineInfo::driver and Report::gpus.
+DriverInfo driver_info_of(const Inventory& inv);
+std::vector<GpuSummary> gpu_summaries_of(const Inventory& inv);
+
+// "00000000:17:00.0", "0000:17:00.0" and "17:00.0" all become "0000:17:00.0"; "" when unparsable.
+std::string normalize_pci_bus_id(std::string_view id);
+// A CPU bitmask as NVML returns it (64-bit words, CPU 0 = bit 0 of word 0) as "0-31,64-95".
+std::string cpu_list_from_mask(const std::uint64_t* words, std::size_t n_words);
+// nvidia-smi topo -m label for an NVML common-ancestor level ("PIX", "PXB", "PHB", "NODE", "SYS").
+std::string topology_label(int nvml_level);
+std::string architecture_name(unsigned nvml_arch);  // "Hopper"; "unknown (N)" when unknown
+
+struct RawProcess {
+    std::uint32_t pid = 0;
+    std::uint64_t used_memory_bytes = 0;
+};
+// Decodes `count` entries a process-list call wrote into `buf`. Entries are 24 bytes
+// (nvmlProcessInfo_v2_t), but some R535 drivers write 32-byte entries through _v3; the stride
+// whose entries look valid (nonzero pids, sane instance ids) wins. `buf` must hold count*32 bytes.
+std::vector<RawProcess> decode_process_entries(const unsigned char* buf, std::size_t count);
 
 // Names of the set bits of an NVML clock-event-reasons mask ("SW_POWER_CAP", "HW_SLOWDOWN"...).
 std::vector<std::string> decode_clock_reasons(std::uint64_t mask);

@@ -1,0 +1,194 @@
+// gpuvet host [cpu|memory|storage|net]: the host checks on their own, and an iperf3 server.
+#include <cstdlib>
+#include <iostream>
+
+#include "cli/common.hpp"
+#include "core/check.hpp"
+#include "core/context.hpp"
+#include "core/error.hpp"
+#include "core/runner.hpp"
+#include "core/strings.hpp"
+#include "host/check_balance.hpp"
+#include "host/check_cpu.hpp"
+#include "host/check_memory.hpp"
+#include "host/check_network.hpp"
+#include "host/check_storage.hpp"
+#include "host/identity.hpp"
+#include "report/progress.hpp"
+
+namespace gpuvet {
+
+namespace {
+
+struct HostArgs {
+    std::string part;  // "", "cpu", "memory", "storage", "net"
+    bool quick = false, full = false;
+    std::string data_dir = ".";
+    std::optional<std::string> storage_bytes;
+    std::optional<std::string> server;
+    bool serve = false, one_off = false;
+    int port = kIperfDefaultPort;
+    std::string bind;
+    double seconds = 3;
+    int streams = 1;
+};
+
+// "1G", "512M", "1GiB", "1073741824": binary multiples, as sizes of files are read.
+std::uint64_t parse_size(const std::string& s) {
+    std::size_t used = 0;
+    double v = 0;
+    try {
+        v = std::stod(s, &used);
+    } catch (...) {
+        throw usage_error("bad size '" + s + "'", "write e.g. 1G, 512M or a number of bytes");
+    }
+    std::string unit = to_lower(trim(s.substr(used)));
+    double mult = 1;
+    if (unit.empty() || unit == "b") mult = 1;
+    else if (unit == "k" || unit == "kib") mult = 1024.0;
+    else if (unit == "m" || unit == "mib") mult = 1024.0 * 1024;
+    else if (unit == "g" || unit == "gib") mult = 1024.0 * 1024 * 1024;
+    else if (unit == "t" || unit == "tib") mult = 1024.0 * 1024 * 1024 * 1024;
+    else throw usage_error("bad size unit in '" + s + "'", "use K, M, G or T (binary multiples)");
+    if (v <= 0) throw usage_error("size must be positive: '" + s + "'");
+    return std::uint64_t(v * mult);
+}
+
+int serve(const GlobalOptions& g, const HostArgs& a) {
+    Report report = new_report(g);
+    report.machine = read_machine_info(HostFs("/"));
+    if (!g.json)
+        std::cerr << "gpuvet: iperf3 server on port " << a.port << (a.bind.empty() ? "" : " (" + a.bind + ")")
+                  << (a.one_off ? ", for one test" : ", until Ctrl-C") << "\n";
+    CheckResult r;
+    r.key = "host.network";
+    r.title = "Host network (iperf3 server)";
+    int served = 0;
+    IperfOutcome last;
+    for (;;) {
+        IperfOutcome o = iperf_serve_one(a.port, a.bind, &stop_flag());
+        if (o.error == "stopped") break;
+        if (!o.error.empty() && !o.received_gbitps) {
+            // A listener that cannot start is fatal; a client that went away is not.
+            if (o.error.find("listen") != std::string::npos || o.error.find("in use") != std::string::npos)
+                throw runtime_error("cannot serve on port " + std::to_string(a.port) + ": " + o.error,
+                                    "choose another --port, or stop the program using it");
+            if (!g.json) std::cerr << "gpuvet: a test did not complete: " << o.error << "\n";
+        } else {
+            ++served;
+            last = o;
+            if (!g.json)
+                std::cerr << "gpuvet: served a test: received " << format_number(o.received_gbitps.value_or(0))
+                          << " Gbit/s\n";
+        }
+        if (a.one_off || stop_flag().load()) break;
+    }
+    r.measurements.push_back(Measurement::number("port", "Port", a.port, ""));
+    r.measurements.push_back(Measurement::number("tests_served", "Tests served", served, "count"));
+    if (served == 0) {
+        r.verdict = Verdict::Skip;
+        r.summary = "No client completed a test.";
+    } else {
+        r.verdict = Verdict::Pass;
+        if (last.received_gbitps)
+            r.measurements.push_back(Measurement::number("received_gbitps", "Received (last test)", *last.received_gbitps, "Gbit/s"));
+        if (last.sent_gbitps)
+            r.measurements.push_back(Measurement::number("sent_gbitps", "Sent (last test)", *last.sent_gbitps, "Gbit/s"));
+        r.summary = "Served " + std::to_string(served) + " test(s).";
+    }
+    report.checks.push_back(r);
+    report.interrupted = stop_flag().load();
+    return emit_report(report, g);
+}
+
+int run_host(const GlobalOptions& g, const HostArgs& a) {
+    if (a.serve) {
+        if (a.server) throw usage_error("--serve and --server exclude each other", "be a server or a client, not both");
+        return serve(g, a);
+    }
+    Report report = new_report(g);
+    CheckContext ctx;
+    if (const char* root = std::getenv("GPUVET_ROOT"); root && *root) ctx.options.root = root;
+    ctx.options.tier = a.quick ? Tier::Quick : a.full ? Tier::Full : Tier::Standard;
+    ctx.options.data_dir = a.data_dir;
+    if (a.storage_bytes) ctx.options.storage_bytes = parse_size(*a.storage_bytes);
+    ctx.options.net_server = a.server;
+    if (a.seconds < 1 || a.seconds > 600) throw usage_error("--seconds must be from 1 to 600");
+    if (a.streams < 1 || a.streams > 128) throw usage_error("--streams must be from 1 to 128");
+    ctx.options.net_seconds = a.seconds;
+    ctx.options.net_streams = a.streams;
+    if (a.server) parse_host_port(*a.server);  // bad addresses are usage errors, before any work
+    ctx.report = &report;
+    ctx.stop = &stop_flag();
+    auto progress = make_progress(g.json);
+    ctx.progress = progress.get();
+    report.machine = read_machine_info(HostFs(ctx.options.root));
+
+    CheckList checks;
+    if (a.part.empty() || a.part == "cpu") checks.push_back(std::make_unique<HostCpuCheck>());
+    if (a.part.empty() || a.part == "memory") checks.push_back(std::make_unique<HostMemoryCheck>());
+    if (a.part.empty() || a.part == "storage") checks.push_back(std::make_unique<HostStorageCheck>());
+    if (a.part.empty() || a.part == "net") {
+        if (a.part == "net" && !a.server)
+            throw usage_error("gpuvet host net needs --server HOST[:PORT] or --serve",
+                              "run `iperf3 -s` (or `gpuvet host net --serve`) on the peer, then --server PEER");
+        checks.push_back(std::make_unique<HostNetworkCheck>());
+    }
+    // GPUs are not inventoried here: balance runs within `gpuvet check`.
+    run_checks(checks, ctx);
+    return emit_report(report, g);
+}
+
+}  // namespace
+
+void add_host_command(Cli cli) {
+    auto* sub = cli.app.add_subcommand("host", "Host checks: CPU, memory, storage, network");
+    auto args = std::make_shared<HostArgs>();
+    auto common = [&](CLI::App* s) {
+        s->add_flag("--quick", args->quick, "shortest measurements");
+        s->add_flag("--full", args->full, "longest measurements");
+        add_output_flags(*s, cli.global, true, false);
+    };
+    auto storage_flags = [&](CLI::App* s) {
+        s->add_option("--data-dir", args->data_dir, "folder on the data disk to measure (default: here)");
+        s->add_option("--storage-bytes", args->storage_bytes, "cap on bytes written, e.g. 1G (default 1G)");
+    };
+    auto net_flags = [&](CLI::App* s) {
+        s->add_option("--server", args->server, "iperf3 server HOST[:PORT] to measure against");
+        s->add_option("--seconds", args->seconds, "seconds per direction (default 3)");
+        s->add_option("--streams", args->streams, "parallel TCP streams (default 1, as iperf3 -P)");
+    };
+    common(sub);
+    storage_flags(sub);
+    net_flags(sub);
+    sub->require_subcommand(0, 1);
+    for (auto [name, help] : {std::pair{"cpu", "cores, limits, governor, steal time, per-core speed"},
+                              std::pair{"memory", "size and STREAM-style bandwidth"},
+                              std::pair{"storage", "sequential and random throughput of the data path"},
+                              std::pair{"net", "iperf3 client (--server) or server (--serve)"}}) {
+        auto* p = sub->add_subcommand(name, help);
+        common(p);
+        if (std::string(name) == "storage") storage_flags(p);
+        if (std::string(name) == "net") {
+            net_flags(p);
+            p->add_flag("--serve", args->serve, "be an iperf3 server until Ctrl-C");
+            p->add_option("--port", args->port, "port to serve on (default 5201)")->check(CLI::Range(1, 65535));
+            p->add_option("--bind", args->bind, "address to listen on (default: all)");
+            p->add_flag("--one-off", args->one_off, "serve one test, then exit");
+        }
+        p->callback([args, n = std::string(name)] { args->part = n; });
+    }
+    sub->footer(
+        "Examples:\n"
+        "  gpuvet host                               CPU, memory and storage of this host\n"
+        "  gpuvet host storage --data-dir /data      throughput of the data disk\n"
+        "  gpuvet host net --server 10.0.0.2         TCP both ways to an iperf3 server\n"
+        "  gpuvet host net --serve                   be the server for another host\n"
+        "Units: GB/s decimal for memory and storage, Gbit/s for the network.");
+    sub->final_callback([&g = cli.global, &action = cli.action, args] {
+        g.command = "host";
+        action = [&g, args] { return run_host(g, *args); };
+    });
+}
+
+}  // namespace gpuvet

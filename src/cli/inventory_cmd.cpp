@@ -1,0 +1,67 @@
+// gpuvet inventory: everything the driver and the OS say about this box, no measurements.
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/common.hpp"
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "gpu/inventory.hpp"
+#include "host/identity.hpp"
+#include "report/inventory_view.hpp"
+
+namespace gpuvet {
+
+namespace {
+
+int run_inventory(const GlobalOptions& g) {
+    std::filesystem::path root = "/";
+    if (const char* r = std::getenv("GPUVET_ROOT"); r && *r) root = r;
+    Inventory inv = collect_inventory(InventoryOptions{root});
+    MachineInfo host = read_machine_info(HostFs(root));
+    host.driver = driver_info_of(inv);
+
+    Json doc;
+    doc["schema_version"] = kSchemaVersion;
+    doc["tool"] = "gpuvet";
+    doc["tool_version"] = GPUVET_VERSION;
+    doc["command"] = "inventory";
+    doc["generated_at"] = utc_now_rfc3339();
+    Json body = inventory_to_json(inv, host);
+    for (auto& [k, v] : body.items()) doc[k] = v;
+    std::string json_text = doc.dump(2) + "\n";
+
+    if (g.report_dir) {
+        std::filesystem::path dir = *g.report_dir;
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        if (ec)
+            throw runtime_error("cannot create report folder " + dir.string() + ": " + ec.message(),
+                                "choose a writable folder for --report");
+        write_file_atomically(dir / "gpuvet-inventory.json", json_text);
+        write_file_atomically(dir / "gpuvet-inventory.txt", render_inventory(inv, host, Style{false, 100}));
+    }
+    if (g.json) std::cout << json_text;
+    else std::cout << render_inventory(inv, host, detect_style(g.no_color));
+    std::cout.flush();
+    return exit_code::ok;  // no driver is a fact about the box, not a failure
+}
+
+}  // namespace
+
+void add_inventory_command(Cli cli) {
+    auto* sub = cli.app.add_subcommand("inventory", "What the driver and the OS report about this box (no measurements)");
+    add_output_flags(*sub, cli.global, true, false);
+    sub->footer(
+        "Examples:\n"
+        "  gpuvet inventory                 every GPU's identity, health counters, links and limits\n"
+        "  gpuvet inventory --json          the same as a JSON document (docs/report-schema.md)\n"
+        "  gpuvet inventory --report out/   also write out/gpuvet-inventory.{json,txt}\n"
+        "Exit codes: 0 listed (also when no driver is found), 2 bad input, 3 could not run.");
+    sub->callback([&g = cli.global, &action = cli.action] {
+        g.command = "inventory";
+        action = [&g] { return run_inventory(g); };
+    });
+}
+
+}  // namespace gpuvet

@@ -1,0 +1,62 @@
+// One declarative table per vendor library: for each function pointer we hold, the symbol names
+// to try (newest first, e.g. {"nvmlInit_v2", "nvmlInit"}), whether the library is unusable
+// without it, and where to store it. Only names whose C signature is identical may share an
+// entry; versions that changed a struct get their own entry.
+#pragma once
+#include <array>
+#include <functional>
+#include <map>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace gpuvet {
+
+enum class Need { Required, Optional };
+
+template <class Api>
+struct SymbolEntry {
+    std::array<const char*, 3> names;  // newest first; unused slots are nullptr
+    Need need;
+    void (*assign)(Api&, void*);        // stores the address into its typed member
+};
+
+// Stores a dlsym() address into the function-pointer member `M`.
+template <auto M, class Api>
+void assign_member(Api& api, void* p) {
+    using Fn = std::remove_reference_t<decltype(api.*M)>;
+    api.*M = reinterpret_cast<Fn>(p);
+}
+
+struct SymbolResolution {
+    std::map<std::string, std::string> used;     // first (newest) name -> the name found
+    std::vector<std::string> missing_required;   // newest names of required entries not found
+    std::vector<std::string> missing_optional;   // newest names of optional entries not found
+    bool complete() const { return missing_required.empty(); }
+};
+
+// Looks every entry up through `lookup` (dlsym on the loaded library), newest name first.
+template <class Api>
+SymbolResolution resolve_symbols(std::span<const SymbolEntry<Api>> table, Api& api,
+                                 const std::function<void*(const char*)>& lookup) {
+    SymbolResolution r;
+    for (const auto& e : table) {
+        void* found = nullptr;
+        for (const char* name : e.names) {
+            if (!name) break;
+            if ((found = lookup(name))) {
+                r.used[e.names[0]] = name;
+                break;
+            }
+        }
+        e.assign(api, found);
+        if (!found) (e.need == Need::Required ? r.missing_required : r.missing_optional).push_back(e.names[0]);
+    }
+    return r;
+}
+
+// The absent reason of a metric whose optional symbol the installed driver does not export.
+inline std::string driver_lacks(std::string_view symbol) { return "driver lacks " + std::string(symbol); }
+
+}  // namespace gpuvet

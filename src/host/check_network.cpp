@@ -1,0 +1,73 @@
+#include "host/check_network.hpp"
+
+#include "core/context.hpp"
+#include "core/strings.hpp"
+
+namespace gpuvet {
+
+std::optional<std::string> HostNetworkCheck::unmet_requirement(const CheckContext& ctx) const {
+    if (!ctx.options.net_server)
+        return std::string("no iperf3 server given: pass --net-server HOST[:PORT] (a peer running `iperf3 -s` "
+                           "or `gpuvet host net --serve`)");
+    return std::nullopt;
+}
+
+CheckResult network_result(const HostPort& server, int streams, int seconds, const IperfOutcome& up,
+                           const IperfOutcome& down) {
+    CheckResult r;
+    std::string where = server.host + ":" + std::to_string(server.port);
+    r.measurements.push_back(Measurement::textual("server", "iperf3 server", where));
+    r.measurements.push_back(Measurement::number("streams", "Parallel TCP streams", streams, "count"));
+    Reference ref;
+    ref.source = "TCP, " + std::to_string(streams) + " stream(s), " + std::to_string(seconds) +
+                 " s per direction, bits received per second (decimal Gbit/s) as iperf3 reports; compare with the "
+                 "NIC's link speed (ethtool)";
+    auto add = [&](const char* key, const char* label, const IperfOutcome& o) {
+        if (o.received_gbitps) r.measurements.push_back(Measurement::number(key, label, *o.received_gbitps, "Gbit/s").against(ref));
+        else r.measurements.push_back(Measurement::absent(key, label, "Gbit/s", o.error));
+    };
+    add("upload_gbitps", "Upload (to server)", up);
+    add("download_gbitps", "Download (from server)", down);
+    auto retr = [&](const char* key, const char* label, const IperfOutcome& o) {
+        if (o.retransmits) r.measurements.push_back(Measurement::number(key, label, *o.retransmits, "count"));
+        else if (o.received_gbitps)
+            r.measurements.push_back(Measurement::absent(key, label, "count", "the sender did not report retransmits"));
+    };
+    retr("upload_retransmits", "Upload retransmits", up);
+    retr("download_retransmits", "Download retransmits", down);
+    if (!up.received_gbitps && !down.received_gbitps) {
+        r.verdict = Verdict::Fail;
+        r.summary = "Cannot measure the network to " + where + ": " + (up.error.empty() ? down.error : up.error) + ".";
+        r.details.push_back("start `iperf3 -s` (or `gpuvet host net --serve`) on " + server.host +
+                            ", and open TCP port " + std::to_string(server.port) + " in its firewall");
+        return r;
+    }
+    r.verdict = up.received_gbitps && down.received_gbitps ? Verdict::Pass : Verdict::Warn;
+    std::string s = "To " + where + ":";
+    if (up.received_gbitps) s += " upload " + format_number(*up.received_gbitps) + " Gbit/s";
+    else s += " upload failed (" + up.error + ")";
+    if (down.received_gbitps) s += ", download " + format_number(*down.received_gbitps) + " Gbit/s";
+    else s += ", download failed (" + down.error + ")";
+    r.summary = s + ".";
+    return r;
+}
+
+std::vector<CheckResult> HostNetworkCheck::run(CheckContext& ctx) {
+    IperfClientOptions o;
+    o.server = parse_host_port(*ctx.options.net_server);
+    o.seconds = int(ctx.options.net_seconds.value_or(3) + 0.5);
+    o.streams = ctx.options.net_streams.value_or(1);
+    if (ctx.progress) ctx.progress->update("iperf3 upload to " + o.server.host);
+    IperfOutcome up = iperf_client(o, ctx.stop);
+    IperfOutcome down;
+    if (ctx.stop_requested()) down.error = "interrupted";
+    else if (!up.received_gbitps && up.error.find("onnect") != std::string::npos) down.error = up.error;  // same cause
+    else {
+        if (ctx.progress) ctx.progress->update("iperf3 download from " + o.server.host);
+        o.reverse = true;
+        down = iperf_client(o, ctx.stop);
+    }
+    return {network_result(o.server, o.streams, o.seconds, up, down)};
+}
+
+}  // namespace gpuvet

@@ -1,0 +1,20 @@
+// host.network: TCP throughput to an iperf3 server, both directions (iperf3 and iperf3 -R).
+#pragma once
+#include "core/check.hpp"
+#include "host/iperf_run.hpp"
+
+namespace gpuvet {
+
+class HostNetworkCheck final : public Check {
+public:
+    std::string_view key() const override { return "host.network"; }
+    std::string_view title() const override { return "Host network (iperf3)"; }
+    std::optional<std::string> unmet_requirement(const CheckContext& ctx) const override;
+    std::vector<CheckResult> run(CheckContext& ctx) override;
+};
+
+// Folds the two directions into a result (testable without a network).
+CheckResult network_result(const HostPort& server, int streams, int seconds, const IperfOutcome& upload,
+                           const IperfOutcome& download);
+
+}  // namespace gpuvet

@@ -1,0 +1,60 @@
+#include "host/check_storage.hpp"
+
+#include "core/context.hpp"
+#include "core/strings.hpp"
+#include "host/storage_bench.hpp"
+
+namespace gpuvet {
+
+std::vector<CheckResult> HostStorageCheck::run(CheckContext& ctx) {
+    StorageOptions o;
+    o.dir = ctx.options.data_dir;
+    if (ctx.options.storage_bytes) o.max_bytes = *ctx.options.storage_bytes;
+    o.rand_seconds = ctx.options.tier == Tier::Quick ? 1 : ctx.options.tier == Tier::Full ? 5 : 2;
+    o.stop = ctx.stop;
+    if (ctx.progress) ctx.progress->update("storage on " + o.dir.string());
+    StorageResult s = run_storage_bench(o);
+
+    CheckResult r;
+    r.measurements.push_back(Measurement::textual("data_path", "Data path", o.dir.string()));
+    r.measurements.push_back(Measurement::textual("filesystem", "Filesystem", s.fs_type));
+    r.measurements.push_back(Measurement::number("free_bytes", "Free space", double(s.free_bytes), "bytes"));
+    if (!s.skip_reason.empty()) {
+        r.verdict = Verdict::Skip;
+        r.summary = s.skip_reason + ".";
+        r.details = s.notes;
+        return {r};
+    }
+    r.measurements.push_back(Measurement::number("test_bytes", "Test file size", double(s.file_bytes), "bytes"));
+    r.measurements.push_back(Measurement::textual("io_engine", "I/O engine", s.engine + (s.direct ? ", O_DIRECT" : ", buffered")));
+    Reference seq;
+    seq.source = "1 MiB blocks, 8 in flight, O_DIRECT, write timed through fdatasync; compare: fio --direct=1 "
+                 "--bs=1M --iodepth=8 --ioengine=io_uring (held against the GPUs' needs in host.balance)";
+    Reference rnd;
+    rnd.source = "4 KiB random reads, 32 in flight through io_uring, O_DIRECT; compare: fio --rw=randread "
+                 "--bs=4k --iodepth=32 --ioengine=io_uring";
+    auto add = [&](const char* key, const char* label, const std::optional<double>& v, const char* unit,
+                   const std::string& why, const Reference& ref) {
+        if (v) r.measurements.push_back(Measurement::number(key, label, *v, unit).against(ref));
+        else r.measurements.push_back(Measurement::absent(key, label, unit, why.empty() ? "not measured" : why));
+    };
+    add("seq_write_gbps", "Sequential write", s.seq_write_gbps, "GB/s", s.seq_absent, seq);
+    add("seq_read_gbps", "Sequential read", s.seq_read_gbps, "GB/s", s.seq_absent, seq);
+    add("rand_read_iops", "Random 4 KiB read", s.rand_read_iops, "IOPS", s.rand_absent, rnd);
+    r.details = s.notes;
+    if (!s.seq_write_gbps && !s.seq_read_gbps && !s.rand_read_iops) {
+        r.verdict = Verdict::Skip;
+        r.summary = "Storage not measured: " + (s.seq_absent.empty() ? s.rand_absent : s.seq_absent) + ".";
+        return {r};
+    }
+    r.verdict = s.direct ? Verdict::Pass : Verdict::Warn;
+    std::string sum = s.fs_type + ", " + format_bytes(double(s.free_bytes)) + " free";
+    if (s.seq_read_gbps) sum += ", read " + format_number(*s.seq_read_gbps) + " GB/s";
+    if (s.seq_write_gbps) sum += ", write " + format_number(*s.seq_write_gbps) + " GB/s";
+    if (s.rand_read_iops) sum += ", " + format_number(*s.rand_read_iops / 1000) + "k random-read IOPS";
+    if (!s.direct) sum += " (buffered: not the disk's speed)";
+    r.summary = sum + ".";
+    return {r};
+}
+
+}  // namespace gpuvet

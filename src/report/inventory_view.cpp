@@ -1,0 +1,214 @@
+#include "report/inventory_view.hpp"
+
+#include <fmt/format.h>
+
+#include <type_traits>
+
+#include "gpu/inventory_fields.hpp"
+
+namespace gpuvet {
+
+namespace {
+
+template <class T>
+Json fact_json(const Fact<T>& f) {
+    Json j;
+    j["value"] = f ? Json(*f) : Json(nullptr);
+    j["absent_reason"] = f ? Json(nullptr) : Json(f.absent_reason);
+    return j;
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+    std::string out;
+    for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
+    return out;
+}
+
+// A present value, formatted by its type and the unit in its key.
+template <class T>
+std::string format_value(std::string_view key, const T& v) {
+    if constexpr (std::is_same_v<T, bool>) {
+        return v ? "yes" : "no";
+    } else if constexpr (std::is_same_v<T, std::string>) {
+        return v;
+    } else {
+        if (key == "clock_event_reasons") {
+            auto names = decode_clock_reasons(v);
+            return names.empty() ? "none" : join(names, ", ");
+        }
+        if (key == "pci_device_id") return fmt::format("0x{:04x}", static_cast<unsigned long long>(v));
+        if (key == "pci_subsystem_id") return fmt::format("0x{:08x}", static_cast<unsigned long long>(v));
+        if (ends_with(key, "_bytes")) return fmt::format("{:.2f} GiB", static_cast<double>(v) / (1ULL << 30));
+        if (ends_with(key, "_w")) return fmt::format("{:.1f} W", static_cast<double>(v));
+        if (ends_with(key, "_mhz")) return fmt::format("{} MHz", v);
+        if (ends_with(key, "_c")) return fmt::format("{} °C", v);
+        if (ends_with(key, "_percent")) return fmt::format("{} %", v);
+        if (key.substr(0, 9) == "pcie_gen_") return fmt::format("Gen{}", v);
+        if (key.substr(0, 11) == "pcie_width_") return fmt::format("x{}", v);
+        return fmt::format("{}", v);
+    }
+}
+
+template <class T>
+std::string format_fact(std::string_view key, const Fact<T>& f) {
+    return f ? format_value(key, *f) : "— (" + f.absent_reason + ")";
+}
+
+template <class T>
+Json opt_json(const std::optional<T>& v) {
+    return v ? Json(*v) : Json(nullptr);
+}
+
+}  // namespace
+
+Json inventory_to_json(const Inventory& inv, const MachineInfo& host) {
+    Json j;
+    Json d;
+    d["present"] = inv.cuda_present;
+    d["absent_reason"] = inv.cuda_present ? Json(nullptr) : Json(inv.cuda_absent_reason);
+    d["driver_version"] = fact_json(inv.driver_version);
+    d["cuda_driver_version"] = fact_json(inv.cuda_driver_version);
+    d["nvml_version"] = fact_json(inv.nvml_version);
+    d["nvml_present"] = inv.nvml_present;
+    d["nvml_absent_reason"] = inv.nvml_present ? Json(nullptr) : Json(inv.nvml_absent_reason);
+    d["libcuda_path"] = inv.libcuda_path.empty() ? Json(nullptr) : Json(inv.libcuda_path);
+    d["libnvml_path"] = inv.libnvml_path.empty() ? Json(nullptr) : Json(inv.libnvml_path);
+    j["driver"] = d;
+
+    Json gpus = Json::array();
+    for (const auto& g : inv.gpus) {
+        Json jg;
+        jg["index"] = g.index;
+        jg["lost"] = g.lost;
+        visit_gpu_facts(g, [&](const char* key, const char*, const auto& fact) { jg[key] = fact_json(fact); });
+        Json reasons = Json::array();
+        if (g.clock_event_reasons)
+            for (const auto& n : decode_clock_reasons(*g.clock_event_reasons)) reasons.push_back(n);
+        jg["clock_event_reasons"]["decoded"] = reasons;
+        Json links = Json::array();
+        for (const auto& l : g.nvlinks) {
+            Json jl;
+            jl["link"] = l.link;
+            jl["active"] = fact_json(l.active);
+            jl["remote_pci_bus_id"] = fact_json(l.remote_pci_bus_id);
+            jl["version"] = fact_json(l.version);
+            links.push_back(jl);
+        }
+        jg["nvlinks"] = links;
+        jg["nvlinks_absent_reason"] = g.nvlink_absent_reason.empty() ? Json(nullptr) : Json(g.nvlink_absent_reason);
+        Json procs = Json::array();
+        for (const auto& p : g.processes) {
+            Json jp;
+            jp["pid"] = p.pid;
+            jp["name"] = p.name.empty() ? Json(nullptr) : Json(p.name);
+            jp["type"] = p.type;
+            jp["used_memory_bytes"] = fact_json(p.used_memory_bytes);
+            procs.push_back(jp);
+        }
+        jg["processes"] = procs;
+        jg["processes_absent_reason"] =
+            g.processes_absent_reason.empty() ? Json(nullptr) : Json(g.processes_absent_reason);
+        jg["errors"] = g.errors;
+        gpus.push_back(jg);
+    }
+    j["gpus"] = gpus;
+
+    Json topo;
+    topo["matrix"] = inv.topology.matrix;
+    topo["absent_reason"] = inv.topology.absent_reason.empty() ? Json(nullptr) : Json(inv.topology.absent_reason);
+    j["topology"] = topo;
+    j["host"] = to_json(host);
+    j["errors"] = inv.errors;
+    return j;
+}
+
+std::string render_inventory(const Inventory& inv, const MachineInfo& host, const Style& st) {
+    std::string out;
+    auto line = [&](std::string_view label, const std::string& value) {
+        out += fmt::format("  {:<30} {}\n", label, value);
+    };
+    if (!inv.cuda_present) out += "no NVIDIA driver found (" + inv.cuda_absent_reason + ")\n\n";
+
+    out += st.bold("Driver") + "\n";
+    line("Driver version", format_fact("driver_version", inv.driver_version));
+    std::string cuda = inv.cuda_driver_version
+                           ? fmt::format("{}.{}", *inv.cuda_driver_version / 1000, (*inv.cuda_driver_version % 1000) / 10)
+                           : "— (" + inv.cuda_driver_version.absent_reason + ")";
+    line("CUDA driver API", cuda);
+    line("NVML version", format_fact("nvml_version", inv.nvml_version));
+    if (!inv.libcuda_path.empty()) line("libcuda", inv.libcuda_path);
+    if (!inv.libnvml_path.empty()) line("libnvidia-ml", inv.libnvml_path);
+    for (const auto& e : inv.errors) line("problem", e);
+
+    for (const auto& g : inv.gpus) {
+        out += "\n" + st.bold(fmt::format("GPU {}", g.index));
+        if (g.name) out += "  " + *g.name;
+        if (g.lost) out += "  " + st.paint("LOST (fell off the bus)", "31");
+        out += "\n";
+        visit_gpu_facts(g, [&](const char* key, const char* label, const auto& fact) {
+            line(label, format_fact(key, fact));
+        });
+        if (!g.nvlink_absent_reason.empty()) {
+            line("NVLink", "— (" + g.nvlink_absent_reason + ")");
+        } else {
+            int active = 0;
+            for (const auto& l : g.nvlinks) active += l.active.value_or(false) ? 1 : 0;
+            line("NVLink", fmt::format("{} of {} links active", active, g.nvlinks.size()));
+            for (const auto& l : g.nvlinks)
+                if (l.active.value_or(false))
+                    line(fmt::format("  link {}", l.link),
+                         fmt::format("v{} to {}", format_fact("version", l.version),
+                                     format_fact("remote_pci_bus_id", l.remote_pci_bus_id)));
+        }
+        if (!g.processes_absent_reason.empty()) line("Processes", "— (" + g.processes_absent_reason + ")");
+        else if (g.processes.empty()) line("Processes", "none");
+        for (const auto& p : g.processes)
+            line(fmt::format("  pid {}", p.pid),
+                 fmt::format("{} {} {}", p.name.empty() ? "?" : p.name, p.type,
+                             format_fact("used_memory_bytes", p.used_memory_bytes)));
+        for (const auto& e : g.errors) line("problem", e);
+    }
+
+    if (!inv.gpus.empty()) {
+        out += "\n" + st.bold("Topology") + "\n";
+        if (!inv.topology.absent_reason.empty()) line("", "— (" + inv.topology.absent_reason + ")");
+        if (!inv.topology.matrix.empty()) {
+            out += "        ";
+            for (std::size_t j = 0; j < inv.topology.matrix.size(); ++j) out += fmt::format("{:<6}", fmt::format("GPU{}", j));
+            out += "\n";
+            for (std::size_t i = 0; i < inv.topology.matrix.size(); ++i) {
+                out += fmt::format("  {:<6}", fmt::format("GPU{}", i));
+                for (const auto& c : inv.topology.matrix[i]) out += fmt::format("{:<6}", c);
+                out += "\n";
+            }
+            out += "  X = self, NV# = # NVLinks, PIX/PXB = PCIe switch(es), PHB = host bridge,\n"
+                   "  NODE = same NUMA node, SYS = across NUMA nodes\n";
+        }
+    }
+
+    out += "\n" + st.bold("Host") + "\n";
+    auto opt = [&](const char* label, const auto& v) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::optional<std::string>>) line(label, v ? *v : "—");
+        else line(label, v ? fmt::format("{}", *v) : "—");
+    };
+    opt("Hostname", host.hostname);
+    opt("CPU", host.cpu_model);
+    opt("Sockets", host.cpu_sockets);
+    opt("Cores", host.cpu_cores);
+    opt("Threads", host.cpu_threads);
+    line("Memory", host.memory_total_bytes
+                       ? fmt::format("{:.1f} GiB", static_cast<double>(*host.memory_total_bytes) / (1ULL << 30))
+                       : "—");
+    opt("NUMA nodes", host.numa_nodes);
+    opt("OS", host.os);
+    opt("Kernel", host.kernel);
+    opt("Virtualization", host.virtualization);
+    opt("Container", host.container);
+    return out;
+}
+
+}  // namespace gpuvet

@@ -1,0 +1,16 @@
+// `gpuvet inventory` output: the JSON document (docs/report-schema.md, "inventory") and the
+// terminal listing. Absent facts print as "— (reason)" and serialise as value null + reason.
+#pragma once
+#include <string>
+
+#include "core/result.hpp"
+#include "gpu/inventory.hpp"
+#include "report/json.hpp"
+#include "report/style.hpp"
+
+namespace gpuvet {
+
+Json inventory_to_json(const Inventory& inv, const MachineInfo& host);
+std::string render_inventory(const Inventory& inv, const MachineInfo& host, const Style& style);
+
+}  // namespace gpuvet

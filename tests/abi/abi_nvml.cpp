@@ -1,0 +1,268 @@
+// gpuvet's NVML declarations against nvml.h. NVML_NO_UNVERSIONED_FUNC_DEFS makes nvml.h declare
+// the old unversioned functions (nvmlInit, ...) as themselves, so their signatures can be checked
+// too; our headers come first so nvml.h's macros cannot rewrite them.
+#include "gpu/vendor/nvml_api.hpp"
+#define NVML_NO_UNVERSIONED_FUNC_DEFS
+// clang-format off
+#include <nvml.h>
+// clang-format on
+#include <cstddef>
+
+#include "official_map.hpp"
+
+namespace abi {
+namespace n = gpuvet::nvml;
+ABI_ENUM(n::nvmlReturn_t, ::nvmlReturn_t);
+ABI_ENUM(n::nvmlEnableState_t, ::nvmlEnableState_t);
+ABI_ENUM(n::nvmlMemoryErrorType_t, ::nvmlMemoryErrorType_t);
+ABI_ENUM(n::nvmlEccCounterType_t, ::nvmlEccCounterType_t);
+ABI_ENUM(n::nvmlPageRetirementCause_t, ::nvmlPageRetirementCause_t);
+ABI_ENUM(n::nvmlComputeMode_t, ::nvmlComputeMode_t);
+ABI_ENUM(n::nvmlGpuVirtualizationMode_t, ::nvmlGpuVirtualizationMode_t);
+ABI_ENUM(n::nvmlClockType_t, ::nvmlClockType_t);
+ABI_ENUM(n::nvmlTemperatureSensors_t, ::nvmlTemperatureSensors_t);
+ABI_ENUM(n::nvmlTemperatureThresholds_t, ::nvmlTemperatureThresholds_t);
+ABI_ENUM(n::nvmlGpuTopologyLevel_t, ::nvmlGpuTopologyLevel_t);
+ABI_MAP(n::nvmlPciInfo_t, ::nvmlPciInfo_t);
+ABI_MAP(n::nvmlPciInfoExt_v1_t, ::nvmlPciInfoExt_v1_t);
+ABI_MAP(n::nvmlMemory_t, ::nvmlMemory_t);
+ABI_MAP(n::nvmlMemory_v2_t, ::nvmlMemory_v2_t);
+ABI_MAP(n::nvmlProcessInfo_v1_t, ::nvmlProcessInfo_v1_t);
+ABI_MAP(n::nvmlProcessInfo_v2_t, ::nvmlProcessInfo_v2_t);
+ABI_MAP(n::nvmlUtilization_t, ::nvmlUtilization_t);
+ABI_MAP(n::nvmlEventData_t, ::nvmlEventData_t);
+}  // namespace abi
+
+namespace n = gpuvet::nvml;
+
+static_assert(std::is_same_v<n::nvmlDevice_t, ::nvmlDevice_t>);
+static_assert(std::is_same_v<n::nvmlEventSet_t, ::nvmlEventSet_t>);
+static_assert(std::is_same_v<n::nvmlDeviceArchitecture_t, ::nvmlDeviceArchitecture_t>);
+
+// Struct layouts, member by member.
+ABI_SAME_OFFSET(n::nvmlPciInfo_t, ::nvmlPciInfo_t, busIdLegacy);
+ABI_SAME_OFFSET(n::nvmlPciInfo_t, ::nvmlPciInfo_t, domain);
+ABI_SAME_OFFSET(n::nvmlPciInfo_t, ::nvmlPciInfo_t, bus);
+ABI_SAME_OFFSET(n::nvmlPciInfo_t, ::nvmlPciInfo_t, device);
+ABI_SAME_OFFSET(n::nvmlPciInfo_t, ::nvmlPciInfo_t, pciDeviceId);
+ABI_SAME_OFFSET(n::nvmlPciInfo_t, ::nvmlPciInfo_t, pciSubSystemId);
+ABI_SAME_OFFSET(n::nvmlPciInfo_t, ::nvmlPciInfo_t, busId);
+ABI_SAME_OFFSET(n::nvmlPciInfoExt_v1_t, ::nvmlPciInfoExt_v1_t, version);
+ABI_SAME_OFFSET(n::nvmlPciInfoExt_v1_t, ::nvmlPciInfoExt_v1_t, domain);
+ABI_SAME_OFFSET(n::nvmlPciInfoExt_v1_t, ::nvmlPciInfoExt_v1_t, bus);
+ABI_SAME_OFFSET(n::nvmlPciInfoExt_v1_t, ::nvmlPciInfoExt_v1_t, device);
+ABI_SAME_OFFSET(n::nvmlPciInfoExt_v1_t, ::nvmlPciInfoExt_v1_t, pciDeviceId);
+ABI_SAME_OFFSET(n::nvmlPciInfoExt_v1_t, ::nvmlPciInfoExt_v1_t, pciSubSystemId);
+ABI_SAME_OFFSET(n::nvmlPciInfoExt_v1_t, ::nvmlPciInfoExt_v1_t, baseClass);
+ABI_SAME_OFFSET(n::nvmlPciInfoExt_v1_t, ::nvmlPciInfoExt_v1_t, subClass);
+ABI_SAME_OFFSET(n::nvmlPciInfoExt_v1_t, ::nvmlPciInfoExt_v1_t, busId);
+ABI_SAME_OFFSET(n::nvmlMemory_t, ::nvmlMemory_t, total);
+ABI_SAME_OFFSET(n::nvmlMemory_t, ::nvmlMemory_t, free);
+ABI_SAME_OFFSET(n::nvmlMemory_t, ::nvmlMemory_t, used);
+ABI_SAME_OFFSET(n::nvmlMemory_v2_t, ::nvmlMemory_v2_t, version);
+ABI_SAME_OFFSET(n::nvmlMemory_v2_t, ::nvmlMemory_v2_t, total);
+ABI_SAME_OFFSET(n::nvmlMemory_v2_t, ::nvmlMemory_v2_t, reserved);
+ABI_SAME_OFFSET(n::nvmlMemory_v2_t, ::nvmlMemory_v2_t, free);
+ABI_SAME_OFFSET(n::nvmlMemory_v2_t, ::nvmlMemory_v2_t, used);
+ABI_SAME_OFFSET(n::nvmlProcessInfo_v1_t, ::nvmlProcessInfo_v1_t, pid);
+ABI_SAME_OFFSET(n::nvmlProcessInfo_v1_t, ::nvmlProcessInfo_v1_t, usedGpuMemory);
+ABI_SAME_OFFSET(n::nvmlProcessInfo_v2_t, ::nvmlProcessInfo_v2_t, pid);
+ABI_SAME_OFFSET(n::nvmlProcessInfo_v2_t, ::nvmlProcessInfo_v2_t, usedGpuMemory);
+ABI_SAME_OFFSET(n::nvmlProcessInfo_v2_t, ::nvmlProcessInfo_v2_t, gpuInstanceId);
+ABI_SAME_OFFSET(n::nvmlProcessInfo_v2_t, ::nvmlProcessInfo_v2_t, computeInstanceId);
+ABI_SAME_OFFSET(n::nvmlUtilization_t, ::nvmlUtilization_t, gpu);
+ABI_SAME_OFFSET(n::nvmlUtilization_t, ::nvmlUtilization_t, memory);
+ABI_SAME_OFFSET(n::nvmlEventData_t, ::nvmlEventData_t, device);
+ABI_SAME_OFFSET(n::nvmlEventData_t, ::nvmlEventData_t, eventType);
+ABI_SAME_OFFSET(n::nvmlEventData_t, ::nvmlEventData_t, eventData);
+ABI_SAME_OFFSET(n::nvmlEventData_t, ::nvmlEventData_t, gpuInstanceId);
+ABI_SAME_OFFSET(n::nvmlEventData_t, ::nvmlEventData_t, computeInstanceId);
+// The process list calls of this header take the 4-field struct (see REFERENCES.md on R535).
+static_assert(std::is_same_v<::nvmlProcessInfo_t, ::nvmlProcessInfo_v2_t>);
+
+// Every symbol name in the table, checked against the signature we hold for it.
+ABI_SAME_FN(n::nvmlInit_fn, nvmlInit_v2);
+ABI_SAME_FN(n::nvmlInit_fn, nvmlInit);
+ABI_SAME_FN(n::nvmlShutdown_fn, nvmlShutdown);
+ABI_SAME_FN(n::nvmlDeviceGetCount_fn, nvmlDeviceGetCount_v2);
+ABI_SAME_FN(n::nvmlDeviceGetCount_fn, nvmlDeviceGetCount);
+ABI_SAME_FN(n::nvmlDeviceGetHandleByIndex_fn, nvmlDeviceGetHandleByIndex_v2);
+ABI_SAME_FN(n::nvmlDeviceGetHandleByIndex_fn, nvmlDeviceGetHandleByIndex);
+ABI_SAME_FN(n::nvmlErrorString_fn, nvmlErrorString);
+ABI_SAME_FN(n::nvmlSystemGetString_fn, nvmlSystemGetDriverVersion);
+ABI_SAME_FN(n::nvmlSystemGetString_fn, nvmlSystemGetNVMLVersion);
+ABI_SAME_FN(n::nvmlSystemGetCudaDriverVersion_fn, nvmlSystemGetCudaDriverVersion_v2);
+ABI_SAME_FN(n::nvmlSystemGetCudaDriverVersion_fn, nvmlSystemGetCudaDriverVersion);
+ABI_SAME_FN(n::nvmlDeviceGetString_fn, nvmlDeviceGetName);
+ABI_SAME_FN(n::nvmlDeviceGetString_fn, nvmlDeviceGetUUID);
+ABI_SAME_FN(n::nvmlDeviceGetString_fn, nvmlDeviceGetSerial);
+ABI_SAME_FN(n::nvmlDeviceGetString_fn, nvmlDeviceGetVbiosVersion);
+ABI_SAME_FN(n::nvmlDeviceGetPciInfo_fn, nvmlDeviceGetPciInfo_v3);
+ABI_SAME_FN(n::nvmlDeviceGetPciInfo_fn, nvmlDeviceGetPciInfo_v2);
+ABI_SAME_FN(n::nvmlDeviceGetPciInfoExt_fn, nvmlDeviceGetPciInfoExt);
+ABI_SAME_FN(n::nvmlDeviceGetMemoryInfo_v2_fn, nvmlDeviceGetMemoryInfo_v2);
+ABI_SAME_FN(n::nvmlDeviceGetMemoryInfo_fn, nvmlDeviceGetMemoryInfo);
+ABI_SAME_FN(n::nvmlDeviceGetEccMode_fn, nvmlDeviceGetEccMode);
+ABI_SAME_FN(n::nvmlDeviceGetTotalEccErrors_fn, nvmlDeviceGetTotalEccErrors);
+ABI_SAME_FN(n::nvmlDeviceGetRemappedRows_fn, nvmlDeviceGetRemappedRows);
+ABI_SAME_FN(n::nvmlDeviceGetRetiredPages_fn, nvmlDeviceGetRetiredPages);
+ABI_SAME_FN(n::nvmlDeviceGetEnableState_fn, nvmlDeviceGetRetiredPagesPendingStatus);
+ABI_SAME_FN(n::nvmlDeviceGetUInt_fn, nvmlDeviceGetCurrPcieLinkGeneration);
+ABI_SAME_FN(n::nvmlDeviceGetUInt_fn, nvmlDeviceGetMaxPcieLinkGeneration);
+ABI_SAME_FN(n::nvmlDeviceGetUInt_fn, nvmlDeviceGetGpuMaxPcieLinkGeneration);
+ABI_SAME_FN(n::nvmlDeviceGetUInt_fn, nvmlDeviceGetCurrPcieLinkWidth);
+ABI_SAME_FN(n::nvmlDeviceGetUInt_fn, nvmlDeviceGetMaxPcieLinkWidth);
+ABI_SAME_FN(n::nvmlDeviceGetUInt_fn, nvmlDeviceGetPcieReplayCounter);
+ABI_SAME_FN(n::nvmlDeviceGetNvLinkState_fn, nvmlDeviceGetNvLinkState);
+ABI_SAME_FN(n::nvmlDeviceGetNvLinkRemotePciInfo_fn, nvmlDeviceGetNvLinkRemotePciInfo_v2);
+ABI_SAME_FN(n::nvmlDeviceGetNvLinkVersion_fn, nvmlDeviceGetNvLinkVersion);
+ABI_SAME_FN(n::nvmlDeviceGetEnableState_fn, nvmlDeviceGetPersistenceMode);
+ABI_SAME_FN(n::nvmlDeviceGetComputeMode_fn, nvmlDeviceGetComputeMode);
+ABI_SAME_FN(n::nvmlDeviceGetUIntPair_fn, nvmlDeviceGetMigMode);
+ABI_SAME_FN(n::nvmlDeviceGetVirtualizationMode_fn, nvmlDeviceGetVirtualizationMode);
+ABI_SAME_FN(n::nvmlDeviceGetUInt_fn, nvmlDeviceGetPowerUsage);
+ABI_SAME_FN(n::nvmlDeviceGetUInt_fn, nvmlDeviceGetPowerManagementLimit);
+ABI_SAME_FN(n::nvmlDeviceGetUInt_fn, nvmlDeviceGetPowerManagementDefaultLimit);
+ABI_SAME_FN(n::nvmlDeviceGetUIntPair_fn, nvmlDeviceGetPowerManagementLimitConstraints);
+ABI_SAME_FN(n::nvmlDeviceGetUInt_fn, nvmlDeviceGetEnforcedPowerLimit);
+ABI_SAME_FN(n::nvmlDeviceGetClockInfo_fn, nvmlDeviceGetClockInfo);
+ABI_SAME_FN(n::nvmlDeviceGetClockInfo_fn, nvmlDeviceGetMaxClockInfo);
+ABI_SAME_FN(n::nvmlDeviceGetClocksEventReasons_fn, nvmlDeviceGetCurrentClocksEventReasons);
+ABI_SAME_FN(n::nvmlDeviceGetClocksEventReasons_fn, nvmlDeviceGetCurrentClocksThrottleReasons);
+ABI_SAME_FN(n::nvmlDeviceGetTemperature_fn, nvmlDeviceGetTemperature);
+ABI_SAME_FN(n::nvmlDeviceGetTemperatureThreshold_fn, nvmlDeviceGetTemperatureThreshold);
+ABI_SAME_FN(n::nvmlDeviceGetUInt_fn, nvmlDeviceGetFanSpeed);
+ABI_SAME_FN(n::nvmlDeviceGetUtilizationRates_fn, nvmlDeviceGetUtilizationRates);
+ABI_SAME_FN(n::nvmlDeviceGetRunningProcesses_fn, nvmlDeviceGetComputeRunningProcesses_v3);
+ABI_SAME_FN(n::nvmlDeviceGetRunningProcesses_fn, nvmlDeviceGetComputeRunningProcesses_v2);
+ABI_SAME_FN(n::nvmlDeviceGetRunningProcesses_v1_fn, nvmlDeviceGetComputeRunningProcesses);
+ABI_SAME_FN(n::nvmlDeviceGetRunningProcesses_fn, nvmlDeviceGetGraphicsRunningProcesses_v3);
+ABI_SAME_FN(n::nvmlDeviceGetRunningProcesses_fn, nvmlDeviceGetGraphicsRunningProcesses_v2);
+ABI_SAME_FN(n::nvmlDeviceGetRunningProcesses_v1_fn, nvmlDeviceGetGraphicsRunningProcesses);
+ABI_SAME_FN(n::nvmlDeviceGetUInt_fn, nvmlDeviceGetNumaNodeId);
+ABI_SAME_FN(n::nvmlDeviceGetCpuAffinity_fn, nvmlDeviceGetCpuAffinity);
+ABI_SAME_FN(n::nvmlDeviceGetTopologyCommonAncestor_fn, nvmlDeviceGetTopologyCommonAncestor);
+ABI_SAME_FN(n::nvmlDeviceGetArchitecture_fn, nvmlDeviceGetArchitecture);
+ABI_SAME_FN(n::nvmlDeviceGetCudaComputeCapability_fn, nvmlDeviceGetCudaComputeCapability);
+ABI_SAME_FN(n::nvmlEventSetCreate_fn, nvmlEventSetCreate);
+ABI_SAME_FN(n::nvmlDeviceRegisterEvents_fn, nvmlDeviceRegisterEvents);
+ABI_SAME_FN(n::nvmlEventSetWait_fn, nvmlEventSetWait_v2);
+ABI_SAME_FN(n::nvmlEventSetWait_fn, nvmlEventSetWait);
+ABI_SAME_FN(n::nvmlEventSetFree_fn, nvmlEventSetFree);
+
+// Status values.
+ABI_SAME_VALUE(n::NVML_SUCCESS, ::NVML_SUCCESS);
+ABI_SAME_VALUE(n::NVML_ERROR_UNINITIALIZED, ::NVML_ERROR_UNINITIALIZED);
+ABI_SAME_VALUE(n::NVML_ERROR_INVALID_ARGUMENT, ::NVML_ERROR_INVALID_ARGUMENT);
+ABI_SAME_VALUE(n::NVML_ERROR_NOT_SUPPORTED, ::NVML_ERROR_NOT_SUPPORTED);
+ABI_SAME_VALUE(n::NVML_ERROR_NO_PERMISSION, ::NVML_ERROR_NO_PERMISSION);
+ABI_SAME_VALUE(n::NVML_ERROR_ALREADY_INITIALIZED, ::NVML_ERROR_ALREADY_INITIALIZED);
+ABI_SAME_VALUE(n::NVML_ERROR_NOT_FOUND, ::NVML_ERROR_NOT_FOUND);
+ABI_SAME_VALUE(n::NVML_ERROR_INSUFFICIENT_SIZE, ::NVML_ERROR_INSUFFICIENT_SIZE);
+ABI_SAME_VALUE(n::NVML_ERROR_INSUFFICIENT_POWER, ::NVML_ERROR_INSUFFICIENT_POWER);
+ABI_SAME_VALUE(n::NVML_ERROR_DRIVER_NOT_LOADED, ::NVML_ERROR_DRIVER_NOT_LOADED);
+ABI_SAME_VALUE(n::NVML_ERROR_TIMEOUT, ::NVML_ERROR_TIMEOUT);
+ABI_SAME_VALUE(n::NVML_ERROR_IRQ_ISSUE, ::NVML_ERROR_IRQ_ISSUE);
+ABI_SAME_VALUE(n::NVML_ERROR_LIBRARY_NOT_FOUND, ::NVML_ERROR_LIBRARY_NOT_FOUND);
+ABI_SAME_VALUE(n::NVML_ERROR_FUNCTION_NOT_FOUND, ::NVML_ERROR_FUNCTION_NOT_FOUND);
+ABI_SAME_VALUE(n::NVML_ERROR_CORRUPTED_INFOROM, ::NVML_ERROR_CORRUPTED_INFOROM);
+ABI_SAME_VALUE(n::NVML_ERROR_GPU_IS_LOST, ::NVML_ERROR_GPU_IS_LOST);
+ABI_SAME_VALUE(n::NVML_ERROR_RESET_REQUIRED, ::NVML_ERROR_RESET_REQUIRED);
+ABI_SAME_VALUE(n::NVML_ERROR_OPERATING_SYSTEM, ::NVML_ERROR_OPERATING_SYSTEM);
+ABI_SAME_VALUE(n::NVML_ERROR_LIB_RM_VERSION_MISMATCH, ::NVML_ERROR_LIB_RM_VERSION_MISMATCH);
+ABI_SAME_VALUE(n::NVML_ERROR_IN_USE, ::NVML_ERROR_IN_USE);
+ABI_SAME_VALUE(n::NVML_ERROR_MEMORY, ::NVML_ERROR_MEMORY);
+ABI_SAME_VALUE(n::NVML_ERROR_NO_DATA, ::NVML_ERROR_NO_DATA);
+ABI_SAME_VALUE(n::NVML_ERROR_VGPU_ECC_NOT_SUPPORTED, ::NVML_ERROR_VGPU_ECC_NOT_SUPPORTED);
+ABI_SAME_VALUE(n::NVML_ERROR_INSUFFICIENT_RESOURCES, ::NVML_ERROR_INSUFFICIENT_RESOURCES);
+ABI_SAME_VALUE(n::NVML_ERROR_FREQ_NOT_SUPPORTED, ::NVML_ERROR_FREQ_NOT_SUPPORTED);
+ABI_SAME_VALUE(n::NVML_ERROR_ARGUMENT_VERSION_MISMATCH, ::NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+ABI_SAME_VALUE(n::NVML_ERROR_DEPRECATED, ::NVML_ERROR_DEPRECATED);
+ABI_SAME_VALUE(n::NVML_ERROR_NOT_READY, ::NVML_ERROR_NOT_READY);
+ABI_SAME_VALUE(n::NVML_ERROR_GPU_NOT_FOUND, ::NVML_ERROR_GPU_NOT_FOUND);
+ABI_SAME_VALUE(n::NVML_ERROR_INVALID_STATE, ::NVML_ERROR_INVALID_STATE);
+ABI_SAME_VALUE(n::NVML_ERROR_RESET_TYPE_NOT_SUPPORTED, ::NVML_ERROR_RESET_TYPE_NOT_SUPPORTED);
+ABI_SAME_VALUE(n::NVML_ERROR_UNKNOWN, ::NVML_ERROR_UNKNOWN);
+
+// Other enum values.
+ABI_SAME_VALUE(n::NVML_FEATURE_DISABLED, ::NVML_FEATURE_DISABLED);
+ABI_SAME_VALUE(n::NVML_FEATURE_ENABLED, ::NVML_FEATURE_ENABLED);
+ABI_SAME_VALUE(n::NVML_MEMORY_ERROR_TYPE_CORRECTED, ::NVML_MEMORY_ERROR_TYPE_CORRECTED);
+ABI_SAME_VALUE(n::NVML_MEMORY_ERROR_TYPE_UNCORRECTED, ::NVML_MEMORY_ERROR_TYPE_UNCORRECTED);
+ABI_SAME_VALUE(n::NVML_VOLATILE_ECC, ::NVML_VOLATILE_ECC);
+ABI_SAME_VALUE(n::NVML_AGGREGATE_ECC, ::NVML_AGGREGATE_ECC);
+ABI_SAME_VALUE(n::NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS,
+               ::NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS);
+ABI_SAME_VALUE(n::NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, ::NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR);
+ABI_SAME_VALUE(n::NVML_COMPUTEMODE_DEFAULT, ::NVML_COMPUTEMODE_DEFAULT);
+ABI_SAME_VALUE(n::NVML_COMPUTEMODE_EXCLUSIVE_THREAD, ::NVML_COMPUTEMODE_EXCLUSIVE_THREAD);
+ABI_SAME_VALUE(n::NVML_COMPUTEMODE_PROHIBITED, ::NVML_COMPUTEMODE_PROHIBITED);
+ABI_SAME_VALUE(n::NVML_COMPUTEMODE_EXCLUSIVE_PROCESS, ::NVML_COMPUTEMODE_EXCLUSIVE_PROCESS);
+ABI_SAME_VALUE(n::NVML_GPU_VIRTUALIZATION_MODE_NONE, ::NVML_GPU_VIRTUALIZATION_MODE_NONE);
+ABI_SAME_VALUE(n::NVML_GPU_VIRTUALIZATION_MODE_PASSTHROUGH, ::NVML_GPU_VIRTUALIZATION_MODE_PASSTHROUGH);
+ABI_SAME_VALUE(n::NVML_GPU_VIRTUALIZATION_MODE_VGPU, ::NVML_GPU_VIRTUALIZATION_MODE_VGPU);
+ABI_SAME_VALUE(n::NVML_GPU_VIRTUALIZATION_MODE_HOST_VGPU, ::NVML_GPU_VIRTUALIZATION_MODE_HOST_VGPU);
+ABI_SAME_VALUE(n::NVML_GPU_VIRTUALIZATION_MODE_HOST_VSGA, ::NVML_GPU_VIRTUALIZATION_MODE_HOST_VSGA);
+ABI_SAME_VALUE(n::NVML_CLOCK_GRAPHICS, ::NVML_CLOCK_GRAPHICS);
+ABI_SAME_VALUE(n::NVML_CLOCK_SM, ::NVML_CLOCK_SM);
+ABI_SAME_VALUE(n::NVML_CLOCK_MEM, ::NVML_CLOCK_MEM);
+ABI_SAME_VALUE(n::NVML_CLOCK_VIDEO, ::NVML_CLOCK_VIDEO);
+ABI_SAME_VALUE(n::NVML_TEMPERATURE_GPU, ::NVML_TEMPERATURE_GPU);
+ABI_SAME_VALUE(n::NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, ::NVML_TEMPERATURE_THRESHOLD_SHUTDOWN);
+ABI_SAME_VALUE(n::NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, ::NVML_TEMPERATURE_THRESHOLD_SLOWDOWN);
+ABI_SAME_VALUE(n::NVML_TEMPERATURE_THRESHOLD_MEM_MAX, ::NVML_TEMPERATURE_THRESHOLD_MEM_MAX);
+ABI_SAME_VALUE(n::NVML_TEMPERATURE_THRESHOLD_GPU_MAX, ::NVML_TEMPERATURE_THRESHOLD_GPU_MAX);
+ABI_SAME_VALUE(n::NVML_TOPOLOGY_INTERNAL, ::NVML_TOPOLOGY_INTERNAL);
+ABI_SAME_VALUE(n::NVML_TOPOLOGY_SINGLE, ::NVML_TOPOLOGY_SINGLE);
+ABI_SAME_VALUE(n::NVML_TOPOLOGY_MULTIPLE, ::NVML_TOPOLOGY_MULTIPLE);
+ABI_SAME_VALUE(n::NVML_TOPOLOGY_HOSTBRIDGE, ::NVML_TOPOLOGY_HOSTBRIDGE);
+ABI_SAME_VALUE(n::NVML_TOPOLOGY_NODE, ::NVML_TOPOLOGY_NODE);
+ABI_SAME_VALUE(n::NVML_TOPOLOGY_SYSTEM, ::NVML_TOPOLOGY_SYSTEM);
+
+// Constants nvml.h spells as macros.
+ABI_SAME_VALUE(n::kPciBusIdBufferSize, NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE);
+ABI_SAME_VALUE(n::kPciBusIdBufferV2Size, NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE);
+ABI_SAME_VALUE(n::kDeviceNameV2BufferSize, NVML_DEVICE_NAME_V2_BUFFER_SIZE);
+ABI_SAME_VALUE(n::kDeviceUuidV2BufferSize, NVML_DEVICE_UUID_V2_BUFFER_SIZE);
+ABI_SAME_VALUE(n::kDeviceSerialBufferSize, NVML_DEVICE_SERIAL_BUFFER_SIZE);
+ABI_SAME_VALUE(n::kDeviceVbiosVersionBufferSize, NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE);
+ABI_SAME_VALUE(n::kSystemDriverVersionBufferSize, NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE);
+ABI_SAME_VALUE(n::kSystemNvmlVersionBufferSize, NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE);
+ABI_SAME_VALUE(n::kNvLinkMaxLinks, NVML_NVLINK_MAX_LINKS);
+ABI_SAME_VALUE(n::kDeviceArchKepler, NVML_DEVICE_ARCH_KEPLER);
+ABI_SAME_VALUE(n::kDeviceArchMaxwell, NVML_DEVICE_ARCH_MAXWELL);
+ABI_SAME_VALUE(n::kDeviceArchPascal, NVML_DEVICE_ARCH_PASCAL);
+ABI_SAME_VALUE(n::kDeviceArchVolta, NVML_DEVICE_ARCH_VOLTA);
+ABI_SAME_VALUE(n::kDeviceArchTuring, NVML_DEVICE_ARCH_TURING);
+ABI_SAME_VALUE(n::kDeviceArchAmpere, NVML_DEVICE_ARCH_AMPERE);
+ABI_SAME_VALUE(n::kDeviceArchAda, NVML_DEVICE_ARCH_ADA);
+ABI_SAME_VALUE(n::kDeviceArchHopper, NVML_DEVICE_ARCH_HOPPER);
+ABI_SAME_VALUE(n::kDeviceArchBlackwell, NVML_DEVICE_ARCH_BLACKWELL);
+ABI_SAME_VALUE(n::kDeviceArchUnknown, NVML_DEVICE_ARCH_UNKNOWN);
+ABI_SAME_VALUE(n::kClocksEventReasonGpuIdle, nvmlClocksEventReasonGpuIdle);
+ABI_SAME_VALUE(n::kClocksEventReasonApplicationsClocksSetting, nvmlClocksEventReasonApplicationsClocksSetting);
+ABI_SAME_VALUE(n::kClocksEventReasonSwPowerCap, nvmlClocksEventReasonSwPowerCap);
+ABI_SAME_VALUE(n::kClocksEventReasonHwSlowdown, nvmlClocksThrottleReasonHwSlowdown);
+ABI_SAME_VALUE(n::kClocksEventReasonSyncBoost, nvmlClocksEventReasonSyncBoost);
+ABI_SAME_VALUE(n::kClocksEventReasonSwThermalSlowdown, nvmlClocksEventReasonSwThermalSlowdown);
+ABI_SAME_VALUE(n::kClocksEventReasonHwThermalSlowdown, nvmlClocksThrottleReasonHwThermalSlowdown);
+ABI_SAME_VALUE(n::kClocksEventReasonHwPowerBrakeSlowdown, nvmlClocksThrottleReasonHwPowerBrakeSlowdown);
+ABI_SAME_VALUE(n::kClocksEventReasonDisplayClockSetting, nvmlClocksEventReasonDisplayClockSetting);
+ABI_SAME_VALUE(n::kClocksEventReasonBoardLimit, nvmlClocksEventReasonBoardLimit);
+ABI_SAME_VALUE(n::kClocksEventReasonReliability, nvmlClocksEventReasonReliability);
+ABI_SAME_VALUE(n::kEventTypeSingleBitEccError, nvmlEventTypeSingleBitEccError);
+ABI_SAME_VALUE(n::kEventTypeDoubleBitEccError, nvmlEventTypeDoubleBitEccError);
+ABI_SAME_VALUE(n::kEventTypePState, nvmlEventTypePState);
+ABI_SAME_VALUE(n::kEventTypeXidCriticalError, nvmlEventTypeXidCriticalError);
+ABI_SAME_VALUE(n::kEventTypeClock, nvmlEventTypeClock);
+
+// Version constants of the versioned structs we pass (sizeof | version << 24).
+ABI_SAME_VALUE(n::kPciInfoExt_v1, nvmlPciInfoExt_v1);
+ABI_SAME_VALUE(n::kMemory_v2, nvmlMemory_v2);
+
+int check_nvml_runtime() {
+    int failures = 0;
+    if ((n::kMemory_v2 >> 24) != 2 || (n::kMemory_v2 & 0xffffff) != sizeof(::nvmlMemory_v2_t)) ++failures;
+    if ((n::kPciInfoExt_v1 >> 24) != 1 || (n::kPciInfoExt_v1 & 0xffffff) != sizeof(::nvmlPciInfoExt_v1_t)) ++failures;
+    return failures;
+}

@@ -1,0 +1,726 @@
+// Fake CUDA driver (libcuda.so.1) driven by a scenario file. Device memory is host memory behind
+// fake device addresses; copies and memsets really move bytes, and a simulated clock charges each
+// operation bytes / scenario bandwidth, so bandwidth timed with events equals the scenario figure.
+// Built twice: current driver, and with FAKE_OLD_DRIVER a libcuda without the newer _v2 entry points.
+#pragma GCC visibility push(default)
+#include <cuda.h>
+#pragma GCC visibility pop
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <regex>
+#include <set>
+#include <type_traits>
+
+#include "emulated_kernels.hpp"
+#include "scenario.hpp"
+
+// Legacy names the real library still exports next to their _v2 successors (same signatures).
+#undef cuDeviceGetUuid
+#undef cuEventElapsedTime
+#undef cuDevicePrimaryCtxRelease
+extern "C" {
+__attribute__((visibility("default"))) CUresult CUDAAPI cuDeviceGetUuid(CUuuid* uuid, CUdevice dev);
+__attribute__((visibility("default"))) CUresult CUDAAPI cuEventElapsedTime(float* ms, CUevent start, CUevent end);
+__attribute__((visibility("default"))) CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev);
+}
+static_assert(std::is_same_v<decltype(&cuDeviceGetUuid), decltype(&cuDeviceGetUuid_v2)>);
+static_assert(std::is_same_v<decltype(&cuEventElapsedTime), decltype(&cuEventElapsedTime_v2)>);
+static_assert(std::is_same_v<decltype(&cuDevicePrimaryCtxRelease), decltype(&cuDevicePrimaryCtxRelease_v2)>);
+
+struct CUctx_st {
+    int dev = 0;
+    int refs = 0;
+    double null_stream_ns = 0;       // the legacy default stream's position on the simulated clock
+    std::set<int> peers;             // devices whose memory this context may access directly
+};
+struct CUstream_st {
+    CUctx_st* ctx = nullptr;
+    double t_ns = 0;
+};
+struct CUevent_st {
+    unsigned flags = 0;
+    bool recorded = false;
+    double t_ns = 0;
+};
+struct CUmod_st {
+    std::set<std::string> entries;
+};
+struct CUfunc_st {
+    std::string name;
+};
+
+namespace {
+
+struct Alloc {
+    void* host = nullptr;
+    size_t bytes = 0;
+    int dev = 0;
+};
+
+struct Device {
+    fake::Gpu gpu;
+    unsigned nvml_index = 0;   // position among all GPUs (MIG-enabled ones are hidden from CUDA)
+    CUctx_st primary;
+    uint64_t allocated = 0;
+    uint64_t next_addr = 0;
+};
+
+std::recursive_mutex g_mu;
+bool g_init = false;
+fake::Scenario g_sc;
+std::vector<std::unique_ptr<Device>> g_devs;
+std::map<CUdeviceptr, Alloc> g_allocs;  // by start address
+std::set<void*> g_host_allocs;
+std::set<CUstream_st*> g_streams;
+std::set<CUevent_st*> g_events;
+std::set<CUmod_st*> g_modules;
+thread_local CUctx_st* t_ctx = nullptr;
+
+#define LOCK std::lock_guard<std::recursive_mutex> lock_(g_mu)
+#define INITED \
+    if (!g_init) return CUDA_ERROR_NOT_INITIALIZED
+#define NEED(p) \
+    if (!(p)) return CUDA_ERROR_INVALID_VALUE
+
+void* map_bytes(size_t n) {
+    // Untouched pages cost nothing, so large allocations only cost what a test writes.
+    void* p = mmap(nullptr, std::max<size_t>(n, 1), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? nullptr : p;
+}
+
+size_t accounted(size_t bytes) { return (bytes + 255) & ~size_t(255); }
+
+uint64_t free_bytes(const Device& d) {
+    uint64_t taken = d.gpu.memory_reserved_bytes + d.gpu.memory_used_bytes + d.allocated;
+    for (const auto& p : d.gpu.processes) taken += p.used_bytes;
+    return d.gpu.memory_total_bytes > taken ? d.gpu.memory_total_bytes - taken : 0;
+}
+
+// Host view of [ptr, ptr+n) if it lies inside one allocation.
+Alloc* find_alloc(CUdeviceptr ptr, size_t n, char** host) {
+    auto it = g_allocs.upper_bound(ptr);
+    if (it == g_allocs.begin()) return nullptr;
+    --it;
+    if (ptr + n > it->first + it->second.bytes) return nullptr;
+    *host = static_cast<char*>(it->second.host) + (ptr - it->first);
+    return &it->second;
+}
+
+Device* dev_of(CUdevice d) {
+    return d >= 0 && static_cast<size_t>(d) < g_devs.size() ? g_devs[d].get() : nullptr;
+}
+
+bool valid_ctx(CUctx_st* c) {
+    for (auto& d : g_devs)
+        if (&d->primary == c && c->refs > 0) return true;
+    return false;
+}
+
+// Simulated clock. The legacy default stream waits for all work in its context and all work waits for it.
+double& cursor(CUstream s, CUctx_st* ctx, double& scratch) {
+    if (s) return s->t_ns;
+    scratch = ctx->null_stream_ns;
+    for (auto* st : g_streams)
+        if (st->ctx == ctx) scratch = std::max(scratch, st->t_ns);
+    return scratch;
+}
+
+// Charges `ns` of simulated time to stream `s` (0: the default stream of the current context).
+CUresult charge(CUstream s, double ns) {
+    CUctx_st* ctx = s ? s->ctx : t_ctx;
+    if (!ctx) return CUDA_ERROR_INVALID_CONTEXT;
+    if (s && !g_streams.count(s)) return CUDA_ERROR_INVALID_HANDLE;
+    if (s) {
+        s->t_ns = std::max(s->t_ns, ctx->null_stream_ns) + ns;
+    } else {
+        double scratch;
+        ctx->null_stream_ns = cursor(nullptr, ctx, scratch) + ns;
+    }
+    return CUDA_SUCCESS;
+}
+
+double ns_for(size_t bytes, double gbps) { return gbps > 0 ? static_cast<double>(bytes) / gbps : 0; }
+
+enum class Kind { HtoD, DtoH, DtoD };
+
+CUresult copy(Kind kind, void* dst_h, CUdeviceptr dst_d, const void* src_h, CUdeviceptr src_d, size_t n, CUstream s) {
+    LOCK;
+    INITED;
+    if (!t_ctx && !s) return CUDA_ERROR_INVALID_CONTEXT;
+    char *dp = static_cast<char*>(dst_h), *sp = const_cast<char*>(static_cast<const char*>(src_h));
+    Alloc* a = nullptr;
+    if (kind != Kind::DtoH) NEED(a = find_alloc(dst_d, n, &dp));
+    if (kind != Kind::HtoD) NEED(a = find_alloc(src_d, n, &sp));
+    NEED(dp && sp);
+    std::memmove(dp, sp, n);
+    const fake::Gpu& g = g_devs[a->dev]->gpu;
+    // A device-to-device copy reads and writes every byte: 2n bytes of memory traffic.
+    double ns = kind == Kind::HtoD ? ns_for(n, g.h2d_bandwidth_gbps)
+              : kind == Kind::DtoH ? ns_for(n, g.d2h_bandwidth_gbps)
+                                   : ns_for(2 * n, g.hbm_bandwidth_gbps);
+    return charge(s, ns);
+}
+
+template <class T>
+CUresult fill(CUdeviceptr p, T value, size_t count, CUstream s) {
+    LOCK;
+    INITED;
+    char* h = nullptr;
+    Alloc* a = find_alloc(p, count * sizeof(T), &h);
+    NEED(a);
+    T* t = reinterpret_cast<T*>(h);
+    for (size_t i = 0; i < count; ++i) t[i] = value;
+    return charge(s, ns_for(count * sizeof(T), g_devs[a->dev]->gpu.hbm_bandwidth_gbps));
+}
+
+CUresult attribute(const Device& d, CUdevice_attribute a, int* v) {
+    const fake::Gpu& g = d.gpu;
+    unsigned dom = 0, bus = 0, dev = 0;
+    fake::parse_bus_id(g.pci_bus_id, dom, bus, dev);
+    switch (a) {
+        case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = g.sm_count; break;
+        case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = g.cc_major; break;
+        case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = g.cc_minor; break;
+        case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: *v = bus; break;
+        case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: *v = dev; break;
+        case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: *v = dom; break;
+        case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: *v = g.max_sm_clock_mhz * 1000; break;          // kHz
+        case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: *v = g.max_mem_clock_mhz * 1000; break;  // kHz
+        case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: *v = g.memory_bus_width_bits; break;
+        case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: *v = g.l2_cache_bytes; break;
+        case CU_DEVICE_ATTRIBUTE_WARP_SIZE: *v = 32; break;
+        case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
+        case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: *v = 2048; break;
+        case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: *v = 1024; break;
+        case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: *v = 64; break;
+        case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: *v = 2147483647; break;
+        case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: *v = 65535; break;
+        case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *v = 49152; break;
+        case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = 232448; break;
+        case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: *v = 233472; break;
+        case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: *v = 65536; break;
+        case CU_DEVICE_ATTRIBUTE_ECC_ENABLED: *v = g.ecc_enabled ? 1 : 0; break;
+        case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: *v = 1; break;
+        case CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: *v = 1; break;
+        case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: *v = 3; break;
+        case CU_DEVICE_ATTRIBUTE_INTEGRATED: *v = 0; break;
+        case CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: *v = g.multi_gpu_board ? 1 : 0; break;
+        case CU_DEVICE_ATTRIBUTE_COMPUTE_MODE:
+            *v = g.compute_mode == "prohibited" ? CU_COMPUTEMODE_PROHIBITED
+               : g.compute_mode == "exclusive_process" ? CU_COMPUTEMODE_EXCLUSIVE_PROCESS : CU_COMPUTEMODE_DEFAULT;
+            break;
+        // Not modelled: an explicit error, never a plausible-looking number.
+        default: return CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_SUCCESS;
+}
+
+struct ErrorText {
+    CUresult code;
+    const char* name;
+    const char* text;
+};
+const ErrorText kErrors[] = {
+    {CUDA_SUCCESS, "CUDA_SUCCESS", "no error"},
+    {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+    {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
+    {CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
+    {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+    {CUDA_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
+    {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+    {CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED, "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED",
+     "peer access is already enabled"},
+    {CUDA_ERROR_PEER_ACCESS_UNSUPPORTED, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED",
+     "peer access is not supported between these two devices"},
+    {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+    {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
+    {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
+    {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
+};
+
+}  // namespace
+
+extern "C" {
+
+// ---- fake-only hook ------------------------------------------------------------------------------
+// Forgets everything, so the next cuInit reads GPUVET_FAKE_SCENARIO again (a real driver cannot be
+// re-initialised; tests that run several scenarios in one process need this).
+__attribute__((visibility("default"))) void gpuvet_fake_cuda_reset(void) {
+    LOCK;
+    for (auto& [p, a] : g_allocs) munmap(a.host, std::max<size_t>(a.bytes, 1));
+    for (void* p : g_host_allocs) std::free(p);
+    for (auto* s : g_streams) delete s;
+    for (auto* e : g_events) delete e;
+    for (auto* m : g_modules) delete m;
+    g_allocs.clear();
+    g_host_allocs.clear();
+    g_streams.clear();
+    g_events.clear();
+    g_modules.clear();
+    g_devs.clear();
+    g_init = false;
+    t_ctx = nullptr;
+}
+
+// ---- initialisation, errors, versions ------------------------------------------------------------
+CUresult CUDAAPI cuInit(unsigned int flags) {
+    LOCK;
+    NEED(flags == 0);
+    if (g_init) return CUDA_SUCCESS;
+    std::string err;
+    auto sc = fake::load_scenario_from_env(err);
+    if (!sc) {
+        std::fprintf(stderr, "fake libcuda: %s\n", err.c_str());
+        return CUDA_ERROR_UNKNOWN;
+    }
+    if (!sc->kernel_driver_loaded) return CUDA_ERROR_NO_DEVICE;
+    g_sc = std::move(*sc);
+    for (unsigned i = 0; i < g_sc.gpus.size(); ++i) {
+        if (g_sc.gpus[i].mig_mode) continue;  // MIG-enabled GPUs show only their instances
+        auto d = std::make_unique<Device>();
+        d->gpu = g_sc.gpus[i];
+        d->nvml_index = i;
+        d->primary.dev = static_cast<int>(g_devs.size());
+        d->next_addr = 0x7f0000000000ull + (uint64_t(g_devs.size()) << 40);
+        g_devs.push_back(std::move(d));
+    }
+    g_init = true;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDriverGetVersion(int* version) {
+    LOCK;
+    NEED(version);
+    if (!g_init) {  // allowed before cuInit; the version still comes from the scenario
+        std::string err;
+        auto sc = fake::load_scenario_from_env(err);
+        if (!sc) return CUDA_ERROR_UNKNOWN;
+        *version = sc->cuda_driver_version;
+        return CUDA_SUCCESS;
+    }
+    *version = g_sc.cuda_driver_version;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGetErrorName(CUresult error, const char** str) {
+    NEED(str);
+    for (const auto& e : kErrors)
+        if (e.code == error) return *str = e.name, CUDA_SUCCESS;
+    *str = nullptr;
+    return CUDA_ERROR_INVALID_VALUE;
+}
+CUresult CUDAAPI cuGetErrorString(CUresult error, const char** str) {
+    NEED(str);
+    for (const auto& e : kErrors)
+        if (e.code == error) return *str = e.text, CUDA_SUCCESS;
+    *str = nullptr;
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
+// ---- devices -------------------------------------------------------------------------------------
+CUresult CUDAAPI cuDeviceGetCount(int* count) {
+    LOCK;
+    INITED;
+    NEED(count);
+    *count = static_cast<int>(g_devs.size());
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuDeviceGet(CUdevice* device, int ordinal) {
+    LOCK;
+    INITED;
+    NEED(device);
+    if (!dev_of(ordinal)) return CUDA_ERROR_INVALID_DEVICE;
+    *device = ordinal;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice dev) {
+    LOCK;
+    INITED;
+    Device* d = dev_of(dev);
+    if (!d) return CUDA_ERROR_INVALID_DEVICE;
+    NEED(name && len > 0);
+    std::snprintf(name, static_cast<size_t>(len), "%s", d->gpu.name.c_str());  // truncates like the driver
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuDeviceTotalMem_v2(size_t* bytes, CUdevice dev) {
+    LOCK;
+    INITED;
+    Device* d = dev_of(dev);
+    if (!d) return CUDA_ERROR_INVALID_DEVICE;
+    NEED(bytes);
+    *bytes = d->gpu.memory_total_bytes;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuDeviceGetAttribute(int* pi, CUdevice_attribute attrib, CUdevice dev) {
+    LOCK;
+    INITED;
+    Device* d = dev_of(dev);
+    if (!d) return CUDA_ERROR_INVALID_DEVICE;
+    NEED(pi);
+    return attribute(*d, attrib, pi);
+}
+namespace {
+CUresult uuid_of(CUuuid* uuid, CUdevice dev) {
+    LOCK;
+    INITED;
+    Device* d = dev_of(dev);
+    if (!d) return CUDA_ERROR_INVALID_DEVICE;
+    NEED(uuid);
+    // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" -> 16 bytes, the same identity NVML reports.
+    std::string hex;
+    for (char c : d->gpu.uuid.substr(d->gpu.uuid.rfind('-', 4) == 3 ? 4 : 0))
+        if (std::isxdigit(static_cast<unsigned char>(c))) hex += c;
+    std::memset(uuid->bytes, 0, sizeof uuid->bytes);
+    for (size_t i = 0; i < 16 && 2 * i + 1 < hex.size(); ++i)
+        uuid->bytes[i] = static_cast<char>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
+    return CUDA_SUCCESS;
+}
+}  // namespace
+CUresult CUDAAPI cuDeviceGetUuid(CUuuid* uuid, CUdevice dev) { return uuid_of(uuid, dev); }
+#ifndef FAKE_OLD_DRIVER
+CUresult CUDAAPI cuDeviceGetUuid_v2(CUuuid* uuid, CUdevice dev) { return uuid_of(uuid, dev); }
+#endif
+CUresult CUDAAPI cuDeviceGetPCIBusId(char* bus_id, int len, CUdevice dev) {
+    LOCK;
+    INITED;
+    Device* d = dev_of(dev);
+    if (!d) return CUDA_ERROR_INVALID_DEVICE;
+    NEED(bus_id && len > 0);
+    unsigned dom = 0, bus = 0, dv = 0;
+    fake::parse_bus_id(d->gpu.pci_bus_id, dom, bus, dv);
+    std::snprintf(bus_id, static_cast<size_t>(len), "%04x:%02x:%02x.0", dom, bus, dv);  // the driver's format
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuDeviceCanAccessPeer(int* can, CUdevice dev, CUdevice peer) {
+    LOCK;
+    INITED;
+    Device *a = dev_of(dev), *b = dev_of(peer);
+    if (!a || !b) return CUDA_ERROR_INVALID_DEVICE;
+    NEED(can);
+    auto nvlink_up = [](const fake::Gpu& g) { return g.nvlink_count > g.nvlink_down.size(); };
+    bool pcie_close = fake::topology_level(g_sc, a->nvml_index, b->nvml_index) <= 30;  // up to HOSTBRIDGE
+    *can = dev != peer && ((nvlink_up(a->gpu) && nvlink_up(b->gpu)) || pcie_close) ? 1 : 0;
+    return CUDA_SUCCESS;
+}
+
+// ---- contexts ------------------------------------------------------------------------------------
+CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev) {
+    LOCK;
+    INITED;
+    Device* d = dev_of(dev);
+    if (!d) return CUDA_ERROR_INVALID_DEVICE;
+    NEED(pctx);
+    ++d->primary.refs;
+    *pctx = &d->primary;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
+    LOCK;
+    INITED;
+    Device* d = dev_of(dev);
+    if (!d) return CUDA_ERROR_INVALID_DEVICE;
+    if (d->primary.refs == 0) return CUDA_ERROR_INVALID_CONTEXT;
+    --d->primary.refs;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev) { return cuDevicePrimaryCtxRelease_v2(dev); }
+CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx) {
+    LOCK;
+    INITED;
+    if (ctx && !valid_ctx(ctx)) return CUDA_ERROR_INVALID_CONTEXT;
+    t_ctx = ctx;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuCtxGetCurrent(CUcontext* ctx) {
+    LOCK;
+    INITED;
+    NEED(ctx);
+    *ctx = t_ctx;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuCtxGetDevice(CUdevice* dev) {
+    LOCK;
+    INITED;
+    NEED(dev);
+    if (!t_ctx) return CUDA_ERROR_INVALID_CONTEXT;
+    *dev = t_ctx->dev;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuCtxSynchronize(void) {
+    LOCK;
+    INITED;
+    return t_ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;  // all work already ran on the CPU
+}
+CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peer, unsigned int flags) {
+    LOCK;
+    INITED;
+    NEED(flags == 0);
+    if (!t_ctx || !valid_ctx(peer)) return CUDA_ERROR_INVALID_CONTEXT;
+    int can = 0;
+    cuDeviceCanAccessPeer(&can, t_ctx->dev, peer->dev);
+    if (!can) return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
+    if (!t_ctx->peers.insert(peer->dev).second) return CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+    return CUDA_SUCCESS;
+}
+
+// ---- memory --------------------------------------------------------------------------------------
+CUresult CUDAAPI cuMemGetInfo_v2(size_t* free, size_t* total) {
+    LOCK;
+    INITED;
+    NEED(free && total);
+    if (!t_ctx) return CUDA_ERROR_INVALID_CONTEXT;
+    const Device& d = *g_devs[t_ctx->dev];
+    *free = free_bytes(d);
+    *total = d.gpu.memory_total_bytes;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytes) {
+    LOCK;
+    INITED;
+    NEED(dptr && bytes > 0);
+    if (!t_ctx) return CUDA_ERROR_INVALID_CONTEXT;
+    Device& d = *g_devs[t_ctx->dev];
+    // Charged at the driver's 256-byte alignment so "allocate all free memory" works as on a GPU;
+    // addresses step by 2 MiB pages, leaving a gap that catches overruns.
+    size_t charged = accounted(bytes);
+    if (charged > free_bytes(d)) return CUDA_ERROR_OUT_OF_MEMORY;
+    void* host = map_bytes(bytes);
+    if (!host) return CUDA_ERROR_OUT_OF_MEMORY;
+    CUdeviceptr p = d.next_addr;
+    d.next_addr += (bytes + 0x3FFFFF) & ~size_t(0x1FFFFF);
+    d.allocated += charged;
+    g_allocs[p] = Alloc{host, bytes, t_ctx->dev};
+    *dptr = p;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr) {
+    LOCK;
+    INITED;
+    auto it = g_allocs.find(dptr);
+    NEED(it != g_allocs.end());
+    munmap(it->second.host, std::max<size_t>(it->second.bytes, 1));
+    g_devs[it->second.dev]->allocated -= accounted(it->second.bytes);
+    g_allocs.erase(it);
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemHostAlloc(void** pp, size_t bytes, unsigned int) {
+    LOCK;
+    INITED;
+    NEED(pp && bytes > 0);
+    void* p = std::aligned_alloc(4096, (bytes + 4095) & ~size_t(4095));
+    if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
+    g_host_allocs.insert(p);
+    *pp = p;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemFreeHost(void* p) {
+    LOCK;
+    INITED;
+    NEED(g_host_allocs.erase(p));
+    std::free(p);
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, size_t n) {
+    return copy(Kind::HtoD, nullptr, dst, src, 0, n, nullptr);
+}
+CUresult CUDAAPI cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, size_t n) {
+    return copy(Kind::DtoH, dst, 0, nullptr, src, n, nullptr);
+}
+CUresult CUDAAPI cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+    return copy(Kind::DtoD, nullptr, dst, nullptr, src, n, nullptr);
+}
+CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t n, CUstream s) {
+    return copy(Kind::HtoD, nullptr, dst, src, 0, n, s);
+}
+CUresult CUDAAPI cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t n, CUstream s) {
+    return copy(Kind::DtoH, dst, 0, nullptr, src, n, s);
+}
+CUresult CUDAAPI cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
+    return copy(Kind::DtoD, nullptr, dst, nullptr, src, n, s);
+}
+CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr p, unsigned char v, size_t n) { return fill(p, v, n, nullptr); }
+CUresult CUDAAPI cuMemsetD32_v2(CUdeviceptr p, unsigned int v, size_t n) { return fill(p, v, n, nullptr); }
+CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, CUstream s) { return fill(p, v, n, s); }
+CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr p, unsigned int v, size_t n, CUstream s) { return fill(p, v, n, s); }
+
+CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, size_t n,
+                                   CUstream s) {
+    LOCK;
+    INITED;
+    if (!valid_ctx(dst_ctx) || !valid_ctx(src_ctx)) return CUDA_ERROR_INVALID_CONTEXT;
+    char *dp = nullptr, *sp = nullptr;
+    Alloc* da = find_alloc(dst, n, &dp);
+    Alloc* sa = find_alloc(src, n, &sp);
+    NEED(da && sa && da->dev == dst_ctx->dev && sa->dev == src_ctx->dev);
+    std::memmove(dp, sp, n);
+    const fake::Gpu& g = g_devs[sa->dev]->gpu;
+    // With peer access the copy goes over NVLink/PCIe directly; without it the driver stages it
+    // through host memory (device-to-host then host-to-device).
+    bool direct = src_ctx->peers.count(dst_ctx->dev) || dst_ctx->peers.count(src_ctx->dev);
+    double ns = direct ? ns_for(n, g.p2p_bandwidth_gbps)
+                       : ns_for(n, g.d2h_bandwidth_gbps) + ns_for(n, g_devs[da->dev]->gpu.h2d_bandwidth_gbps);
+    if (!s) {
+        CUctx_st* saved = t_ctx;
+        t_ctx = src_ctx;
+        CUresult r = charge(nullptr, ns);
+        t_ctx = saved;
+        return r;
+    }
+    return charge(s, ns);
+}
+CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, size_t n) {
+    return cuMemcpyPeerAsync(dst, dst_ctx, src, src_ctx, n, nullptr);
+}
+
+// ---- streams and events (simulated clock) --------------------------------------------------------
+CUresult CUDAAPI cuStreamCreate(CUstream* ps, unsigned int) {
+    LOCK;
+    INITED;
+    NEED(ps);
+    if (!t_ctx) return CUDA_ERROR_INVALID_CONTEXT;
+    auto* s = new CUstream_st{t_ctx, t_ctx->null_stream_ns};
+    g_streams.insert(s);
+    *ps = s;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuStreamDestroy_v2(CUstream s) {
+    LOCK;
+    INITED;
+    if (!g_streams.erase(s)) return CUDA_ERROR_INVALID_HANDLE;
+    // Later default-stream work still waits for what this stream did.
+    s->ctx->null_stream_ns = std::max(s->ctx->null_stream_ns, s->t_ns);
+    delete s;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuStreamSynchronize(CUstream s) {
+    LOCK;
+    INITED;
+    if (s && !g_streams.count(s)) return CUDA_ERROR_INVALID_HANDLE;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuStreamQuery(CUstream s) { return cuStreamSynchronize(s); }
+CUresult CUDAAPI cuStreamWaitEvent(CUstream s, CUevent e, unsigned int) {
+    LOCK;
+    INITED;
+    if (!g_events.count(e) || (s && !g_streams.count(s))) return CUDA_ERROR_INVALID_HANDLE;
+    if (!e->recorded) return CUDA_SUCCESS;
+    if (s) s->t_ns = std::max(s->t_ns, e->t_ns);
+    else if (t_ctx) t_ctx->null_stream_ns = std::max(t_ctx->null_stream_ns, e->t_ns);
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuEventCreate(CUevent* pe, unsigned int flags) {
+    LOCK;
+    INITED;
+    NEED(pe);
+    if (!t_ctx) return CUDA_ERROR_INVALID_CONTEXT;
+    auto* e = new CUevent_st{flags};
+    g_events.insert(e);
+    *pe = e;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuEventDestroy_v2(CUevent e) {
+    LOCK;
+    INITED;
+    if (!g_events.erase(e)) return CUDA_ERROR_INVALID_HANDLE;
+    delete e;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuEventRecord(CUevent e, CUstream s) {
+    LOCK;
+    INITED;
+    if (!g_events.count(e) || (s && !g_streams.count(s))) return CUDA_ERROR_INVALID_HANDLE;
+    CUctx_st* ctx = s ? s->ctx : t_ctx;
+    if (!ctx) return CUDA_ERROR_INVALID_CONTEXT;
+    double scratch;
+    e->t_ns = cursor(s, ctx, scratch);
+    e->recorded = true;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuEventSynchronize(CUevent e) {
+    LOCK;
+    INITED;
+    return g_events.count(e) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+CUresult CUDAAPI cuEventQuery(CUevent e) { return cuEventSynchronize(e); }
+CUresult CUDAAPI cuEventElapsedTime(float* ms, CUevent start, CUevent end) {
+    LOCK;
+    INITED;
+    NEED(ms);
+    if (!g_events.count(start) || !g_events.count(end)) return CUDA_ERROR_INVALID_HANDLE;
+    if ((start->flags | end->flags) & CU_EVENT_DISABLE_TIMING) return CUDA_ERROR_INVALID_HANDLE;
+    if (!start->recorded || !end->recorded) return CUDA_ERROR_INVALID_HANDLE;
+    *ms = static_cast<float>((end->t_ns - start->t_ns) / 1e6);
+    return CUDA_SUCCESS;
+}
+#ifndef FAKE_OLD_DRIVER
+CUresult CUDAAPI cuEventElapsedTime_v2(float* ms, CUevent start, CUevent end) {
+    return cuEventElapsedTime(ms, start, end);
+}
+#endif
+
+// ---- modules and kernels -------------------------------------------------------------------------
+CUresult CUDAAPI cuModuleLoadData(CUmodule* mod, const void* image) {
+    LOCK;
+    INITED;
+    NEED(mod && image);
+    if (!t_ctx) return CUDA_ERROR_INVALID_CONTEXT;
+    // Any PTX text is accepted; its `.entry NAME` lines say which functions it holds.
+    std::string ptx(static_cast<const char*>(image));
+    if (ptx.find(".version") == std::string::npos) return CUDA_ERROR_INVALID_IMAGE;
+    auto* m = new CUmod_st;
+    static const std::regex entry(R"(\.entry\s+([A-Za-z_$][A-Za-z0-9_$]*))");
+    for (std::sregex_iterator it(ptx.begin(), ptx.end(), entry), end; it != end; ++it) m->entries.insert((*it)[1]);
+    g_modules.insert(m);
+    *mod = m;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuModuleUnload(CUmodule mod) {
+    LOCK;
+    INITED;
+    if (!g_modules.erase(mod)) return CUDA_ERROR_INVALID_HANDLE;
+    delete mod;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuModuleGetFunction(CUfunction* f, CUmodule mod, const char* name) {
+    LOCK;
+    INITED;
+    NEED(f && name);
+    if (!g_modules.count(mod)) return CUDA_ERROR_INVALID_HANDLE;
+    if (!mod->entries.count(name)) return CUDA_ERROR_NOT_FOUND;
+    static std::map<std::string, std::unique_ptr<CUfunc_st>> functions;  // handles live as long as the library
+    auto& slot = functions[name];
+    if (!slot) slot = std::make_unique<CUfunc_st>(CUfunc_st{name});
+    *f = slot.get();
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+                                unsigned int by, unsigned int bz, unsigned int shared, CUstream s, void** params,
+                                void** extra) {
+    LOCK;
+    INITED;
+    NEED(f && !extra);
+    CUctx_st* ctx = s ? s->ctx : t_ctx;
+    if (!ctx) return CUDA_ERROR_INVALID_CONTEXT;
+    auto& reg = fake::kernel_registry();
+    auto it = reg.find(f->name);
+    if (it == reg.end()) return CUDA_ERROR_NOT_SUPPORTED;  // no CPU emulation for this kernel yet
+    fake::KernelLaunch launch{{gx, gy, gz}, {bx, by, bz}, shared, params, &g_devs[ctx->dev]->gpu,
+                              [](uint64_t p, size_t n) -> void* {
+                                  char* h = nullptr;
+                                  return find_alloc(p, n, &h) ? h : nullptr;
+                              }};
+    double ns = it->second(launch);
+    if (ns < 0) return CUDA_ERROR_INVALID_VALUE;
+    return charge(s, ns);
+}
+
+}  // extern "C"

@@ -1,0 +1,794 @@
+// Fake NVML (libnvidia-ml.so.1) driven by a scenario file. Every exported function is defined with
+// the signature nvml.h declares, so the compiler checks the ABI. Built twice: the current driver,
+// and with FAKE_OLD_DRIVER an R440-era library lacking the newer versioned entry points.
+#define NVML_NO_UNVERSIONED_FUNC_DEFS  // declare both the versioned and the legacy names
+#pragma GCC visibility push(default)
+#include <nvml.h>
+#pragma GCC visibility pop
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <unistd.h>
+
+#include "scenario.hpp"
+
+namespace {
+
+struct Dev {
+    fake::Gpu gpu;            // current state: scenario plus changes already due
+    uint64_t calls = 0;       // NVML calls that named this device
+    size_t changes_applied = 0;
+    std::set<size_t> xids_delivered;
+    bool lost_event_delivered = false;
+};
+
+struct EventSet {
+    std::set<Dev*> devices;
+};
+
+std::mutex g_mu;
+int g_init_count = 0;
+fake::Scenario g_sc;
+std::vector<Dev> g_devs;
+std::set<EventSet*> g_sets;
+
+bool lost(const Dev& d) { return d.gpu.lost_after_calls && d.calls > *d.gpu.lost_after_calls; }
+
+// Looks up a handle, counts the call, applies scripted changes and the lost-GPU rule.
+nvmlReturn_t enter(nvmlDevice_t h, Dev** out) {
+    if (g_init_count == 0) return NVML_ERROR_UNINITIALIZED;
+    auto* d = reinterpret_cast<Dev*>(h);
+    if (g_devs.empty() || d < g_devs.data() || d >= g_devs.data() + g_devs.size()) return NVML_ERROR_INVALID_ARGUMENT;
+    ++d->calls;
+    while (d->changes_applied < d->gpu.changes.size() &&
+           d->calls > d->gpu.changes[d->changes_applied].after_calls) {
+        auto keys = d->gpu.changes[d->changes_applied].keys;
+        fake::apply_gpu_keys(d->gpu, *keys, "change");  // validated at load time
+        ++d->changes_applied;
+    }
+    if (lost(*d)) return NVML_ERROR_GPU_IS_LOST;
+    *out = d;
+    return NVML_SUCCESS;
+}
+
+#define DEVICE(h)                                              \
+    std::lock_guard<std::mutex> lock_(g_mu);                   \
+    Dev* d_ = nullptr;                                         \
+    if (nvmlReturn_t r_ = enter(h, &d_); r_ != NVML_SUCCESS) return r_; \
+    const fake::Gpu& g = d_->gpu;                              \
+    (void)g
+
+#define NEED(p) \
+    if (!(p)) return NVML_ERROR_INVALID_ARGUMENT
+
+nvmlReturn_t copy_str(const std::string& s, char* buf, unsigned len) {
+    NEED(buf);
+    if (len < s.size() + 1) return NVML_ERROR_INSUFFICIENT_SIZE;
+    std::memcpy(buf, s.c_str(), s.size() + 1);
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t init_locked() {
+    if (g_init_count > 0) {
+        ++g_init_count;
+        return NVML_SUCCESS;
+    }
+    std::string err;
+    auto sc = fake::load_scenario_from_env(err);
+    if (!sc) {
+        std::fprintf(stderr, "fake NVML: %s\n", err.c_str());
+        return NVML_ERROR_UNKNOWN;
+    }
+    if (!sc->kernel_driver_loaded) return NVML_ERROR_DRIVER_NOT_LOADED;
+    g_sc = std::move(*sc);
+    g_devs.clear();
+    g_devs.reserve(g_sc.gpus.size());
+    for (const auto& gpu : g_sc.gpus) g_devs.push_back(Dev{gpu});
+    g_init_count = 1;
+    return NVML_SUCCESS;
+}
+
+[[maybe_unused]] void fill_pci(const fake::Gpu& g, unsigned& domain, unsigned& bus, unsigned& device) {
+    fake::parse_bus_id(g.pci_bus_id, domain, bus, device);
+}
+
+nvmlReturn_t fill_pci_info(const std::string& bus_id, unsigned device_id, unsigned vendor_id,
+                           unsigned subsys, nvmlPciInfo_t* pci) {
+    NEED(pci);
+    std::memset(pci, 0, sizeof *pci);
+    unsigned dom = 0, bus = 0, dev = 0;
+    fake::parse_bus_id(bus_id, dom, bus, dev);
+    pci->domain = dom;
+    pci->bus = bus;
+    pci->device = dev;
+    pci->pciDeviceId = (device_id << 16) | vendor_id;
+    pci->pciSubSystemId = subsys;
+    std::snprintf(pci->busId, sizeof pci->busId, NVML_DEVICE_PCI_BUS_ID_FMT, dom, bus, dev);
+    std::snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, NVML_DEVICE_PCI_BUS_ID_LEGACY_FMT, dom, bus, dev);
+    return NVML_SUCCESS;
+}
+
+uint64_t process_bytes(const fake::Gpu& g) {
+    uint64_t sum = 0;
+    for (const auto& p : g.processes) sum += p.used_bytes;
+    return sum;
+}
+
+template <class Info>
+nvmlReturn_t list_processes(nvmlDevice_t h, unsigned* count, Info* infos, bool graphics) {
+    DEVICE(h);
+    NEED(count);
+    std::vector<const fake::Process*> ps;
+    for (const auto& p : g.processes)
+        if (p.graphics == graphics) ps.push_back(&p);
+    if (*count < ps.size()) {
+        *count = static_cast<unsigned>(ps.size());
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    *count = static_cast<unsigned>(ps.size());
+    if (!ps.empty()) NEED(infos);
+    for (size_t i = 0; i < ps.size(); ++i) {
+        std::memset(&infos[i], 0, sizeof(Info));
+        infos[i].pid = ps[i]->pid;
+        infos[i].usedGpuMemory = ps[i]->used_bytes;
+        if constexpr (sizeof(Info) > sizeof(nvmlProcessInfo_v1_t)) {
+            infos[i].gpuInstanceId = 0xFFFFFFFF;
+            infos[i].computeInstanceId = 0xFFFFFFFF;
+        }
+    }
+    return NVML_SUCCESS;
+}
+
+unsigned mw(double w) { return static_cast<unsigned>(w * 1000.0 + 0.5); }
+
+bool link_ok(const fake::Gpu& g, unsigned link) { return link < g.nvlink_count; }
+
+}  // namespace
+
+extern "C" {
+
+// ---- fake-only hook ------------------------------------------------------------------------------
+// Number of NVML calls made so far on GPU `index` (tests use it to place scripted failures).
+__attribute__((visibility("default"))) unsigned long long gpuvet_fake_nvml_calls(unsigned index) {
+    std::lock_guard<std::mutex> lk(g_mu);
+    return index < g_devs.size() ? g_devs[index].calls : 0;
+}
+
+// ---- initialisation and system -------------------------------------------------------------------
+nvmlReturn_t nvmlInit_v2(void) {
+    std::lock_guard<std::mutex> lk(g_mu);
+    return init_locked();
+}
+nvmlReturn_t nvmlInit(void) { return nvmlInit_v2(); }
+nvmlReturn_t nvmlInitWithFlags(unsigned int) { return nvmlInit_v2(); }
+
+nvmlReturn_t nvmlShutdown(void) {
+    std::lock_guard<std::mutex> lk(g_mu);
+    if (g_init_count == 0) return NVML_ERROR_UNINITIALIZED;
+    if (--g_init_count == 0) g_devs.clear();
+    return NVML_SUCCESS;
+}
+
+const char* nvmlErrorString(nvmlReturn_t r) {
+    switch (r) {
+        case NVML_SUCCESS: return "Success";
+        case NVML_ERROR_UNINITIALIZED: return "Uninitialized";
+        case NVML_ERROR_INVALID_ARGUMENT: return "Invalid Argument";
+        case NVML_ERROR_NOT_SUPPORTED: return "Not Supported";
+        case NVML_ERROR_NO_PERMISSION: return "Insufficient Permissions";
+        case NVML_ERROR_NOT_FOUND: return "Not Found";
+        case NVML_ERROR_INSUFFICIENT_SIZE: return "Insufficient Size";
+        case NVML_ERROR_DRIVER_NOT_LOADED: return "Driver Not Loaded";
+        case NVML_ERROR_TIMEOUT: return "Timeout";
+        case NVML_ERROR_GPU_IS_LOST: return "GPU is lost";
+        case NVML_ERROR_FUNCTION_NOT_FOUND: return "Function Not Found";
+        default: return "Unknown Error";
+    }
+}
+
+nvmlReturn_t nvmlSystemGetDriverVersion(char* version, unsigned int length) {
+    std::lock_guard<std::mutex> lk(g_mu);
+    if (!g_init_count) return NVML_ERROR_UNINITIALIZED;
+    return copy_str(g_sc.driver_version, version, length);
+}
+nvmlReturn_t nvmlSystemGetNVMLVersion(char* version, unsigned int length) {
+    std::lock_guard<std::mutex> lk(g_mu);
+    if (!g_init_count) return NVML_ERROR_UNINITIALIZED;
+    return copy_str(g_sc.nvml_version, version, length);
+}
+nvmlReturn_t nvmlSystemGetCudaDriverVersion(int* v) {
+    std::lock_guard<std::mutex> lk(g_mu);
+    if (!g_init_count) return NVML_ERROR_UNINITIALIZED;
+    NEED(v);
+    *v = g_sc.cuda_driver_version;
+    return NVML_SUCCESS;
+}
+#ifndef FAKE_OLD_DRIVER
+nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int* v) { return nvmlSystemGetCudaDriverVersion(v); }
+#endif
+
+nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char* name, unsigned int length) {
+    std::lock_guard<std::mutex> lk(g_mu);
+    if (!g_init_count) return NVML_ERROR_UNINITIALIZED;
+    for (const auto& d : g_devs)
+        for (const auto& p : d.gpu.processes)
+            if (p.pid == pid) return copy_str(p.name, name, length);
+    return NVML_ERROR_NOT_FOUND;
+}
+
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* count) {
+    std::lock_guard<std::mutex> lk(g_mu);
+    if (!g_init_count) return NVML_ERROR_UNINITIALIZED;
+    NEED(count);
+    *count = static_cast<unsigned>(g_devs.size());
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetCount(unsigned int* count) { return nvmlDeviceGetCount_v2(count); }
+
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t* device) {
+    std::lock_guard<std::mutex> lk(g_mu);
+    if (!g_init_count) return NVML_ERROR_UNINITIALIZED;
+    NEED(device && index < g_devs.size());
+    Dev& d = g_devs[index];
+    ++d.calls;
+    if (lost(d)) return NVML_ERROR_GPU_IS_LOST;
+    *device = reinterpret_cast<nvmlDevice_t>(&d);
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int index, nvmlDevice_t* device) {
+    return nvmlDeviceGetHandleByIndex_v2(index, device);
+}
+nvmlReturn_t nvmlDeviceGetHandleByUUID(const char* uuid, nvmlDevice_t* device) {
+    std::lock_guard<std::mutex> lk(g_mu);
+    if (!g_init_count) return NVML_ERROR_UNINITIALIZED;
+    NEED(uuid && device);
+    for (auto& d : g_devs)
+        if (d.gpu.uuid == uuid) {
+            *device = reinterpret_cast<nvmlDevice_t>(&d);
+            return NVML_SUCCESS;
+        }
+    return NVML_ERROR_NOT_FOUND;
+}
+nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char* bus_id, nvmlDevice_t* device) {
+    std::lock_guard<std::mutex> lk(g_mu);
+    if (!g_init_count) return NVML_ERROR_UNINITIALIZED;
+    NEED(bus_id && device);
+    unsigned a, b, c, x, y, z;
+    if (!fake::parse_bus_id(bus_id, a, b, c)) return NVML_ERROR_INVALID_ARGUMENT;
+    for (auto& d : g_devs) {
+        fake::parse_bus_id(d.gpu.pci_bus_id, x, y, z);
+        if (a == x && b == y && c == z) {
+            *device = reinterpret_cast<nvmlDevice_t>(&d);
+            return NVML_SUCCESS;
+        }
+    }
+    return NVML_ERROR_NOT_FOUND;
+}
+nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t h, unsigned int* index) {
+    DEVICE(h);
+    NEED(index);
+    *index = static_cast<unsigned>(d_ - g_devs.data());
+    return NVML_SUCCESS;
+}
+
+// ---- identity ------------------------------------------------------------------------------------
+nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t h, char* name, unsigned int length) {
+    DEVICE(h);
+    return copy_str(g.name, name, length);
+}
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t h, char* uuid, unsigned int length) {
+    DEVICE(h);
+    return copy_str(g.uuid, uuid, length);
+}
+nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t h, char* serial, unsigned int length) {
+    DEVICE(h);
+    return copy_str(g.serial, serial, length);
+}
+nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t h, char* pn, unsigned int length) {
+    DEVICE(h);
+    return copy_str(g.board_part_number, pn, length);
+}
+nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t h, char* version, unsigned int length) {
+    DEVICE(h);
+    return copy_str(g.vbios, version, length);
+}
+nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t h, unsigned int* minor) {
+    DEVICE(h);
+    NEED(minor);
+    *minor = g.minor_number;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t h, nvmlPciInfo_t* pci) {
+    DEVICE(h);
+    return fill_pci_info(g.pci_bus_id, g.pci_device_id, g.pci_vendor_id, g.pci_subsystem_id, pci);
+}
+#ifndef FAKE_OLD_DRIVER
+nvmlReturn_t nvmlDeviceGetPciInfoExt(nvmlDevice_t h, nvmlPciInfoExt_t* pci) {
+    DEVICE(h);
+    NEED(pci);
+    if (pci->version != nvmlPciInfoExt_v1) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    unsigned dom = 0, bus = 0, dev = 0;
+    fill_pci(g, dom, bus, dev);
+    pci->domain = dom;
+    pci->bus = bus;
+    pci->device = dev;
+    pci->pciDeviceId = (g.pci_device_id << 16) | g.pci_vendor_id;
+    pci->pciSubSystemId = g.pci_subsystem_id;
+    pci->baseClass = 0x03;  // display controller
+    pci->subClass = 0x02;   // 3D controller, as datacenter GPUs report
+    std::snprintf(pci->busId, sizeof pci->busId, NVML_DEVICE_PCI_BUS_ID_FMT, dom, bus, dev);
+    return NVML_SUCCESS;
+}
+#endif
+nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t h, nvmlDeviceArchitecture_t* arch) {
+    DEVICE(h);
+    NEED(arch);
+    // NVML_DEVICE_ARCH_* from the compute capability major: 7 Volta, 8 Ampere, 9 Hopper, 10 Blackwell.
+    switch (g.cc_major) {
+        case 7: *arch = g.cc_minor >= 5 ? NVML_DEVICE_ARCH_TURING : NVML_DEVICE_ARCH_VOLTA; break;
+        case 8: *arch = g.cc_minor == 9 ? NVML_DEVICE_ARCH_ADA : NVML_DEVICE_ARCH_AMPERE; break;
+        case 9: *arch = NVML_DEVICE_ARCH_HOPPER; break;
+        case 10: case 12: *arch = NVML_DEVICE_ARCH_BLACKWELL; break;
+        default: *arch = NVML_DEVICE_ARCH_UNKNOWN;
+    }
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t h, int* major, int* minor) {
+    DEVICE(h);
+    NEED(major && minor);
+    *major = static_cast<int>(g.cc_major);
+    *minor = static_cast<int>(g.cc_minor);
+    return NVML_SUCCESS;
+}
+#ifndef FAKE_OLD_DRIVER
+nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t h, unsigned int* cores) {
+    DEVICE(h);
+    NEED(cores);
+    *cores = g.gpu_cores;
+    return NVML_SUCCESS;
+}
+#endif
+nvmlReturn_t nvmlDeviceGetMultiGpuBoard(nvmlDevice_t h, unsigned int* multi) {
+    DEVICE(h);
+    NEED(multi);
+    *multi = g.multi_gpu_board ? 1 : 0;
+    return NVML_SUCCESS;
+}
+
+// ---- memory and ECC ------------------------------------------------------------------------------
+nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t h, nvmlMemory_t* m) {
+    DEVICE(h);
+    NEED(m);
+    // v1 counts the driver's reservation as used.
+    m->total = g.memory_total_bytes;
+    m->used = g.memory_reserved_bytes + g.memory_used_bytes + process_bytes(g);
+    m->free = m->total > m->used ? m->total - m->used : 0;
+    return NVML_SUCCESS;
+}
+#ifndef FAKE_OLD_DRIVER
+nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t h, nvmlMemory_v2_t* m) {
+    DEVICE(h);
+    NEED(m);
+    if (m->version != nvmlMemory_v2) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    m->total = g.memory_total_bytes;
+    m->reserved = g.memory_reserved_bytes;
+    m->used = g.memory_used_bytes + process_bytes(g);
+    uint64_t taken = m->reserved + m->used;
+    m->free = m->total > taken ? m->total - taken : 0;
+    return NVML_SUCCESS;
+}
+#endif
+nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t h, nvmlEnableState_t* current, nvmlEnableState_t* pending) {
+    DEVICE(h);
+    NEED(current && pending);
+    *current = g.ecc_enabled ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+    *pending = g.ecc_pending_enabled ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t h, nvmlMemoryErrorType_t type, nvmlEccCounterType_t counter,
+                                         unsigned long long* count) {
+    DEVICE(h);
+    NEED(count);
+    if (!g.ecc_enabled) return NVML_ERROR_NOT_SUPPORTED;
+    bool corrected = type == NVML_MEMORY_ERROR_TYPE_CORRECTED;
+    NEED(corrected || type == NVML_MEMORY_ERROR_TYPE_UNCORRECTED);
+    NEED(counter == NVML_VOLATILE_ECC || counter == NVML_AGGREGATE_ECC);
+    if (counter == NVML_VOLATILE_ECC) *count = corrected ? g.ecc_volatile_corrected : g.ecc_volatile_uncorrected;
+    else *count = corrected ? g.ecc_aggregate_corrected : g.ecc_aggregate_uncorrected;
+    return NVML_SUCCESS;
+}
+#ifndef FAKE_OLD_DRIVER
+nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t h, unsigned int* corr, unsigned int* unc, unsigned int* pending,
+                                       unsigned int* failure) {
+    DEVICE(h);
+    NEED(corr && unc && pending && failure);
+    *corr = g.remapped_rows_correctable;
+    *unc = g.remapped_rows_uncorrectable;
+    *pending = g.remap_pending ? 1 : 0;
+    *failure = g.remap_failure ? 1 : 0;
+    return NVML_SUCCESS;
+}
+#endif
+
+namespace {
+nvmlReturn_t retired(nvmlDevice_t h, nvmlPageRetirementCause_t cause, unsigned* count, unsigned long long* addrs,
+                     unsigned long long* stamps) {
+    DEVICE(h);
+    NEED(count);
+    // Hopper replaced page retirement with row remapping; the scenario can still script pages.
+    unsigned n = cause == NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS ? g.retired_pages_sbe
+               : cause == NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR          ? g.retired_pages_dbe
+                                                                                    : ~0u;
+    NEED(n != ~0u);
+    if (*count < n) {
+        *count = n;
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    *count = n;
+    for (unsigned i = 0; i < n; ++i) {
+        if (addrs) addrs[i] = 0x1000 + 0x10 * i + (cause << 20);
+        if (stamps) stamps[i] = 1700000000ull + i;
+    }
+    return NVML_SUCCESS;
+}
+}  // namespace
+nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t h, nvmlPageRetirementCause_t cause, unsigned int* count,
+                                       unsigned long long* addresses) {
+    return retired(h, cause, count, addresses, nullptr);
+}
+#ifndef FAKE_OLD_DRIVER
+nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t h, nvmlPageRetirementCause_t cause, unsigned int* count,
+                                          unsigned long long* addresses, unsigned long long* timestamps) {
+    return retired(h, cause, count, addresses, timestamps);
+}
+#endif
+nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t h, nvmlEnableState_t* pending) {
+    DEVICE(h);
+    NEED(pending);
+    *pending = g.retired_pages_pending ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+    return NVML_SUCCESS;
+}
+
+// ---- PCIe ----------------------------------------------------------------------------------------
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t h, unsigned int* v) {
+    DEVICE(h);
+    NEED(v);
+    *v = g.pcie_gen_current;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t h, unsigned int* v) {
+    DEVICE(h);
+    NEED(v);
+    *v = g.pcie_width_current;
+    return NVML_SUCCESS;
+}
+// "Max" is what this device and this system can reach together; "GpuMax" the device alone.
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t h, unsigned int* v) {
+    DEVICE(h);
+    NEED(v);
+    *v = std::min(g.pcie_gen_gpu_max, g.host_pcie_gen_max);
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t h, unsigned int* v) {
+    DEVICE(h);
+    NEED(v);
+    *v = std::min(g.pcie_width_gpu_max, g.host_pcie_width_max);
+    return NVML_SUCCESS;
+}
+#ifndef FAKE_OLD_DRIVER
+nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t h, unsigned int* v) {
+    DEVICE(h);
+    NEED(v);
+    *v = g.pcie_gen_gpu_max;
+    return NVML_SUCCESS;
+}
+#endif
+nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t h, unsigned int* v) {
+    DEVICE(h);
+    NEED(v);
+    *v = g.pcie_replay_counter;
+    return NVML_SUCCESS;
+}
+
+// ---- NVLink --------------------------------------------------------------------------------------
+nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t h, unsigned int link, nvmlEnableState_t* active) {
+    DEVICE(h);
+    NEED(active);
+    if (g.nvlink_count == 0) return NVML_ERROR_NOT_SUPPORTED;
+    NEED(link_ok(g, link));
+    bool down = std::find(g.nvlink_down.begin(), g.nvlink_down.end(), link) != g.nvlink_down.end();
+    *active = down ? NVML_FEATURE_DISABLED : NVML_FEATURE_ENABLED;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t h, unsigned int link, unsigned int* version) {
+    DEVICE(h);
+    NEED(version);
+    if (g.nvlink_count == 0) return NVML_ERROR_NOT_SUPPORTED;
+    NEED(link_ok(g, link));
+    // nvmlNvlinkVersion_t codes: NVLink 1.0 -> 1, 2.0 -> 2, 3.0 -> 4, 4.0 -> 6, 5.0 -> 7.
+    static const unsigned codes[] = {0, 1, 2, 4, 6, 7, 8};
+    *version = g.nvlink_version < 7 ? codes[g.nvlink_version] : 0;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t h, unsigned int link, nvmlPciInfo_t* pci) {
+    DEVICE(h);
+    if (g.nvlink_count == 0) return NVML_ERROR_NOT_SUPPORTED;
+    NEED(link_ok(g, link));
+    std::string bus = link < g.nvlink_remote_bus_ids.size() ? g.nvlink_remote_bus_ids[link] : "00000000:05:00.0";
+    // NVSwitch device id 0x22A3 (H100-generation NVSwitch).
+    unsigned devid = g.nvlink_remote_type == "switch" ? 0x22A3 : g.pci_device_id;
+    return fill_pci_info(bus, devid, 0x10DE, 0, pci);
+}
+nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t h, unsigned int link, nvmlIntNvLinkDeviceType_t* type) {
+    DEVICE(h);
+    NEED(type);
+    if (g.nvlink_count == 0) return NVML_ERROR_NOT_SUPPORTED;
+    NEED(link_ok(g, link));
+    *type = g.nvlink_remote_type == "switch" ? NVML_NVLINK_DEVICE_TYPE_SWITCH : NVML_NVLINK_DEVICE_TYPE_GPU;
+    return NVML_SUCCESS;
+}
+
+// ---- modes ---------------------------------------------------------------------------------------
+nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t h, nvmlEnableState_t* mode) {
+    DEVICE(h);
+    NEED(mode);
+    *mode = g.persistence_mode ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t h, nvmlComputeMode_t* mode) {
+    DEVICE(h);
+    NEED(mode);
+    *mode = g.compute_mode == "prohibited"          ? NVML_COMPUTEMODE_PROHIBITED
+          : g.compute_mode == "exclusive_process"   ? NVML_COMPUTEMODE_EXCLUSIVE_PROCESS
+                                                    : NVML_COMPUTEMODE_DEFAULT;
+    return NVML_SUCCESS;
+}
+#ifndef FAKE_OLD_DRIVER
+nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t h, unsigned int* current, unsigned int* pending) {
+    DEVICE(h);
+    NEED(current && pending);
+    *current = g.mig_mode ? NVML_DEVICE_MIG_ENABLE : NVML_DEVICE_MIG_DISABLE;
+    *pending = g.mig_pending ? NVML_DEVICE_MIG_ENABLE : NVML_DEVICE_MIG_DISABLE;
+    return NVML_SUCCESS;
+}
+#endif
+nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t h, nvmlGpuVirtualizationMode_t* mode) {
+    DEVICE(h);
+    NEED(mode);
+    const std::string& v = g.virtualization_mode;
+    *mode = v == "passthrough" ? NVML_GPU_VIRTUALIZATION_MODE_PASSTHROUGH
+          : v == "vgpu"        ? NVML_GPU_VIRTUALIZATION_MODE_VGPU
+          : v == "host_vgpu"   ? NVML_GPU_VIRTUALIZATION_MODE_HOST_VGPU
+          : v == "host_vsga"   ? NVML_GPU_VIRTUALIZATION_MODE_HOST_VSGA
+                               : NVML_GPU_VIRTUALIZATION_MODE_NONE;
+    return NVML_SUCCESS;
+}
+
+// ---- power, clocks, thermals, utilisation --------------------------------------------------------
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t h, unsigned int* mw_out) {
+    DEVICE(h);
+    NEED(mw_out);
+    *mw_out = mw(g.power_draw_w);
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t h, unsigned int* v) {
+    DEVICE(h);
+    NEED(v);
+    *v = mw(g.power_limit_w);
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t h, unsigned int* v) {
+    DEVICE(h);
+    NEED(v);
+    *v = mw(g.power_default_limit_w);
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t h, unsigned int* lo, unsigned int* hi) {
+    DEVICE(h);
+    NEED(lo && hi);
+    *lo = mw(g.power_min_limit_w);
+    *hi = mw(g.power_max_limit_w);
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t h, unsigned int* v) {
+    DEVICE(h);
+    NEED(v);
+    *v = mw(g.power_enforced_limit_w);
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t h, nvmlClockType_t type, unsigned int* mhz) {
+    DEVICE(h);
+    NEED(mhz);
+    switch (type) {
+        case NVML_CLOCK_GRAPHICS: case NVML_CLOCK_SM: *mhz = g.sm_clock_mhz; break;
+        case NVML_CLOCK_MEM: *mhz = g.mem_clock_mhz; break;
+        case NVML_CLOCK_VIDEO: *mhz = g.video_clock_mhz; break;
+        default: return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t h, nvmlClockType_t type, unsigned int* mhz) {
+    DEVICE(h);
+    NEED(mhz);
+    switch (type) {
+        case NVML_CLOCK_GRAPHICS: case NVML_CLOCK_SM: *mhz = g.max_sm_clock_mhz; break;
+        case NVML_CLOCK_MEM: *mhz = g.max_mem_clock_mhz; break;
+        case NVML_CLOCK_VIDEO: *mhz = g.max_video_clock_mhz; break;
+        default: return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    return NVML_SUCCESS;
+}
+#ifndef FAKE_OLD_DRIVER
+nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t h, unsigned long long* reasons) {
+    DEVICE(h);
+    NEED(reasons);
+    *reasons = g.clock_event_reasons;
+    return NVML_SUCCESS;
+}
+#endif
+nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t h, unsigned long long* reasons) {
+    DEVICE(h);
+    NEED(reasons);
+    *reasons = g.clock_event_reasons;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t h, nvmlTemperatureSensors_t sensor, unsigned int* temp) {
+    DEVICE(h);
+    NEED(temp);
+    NEED(sensor == NVML_TEMPERATURE_GPU);
+    *temp = g.temperature_c;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t h, nvmlTemperatureThresholds_t type, unsigned int* temp) {
+    DEVICE(h);
+    NEED(temp);
+    switch (type) {
+        case NVML_TEMPERATURE_THRESHOLD_SHUTDOWN: *temp = g.temp_shutdown_c; break;
+        case NVML_TEMPERATURE_THRESHOLD_SLOWDOWN: *temp = g.temp_slowdown_c; break;
+        case NVML_TEMPERATURE_THRESHOLD_MEM_MAX: *temp = g.temp_mem_max_c; break;
+        case NVML_TEMPERATURE_THRESHOLD_GPU_MAX: *temp = g.temp_gpu_max_c; break;
+        default: return NVML_ERROR_NOT_SUPPORTED;
+    }
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t h, unsigned int* speed) {
+    DEVICE(h);
+    NEED(speed);
+    if (!g.fan_speed_percent) return NVML_ERROR_NOT_SUPPORTED;
+    *speed = *g.fan_speed_percent;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t h, nvmlUtilization_t* u) {
+    DEVICE(h);
+    NEED(u);
+    u->gpu = g.utilization_gpu_percent;
+    u->memory = g.utilization_memory_percent;
+    return NVML_SUCCESS;
+}
+
+// ---- processes -----------------------------------------------------------------------------------
+#ifndef FAKE_OLD_DRIVER
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t h, unsigned int* n, nvmlProcessInfo_t* p) {
+    return list_processes(h, n, p, false);
+}
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t h, unsigned int* n, nvmlProcessInfo_v2_t* p) {
+    return list_processes(h, n, p, false);
+}
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t h, unsigned int* n, nvmlProcessInfo_t* p) {
+    return list_processes(h, n, p, true);
+}
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v2(nvmlDevice_t h, unsigned int* n, nvmlProcessInfo_v2_t* p) {
+    return list_processes(h, n, p, true);
+}
+#endif
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t h, unsigned int* n, nvmlProcessInfo_v1_t* p) {
+    return list_processes(h, n, p, false);
+}
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses(nvmlDevice_t h, unsigned int* n, nvmlProcessInfo_v1_t* p) {
+    return list_processes(h, n, p, true);
+}
+
+// ---- host placement and topology -----------------------------------------------------------------
+#ifndef FAKE_OLD_DRIVER
+nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t h, unsigned int* node) {
+    DEVICE(h);
+    NEED(node);
+    *node = static_cast<unsigned>(g.numa_node);
+    return NVML_SUCCESS;
+}
+#endif
+nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t h, unsigned int size, unsigned long* set) {
+    DEVICE(h);
+    NEED(set && size > 0);
+    std::memset(set, 0, size * sizeof(unsigned long));
+    const unsigned bits = sizeof(unsigned long) * 8;
+    for (unsigned cpu : fake::parse_cpu_list(g.cpu_affinity))
+        if (cpu / bits < size) set[cpu / bits] |= 1ul << (cpu % bits);
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t h1, nvmlDevice_t h2, nvmlGpuTopologyLevel_t* level) {
+    unsigned a, b;
+    {
+        DEVICE(h1);
+        a = static_cast<unsigned>(d_ - g_devs.data());
+    }
+    DEVICE(h2);
+    NEED(level);
+    b = static_cast<unsigned>(d_ - g_devs.data());
+    *level = static_cast<nvmlGpuTopologyLevel_t>(fake::topology_level(g_sc, a, b));
+    return NVML_SUCCESS;
+}
+
+// ---- events --------------------------------------------------------------------------------------
+nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t* set) {
+    std::lock_guard<std::mutex> lk(g_mu);
+    if (!g_init_count) return NVML_ERROR_UNINITIALIZED;
+    NEED(set);
+    auto* s = new EventSet;
+    g_sets.insert(s);
+    *set = reinterpret_cast<nvmlEventSet_t>(s);
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t h, unsigned long long* types) {
+    DEVICE(h);
+    NEED(types);
+    *types = nvmlEventTypeXidCriticalError | nvmlEventTypeSingleBitEccError | nvmlEventTypeDoubleBitEccError;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t h, unsigned long long types, nvmlEventSet_t set) {
+    DEVICE(h);
+    auto* s = reinterpret_cast<EventSet*>(set);
+    NEED(g_sets.count(s));
+    if (types & nvmlEventTypeXidCriticalError) s->devices.insert(d_);
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set) {
+    std::lock_guard<std::mutex> lk(g_mu);
+    auto* s = reinterpret_cast<EventSet*>(set);
+    NEED(g_sets.erase(s));
+    delete s;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t* data, unsigned int timeoutms) {
+    // Scripted Xids become due by call count; a GPU that fell off the bus reports Xid 79 once.
+    auto poll = [&]() -> bool {
+        auto* s = reinterpret_cast<EventSet*>(set);
+        for (Dev* d : s->devices) {
+            const auto& xs = d->gpu.xid_events;
+            for (size_t i = 0; i < xs.size(); ++i)
+                if (d->calls >= xs[i].after_calls && !d->xids_delivered.count(i)) {
+                    d->xids_delivered.insert(i);
+                    *data = nvmlEventData_t{reinterpret_cast<nvmlDevice_t>(d), nvmlEventTypeXidCriticalError,
+                                            xs[i].xid, 0xFFFFFFFF, 0xFFFFFFFF};
+                    return true;
+                }
+            if (lost(*d) && !d->lost_event_delivered) {
+                d->lost_event_delivered = true;
+                *data = nvmlEventData_t{reinterpret_cast<nvmlDevice_t>(d), nvmlEventTypeXidCriticalError, 79,
+                                        0xFFFFFFFF, 0xFFFFFFFF};
+                return true;
+            }
+        }
+        return false;
+    };
+    {
+        std::lock_guard<std::mutex> lk(g_mu);
+        if (!g_init_count) return NVML_ERROR_UNINITIALIZED;
+        NEED(data && g_sets.count(reinterpret_cast<EventSet*>(set)));
+        if (poll()) return NVML_SUCCESS;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(timeoutms));
+    std::lock_guard<std::mutex> lk(g_mu);
+    if (!g_init_count || !g_sets.count(reinterpret_cast<EventSet*>(set))) return NVML_ERROR_UNINITIALIZED;
+    return poll() ? NVML_SUCCESS : NVML_ERROR_TIMEOUT;
+}
+nvmlReturn_t nvmlEventSetWait(nvmlEventSet_t set, nvmlEventData_t* data, unsigned int timeoutms) {
+    return nvmlEventSetWait_v2(set, data, timeoutms);
+}
+
+}  // extern "C"

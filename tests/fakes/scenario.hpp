@@ -1,0 +1,119 @@
+// Scenario model shared by the fake libcuda and fake NVML: what one machine's driver would report.
+// Defaults describe a healthy H100 SXM5 80GB on driver 570; a scenario file states only what differs.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <toml++/toml.h>
+
+namespace fake {
+
+struct Process {
+    unsigned pid = 0;
+    uint64_t used_bytes = 0;
+    std::string name;
+    bool graphics = false;  // listed by the graphics-process calls instead of the compute ones
+};
+
+struct XidEvent {
+    uint64_t after_calls = 0;  // delivered once this GPU has seen this many NVML calls
+    unsigned long long xid = 0;
+};
+
+// A change to this GPU's state that takes effect after `after_calls` NVML calls on it
+// (ECC errors appearing, throttling starting mid-burn).
+struct Change {
+    uint64_t after_calls = 0;
+    std::shared_ptr<toml::table> keys;
+};
+
+struct Gpu {
+    // identity
+    std::string name = "NVIDIA H100 80GB HBM3";
+    std::string uuid, serial, pci_bus_id;  // derived from the index when not given
+    unsigned pci_device_id = 0x2330, pci_vendor_id = 0x10DE, pci_subsystem_id = 0x16C110DE;
+    std::string vbios = "96.00.99.00.01", board_part_number = "692-2G520-0200-000";
+    unsigned minor_number = 0;
+    bool multi_gpu_board = false;
+    // memory (bytes)
+    uint64_t memory_total_bytes = 81559ull << 20, memory_reserved_bytes = 564ull << 20;
+    uint64_t memory_used_bytes = 0;  // used by processes not listed in `processes`
+    // ECC
+    bool ecc_enabled = true, ecc_pending_enabled = true;
+    uint64_t ecc_volatile_corrected = 0, ecc_volatile_uncorrected = 0;
+    uint64_t ecc_aggregate_corrected = 0, ecc_aggregate_uncorrected = 0;
+    unsigned remapped_rows_correctable = 0, remapped_rows_uncorrectable = 0;
+    bool remap_pending = false, remap_failure = false;
+    unsigned retired_pages_sbe = 0, retired_pages_dbe = 0;
+    bool retired_pages_pending = false;
+    // PCIe
+    unsigned pcie_gen_current = 5, pcie_width_current = 16;
+    unsigned pcie_gen_gpu_max = 5, pcie_width_gpu_max = 16;
+    unsigned host_pcie_gen_max = 5, host_pcie_width_max = 16;
+    unsigned pcie_replay_counter = 0;
+    // NVLink
+    unsigned nvlink_count = 18, nvlink_version = 4;
+    std::vector<unsigned> nvlink_down;
+    std::string nvlink_remote_type = "switch";  // "switch" or "gpu"
+    std::vector<std::string> nvlink_remote_bus_ids;  // per link; empty: a fake NVSwitch bus id
+    // modes
+    bool persistence_mode = true;
+    std::string compute_mode = "default";  // default | exclusive_process | prohibited
+    bool mig_mode = false, mig_pending = false;
+    std::string virtualization_mode = "none";  // none | passthrough | vgpu | host_vgpu | host_vsga
+    // power (watts)
+    double power_draw_w = 72.5, power_limit_w = 700, power_default_limit_w = 700;
+    double power_min_limit_w = 200, power_max_limit_w = 700, power_enforced_limit_w = 700;
+    // clocks (MHz)
+    unsigned sm_clock_mhz = 1980, mem_clock_mhz = 2619, video_clock_mhz = 1755;
+    unsigned max_sm_clock_mhz = 1980, max_mem_clock_mhz = 2619, max_video_clock_mhz = 1755;
+    unsigned long long clock_event_reasons = 0;
+    // thermal
+    unsigned temperature_c = 34, temp_shutdown_c = 92, temp_slowdown_c = 89, temp_gpu_max_c = 87,
+             temp_mem_max_c = 95;
+    std::optional<unsigned> fan_speed_percent;  // SXM boards have no fan: NOT_SUPPORTED
+    unsigned utilization_gpu_percent = 0, utilization_memory_percent = 0;
+    std::vector<Process> processes;
+    // host placement
+    int numa_node = -1;            // -1: derived (first half of the GPUs on node 0, rest on node 1)
+    std::string cpu_affinity;      // CPU list like "0-47,96-143"; empty: derived from numa_node
+    // compute
+    unsigned sm_count = 132, cc_major = 9, cc_minor = 0, gpu_cores = 16896;
+    unsigned l2_cache_bytes = 50u << 20, memory_bus_width_bits = 5120;
+    // simulated transfer rates, GB/s = 1e9 bytes/s
+    double hbm_bandwidth_gbps = 3000, h2d_bandwidth_gbps = 55, d2h_bandwidth_gbps = 55,
+           p2p_bandwidth_gbps = 370;
+    // failure script
+    std::optional<uint64_t> lost_after_calls;
+    std::vector<XidEvent> xid_events;
+    std::vector<Change> changes;
+};
+
+struct Scenario {
+    std::string path;
+    bool kernel_driver_loaded = true;
+    std::string driver_version = "570.124.06", nvml_version = "12.570.124.06";
+    int cuda_driver_version = 12080;
+    std::vector<Gpu> gpus;
+    // explicit topology overrides, key (min index, max index) -> NVML_TOPOLOGY_* value
+    std::map<std::pair<unsigned, unsigned>, int> topology;
+};
+
+// Reads GPUVET_FAKE_SCENARIO. On any problem returns nullopt and writes the reason (naming the
+// file and key) to `error`.
+std::optional<Scenario> load_scenario_from_env(std::string& error);
+std::optional<Scenario> load_scenario(const std::string& path, std::string& error);
+
+// Applies a change's keys on top of a GPU (throws std::runtime_error on bad keys; load checks them).
+void apply_gpu_keys(Gpu& gpu, const toml::table& t, const std::string& where);
+
+// Helpers shared by both libraries.
+bool parse_bus_id(const std::string& s, unsigned& domain, unsigned& bus, unsigned& device);
+std::vector<unsigned> parse_cpu_list(const std::string& s);  // throws on bad syntax
+int topology_level(const Scenario& s, unsigned a, unsigned b);  // NVML_TOPOLOGY_* value
+
+}  // namespace fake
