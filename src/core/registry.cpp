@@ -2,12 +2,18 @@
 // reading this file tells what `gpuvet check` does.
 #include "core/check.hpp"
 #include "gpu/check_driver.hpp"
+#include "gpu/check_health.hpp"
+#include "gpu/check_identity.hpp"
+#include "gpu/check_nvlink.hpp"
+#include "gpu/check_pcie_link.hpp"
+#include "gpu/check_tenancy.hpp"
 #include "host/check_balance.hpp"
 #include "host/check_cpu.hpp"
 #include "host/check_identity.hpp"
 #include "host/check_memory.hpp"
 #include "host/check_network.hpp"
 #include "host/check_storage.hpp"
+#include "order/check_order.hpp"
 
 namespace gpuvet {
 
@@ -20,6 +26,14 @@ CheckList all_checks() {
     c.push_back(std::make_unique<HostNetworkCheck>());
     c.push_back(std::make_unique<HostBalanceCheck>());
     c.push_back(std::make_unique<GpuDriverCheck>());
+    // Drawn from the GPU inventory: no load, so they run first and describe the idle state.
+    c.push_back(std::make_unique<GpuIdentityCheck>());
+    c.push_back(std::make_unique<GpuTenancyCheck>());
+    c.push_back(std::make_unique<GpuHealthCheck>());
+    c.push_back(std::make_unique<GpuPcieLinkCheck>());
+    c.push_back(std::make_unique<GpuNvlinkCheck>());
+    // Last: order.network reads host.network's measurement.
+    c.push_back(std::make_unique<OrderCheck>());
     return c;
 }
 
