@@ -23,6 +23,7 @@ ABI_ENUM(n::nvmlClockType_t, ::nvmlClockType_t);
 ABI_ENUM(n::nvmlTemperatureSensors_t, ::nvmlTemperatureSensors_t);
 ABI_ENUM(n::nvmlTemperatureThresholds_t, ::nvmlTemperatureThresholds_t);
 ABI_ENUM(n::nvmlGpuTopologyLevel_t, ::nvmlGpuTopologyLevel_t);
+ABI_ENUM(n::nvmlIntNvLinkDeviceType_t, ::nvmlIntNvLinkDeviceType_t);
 ABI_MAP(n::nvmlPciInfo_t, ::nvmlPciInfo_t);
 ABI_MAP(n::nvmlPciInfoExt_v1_t, ::nvmlPciInfoExt_v1_t);
 ABI_MAP(n::nvmlMemory_t, ::nvmlMemory_t);
