@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
     Cli cli{app, global, action};
     add_check_command(cli);
     add_specs_command(cli);
+    add_plan_command(cli);
 
     try {
         app.parse(argc, argv);
