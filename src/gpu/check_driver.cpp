@@ -11,7 +11,6 @@ std::vector<CheckResult> GpuDriverCheck::run(CheckContext& ctx) {
         // No driver is a fact about the machine, not a failure of gpuvet: the GPU checks SKIP.
         r.verdict = Verdict::Skip;
         r.summary = "no NVIDIA driver found (" + d.absent_reason + ")";
-        r.measurements.push_back(Measurement::absent("driver_version", "Driver version", "", d.absent_reason));
         return {r};
     }
     r.verdict = Verdict::Pass;

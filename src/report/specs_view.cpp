@@ -1,6 +1,7 @@
 #include "report/specs_view.hpp"
 
 #include <cstdio>
+#include <algorithm>
 #include <sstream>
 
 #include "core/strings.hpp"
@@ -32,22 +33,29 @@ std::string lpad(std::string s, std::size_t n) {
 }  // namespace
 
 std::string render_specs_list(const SpecDb& db, const Style& st) {
+    std::size_t name_w = 4, arch_w = 4;
+    for (auto& s : db.all()) {
+        name_w = std::max(name_w, s.name.size() + 2);
+        arch_w = std::max(arch_w, s.architecture.size() + 2);
+    }
     std::ostringstream o;
-    o << st.dim("Dense datasheet figures; GB/s and TFLOPS decimal, memory in GiB. "
+    o << st.dim("Dense datasheet figures: GB/s and TFLOPS decimal, memory in GiB. "
                 "'gpuvet specs show NAME' for everything.")
       << "\n";
-    o << st.bold(rpad("SKU", 22) + rpad("ARCH", 10) + rpad("MEMORY", 14) + lpad("GB/s", 6) + lpad("FP32", 7) +
-                 lpad("TF32", 7) + lpad("BF16", 7) + lpad("FP8", 7) + lpad("TDP W", 7) + "  " + "NVLINK")
+    o << st.bold(rpad("SKU", name_w) + rpad("ARCH", arch_w) + rpad("MEMORY", 15) + lpad("GB/s", 6) +
+                 lpad("FP32", 7) + lpad("TF32", 7) + lpad("BF16", 7) + lpad("FP8", 7) + lpad("TDP W", 7) +
+                 "  NVLINK")
       << "\n";
     for (auto& s : db.all()) {
-        std::string mem = format_number(s.memory_size_gib, 4) + " " + s.memory_type;
+        std::string mem = format_number(s.memory_size_gib, 4) + " GiB " + s.memory_type;
         std::string nvl = s.nvlink_bandwidth_gbps ? format_number(*s.nvlink_bandwidth_gbps, 4) + " GB/s" : "—";
-        o << rpad(s.name, 22) << rpad(s.architecture, 10) << rpad(mem, 14)
-          << lpad(cell(s.memory_bandwidth_gbps), 6) << lpad(cell(s.fp32_tflops, 3), 7)
-          << lpad(cell(s.tf32_tensor_tflops, 3), 7) << lpad(cell(s.bf16_tensor_tflops, 4), 7)
-          << lpad(cell(s.fp8_tensor_tflops, 4), 7) << lpad(cell(s.tdp_w), 7) << "  " << nvl << "\n";
+        o << rpad(s.name, name_w) << rpad(s.architecture, arch_w) << rpad(mem, 15)
+          << lpad(cell(s.memory_bandwidth_gbps), 6) << lpad(cell(s.fp32_tflops), 7)
+          << lpad(cell(s.tf32_tensor_tflops), 7) << lpad(cell(s.bf16_tensor_tflops), 7)
+          << lpad(cell(s.fp8_tensor_tflops), 7) << lpad(cell(s.tdp_w), 7) << "  " << nvl << "\n";
     }
-    o << st.dim(std::to_string(db.all().size()) + " SKUs. TF32/BF16/FP8 are tensor-core TFLOPS without sparsity.")
+    o << st.dim(std::to_string(db.all().size()) +
+                " SKUs. TF32/BF16/FP8: tensor-core TFLOPS without sparsity. NVLINK: total per GPU, both directions.")
       << "\n";
     return o.str();
 }
@@ -83,15 +91,16 @@ std::string render_spec_show(const GpuSpec& s, const Style& st) {
 }
 
 std::string render_specs_compare(const std::vector<const GpuSpec*>& specs, const Style& st) {
-    std::ostringstream o;
-    const std::size_t label_w = 22, col_w = 20;
-    o << st.bold(rpad("", label_w));
-    for (auto* s : specs) o << st.bold(rpad(s->name, col_w));
-    o << "\n";
+    // Rows first, so the columns can be as wide as their widest cell.
+    struct Row {
+        std::string label;
+        std::vector<std::string> cells;
+    };
+    std::vector<Row> rows;
     auto text_row = [&](const char* label, auto get) {
-        o << rpad(label, label_w);
-        for (auto* s : specs) o << rpad(get(*s), col_w);
-        o << "\n";
+        Row r{label, {}};
+        for (auto* s : specs) r.cells.push_back(get(*s));
+        rows.push_back(r);
     };
     text_row("Architecture", [](const GpuSpec& s) { return s.architecture; });
     text_row("Memory type", [](const GpuSpec& s) { return s.memory_type; });
@@ -101,19 +110,53 @@ std::string render_specs_compare(const std::vector<const GpuSpec*>& specs, const
         bool any = false;
         for (auto* s : specs) any = any || f.get(*s).has_value();
         if (!any) continue;
-        std::string label = std::string(f.label) + (*f.unit ? std::string(" ") + f.unit : "");
-        o << rpad(label, label_w);
+        Row r{std::string(f.label) + (*f.unit ? std::string(" ") + f.unit : ""), {}};
         auto base = f.get(*specs.front());
         for (std::size_t i = 0; i < specs.size(); ++i) {
             auto v = f.get(*specs[i]);
             std::string c = v ? format_number(*v, 5) : "—";
-            if (i > 0 && v && base && *base > 0) c += " (×" + format_number(*v / *base, 3) + ")";
-            o << rpad(c, col_w);
+            // A ratio of generations means nothing; of throughputs and sizes it is the point.
+            bool ratio = std::string(f.key).find("generation") == std::string::npos;
+            if (ratio && i > 0 && v && base && *base > 0) c += " (×" + format_number(*v / *base, 3) + ")";
+            r.cells.push_back(c);
         }
-        o << "\n";
+        rows.push_back(r);
     }
     text_row("ECC", [](const GpuSpec& s) { return std::string(s.ecc ? "yes" : "no"); });
-    text_row("MIG", [](const GpuSpec& s) { return s.mig_instances_max ? std::to_string(s.mig_instances_max) + " instances" : std::string("no"); });
+    text_row("MIG", [](const GpuSpec& s) {
+        return s.mig_instances_max ? std::to_string(s.mig_instances_max) + " instances" : std::string("no");
+    });
+
+    std::size_t label_w = 0, col_w = 12;
+    for (auto& r : rows) {
+        label_w = std::max(label_w, r.label.size() + 2);
+        for (auto& c : r.cells) col_w = std::max(col_w, c.size() + 2);
+    }
+    std::ostringstream o;
+    // Names wrap inside their column instead of pushing the table wider.
+    std::vector<std::vector<std::string>> head;
+    std::size_t head_lines = 1;
+    for (auto* s : specs) {
+        std::vector<std::string> lines{""};
+        std::istringstream words(s->name);
+        std::string w;
+        while (words >> w) {
+            if (!lines.back().empty() && lines.back().size() + 1 + w.size() > col_w - 2) lines.push_back("");
+            lines.back() += (lines.back().empty() ? "" : " ") + w;
+        }
+        head_lines = std::max(head_lines, lines.size());
+        head.push_back(lines);
+    }
+    for (std::size_t l = 0; l < head_lines; ++l) {
+        std::string line = rpad("", label_w);
+        for (auto& h : head) line += rpad(l < h.size() ? h[l] : "", col_w);
+        o << st.bold(trim(line)) << "\n";
+    }
+    for (auto& r : rows) {
+        std::string line = rpad(r.label, label_w);
+        for (auto& c : r.cells) line += rpad(c, col_w);
+        o << trim(line) << "\n";
+    }
     o << st.dim("Ratios are to " + specs.front()->name + ". Dense datasheet figures, no sparsity.") << "\n";
     return o.str();
 }

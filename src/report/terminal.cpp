@@ -146,15 +146,29 @@ std::string render_scorecard(const Report& r, const Style& st) {
             std::string gpu_tag = (m.gpu && !c.gpu) ? "GPU " + std::to_string(*m.gpu) + " " : "";
             std::string prefix = std::string(9, ' ') + pad(m.label, 24) + " ";
             std::string ref = render_reference(m);
-            o << wrap(prefix, gpu_tag + render_measurement_value(m), st.width, 34);
-            if (!ref.empty()) o << "  " << st.dim(ref);
-            o << "\n";
+            std::string value = gpu_tag + render_measurement_value(m);
+            if (ref.empty()) {
+                o << wrap(prefix, value, st.width, 34) << "\n";
+            } else if (visible_width(prefix + value + "  " + ref) <= std::size_t(st.width)) {
+                o << prefix << value << "  " << st.dim(ref) << "\n";
+            } else {  // the reference goes under the value rather than past the edge
+                o << wrap(prefix, value, st.width, 34) << "\n";
+                o << st.dim(wrap(std::string(34, ' '), ref, st.width, 34)) << "\n";
+            }
         }
         for (auto& d : c.details) o << wrap(std::string(9, ' ') + "• ", d, st.width, 11) << "\n";
     }
-    if (!r.errors.empty()) {
+    // Errors of a check are shown with it; here only those that belong to no check.
+    std::vector<const ReportError*> loose;
+    for (auto& e : r.errors) {
+        bool shown = false;
+        for (auto& c : r.checks) shown = shown || c.key == e.where;
+        if (!shown) loose.push_back(&e);
+    }
+    if (!loose.empty()) {
         o << "\n" << st.bold("Errors") << "\n";
-        for (auto& e : r.errors) {
+        for (auto* ep : loose) {
+            auto& e = *ep;
             o << wrap("  " + e.where + ": ", e.message, st.width, 4) << "\n";
             if (!e.advice.empty()) o << wrap("    → ", e.advice, st.width, 6) << "\n";
         }
@@ -168,12 +182,18 @@ std::string render_scorecard(const Report& r, const Style& st) {
                         std::to_string(counts[int(Verdict::Warn)]) + " warned, " +
                         std::to_string(counts[int(Verdict::Fail)]) + " failed, " +
                         std::to_string(counts[int(Verdict::Skip)]) + " skipped, " +
-                        std::to_string(counts[int(Verdict::Error)]) + " errors";
-    std::string verdict_word = r.fatal ? "COULD NOT RUN"
-                               : r.exit_code == 1 ? "NO-GO"
-                               : r.exit_code == 3 ? "INCOMPLETE"
-                               : counts[int(Verdict::Warn)] ? "GO (with warnings)"
-                                                            : "GO";
+                        std::to_string(counts[int(Verdict::Error)]) +
+                        (counts[int(Verdict::Error)] == 1 ? " error" : " errors");
+    // A GPU server on which no GPU was measured is not a plain GO: say what the verdict covers.
+    bool gpu_judged = false;
+    for (auto& c : r.checks)
+        gpu_judged = gpu_judged || (starts_with(c.key, "gpu.") && c.verdict != Verdict::Skip && c.verdict != Verdict::Error);
+    std::string verdict_word = r.fatal                              ? "COULD NOT RUN"
+                               : r.exit_code == 1                   ? "NO-GO"
+                               : r.exit_code == 3                   ? "INCOMPLETE"
+                               : !gpu_judged && r.command == "check" ? "GO for the host only (no GPU was checked)"
+                               : counts[int(Verdict::Warn)]         ? "GO (with warnings)"
+                                                                    : "GO";
     const char* sgr = r.exit_code == 0 ? (counts[int(Verdict::Warn)] ? "1;33" : "1;32") : "1;31";
     o << st.paint("Verdict: " + verdict_word, sgr) << " — " << tally;
     if (r.interrupted) o << " (interrupted)";

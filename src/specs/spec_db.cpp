@@ -350,17 +350,35 @@ SpecMatch SpecDb::match(std::string_view query) const {
 }
 
 std::vector<std::string> SpecDb::closest(std::string_view query, std::size_t n) const {
+    // Word by word: each query word costs its distance to the nearest word of the SKU's names,
+    // so "h1OO" lands on H100 rather than on a short name like A10.
+    auto qt = spec_name_tokens(query);
     std::string q = compact(query);
-    std::vector<std::pair<std::size_t, const GpuSpec*>> scored;
+    struct Scored {
+        std::size_t words, whole;
+        const GpuSpec* spec;
+    };
+    std::vector<Scored> scored;
     for (auto& s : specs_) {
-        std::size_t best = SIZE_MAX;
-        for (auto& name : names_of(s)) best = std::min(best, edit_distance(q, compact(name)));
-        scored.push_back({best, &s});
+        std::set<std::string> words;
+        std::size_t whole = SIZE_MAX;
+        for (auto& name : names_of(s)) {
+            for (auto& t : spec_name_tokens(name)) words.insert(t);
+            whole = std::min(whole, edit_distance(q, compact(name)));
+        }
+        std::size_t cost = 0;
+        for (auto& t : qt) {
+            std::size_t best = t.size();
+            for (auto& w : words) best = std::min(best, edit_distance(t, w));
+            cost += best;
+        }
+        scored.push_back({cost, whole, &s});
     }
-    std::stable_sort(scored.begin(), scored.end(),
-                     [](auto& a, auto& b) { return a.first < b.first; });
+    std::stable_sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
+        return a.words != b.words ? a.words < b.words : a.whole < b.whole;
+    });
     std::vector<std::string> out;
-    for (std::size_t i = 0; i < scored.size() && out.size() < n; ++i) out.push_back(scored[i].second->name);
+    for (std::size_t i = 0; i < scored.size() && out.size() < n; ++i) out.push_back(scored[i].spec->name);
     return out;
 }
 

@@ -1,0 +1,54 @@
+"""A tiny harness for end-to-end tests: run gpuvet, collect test_* functions, print a summary.
+
+Each test module calls main(globals()); the gpuvet binary is argv[1].
+"""
+import json
+import os
+import subprocess
+import sys
+import traceback
+
+GPUVET = None
+
+
+def run(*args, env=None, input=None, timeout=240):
+    """Runs gpuvet with args; returns (exit code, stdout, stderr)."""
+    e = dict(os.environ)
+    e.pop("NO_COLOR", None)
+    if env:
+        e.update(env)
+    p = subprocess.run([GPUVET, *args], capture_output=True, text=True, env=e, input=input, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def run_json(*args, env=None):
+    code, out, err = run(*args, "--json", env=env)
+    try:
+        doc = json.loads(out)
+    except json.JSONDecodeError as ex:
+        raise AssertionError(f"not JSON ({ex}); stdout was:\n{out}\nstderr:\n{err}")
+    return code, doc, err
+
+
+NO_DRIVER = {"GPUVET_LIBCUDA": "/nonexistent/libcuda.so.1", "GPUVET_LIBNVML": "/nonexistent/libnvidia-ml.so.1"}
+
+
+def main(namespace):
+    global GPUVET
+    GPUVET = sys.argv[1]
+    only = sys.argv[2:] or None
+    tests = [(n, f) for n, f in namespace.items() if n.startswith("test_") and callable(f)]
+    passed = failed = 0
+    for name, fn in tests:
+        if only and name not in only:
+            continue
+        try:
+            fn()
+            passed += 1
+            print(f"ok   {name}")
+        except Exception:  # noqa: BLE001 - report every failure and go on
+            failed += 1
+            print(f"FAIL {name}")
+            traceback.print_exc()
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
