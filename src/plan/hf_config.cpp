@@ -1,5 +1,7 @@
 #include "plan/hf_config.hpp"
 
+#include <cmath>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -25,8 +27,10 @@ FieldSource json_fields(std::shared_ptr<const json> j) {
         if (!v) return std::nullopt;
         if (v->is_number_integer()) return v->get<std::int64_t>();
         if (v->is_number_float()) {
+            // Whole numbers written as 4096.0; anything outside int64 is not a size (and casting it
+            // would be undefined).
             double d = v->get<double>();
-            if (d == double(std::int64_t(d))) return std::int64_t(d);
+            if (std::isfinite(d) && std::fabs(d) < 9.0e18 && d == std::floor(d)) return std::int64_t(d);
         }
         return std::nullopt;
     };
@@ -56,11 +60,12 @@ FieldSource json_fields(std::shared_ptr<const json> j) {
 // Collects the names of required fields that are absent, so one error names them all.
 struct Required {
     const FieldSource& f;
+    const std::string& origin;
     std::vector<std::string> missing;
     std::int64_t integer(std::initializer_list<std::string_view> names) {
         for (auto n : names)
             if (auto v = f.integer(n)) {
-                if (*v < 0) throw input_error("field " + std::string(n) + " is negative");
+                if (*v < 0) throw input_error(origin + ": field " + std::string(n) + " is negative");
                 return *v;
             }
         missing.emplace_back(*names.begin());
@@ -106,7 +111,7 @@ void read_quantization(const FieldSource& f, ModelArch& m) {
 
 ModelArch arch_from_fields(const FieldSource& f, const std::string& origin) {
     ModelArch m;
-    Required req{f, {}};
+    Required req{f, origin, {}};
     m.model_type = to_lower(f.text("model_type").value_or(""));
     if (m.model_type.empty()) {
         // A multimodal wrapper keeps the language model in text_config.
@@ -223,7 +228,7 @@ ModelArch parse_hf_config(std::string_view text, const std::string& origin) {
     json j;
     try {
         j = json::parse(text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, or out_of_range for 1e999
         throw input_error(origin + ": not valid JSON (" + e.what() + ")",
                           "pass the model's config.json as downloaded from its repository");
     }

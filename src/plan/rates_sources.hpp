@@ -3,6 +3,7 @@
 #pragma once
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "specs/spec_db.hpp"
 
@@ -16,6 +17,9 @@ struct MeasuredRates {
 //   gpu.memory_bandwidth: measurements with unit "GB/s" (triad preferred, else copy, else max);
 //   gpu.gemm and gpu.fp_peak: unit "TFLOPS", dtype from the key containing bf16/fp16/fp32/fp8.
 std::map<std::string, MeasuredRates> read_measured_report(const std::string& path, const SpecDb& db);
+// The same from text; `origin` names the file in errors. Throws gpuvet::Error (Input) only.
+std::map<std::string, MeasuredRates> parse_measured_report(std::string_view json_text, const std::string& origin,
+                                                           const SpecDb& db);
 
 // TOML: `[prices]` table of "GPU name" = price per card-hour, optional `currency = "USD"`.
 struct PriceTable {
@@ -23,5 +27,7 @@ struct PriceTable {
     std::map<std::string, double> per_card_hour;  // SKU key -> price
 };
 PriceTable read_prices(const std::string& path, const SpecDb& db);
+// The same from text; errors name origin:line:column. Throws gpuvet::Error (Input) only.
+PriceTable parse_prices(std::string_view toml_text, const std::string& origin, const SpecDb& db);
 
 }  // namespace gpuvet
