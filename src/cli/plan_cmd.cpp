@@ -11,6 +11,7 @@
 #include "plan/recommender.hpp"
 #include "core/strings.hpp"
 #include "report/json.hpp"
+#include "report/terminal.hpp"
 #include "specs/spec_db.hpp"
 
 namespace gpuvet {
@@ -26,7 +27,8 @@ struct PlanArgs {
     Workload w;
     SpeedAssumptions a;
     double tokens = 0;
-    bool list_models = false;
+    bool list_models = false, all = false;
+    int top = 10;
 };
 
 std::int64_t parse_count(const std::string& s) {
@@ -117,6 +119,8 @@ int run_plan(const GlobalOptions& g, PlanArgs a) {
                             {"prefill_tokens_per_s", opt(r.speed.prefill_tokens_per_s)},
                             {"train_tokens_per_s", opt(r.speed.train_tokens_per_s)},
                             {"hours_for_budget", opt(r.speed.hours_for_budget)}, {"cost", opt(r.cost)},
+                            {"compute_s_per_step", opt(r.speed.compute_s_per_step)},
+                            {"comm_s_per_step", opt(r.speed.comm_s_per_step)},
                             {"rates_source", r.rates_source}, {"score", r.score}});
         nlohmann::json j{{"schema_version", kSchemaVersion}, {"command", "plan"},
                          {"model", {{"key", m.key}, {"name", m.name}, {"params", parameter_count(m)},
@@ -134,37 +138,66 @@ int run_plan(const GlobalOptions& g, PlanArgs a) {
     if (one.trainable_params && one.trainable_params != one.params)
         std::cout << fmt::format("  trainable: {} parameters (LoRA rank {})\n", one.trainable_params, a.w.lora_rank);
     std::cout << fmt::format("\nMemory on {} GPU(s), per GPU{}:\n", one.gpus, one.zero_stage ? fmt::format(", ZeRO-{}", one.zero_stage) : "");
-    std::cout << fmt::format("  {:<34} {:>16} {:>9}  {}\n", "item", "bytes", "GiB", "how");
+    std::cout << fmt::format("  {:<36} {:>9}  {}\n", "item", "GiB", "how it is counted");
+    // The explanation goes on the same line when it fits in 100 columns, else wrapped under the item.
     auto line = [&](const std::string& l, double b, const std::string& how) {
-        std::string h = how.size() > 36 ? how.substr(0, 35) + "…" : how;
-        std::cout << fmt::format("  {:<34} {:>16.0f} {:>9}  {}\n", l, b, g2(b), h);
+        std::string head = fmt::format("  {:<36} {:>9}", l, g2(b));
+        if (how.empty()) { std::cout << head << "\n"; return; }
+        if (visible_width(head) + 2 + visible_width(how) <= 100) { std::cout << head << "  " << how << "\n"; return; }
+        std::cout << head << "\n" << wrap("      ", how, 100, 6) << "\n";
     };
     for (auto& i : one.items) line(i.label, i.bytes_per_gpu, i.how);
-    line(fmt::format("margin ({:.0f}%)", a.w.margin * 100), one.margin_bytes, "seed articles' ×1.2");
+    line(fmt::format("margin ({:.0f}%)", a.w.margin * 100), one.margin_bytes, "--margin");
     line("need per GPU", one.need_per_gpu, "");
     if (one.gpus > 1) line("need in total", one.total(), fmt::format("× {} GPUs", one.gpus));
     if (one.cpu_bytes > 0) line("host RAM for offload", one.cpu_bytes, "DeepSpeed estimate");
-    for (auto& n : one.notes) std::cout << "  note: " << n << "\n";
+    for (auto& n : one.notes) std::cout << wrap("  note: ", n, 100, 8) << "\n";
 
-    std::cout << fmt::format("\nCards (scenario {}; speed at {:.0f}% utilization, decode at {:.0f}% of bandwidth):\n",
-                             sc.key, a.a.mfu * 100, a.a.bandwidth_eff * 100);
     bool train = is_training(a.w.task);
-    std::cout << fmt::format("  {:<24} {:>6} {:>5} {:>9} {:<8} {:>12} {:>10} {:>10}\n", "GPU", "GiB", "cards", "GiB/GPU",
-                             "NVLink", train ? "train tok/s" : "decode tok/s", "hours", "cost");
+    std::cout << fmt::format("\nCards, best first for scenario {} (speed at {:.0f}% utilization{}):\n", sc.key,
+                             a.a.mfu * 100, train ? "" : fmt::format(", decode at {:.0f}% of bandwidth", a.a.bandwidth_eff * 100));
+    std::string cur = prices ? prices->currency : "";
+    // Columns without data for this workload (no --tokens, no --prices, inference) are left out.
+    bool show_comm = train, show_hours = a.tokens > 0, show_cost = prices.has_value();
+    auto row = [&](const std::string& gpu, const std::string& gib, const std::string& cards, const std::string& need,
+                   const std::string& nv, const std::string& tok, const std::string& comm, const std::string& hours,
+                   const std::string& cost) {
+        std::string l = fmt::format("  {:<22} {:>4} {:>5} {:>8} {:<7} {:>12}", gpu, gib, cards, need, nv, tok);
+        if (show_comm) l += fmt::format(" {:>5}", comm);
+        if (show_hours) l += fmt::format(" {:>8}", hours);
+        if (show_cost) l += fmt::format(" {:>10}", cost);
+        while (!l.empty() && l.back() == ' ') l.pop_back();
+        std::cout << l << "\n";
+    };
+    row("GPU", "GiB", "cards", "GiB/card", "NVLink", train ? "train tok/s" : "decode tok/s", "comm", "hours", "cost " + cur);
+    row("", "", "", "need", "", "per box", "%", "", "");
+    int shown = 0, hidden = 0;
     for (auto& r : rec.rows) {
-        std::string name = r.spec->name.size() > 24 ? r.spec->name.substr(0, 24) : r.spec->name;
+        if (!a.all && (shown >= a.top || !r.cards)) { ++hidden; continue; }
+        ++shown;
         if (!r.cards) {
-            std::cout << fmt::format("  {:<24} {:>6.0f} {:>5} {:>9} {}\n", name, r.spec->memory_size_gib, "—", "", "does not fit");
+            std::cout << fmt::format("  {:<22} {:>4.0f} {:>5}  does not fit within {} cards\n", r.spec->name,
+                                     r.spec->memory_size_gib, "—", a.w.gpus.value_or(64));
             continue;
         }
         auto tok = train ? r.speed.train_tokens_per_s : r.speed.decode_tokens_per_s;
         std::string nv = r.nvlink_needed ? (r.has_nvlink ? "needed" : "MISSING") : (r.has_nvlink ? "has" : "—");
-        std::cout << fmt::format("  {:<24} {:>6.0f} {:>5} {:>9} {:<8} {:>12} {:>10} {:>10}{}\n", name, r.spec->memory_size_gib,
-                                 *r.cards, g2(r.plan->need_per_gpu), nv, tok ? fmt::format("{:.0f}", *tok) : "—",
-                                 r.speed.hours_for_budget ? fmt::format("{:.1f}", *r.speed.hours_for_budget) : "—",
-                                 r.cost ? fmt::format("{:.0f}", *r.cost) : "—", r.rates_source == "measured" ? " (measured)" : "");
+        std::string comm = "—";
+        if (r.speed.comm_s_per_step && r.speed.compute_s_per_step && *r.speed.comm_s_per_step > 0)
+            comm = fmt::format("{:.0f}", 100 * *r.speed.comm_s_per_step / (*r.speed.comm_s_per_step + *r.speed.compute_s_per_step));
+        row(r.spec->name + (r.rates_source == "measured" ? "*" : ""), fmt::format("{:.0f}", r.spec->memory_size_gib),
+            std::to_string(*r.cards), g2(r.plan->need_per_gpu), nv, tok ? format_number(*tok) : "—", comm,
+            r.speed.hours_for_budget ? fmt::format("{:.1f}", *r.speed.hours_for_budget) : "—",
+            r.cost ? fmt::format("{:.0f}", *r.cost) : "—");
     }
-    std::cout << "\n" << (rec.any_fits ? "Fits. Best: " : "Does not fit: ") << rec.suggestion << "\n";
+    if (hidden) std::cout << fmt::format("  … {} more SKU(s){}; --all lists every one\n", hidden, rec.any_fits ? "" : " (none fits)");
+    std::string legend = "per box: tokens per second of all the row's cards together.";
+    if (show_comm) legend += " comm: share of a training step spent exchanging weights and gradients over the card's link "
+                             "(NVLink, else PCIe), no overlap assumed.";
+    legend += " NVLink MISSING: the plan splits the model across cards that only have PCIe.";
+    if (!measured.empty()) legend += " *: rates measured by the --measured report.";
+    std::cout << wrap("  ", legend, 100, 2) << "\n";
+    std::cout << "\n" << wrap(rec.any_fits ? "Fits: " : "Does not fit: ", rec.suggestion, 100, 2) << "\n";
     return code;
 }
 
@@ -201,10 +234,19 @@ void add_plan_command(Cli cli) {
     sub->add_option("--scenario", a->scenario, "llm-finetune, diffusion, video-render, quant-backtest, av-sim")->capture_default_str();
     sub->add_option("--measured", a->measured, "use the rates a 'gpuvet check --json' report measured")->check(CLI::ExistingFile);
     sub->add_option("--prices", a->prices, "TOML [prices] per card-hour")->check(CLI::ExistingFile);
+    sub->add_option("--top", a->top, "rows of the card table")->capture_default_str()->check(CLI::Range(1, 1000));
+    sub->add_flag("--all", a->all, "every SKU, including those that do not fit");
     add_output_flags(*sub, cli.global, false, true);
-    sub->footer("Examples:\n  gpuvet plan --model llama-3-70b --task lora --seq 4096 --checkpointing\n"
-                "  gpuvet plan --config config.json --task inference --batch 8 --seq 8192 --engine-fraction 0.9\n"
-                "  gpuvet plan --params 7B --task full --recipe amp-adamw --tokens 1e9 --prices prices.toml");
+    sub->footer("Examples:\n"
+                "  gpuvet plan --model llama-3-70b --batch 8 --seq 8192            serve 8 chats of 8k tokens\n"
+                "  gpuvet plan --model llama-2-70b --task qlora --checkpointing    fine-tune on one card\n"
+                "  gpuvet plan --model mistral-7b --task full --seq 4096 --tokens 2e9 --prices prices.toml\n"
+                "  gpuvet plan --model llama-3-8b --task pretrain --zero 3 --gpus 8 --checkpointing\n"
+                "  gpuvet plan --config ./config.json --task lora --lora-targets q_proj,v_proj\n"
+                "  gpuvet plan --params 7B --task inference --dtype int4           a bare parameter count\n"
+                "  gpuvet check --json > box.json; gpuvet plan --model llama-3-8b --measured box.json\n"
+                "prices.toml:  currency = \"USD\"  [prices]  \"H100 SXM\" = 2.49  \"A100 80GB\" = 1.29\n"
+                "Exit: 0 something fits, 1 nothing fits (the last line says what would), 2 bad input.");
     sub->callback([&g = cli.global, &action = cli.action, a] {
         g.command = "plan";
         action = [&g, a] { return run_plan(g, *a); };

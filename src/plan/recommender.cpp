@@ -36,6 +36,7 @@ CardRates rates_for(const GpuSpec& g, const Scenario& sc, const std::map<std::st
     r.bandwidth_gbps = g.memory_bandwidth_gbps;
     r.tflops = sc.fp32 ? g.fp32_tflops : (g.bf16_tensor_tflops ? g.bf16_tensor_tflops : g.fp16_tensor_tflops);
     r.source = "datasheet";
+    set_link(r, g.nvlink_generation, g.nvlink_bandwidth_gbps, g.pcie_generation, g.pcie_lanes);
     if (auto it = measured.find(g.key); it != measured.end()) {
         auto& m = it->second;
         if (m.bandwidth_gbps) r.bandwidth_gbps = m.bandwidth_gbps;
@@ -123,7 +124,10 @@ Recommendation recommend(const ModelArch& m, const Workload& w, const SpecDb& db
             if (best) ideas.push_back(fmt::format("{} on 1× {}", what, best->name));
         }
     }
-    if (!ideas.empty()) {
+    if (!ideas.empty() && rec.any_fits) {
+        rec.suggestion = "fewest cards on the best-ranked GPU: " + ideas[0];
+        if (ideas.size() > 1) rec.suggestion += "; lighter: " + ideas[1];
+    } else if (!ideas.empty()) {
         rec.suggestion = "needs " + ideas[0];
         for (std::size_t i = 1; i < ideas.size(); ++i) rec.suggestion += ", or " + ideas[i];
     } else {

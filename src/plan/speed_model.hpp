@@ -13,7 +13,15 @@ struct CardRates {
     std::optional<double> bandwidth_gbps;  // decimal GB/s
     std::optional<double> tflops;          // dense, the dtype the workload computes in
     std::string source;                    // "datasheet" or "measured (REPORT)"
+    // Card-to-card link, one direction, decimal GB/s: NVLink when the card has it, else PCIe
+    // generation × lanes. Absent: the spec lacks both.
+    std::optional<double> link_gbps;
+    std::string link;                      // "NVLink 4" / "PCIe 4.0 x16"
 };
+
+// The link a card uses for collectives (see CardRates::link_gbps).
+void set_link(CardRates& r, std::optional<int> nvlink_gen, std::optional<double> nvlink_bidir_gbps,
+              std::optional<int> pcie_gen, std::optional<int> pcie_lanes);
 
 struct SpeedAssumptions {
     double mfu = 0.40;        // training/prefill utilization: Llama 3 paper reports 38-43% BF16 MFU
@@ -25,6 +33,9 @@ struct SpeedEstimate {
     std::optional<double> prefill_tokens_per_s;
     std::optional<double> train_tokens_per_s;
     std::optional<double> hours_for_budget;
+    // Training across data-parallel cards: seconds per step computing and exchanging
+    // (all-gather / reduce-scatter / all-reduce volume ÷ link bandwidth), for the whole box.
+    std::optional<double> compute_s_per_step, comm_s_per_step;
     std::string absent_reason;
 };
 
