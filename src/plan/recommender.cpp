@@ -107,6 +107,28 @@ Recommendation recommend(const ModelArch& m, const Workload& w, const SpecDb& db
             ideas.push_back(fmt::format("{}× {}{}", *row.cards, row.spec->name, row.nvlink_needed ? " with NVLink" : ""));
             break;
         }
+    if (ideas.empty() && w.gpus) {
+        // The asked count holds nothing: the fewest cards that would, best-ranked SKU on ties.
+        std::optional<int> best_n;
+        const SkuRow* best = nullptr;
+        for (auto& row : rec.rows)
+            for (int n = 1; n <= max_cards && (!best_n || n < *best_n); n *= 2) {
+                if (n % std::max(1, w.tp) != 0) continue;
+                Workload free = w;
+                free.gpus.reset();
+                if (plan_memory(m, free, n).need_per_gpu <= row.usable_gib * kGiB) {
+                    best_n = n;
+                    best = &row;
+                    break;
+                }
+            }
+        if (best) {
+            Workload free = w;
+            free.gpus.reset();
+            bool shards = *best_n > 1 && (w.task == Task::Inference || plan_memory(m, free, *best_n).zero_stage == 3 || w.tp > 1);
+            ideas.push_back(fmt::format("{}× {}{}", *best_n, best->spec->name, shards ? " with NVLink" : ""));
+        }
+    }
     if (w.task == Task::FullFinetune || w.task == Task::Lora || w.task == Task::Pretrain || w.task == Task::Inference) {
         Workload lighter = w;
         lighter.gpus = 1;
