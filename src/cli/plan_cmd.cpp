@@ -190,7 +190,7 @@ int run_plan(const GlobalOptions& g, PlanArgs a) {
             r.speed.hours_for_budget ? fmt::format("{:.1f}", *r.speed.hours_for_budget) : "—",
             r.cost ? fmt::format("{:.0f}", *r.cost) : "—");
     }
-    if (hidden) std::cout << fmt::format("  … {} more SKU(s){}; --all lists every one\n", hidden, rec.any_fits ? "" : " (none fits)");
+    if (hidden) std::cout << fmt::format("  ({} more SKU(s){}; --all lists every one)\n", hidden, rec.any_fits ? "" : " (none fits)");
     std::string legend = "per box: tokens per second of all the row's cards together.";
     if (show_comm) legend += " comm: share of a training step spent exchanging weights and gradients over the card's link "
                              "(NVLink, else PCIe), no overlap assumed.";
