@@ -57,6 +57,10 @@ FieldSource json_fields(std::shared_ptr<const json> j) {
     return f;
 }
 
+// No hyper-parameter of a real model comes near this; larger values would only overflow the
+// arithmetic before the plausibility checks at the end of arch_from_fields run.
+constexpr std::int64_t kFieldLimit = std::int64_t(1) << 40;
+
 // Collects the names of required fields that are absent, so one error names them all.
 struct Required {
     const FieldSource& f;
@@ -66,6 +70,7 @@ struct Required {
         for (auto n : names)
             if (auto v = f.integer(n)) {
                 if (*v < 0) throw input_error(origin + ": field " + std::string(n) + " is negative");
+                if (*v > kFieldLimit) throw input_error(origin + ": field " + std::string(n) + " is implausibly large");
                 return *v;
             }
         missing.emplace_back(*names.begin());
@@ -75,7 +80,10 @@ struct Required {
 
 std::int64_t opt_int(const FieldSource& f, std::initializer_list<std::string_view> names, std::int64_t dflt) {
     for (auto n : names)
-        if (auto v = f.integer(n)) return *v >= 0 ? *v : dflt;
+        if (auto v = f.integer(n)) {
+            if (*v > kFieldLimit) throw input_error("config field " + std::string(n) + " is implausibly large");
+            return *v >= 0 ? *v : dflt;
+        }
     return dflt;
 }
 
@@ -221,6 +229,15 @@ ModelArch arch_from_fields(const FieldSource& f, const std::string& origin) {
         if (v > big) throw input_error(origin + ": a size field is implausibly large (> 16777216)");
     if (m.vocab > (std::int64_t(1) << 28) || m.max_positions > (std::int64_t(1) << 32))
         throw input_error(origin + ": vocab_size or max_position_embeddings is implausibly large");
+    // The parameter count, estimated in floating point, must stay far inside 64-bit integers.
+    double experts = double(std::max<std::int64_t>(1, m.experts));
+    double ffn = double(std::max(m.intermediate, m.moe_intermediate)) + double(m.shared_intermediate);
+    double estimate = double(m.layers) * (4.0 * double(m.hidden) * double(m.hidden) +
+                                          3.0 * double(m.hidden) * ffn * experts) +
+                      double(m.vocab) * double(m.hidden);
+    if (estimate > 1e15)
+        throw input_error(origin + ": the config describes an implausibly large model (~" +
+                          std::to_string(estimate / 1e12) + " trillion parameters)");
     return m;
 }
 
