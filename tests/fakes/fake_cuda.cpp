@@ -723,6 +723,22 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule* mod, const void* image) {
     *mod = m;
     return CUDA_SUCCESS;
 }
+// As cuModuleLoadData; a rejected image also fills the JIT error log when one is asked for.
+CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* mod, const void* image, unsigned int n, CUjit_option* opts,
+                                    void** vals) {
+    NEED(n == 0 || (opts && vals));
+    CUresult rc = cuModuleLoadData(mod, image);
+    if (rc == CUDA_ERROR_INVALID_IMAGE) {
+        char* log = nullptr;
+        size_t size = 0;
+        for (unsigned i = 0; i < n; ++i) {
+            if (opts[i] == CU_JIT_ERROR_LOG_BUFFER) log = static_cast<char*>(vals[i]);
+            if (opts[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES) size = reinterpret_cast<uintptr_t>(vals[i]);
+        }
+        if (log && size) std::snprintf(log, size, "ptxas fatal   : no .version directive in the PTX text");
+    }
+    return rc;
+}
 CUresult CUDAAPI cuModuleUnload(CUmodule mod) {
     LOCK;
     INITED;
