@@ -1,12 +1,14 @@
 // The registry: every check of `gpuvet check`, in the order they run. Explicit on purpose:
 // reading this file tells what `gpuvet check` does.
 #include "core/check.hpp"
+#include "gpu/check_allreduce.hpp"
 #include "gpu/check_driver.hpp"
 #include "gpu/check_health.hpp"
 #include "gpu/check_identity.hpp"
 #include "gpu/check_nvlink.hpp"
 #include "gpu/check_pcie_link.hpp"
 #include "gpu/check_tenancy.hpp"
+#include "gpu/check_gemm.hpp"
 #include "host/check_balance.hpp"
 #include "host/check_cpu.hpp"
 #include "host/check_identity.hpp"
@@ -32,6 +34,9 @@ CheckList all_checks() {
     c.push_back(std::make_unique<GpuHealthCheck>());
     c.push_back(std::make_unique<GpuPcieLinkCheck>());
     c.push_back(std::make_unique<GpuNvlinkCheck>());
+    // Measurements under load, after the idle state was recorded.
+    c.push_back(std::make_unique<GpuGemmCheck>());
+    c.push_back(std::make_unique<GpuAllReduceCheck>());
     // Last: order.network reads host.network's measurement.
     c.push_back(std::make_unique<OrderCheck>());
     return c;
