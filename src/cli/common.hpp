@@ -17,6 +17,7 @@ struct GlobalOptions {
     bool json = false;                       // the machine-readable document on stdout
     std::optional<std::string> report_dir;   // write report files there
     bool no_color = false;
+    bool verbose = false;                    // scorecard: every measurement and detail
     std::vector<std::string> specs_files;    // --specs FILE (repeatable)
     std::vector<std::string> argv;
     std::string command;                     // the subcommand that ran
