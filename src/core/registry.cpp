@@ -2,6 +2,9 @@
 // reading this file tells what `gpuvet check` does.
 #include "core/check.hpp"
 #include "gpu/check_driver.hpp"
+#include "gpu/measure/fp_peak.hpp"
+#include "gpu/measure/memory_bandwidth.hpp"
+#include "gpu/measure/memtest.hpp"
 #include "host/check_balance.hpp"
 #include "host/check_cpu.hpp"
 #include "host/check_identity.hpp"
@@ -20,6 +23,9 @@ CheckList all_checks() {
     c.push_back(std::make_unique<HostNetworkCheck>());
     c.push_back(std::make_unique<HostBalanceCheck>());
     c.push_back(std::make_unique<GpuDriverCheck>());
+    c.push_back(std::make_unique<GpuMemoryBandwidthCheck>());
+    c.push_back(std::make_unique<GpuFpPeakCheck>());
+    c.push_back(std::make_unique<GpuMemtestCheck>());
     return c;
 }
 

@@ -31,6 +31,20 @@ struct Change {
     std::shared_ptr<toml::table> keys;
 };
 
+// A stuck/flipping memory cell: the 64-bit word at this physical byte offset reads back with `flip`
+// XOR'ed into what was written (emulated memtest and stream kernels see it).
+struct BadCell {
+    uint64_t offset_bytes = 0;
+    uint64_t flip = 1;
+};
+
+// A PCIe switch whose uplink several GPUs share: host copies of the GPUs in `gpus` that hold pinned
+// host memory at the same time share `gbps`.
+struct PcieSwitch {
+    std::vector<unsigned> gpus;
+    double gbps = 0;
+};
+
 struct Gpu {
     // identity
     std::string name = "NVIDIA H100 80GB HBM3";
@@ -87,6 +101,10 @@ struct Gpu {
     // simulated transfer rates, GB/s = 1e9 bytes/s
     double hbm_bandwidth_gbps = 3000, h2d_bandwidth_gbps = 55, d2h_bandwidth_gbps = 55,
            p2p_bandwidth_gbps = 370;
+    // simulated FMA throughput of the CUDA cores (TFLOPS), what the fma_* kernels are charged at
+    double fp64_tflops = 31, fp32_tflops = 61, fp16_tflops = 122, bf16_tflops = 122;
+    std::vector<BadCell> bad_memory_cells;
+    bool p2p_disabled = false;  // cuDeviceCanAccessPeer says no for every pair with this GPU
     // failure script
     std::optional<uint64_t> lost_after_calls;
     std::vector<XidEvent> xid_events;
@@ -101,6 +119,7 @@ struct Scenario {
     std::vector<Gpu> gpus;
     // explicit topology overrides, key (min index, max index) -> NVML_TOPOLOGY_* value
     std::map<std::pair<unsigned, unsigned>, int> topology;
+    std::vector<PcieSwitch> pcie_switches;
 };
 
 // Reads GPUVET_FAKE_SCENARIO. On any problem returns nullopt and writes the reason (naming the
