@@ -787,6 +787,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, 
     auto& reg = fake::kernel_registry();
     auto it = reg.find(f->name);
     if (it == reg.end()) return CUDA_ERROR_NOT_SUPPORTED;  // no CPU emulation for this kernel yet
+    NEED(params);  // every emulated kernel takes parameters
     fake::KernelLaunch launch = launch_env(ctx->dev);
     launch.grid[0] = gx, launch.grid[1] = gy, launch.grid[2] = gz;
     launch.block[0] = bx, launch.block[1] = by, launch.block[2] = bz;
