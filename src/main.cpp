@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
     add_inventory_command(cli);
     add_host_command(cli);
     add_plan_command(cli);
+    add_bench_command(cli);
 
     try {
         app.parse(argc, argv);

@@ -9,6 +9,9 @@
 #include "gpu/check_pcie_link.hpp"
 #include "gpu/check_tenancy.hpp"
 #include "gpu/check_gemm.hpp"
+#include "gpu/measure/fp_peak.hpp"
+#include "gpu/measure/memory_bandwidth.hpp"
+#include "gpu/measure/memtest.hpp"
 #include "host/check_balance.hpp"
 #include "host/check_cpu.hpp"
 #include "host/check_identity.hpp"
@@ -35,6 +38,9 @@ CheckList all_checks() {
     c.push_back(std::make_unique<GpuPcieLinkCheck>());
     c.push_back(std::make_unique<GpuNvlinkCheck>());
     // Measurements under load, after the idle state was recorded.
+    c.push_back(std::make_unique<GpuMemoryBandwidthCheck>());
+    c.push_back(std::make_unique<GpuFpPeakCheck>());
+    c.push_back(std::make_unique<GpuMemtestCheck>());
     c.push_back(std::make_unique<GpuGemmCheck>());
     c.push_back(std::make_unique<GpuAllReduceCheck>());
     // Last: order.network reads host.network's measurement.
