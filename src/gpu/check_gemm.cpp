@@ -56,7 +56,9 @@ std::vector<CheckResult> GpuGemmCheck::run(CheckContext& ctx) {
     if (!lt.ok()) {
         CheckResult r;
         r.verdict = Verdict::Skip;
-        r.summary = kCublasLtMissingAdvice;
+        bool any_found = false;
+        for (const auto& t : lt.tried) any_found = any_found || t.find("too new") != std::string::npos;
+        r.summary = any_found ? kCublasLtTooNewAdvice : kCublasLtMissingAdvice;
         r.details.push_back("tried (" + std::to_string(lt.tried.size()) + "):");
         for (const auto& t : lt.tried) r.details.push_back("  " + t);
         return {r};
