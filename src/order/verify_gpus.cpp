@@ -5,6 +5,7 @@
 #include "gpu/check_nvlink.hpp"
 #include "gpu/identify.hpp"
 #include "gpu/inventory_check.hpp"
+#include "gpu/requirements.hpp"
 #include "order/order.hpp"
 #include "order/verify.hpp"
 #include "specs/spec_db.hpp"
@@ -56,7 +57,7 @@ std::vector<CheckResult> verify_gpu_items(const Order& o, const CheckContext& ct
     if (!gpus_ordered) return out;
 
     // Ordered GPUs but none can be seen: every GPU item fails with the driver's reason.
-    auto absent = inventory_requirement(ctx);
+    auto absent = gpu_requirement(ctx, GpuNeed::Inventory, true);
     const std::vector<GpuInfo> none;
     const std::vector<GpuInfo>& gpus = absent ? none : ctx.inventory->gpus;
     int n = int(gpus.size());

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "gpu/inventory.hpp"
+#include "gpu/requirements.hpp"
 #include "gpu/vendor/nvml_api.hpp"
 #include "specs/spec_db.hpp"
 
@@ -174,10 +175,6 @@ std::vector<CheckResult> for_each_gpu(CheckContext& ctx, std::string_view key, s
 
 namespace gpuvet {
 std::optional<std::string> GpuMeasureCheck::unmet_requirement(const CheckContext& ctx) const {
-    if (ctx.report && !ctx.report->machine.driver.present)
-        return "no NVIDIA driver (" + ctx.report->machine.driver.absent_reason + ")";
-    if (!ctx.inventory || ctx.inventory->gpus.empty()) return std::string("no GPU found");
-    if (!ctx.inventory->cuda_present) return "CUDA unavailable: " + ctx.inventory->cuda_absent_reason;
-    return std::nullopt;
+    return gpu_requirement(ctx, GpuNeed::Cuda);
 }
 }  // namespace gpuvet
