@@ -129,7 +129,9 @@ std::string render_scorecard(const Report& r, const Style& st) {
     if (!r.started_at.empty()) o << " · " << r.started_at;
     o << "\n";
     o << wrap("Host    ", machine_line(r.machine), st.width, 8) << "\n";
-    o << wrap("Driver  ", driver_line(r.machine.driver), st.width, 8) << "\n";
+    // Commands that never looked for a driver (host, plan) have no driver line to print.
+    if (r.machine.driver.present || !r.machine.driver.absent_reason.empty())
+        o << wrap("Driver  ", driver_line(r.machine.driver), st.width, 8) << "\n";
     for (auto& g : r.gpus) {
         std::string s = g.name.value_or("(name unknown)");
         if (g.memory_total_bytes) s += " · " + format_bytes(double(*g.memory_total_bytes));

@@ -171,6 +171,10 @@ std::vector<CheckResult> for_each_gpu(CheckContext& ctx, std::string_view key, s
     return out;
 }
 
+std::string datasheet_source(const GpuSpec& sp) {
+    return sp.name + " datasheet (gpuvet specs show " + sp.key + ")";
+}
+
 }  // namespace gpuvet::measure
 
 namespace gpuvet {

@@ -29,6 +29,9 @@ const GpuSpec* spec_of(const CheckContext& ctx, int index);
 Verdict grade(double value, const Reference& r);
 // A reference "spec × fractions" with its source: expected, warn below, fail below.
 Reference of_spec(double spec, double expected, double warn, double fail, std::string source);
+// "H100 SXM5 80GB datasheet (gpuvet specs show h100-sxm5-80gb)": short enough for every figure,
+// and the command names where the full citation lives.
+std::string datasheet_source(const GpuSpec& sp);
 // Applies grade() to `m` (when it has a value and a reference) and folds into r.verdict.
 void grade_into(CheckResult& r, const Measurement& m);
 
