@@ -2,6 +2,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -47,6 +48,9 @@ SpecDb load_specs(const GlobalOptions& g);
 
 // A report header: version, command, argv, start time.
 Report new_report(const GlobalOptions& g);
+
+// Creates the --report folder (and its parents); throws a Runtime error with advice when it cannot.
+std::filesystem::path report_folder(const std::string& dir);
 
 // Prints the report (JSON or scorecard), writes --report files atomically, returns the exit code.
 int emit_report(Report& r, const GlobalOptions& g);

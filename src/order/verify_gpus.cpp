@@ -14,12 +14,6 @@ namespace gpuvet {
 
 namespace {
 
-CheckResult item(const char* key, const char* title) {
-    CheckResult r;
-    r.key = key;
-    r.title = title;
-    return r;
-}
 
 Reference ordered(std::string text, std::optional<double> spec = std::nullopt) {
     Reference ref;
@@ -67,7 +61,7 @@ std::vector<CheckResult> verify_gpu_items(const Order& o, const CheckContext& ct
     };
 
     if (o.gpu_count) {
-        CheckResult r = item("order.gpu_count", "Order: GPU count");
+        CheckResult r = order_item("order.gpu_count", "Order: GPU count");
         Measurement m = absent ? Measurement::absent("gpu_count", "GPUs", "count", *absent)
                                : Measurement::number("gpu_count", "GPUs", n, "count");
         r.measurements.push_back(m.against(ordered(std::to_string(*o.gpu_count), *o.gpu_count)));
@@ -83,7 +77,7 @@ std::vector<CheckResult> verify_gpu_items(const Order& o, const CheckContext& ct
     }
 
     if (o.gpu_model) {
-        CheckResult r = item("order.gpu_model", "Order: GPU model");
+        CheckResult r = order_item("order.gpu_model", "Order: GPU model");
         std::string want = skus_text(o, db);
         if (o.gpu_skus.size() > 1)
             r.details.push_back("'" + *o.gpu_model + "' fits several SKUs; any of " + want +
@@ -120,7 +114,7 @@ std::vector<CheckResult> verify_gpu_items(const Order& o, const CheckContext& ct
     }
 
     if (mem_gib) {
-        CheckResult r = item("order.gpu_memory", "Order: memory per GPU");
+        CheckResult r = order_item("order.gpu_memory", "Order: memory per GPU");
         double floor = *mem_gib * (1 - kMemoryReserveFraction);
         std::optional<double> smallest;
         std::string short_of, unread;
@@ -160,7 +154,7 @@ std::vector<CheckResult> verify_gpu_items(const Order& o, const CheckContext& ct
     }
 
     if (o.nvlink_required.value_or(false)) {
-        CheckResult r = item("order.nvlink", "Order: NVLink");
+        CheckResult r = order_item("order.nvlink", "Order: NVLink");
         int with = 0;
         std::string without;
         for (const GpuInfo& g : gpus) {
@@ -182,7 +176,7 @@ std::vector<CheckResult> verify_gpu_items(const Order& o, const CheckContext& ct
     }
 
     if (o.mig_expected.value_or(false)) {
-        CheckResult r = item("order.mig", "Order: MIG");
+        CheckResult r = order_item("order.mig", "Order: MIG");
         int with = 0;
         std::string without;
         for (const GpuInfo& g : gpus) {
