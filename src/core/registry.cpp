@@ -11,6 +11,7 @@
 #include "gpu/check_gemm.hpp"
 #include "gpu/measure/fp_peak.hpp"
 #include "gpu/measure/host_copy.hpp"
+#include "gpu/measure/p2p.hpp"
 #include "gpu/measure/memory_bandwidth.hpp"
 #include "gpu/measure/memtest.hpp"
 #include "host/check_balance.hpp"
@@ -43,6 +44,7 @@ CheckList all_checks() {
     c.push_back(std::make_unique<GpuFpPeakCheck>());
     c.push_back(std::make_unique<GpuMemtestCheck>());
     c.push_back(std::make_unique<GpuHostCopyCheck>());
+    c.push_back(std::make_unique<GpuP2pCheck>());
     c.push_back(std::make_unique<GpuGemmCheck>());
     c.push_back(std::make_unique<GpuAllReduceCheck>());
     // Last: order.network reads host.network's measurement.
