@@ -1,6 +1,7 @@
 // The registry: every check of `gpuvet check`, in the order they run. Explicit on purpose:
 // reading this file tells what `gpuvet check` does.
 #include "core/check.hpp"
+#include "core/error.hpp"
 #include "gpu/check_allreduce.hpp"
 #include "gpu/check_driver.hpp"
 #include "gpu/check_health.hpp"
@@ -50,6 +51,32 @@ CheckList all_checks() {
     // Last: order.network reads host.network's measurement.
     c.push_back(std::make_unique<OrderCheck>());
     return c;
+}
+
+CheckList select_checks(const std::vector<std::string>& wanted) {
+    CheckList all = all_checks();
+    if (wanted.empty()) return all;
+    // A token names one check ("gpu.p2p") or, ending in '.', an area ("gpu.", "host.").
+    auto matches = [](std::string_view key, const std::string& t) {
+        return key == t || (!t.empty() && t.back() == '.' && key.substr(0, t.size()) == t);
+    };
+    std::string known;
+    for (const auto& c : all) known += (known.empty() ? "" : ", ") + std::string(c->key());
+    for (const auto& t : wanted) {
+        bool any = false;
+        for (const auto& c : all) any = any || matches(c->key(), t);
+        if (!any)
+            throw usage_error("unknown check '" + t + "'",
+                              "give check keys or areas ending in '.' (gpu., host., order.), comma-separated; "
+                              "the checks are: " + known);
+    }
+    CheckList chosen;  // registry order, whatever order they were asked in
+    for (auto& c : all) {
+        bool take = false;
+        for (const auto& t : wanted) take = take || matches(c->key(), t);
+        if (take) chosen.push_back(std::move(c));
+    }
+    return chosen;
 }
 
 }  // namespace gpuvet

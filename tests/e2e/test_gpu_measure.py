@@ -140,6 +140,20 @@ def test_p2p_needs_two_gpus():
     assert [(c["key"], c["verdict"]) for c in doc["checks"]] == [("gpu.p2p", "SKIP")]
 
 
+def test_check_only_and_gpus_select_checks_and_gpus():
+    code, doc, err = harness.run_json("check", "--quick", "--only", "gpu.p2p,gpu.identity", "--gpus", "1,2",
+                                      env=fake("healthy_8x_h100_sxm"))
+    assert code == 0, err
+    assert sorted({c["key"] for c in doc["checks"]}) == ["gpu.identity", "gpu.p2p"]
+    assert sorted(c["gpu"] for c in doc["checks"] if c["key"] == "gpu.identity") == [1, 2]
+    [p2p] = [c for c in doc["checks"] if c["key"] == "gpu.p2p"]
+    assert "2 directed pairs" in p2p["summary"], p2p["summary"]
+    code, out, err = harness.run("check", "--only", "gpu.nonsense", env=fake("healthy_8x_h100_sxm"))
+    assert code == 2 and "gpu.nonsense" in err and "gpu.h2d_d2h" in err, err
+    code, out, err = harness.run("check", "--only", "host.", "--gpus", "9", env=fake("healthy_8x_h100_sxm"))
+    assert code == 2 and "no GPU 9" in err, err
+
+
 if __name__ == "__main__":
     if not os.path.exists(os.path.join(FAKES, "libfakecuda.so")):
         print("skipped: driver test doubles not built (need cuda.h and nvml.h)")
