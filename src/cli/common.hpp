@@ -13,6 +13,7 @@
 namespace gpuvet {
 
 class SpecDb;
+struct Inventory;
 
 struct GlobalOptions {
     bool json = false;                       // the machine-readable document on stdout
@@ -64,5 +65,12 @@ const std::atomic<bool>& stop_flag();
 void install_stop_handlers();
 
 std::string utc_now_rfc3339();
+
+// "0,1,3" -> {0, 1, 3} for --gpus; a bad item is a usage error. check_gpu_indexes() rejects an
+// index the inventory does not list (when it lists any).
+std::vector<int> parse_gpu_list(const std::string& s);
+void check_gpu_indexes(const std::vector<int>& gpus, const Inventory& inv);
+// "a,b" -> {"a", "b"}, empty items dropped.
+std::vector<std::string> split_commas(const std::string& s);
 
 }  // namespace gpuvet

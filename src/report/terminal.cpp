@@ -183,7 +183,13 @@ std::string render_scorecard(const Report& r, const Style& st) {
             }
         }
         if (st.verbose || c.verdict != Verdict::Pass)
-            for (auto& d : c.details) o << wrap(std::string(9, ' ') + "• ", d, st.width, 11) << "\n";
+            for (auto& d : c.details) {
+                // Pre-formatted lines (tables: runs of spaces) print as they are when they fit.
+                if (d.find("  ") != std::string::npos && 11 + int(visible_width(d)) <= st.width)
+                    o << std::string(9, ' ') << "• " << d << "\n";
+                else
+                    o << wrap(std::string(9, ' ') + "• ", d, st.width, 11) << "\n";
+            }
     }
     // Errors of a check are shown with it; here only those that belong to no check.
     std::vector<const ReportError*> loose;

@@ -72,10 +72,8 @@ std::string fixed(double v, int digits) {
     return buf;
 }
 
-namespace {
-
 // NVML for telemetry, loaded and initialised once per process.
-const NvmlApi* nvml() {
+const NvmlApi* shared_nvml() {
     static std::once_flag once;
     static std::unique_ptr<NvmlApi> api;
     std::call_once(once, [] {
@@ -85,10 +83,8 @@ const NvmlApi* nvml() {
     return api.get();
 }
 
-}  // namespace
-
 void add_clocks(CheckResult& r, int index, std::string_view suffix) {
-    const NvmlApi* n = nvml();
+    const NvmlApi* n = shared_nvml();
     std::string sfx(suffix);
     auto absent = [&](const char* key, const char* label, const char* unit, std::string why) {
         r.measurements.push_back(Measurement::absent(std::string(key) + sfx, label, unit, why).on_gpu(index));
