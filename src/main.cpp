@@ -18,8 +18,12 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     app.footer(
         "Examples:\n"
-        "  gpuvet check                       go/no-go acceptance test of this server\n"
-        "  gpuvet specs compare a100 h100     datasheets side by side, with ratios\n"
+        "  gpuvet check --expect \"8x H100-SXM-80GB\"   go/no-go acceptance test against the order\n"
+        "  gpuvet inventory                           what the driver reports about every GPU\n"
+        "  gpuvet bench memory                        one GPU measurement (memory, fp, gemm, p2p...)\n"
+        "  gpuvet host storage --data-dir /data       the host that feeds the GPUs\n"
+        "  gpuvet plan --model llama-3-70b --task lora  VRAM, cards, speed and cost of a workload\n"
+        "  gpuvet specs compare a100 h100             datasheets side by side, with ratios\n"
         "Run 'gpuvet <command> --help' for a command's options and examples.");
     Cli cli{app, global, action};
     add_check_command(cli);
