@@ -1,7 +1,9 @@
 // The registry: every check of `gpuvet check`, in the order they run. Explicit on purpose:
 // reading this file tells what `gpuvet check` does.
 #include "core/check.hpp"
+#include "gpu/check_allreduce.hpp"
 #include "gpu/check_driver.hpp"
+#include "gpu/check_gemm.hpp"
 #include "host/check_balance.hpp"
 #include "host/check_cpu.hpp"
 #include "host/check_identity.hpp"
@@ -20,6 +22,8 @@ CheckList all_checks() {
     c.push_back(std::make_unique<HostNetworkCheck>());
     c.push_back(std::make_unique<HostBalanceCheck>());
     c.push_back(std::make_unique<GpuDriverCheck>());
+    c.push_back(std::make_unique<GpuGemmCheck>());
+    c.push_back(std::make_unique<GpuAllReduceCheck>());
     return c;
 }
 

@@ -13,6 +13,7 @@ namespace c = gpuvet::cu;
 ABI_ENUM(c::CUresult, ::CUresult);
 ABI_ENUM(c::CUdevice_attribute, ::CUdevice_attribute);
 ABI_MAP(c::CUuuid, ::CUuuid);
+ABI_ENUM(c::CUjit_option, ::CUjit_option);
 }  // namespace abi
 
 namespace c = gpuvet::cu;
@@ -40,6 +41,11 @@ ABI_SAME_FN(c::cuDevicePrimaryCtxRetain_fn, cuDevicePrimaryCtxRetain);
 ABI_SAME_FN(c::cuDevicePrimaryCtxRelease_fn, cuDevicePrimaryCtxRelease_v2);
 ABI_SAME_FN(c::cuCtxSetCurrent_fn, cuCtxSetCurrent);
 ABI_SAME_FN(c::cuModuleLoadData_fn, cuModuleLoadData);
+ABI_SAME_FN(c::cuModuleLoadDataEx_fn, cuModuleLoadDataEx);
+ABI_SAME_FN(c::cuMemcpyHtoDAsync_v2_fn, cuMemcpyHtoDAsync_v2);
+ABI_SAME_FN(c::cuMemcpyDtoHAsync_v2_fn, cuMemcpyDtoHAsync_v2);
+ABI_SAME_FN(c::cuMemsetD32Async_fn, cuMemsetD32Async);
+ABI_SAME_FN(c::cuStreamWaitEvent_fn, cuStreamWaitEvent);
 ABI_SAME_FN(c::cuModuleGetFunction_fn, cuModuleGetFunction);
 ABI_SAME_FN(c::cuLaunchKernel_fn, cuLaunchKernel);
 ABI_SAME_FN(c::cuMemAlloc_v2_fn, cuMemAlloc_v2);
@@ -66,6 +72,11 @@ ABI_SAME_FN(c::cuCtxEnablePeerAccess_fn, cuCtxEnablePeerAccess);
 ABI_SAME_FN(c::cuMemcpyPeerAsync_fn, cuMemcpyPeerAsync);
 ABI_SAME_FN(c::cuGetErrorName_fn, cuGetErrorName);
 ABI_SAME_FN(c::cuGetErrorString_fn, cuGetErrorString);
+
+ABI_SAME_VALUE(c::CU_JIT_INFO_LOG_BUFFER, ::CU_JIT_INFO_LOG_BUFFER);
+ABI_SAME_VALUE(c::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, ::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES);
+ABI_SAME_VALUE(c::CU_JIT_ERROR_LOG_BUFFER, ::CU_JIT_ERROR_LOG_BUFFER);
+ABI_SAME_VALUE(c::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, ::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES);
 
 // Status values.
 ABI_SAME_VALUE(c::CUDA_SUCCESS, ::CUDA_SUCCESS);

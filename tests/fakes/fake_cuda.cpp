@@ -151,10 +151,16 @@ double ns_for(size_t bytes, double gbps) { return gbps > 0 ? static_cast<double>
 
 enum class Kind { HtoD, DtoH, DtoD };
 
+// Added by gpuvet_fake_on_device_read: let a library emulated on top of this one (fake cuBLASLt)
+// produce results lazily, only for the device bytes a copy is about to read.
+std::vector<void (*)(unsigned long long ptr, size_t bytes)> g_read_hooks;
+
 CUresult copy(Kind kind, void* dst_h, CUdeviceptr dst_d, const void* src_h, CUdeviceptr src_d, size_t n, CUstream s) {
     LOCK;
     INITED;
     if (!t_ctx && !s) return CUDA_ERROR_INVALID_CONTEXT;
+    if (kind != Kind::HtoD)
+        for (auto* hook : g_read_hooks) hook(src_d, n);
     char *dp = static_cast<char*>(dst_h), *sp = const_cast<char*>(static_cast<const char*>(src_h));
     Alloc* a = nullptr;
     if (kind != Kind::DtoH) NEED(a = find_alloc(dst_d, n, &dp));
@@ -254,6 +260,40 @@ extern "C" {
 // ---- fake-only hook ------------------------------------------------------------------------------
 // Forgets everything, so the next cuInit reads GPUVET_FAKE_SCENARIO again (a real driver cannot be
 // re-initialised; tests that run several scenarios in one process need this).
+// ---- hooks for the fake cuBLASLt and NCCL, which run on this library's memory and clock ----------
+// Host view of [ptr, ptr + bytes) when it lies inside one allocation, else nullptr.
+__attribute__((visibility("default"))) void* gpuvet_fake_host_view(unsigned long long ptr, size_t bytes) {
+    LOCK;
+    char* h = nullptr;
+    return find_alloc(ptr, bytes, &h) ? h : nullptr;
+}
+// Charges `seconds` of simulated time to stream `s` (nullptr: the current context's default stream).
+__attribute__((visibility("default"))) int gpuvet_fake_charge(CUstream s, double seconds) {
+    LOCK;
+    INITED;
+    return charge(s, seconds * 1e9);
+}
+// The device of stream `s` (nullptr: of the current context); -1 when there is none.
+__attribute__((visibility("default"))) int gpuvet_fake_stream_device(CUstream s) {
+    LOCK;
+    if (s) return g_streams.count(s) ? s->ctx->dev : -1;
+    return t_ctx ? t_ctx->dev : -1;
+}
+// The scenario GPU behind CUDA device `dev` (a fake::Gpu, built from the same scenario.hpp).
+__attribute__((visibility("default"))) const void* gpuvet_fake_device_gpu(int dev) {
+    LOCK;
+    Device* d = g_init ? dev_of(dev) : nullptr;
+    return d ? &d->gpu : nullptr;
+}
+__attribute__((visibility("default"))) const void* gpuvet_fake_scenario(void) {
+    LOCK;
+    return g_init ? &g_sc : nullptr;
+}
+__attribute__((visibility("default"))) void gpuvet_fake_on_device_read(void (*hook)(unsigned long long, size_t)) {
+    LOCK;
+    if (std::find(g_read_hooks.begin(), g_read_hooks.end(), hook) == g_read_hooks.end()) g_read_hooks.push_back(hook);
+}
+
 __attribute__((visibility("default"))) void gpuvet_fake_cuda_reset(void) {
     LOCK;
     for (auto& [p, a] : g_allocs) munmap(a.host, std::max<size_t>(a.bytes, 1));
@@ -682,6 +722,22 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule* mod, const void* image) {
     g_modules.insert(m);
     *mod = m;
     return CUDA_SUCCESS;
+}
+// As cuModuleLoadData; a rejected image also fills the JIT error log when one is asked for.
+CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* mod, const void* image, unsigned int n, CUjit_option* opts,
+                                    void** vals) {
+    NEED(n == 0 || (opts && vals));
+    CUresult rc = cuModuleLoadData(mod, image);
+    if (rc == CUDA_ERROR_INVALID_IMAGE) {
+        char* log = nullptr;
+        size_t size = 0;
+        for (unsigned i = 0; i < n; ++i) {
+            if (opts[i] == CU_JIT_ERROR_LOG_BUFFER) log = static_cast<char*>(vals[i]);
+            if (opts[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES) size = reinterpret_cast<uintptr_t>(vals[i]);
+        }
+        if (log && size) std::snprintf(log, size, "ptxas fatal   : no .version directive in the PTX text");
+    }
+    return rc;
 }
 CUresult CUDAAPI cuModuleUnload(CUmodule mod) {
     LOCK;

@@ -197,6 +197,13 @@ const std::map<std::string, Setter>& setters() {
         m["h2d_bandwidth_gbps"] = field(&Gpu::h2d_bandwidth_gbps);
         m["d2h_bandwidth_gbps"] = field(&Gpu::d2h_bandwidth_gbps);
         m["p2p_bandwidth_gbps"] = field(&Gpu::p2p_bandwidth_gbps);
+        m["gemm_tf32_tflops"] = field(&Gpu::gemm_tf32_tflops);
+        m["gemm_fp16_tflops"] = field(&Gpu::gemm_fp16_tflops);
+        m["gemm_bf16_tflops"] = field(&Gpu::gemm_bf16_tflops);
+        m["gemm_fp8_tflops"] = field(&Gpu::gemm_fp8_tflops);
+        m["gemm_int8_tops"] = field(&Gpu::gemm_int8_tops);
+        m["gemm_wrong_results"] = field(&Gpu::gemm_wrong_results);
+        m["nccl_busbw_gbps"] = field(&Gpu::nccl_busbw_gbps);
         m["lost_after_calls"] = [](Gpu& g, const toml::node& n, const std::string& w) {
             g.lost_after_calls = need<uint64_t>(n, w);
         };
@@ -347,7 +354,9 @@ std::optional<Scenario> load_scenario(const std::string& path, std::string& erro
                 else if (key == "nvml_version") sc.nvml_version = need<std::string>(v, w);
                 else if (key == "cuda_version") sc.cuda_driver_version = need<int>(v, w);
                 else if (key == "kernel_driver_loaded") sc.kernel_driver_loaded = need<bool>(v, w);
-                else fail(w, "unknown driver key (known: version, nvml_version, cuda_version, kernel_driver_loaded)");
+                else if (key == "cublaslt_cuda_version") sc.cublaslt_cuda_version = need<int>(v, w);
+                else fail(w, "unknown driver key (known: version, nvml_version, cuda_version, kernel_driver_loaded, "
+                             "cublaslt_cuda_version)");
             }
         }
         sc.gpus.resize(count);

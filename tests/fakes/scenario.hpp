@@ -90,6 +90,12 @@ struct Gpu {
     // simulated transfer rates, GB/s = 1e9 bytes/s
     double hbm_bandwidth_gbps = 3000, h2d_bandwidth_gbps = 55, d2h_bandwidth_gbps = 55,
            p2p_bandwidth_gbps = 370;
+    // simulated tensor GEMM rates (fake cuBLASLt), TFLOPS (TOPS for INT8); about 80% of the
+    // H100 SXM dense datasheet figures
+    double gemm_tf32_tflops = 395, gemm_fp16_tflops = 790, gemm_bf16_tflops = 790, gemm_fp8_tflops = 1480,
+           gemm_int8_tops = 1480;
+    bool gemm_wrong_results = false;  // the fake cuBLASLt returns wrong products
+    double nccl_busbw_gbps = 480;     // fake NCCL all-reduce bus bandwidth (the slowest rank's counts)
     // failure script
     std::optional<uint64_t> lost_after_calls;
     std::vector<XidEvent> xid_events;
@@ -101,6 +107,7 @@ struct Scenario {
     bool kernel_driver_loaded = true;
     std::string driver_version = "570.124.06", nvml_version = "12.570.124.06";
     int cuda_driver_version = 12080;
+    int cublaslt_cuda_version = 0;  // the CUDA version the fake cuBLASLt says it was built for; 0: the driver's
     std::vector<Gpu> gpus;
     // explicit topology overrides, key (min index, max index) -> NVML_TOPOLOGY_* value
     std::map<std::pair<unsigned, unsigned>, int> topology;

@@ -70,6 +70,14 @@ enum CUdevice_attribute {
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
 };
 
+// cuModuleLoadDataEx options: JIT logs, so a failed JIT names its reason (values from cuda.h).
+enum CUjit_option {
+    CU_JIT_INFO_LOG_BUFFER = 3,
+    CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
+    CU_JIT_ERROR_LOG_BUFFER = 5,
+    CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
+};
+
 enum CUstream_flags { CU_STREAM_DEFAULT = 0x0, CU_STREAM_NON_BLOCKING = 0x1 };
 enum CUevent_flags { CU_EVENT_DEFAULT = 0x0, CU_EVENT_BLOCKING_SYNC = 0x1, CU_EVENT_DISABLE_TIMING = 0x2 };
 
@@ -93,6 +101,7 @@ using cuDevicePrimaryCtxRetain_fn = CUresult (*)(CUcontext*, CUdevice);
 using cuDevicePrimaryCtxRelease_fn = CUresult (*)(CUdevice);
 using cuCtxSetCurrent_fn = CUresult (*)(CUcontext);
 using cuModuleLoadData_fn = CUresult (*)(CUmodule*, const void*);
+using cuModuleLoadDataEx_fn = CUresult (*)(CUmodule*, const void*, unsigned int, CUjit_option*, void**);
 using cuModuleGetFunction_fn = CUresult (*)(CUfunction*, CUmodule, const char*);
 using cuLaunchKernel_fn = CUresult (*)(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int,
                                        unsigned int, unsigned int, unsigned int, CUstream, void**, void**);
@@ -105,6 +114,10 @@ using cuMemsetD8_v2_fn = CUresult (*)(CUdeviceptr, unsigned char, std::size_t);
 using cuMemHostAlloc_fn = CUresult (*)(void**, std::size_t, unsigned int);
 using cuMemFreeHost_fn = CUresult (*)(void*);
 using cuMemcpyAsync_fn = CUresult (*)(CUdeviceptr, CUdeviceptr, std::size_t, CUstream);
+using cuMemcpyHtoDAsync_v2_fn = CUresult (*)(CUdeviceptr, const void*, std::size_t, CUstream);
+using cuMemcpyDtoHAsync_v2_fn = CUresult (*)(void*, CUdeviceptr, std::size_t, CUstream);
+using cuMemsetD32Async_fn = CUresult (*)(CUdeviceptr, unsigned int, std::size_t, CUstream);
+using cuStreamWaitEvent_fn = CUresult (*)(CUstream, CUevent, unsigned int);
 using cuStreamCreate_fn = CUresult (*)(CUstream*, unsigned int);
 using cuStreamSynchronize_fn = CUresult (*)(CUstream);
 using cuStreamDestroy_v2_fn = CUresult (*)(CUstream);
@@ -142,6 +155,7 @@ struct CudaApi {
     cu::cuDevicePrimaryCtxRelease_fn cuDevicePrimaryCtxRelease = nullptr;  // _v2, else v1
     cu::cuCtxSetCurrent_fn cuCtxSetCurrent = nullptr;
     cu::cuModuleLoadData_fn cuModuleLoadData = nullptr;
+    cu::cuModuleLoadDataEx_fn cuModuleLoadDataEx = nullptr;            // JIT logs; else cuModuleLoadData
     cu::cuModuleGetFunction_fn cuModuleGetFunction = nullptr;
     cu::cuLaunchKernel_fn cuLaunchKernel = nullptr;
     cu::cuMemAlloc_v2_fn cuMemAlloc = nullptr;                         // _v2
@@ -153,6 +167,10 @@ struct CudaApi {
     cu::cuMemHostAlloc_fn cuMemHostAlloc = nullptr;
     cu::cuMemFreeHost_fn cuMemFreeHost = nullptr;
     cu::cuMemcpyAsync_fn cuMemcpyAsync = nullptr;
+    cu::cuMemcpyHtoDAsync_v2_fn cuMemcpyHtoDAsync = nullptr;           // _v2
+    cu::cuMemcpyDtoHAsync_v2_fn cuMemcpyDtoHAsync = nullptr;           // _v2
+    cu::cuMemsetD32Async_fn cuMemsetD32Async = nullptr;
+    cu::cuStreamWaitEvent_fn cuStreamWaitEvent = nullptr;
     cu::cuStreamCreate_fn cuStreamCreate = nullptr;
     cu::cuStreamSynchronize_fn cuStreamSynchronize = nullptr;
     cu::cuStreamDestroy_v2_fn cuStreamDestroy = nullptr;               // _v2
