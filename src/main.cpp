@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
     add_specs_command(cli);
     add_inventory_command(cli);
     add_host_command(cli);
+    add_burn_command(cli);
 
     try {
         app.parse(argc, argv);

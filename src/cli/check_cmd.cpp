@@ -5,6 +5,7 @@
 #include "core/check.hpp"
 #include "core/context.hpp"
 #include "core/runner.hpp"
+#include "gpu/burn.hpp"
 #include "gpu/inventory.hpp"
 #include "host/identity.hpp"
 #include "report/progress.hpp"
@@ -19,6 +20,7 @@ struct CheckArgs {
     bool full = false;
     std::string data_dir = ".";
     std::optional<std::string> net_server;
+    std::optional<std::string> burn_duration;
 };
 
 int run_check(const GlobalOptions& g, const CheckArgs& a) {
@@ -28,6 +30,7 @@ int run_check(const GlobalOptions& g, const CheckArgs& a) {
     if (const char* root = std::getenv("GPUVET_ROOT"); root && *root) ctx.options.root = root;
     ctx.options.data_dir = a.data_dir;
     ctx.options.net_server = a.net_server;
+    if (a.burn_duration) ctx.options.burn_s = parse_duration_s(*a.burn_duration);
     ctx.options.tier = a.quick ? Tier::Quick : a.full ? Tier::Full : Tier::Standard;
     ctx.specs = &specs;
     ctx.report = &report;
@@ -56,6 +59,7 @@ void add_check_command(Cli cli) {
     sub->add_flag("--full", args->full, "longest tier: 10-minute burn and exhaustive sweeps");
     sub->add_option("--data-dir", args->data_dir, "folder on the data disk for host.storage (default: here)");
     sub->add_option("--net-server", args->net_server, "iperf3 server HOST[:PORT] for host.network");
+    sub->add_option("--burn-duration", args->burn_duration, "gpu.burn duration: 90s, 10m (default 20 s quick, 60 s, 10 min full)");
     add_output_flags(*sub, cli.global);
     sub->footer(
         "Examples:\n"

@@ -2,6 +2,7 @@
 // reading this file tells what `gpuvet check` does.
 #include "core/check.hpp"
 #include "gpu/check_allreduce.hpp"
+#include "gpu/check_burn.hpp"
 #include "gpu/check_driver.hpp"
 #include "gpu/check_gemm.hpp"
 #include "host/check_balance.hpp"
@@ -24,6 +25,7 @@ CheckList all_checks() {
     c.push_back(std::make_unique<GpuDriverCheck>());
     c.push_back(std::make_unique<GpuGemmCheck>());
     c.push_back(std::make_unique<GpuAllReduceCheck>());
+    c.push_back(std::make_unique<GpuBurnCheck>());  // last of the GPU checks: it heats the GPUs
     return c;
 }
 
