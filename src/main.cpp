@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
     add_specs_command(cli);
     add_inventory_command(cli);
     add_host_command(cli);
+    add_plan_command(cli);
+    add_bench_command(cli);
     add_burn_command(cli);
 
     try {

@@ -4,10 +4,12 @@
 #include "cli/common.hpp"
 #include "core/check.hpp"
 #include "core/context.hpp"
+#include "core/error.hpp"
 #include "core/runner.hpp"
 #include "gpu/burn.hpp"
 #include "gpu/inventory.hpp"
 #include "host/identity.hpp"
+#include "order/order.hpp"
 #include "report/progress.hpp"
 #include "specs/spec_db.hpp"
 
@@ -21,10 +23,18 @@ struct CheckArgs {
     std::string data_dir = ".";
     std::optional<std::string> net_server;
     std::optional<std::string> burn_duration;
+    std::optional<std::string> expect;      // --expect "8x H100-SXM-80GB, 64 cores"
+    std::optional<std::string> order_file;  // --order order.toml
 };
 
 int run_check(const GlobalOptions& g, const CheckArgs& a) {
     SpecDb specs = load_specs(g);
+    // The order is read before any check runs: bad input ends here with exit 2.
+    std::optional<Order> order;
+    if (a.expect && a.order_file)
+        throw usage_error("--expect and --order both given", "describe the order one way: --expect TEXT or --order FILE");
+    if (a.expect) order = parse_expect(*a.expect, specs);
+    if (a.order_file) order = load_order_file(*a.order_file, specs);
     Report report = new_report(g);
     CheckContext ctx;
     if (const char* root = std::getenv("GPUVET_ROOT"); root && *root) ctx.options.root = root;
@@ -33,6 +43,7 @@ int run_check(const GlobalOptions& g, const CheckArgs& a) {
     if (a.burn_duration) ctx.options.burn_s = parse_duration_s(*a.burn_duration);
     ctx.options.tier = a.quick ? Tier::Quick : a.full ? Tier::Full : Tier::Standard;
     ctx.specs = &specs;
+    if (order) ctx.order = &*order;
     ctx.report = &report;
     ctx.stop = &stop_flag();
     auto progress = make_progress(g.json);
@@ -60,12 +71,15 @@ void add_check_command(Cli cli) {
     sub->add_option("--data-dir", args->data_dir, "folder on the data disk for host.storage (default: here)");
     sub->add_option("--net-server", args->net_server, "iperf3 server HOST[:PORT] for host.network");
     sub->add_option("--burn-duration", args->burn_duration, "gpu.burn duration: 90s, 10m (default 20 s quick, 60 s, 10 min full)");
+    sub->add_option("--expect", args->expect, "what was ordered, e.g. \"8x H100-SXM-80GB, 64 cores, 1TB RAM\" (docs/order.md)");
+    sub->add_option("--order", args->order_file, "order file (TOML) to verify the server against (docs/order.md)");
     add_output_flags(*sub, cli.global);
     sub->footer(
         "Examples:\n"
         "  gpuvet check                     run every check and print the scorecard\n"
         "  gpuvet check --json > box.json   the same, as a JSON document\n"
         "  gpuvet check --report out/       also write out/gpuvet-report.{json,txt}\n"
+        "  gpuvet check --expect \"8x H100-SXM-80GB, nvlink\"   verify the delivery against the order\n"
         "Exit codes: 0 all passed (warnings allowed), 1 a check failed, 2 bad input, 3 could not run.");
     sub->callback([&g = cli.global, &action = cli.action, args] {
         g.command = "check";

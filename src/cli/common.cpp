@@ -43,6 +43,8 @@ void add_output_flags(CLI::App& sub, GlobalOptions& g, bool with_report, bool wi
     if (with_report)
         sub.add_option("--report", g.report_dir, "also write the report files into DIR")->type_name("DIR");
     sub.add_flag("--no-color", g.no_color, "no colour (colour is used only on a terminal)");
+    if (with_report)
+        sub.add_flag("-v,--verbose", g.verbose, "show every measurement and finding, also of passing checks");
     if (with_specs)
         sub.add_option("--specs", g.specs_files, "add or override GPU SKUs from a TOML file")
             ->type_name("FILE")
@@ -75,10 +77,14 @@ int emit_report(Report& r, const GlobalOptions& g) {
             throw runtime_error("cannot create report folder " + dir.string() + ": " + ec.message(),
                                 "choose a writable folder for --report");
         write_file_atomically(dir / "gpuvet-report.json", render_json(r));
-        write_file_atomically(dir / "gpuvet-report.txt", render_scorecard(r, Style{false, 100}));
+        write_file_atomically(dir / "gpuvet-report.txt", render_scorecard(r, Style{false, 100, true}));
     }
     if (g.json) std::cout << render_json(r);
-    else std::cout << render_scorecard(r, detect_style(g.no_color));
+    else {
+        Style st = detect_style(g.no_color);
+        st.verbose = g.verbose;
+        std::cout << render_scorecard(r, st);
+    }
     std::cout.flush();
     return r.exit_code;
 }

@@ -17,6 +17,7 @@ struct GlobalOptions {
     bool json = false;                       // the machine-readable document on stdout
     std::optional<std::string> report_dir;   // write report files there
     bool no_color = false;
+    bool verbose = false;                    // scorecard: every measurement and detail
     std::vector<std::string> specs_files;    // --specs FILE (repeatable)
     std::vector<std::string> argv;
     std::string command;                     // the subcommand that ran
@@ -35,6 +36,8 @@ void add_check_command(Cli cli);
 void add_specs_command(Cli cli);
 void add_inventory_command(Cli cli);
 void add_host_command(Cli cli);
+void add_plan_command(Cli cli);
+void add_bench_command(Cli cli);
 void add_burn_command(Cli cli);
 
 // Adds --json, --report, --no-color (and --specs when `with_specs`) to a subcommand.

@@ -4,13 +4,22 @@
 #include "gpu/check_allreduce.hpp"
 #include "gpu/check_burn.hpp"
 #include "gpu/check_driver.hpp"
+#include "gpu/check_health.hpp"
+#include "gpu/check_identity.hpp"
+#include "gpu/check_nvlink.hpp"
+#include "gpu/check_pcie_link.hpp"
+#include "gpu/check_tenancy.hpp"
 #include "gpu/check_gemm.hpp"
+#include "gpu/measure/fp_peak.hpp"
+#include "gpu/measure/memory_bandwidth.hpp"
+#include "gpu/measure/memtest.hpp"
 #include "host/check_balance.hpp"
 #include "host/check_cpu.hpp"
 #include "host/check_identity.hpp"
 #include "host/check_memory.hpp"
 #include "host/check_network.hpp"
 #include "host/check_storage.hpp"
+#include "order/check_order.hpp"
 
 namespace gpuvet {
 
@@ -23,9 +32,21 @@ CheckList all_checks() {
     c.push_back(std::make_unique<HostNetworkCheck>());
     c.push_back(std::make_unique<HostBalanceCheck>());
     c.push_back(std::make_unique<GpuDriverCheck>());
+    // Drawn from the GPU inventory: no load, so they run first and describe the idle state.
+    c.push_back(std::make_unique<GpuIdentityCheck>());
+    c.push_back(std::make_unique<GpuTenancyCheck>());
+    c.push_back(std::make_unique<GpuHealthCheck>());
+    c.push_back(std::make_unique<GpuPcieLinkCheck>());
+    c.push_back(std::make_unique<GpuNvlinkCheck>());
+    // Measurements under load, after the idle state was recorded.
+    c.push_back(std::make_unique<GpuMemoryBandwidthCheck>());
+    c.push_back(std::make_unique<GpuFpPeakCheck>());
+    c.push_back(std::make_unique<GpuMemtestCheck>());
     c.push_back(std::make_unique<GpuGemmCheck>());
     c.push_back(std::make_unique<GpuAllReduceCheck>());
     c.push_back(std::make_unique<GpuBurnCheck>());  // last of the GPU checks: it heats the GPUs
+    // Last: order.network reads host.network's measurement.
+    c.push_back(std::make_unique<OrderCheck>());
     return c;
 }
 

@@ -243,6 +243,13 @@ void read_nvlinks(Reader& r) {
         nvmlPciInfo_t pci{};
         std::string why = r.call("nvmlDeviceGetNvLinkRemotePciInfo_v2", a.nvmlDeviceGetNvLinkRemotePciInfo, link, &pci);
         fill(l.remote_pci_bus_id, why, std::string(pci.busId));
+        nvmlIntNvLinkDeviceType_t type = NVML_NVLINK_DEVICE_TYPE_UNKNOWN;
+        why = r.call("nvmlDeviceGetNvLinkRemoteDeviceType", a.nvmlDeviceGetNvLinkRemoteDeviceType, link, &type);
+        fill(l.remote_type, why,
+             std::string(type == NVML_NVLINK_DEVICE_TYPE_GPU      ? "gpu"
+                         : type == NVML_NVLINK_DEVICE_TYPE_SWITCH ? "switch"
+                         : type == NVML_NVLINK_DEVICE_TYPE_IBMNPU ? "ibmnpu"
+                                                                  : "unknown"));
         unsigned ver = 0;
         why = r.call("nvmlDeviceGetNvLinkVersion", a.nvmlDeviceGetNvLinkVersion, link, &ver);
         fill(l.version, why, static_cast<int>(ver));
@@ -312,8 +319,11 @@ void read_gpu(const NvmlApi& a, nvmlDevice_t dev, GpuInfo& g, const HostFs& fs) 
     fill(g.ecc_pending, why, pend == NVML_FEATURE_ENABLED);
     auto ecc = [&](Fact<std::uint64_t>& out, nvmlMemoryErrorType_t t, nvmlEccCounterType_t c) {
         unsigned long long v = 0;
-        fill(out, r.call("nvmlDeviceGetTotalEccErrors", a.nvmlDeviceGetTotalEccErrors, t, c, &v),
-             static_cast<std::uint64_t>(v));
+        {
+            // The call must finish before its output is read: argument order is unspecified.
+            auto why_ = r.call("nvmlDeviceGetTotalEccErrors", a.nvmlDeviceGetTotalEccErrors, t, c, &v);
+            fill(out, why_, static_cast<std::uint64_t>(v));
+        }
     };
     ecc(g.ecc.volatile_corrected, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC);
     ecc(g.ecc.volatile_uncorrected, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC);
@@ -336,9 +346,11 @@ void read_gpu(const NvmlApi& a, nvmlDevice_t dev, GpuInfo& g, const HostFs& fs) 
     pages(g.retired_pages_single_bit, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS);
     pages(g.retired_pages_double_bit, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR);
     nvmlEnableState_t rp{};
-    fill(g.retired_pages_pending,
-         r.call("nvmlDeviceGetRetiredPagesPendingStatus", a.nvmlDeviceGetRetiredPagesPendingStatus, &rp),
-         rp == NVML_FEATURE_ENABLED);
+    {
+        // The call must finish before its output is read: argument order is unspecified.
+        auto why_ = r.call("nvmlDeviceGetRetiredPagesPendingStatus", a.nvmlDeviceGetRetiredPagesPendingStatus, &rp);
+        fill(g.retired_pages_pending, why_, rp == NVML_FEATURE_ENABLED);
+    }
 
     r.uint(g.pcie_gen_current, "nvmlDeviceGetCurrPcieLinkGeneration", a.nvmlDeviceGetCurrPcieLinkGeneration);
     r.uint(g.pcie_gen_max_gpu, "nvmlDeviceGetGpuMaxPcieLinkGeneration", a.nvmlDeviceGetGpuMaxPcieLinkGeneration);
@@ -349,16 +361,29 @@ void read_gpu(const NvmlApi& a, nvmlDevice_t dev, GpuInfo& g, const HostFs& fs) 
     read_nvlinks(r);
 
     nvmlEnableState_t pm{};
-    fill(g.persistence_mode, r.call("nvmlDeviceGetPersistenceMode", a.nvmlDeviceGetPersistenceMode, &pm),
-         pm == NVML_FEATURE_ENABLED);
+    {
+        // The call must finish before its output is read: argument order is unspecified.
+        auto why_ = r.call("nvmlDeviceGetPersistenceMode", a.nvmlDeviceGetPersistenceMode, &pm);
+        fill(g.persistence_mode, why_, pm == NVML_FEATURE_ENABLED);
+    }
     nvmlComputeMode_t cm{};
-    fill(g.compute_mode, r.call("nvmlDeviceGetComputeMode", a.nvmlDeviceGetComputeMode, &cm),
-         std::string(compute_mode_name(cm)));
+    {
+        // The call must finish before its output is read: argument order is unspecified.
+        auto why_ = r.call("nvmlDeviceGetComputeMode", a.nvmlDeviceGetComputeMode, &cm);
+        fill(g.compute_mode, why_, std::string(compute_mode_name(cm)));
+    }
     unsigned mig = 0, mig_pending = 0;
-    fill(g.mig_enabled, r.call("nvmlDeviceGetMigMode", a.nvmlDeviceGetMigMode, &mig, &mig_pending), mig != 0);
+    {
+        // The call must finish before its output is read: argument order is unspecified.
+        auto why_ = r.call("nvmlDeviceGetMigMode", a.nvmlDeviceGetMigMode, &mig, &mig_pending);
+        fill(g.mig_enabled, why_, mig != 0);
+    }
     nvmlGpuVirtualizationMode_t vm{};
-    fill(g.virtualization_mode, r.call("nvmlDeviceGetVirtualizationMode", a.nvmlDeviceGetVirtualizationMode, &vm),
-         std::string(virtualization_name(vm)));
+    {
+        // The call must finish before its output is read: argument order is unspecified.
+        auto why_ = r.call("nvmlDeviceGetVirtualizationMode", a.nvmlDeviceGetVirtualizationMode, &vm);
+        fill(g.virtualization_mode, why_, std::string(virtualization_name(vm)));
+    }
 
     // NVML reports power in milliwatts.
     r.uint(g.power_draw_w, "nvmlDeviceGetPowerUsage", a.nvmlDeviceGetPowerUsage, 1e-3);
@@ -374,24 +399,36 @@ void read_gpu(const NvmlApi& a, nvmlDevice_t dev, GpuInfo& g, const HostFs& fs) 
 
     auto clock = [&](Fact<int>& out, const char* sym, nvmlDeviceGetClockInfo_fn fn, nvmlClockType_t t) {
         unsigned mhz = 0;
-        fill(out, r.call(sym, fn, t, &mhz), static_cast<int>(mhz));
+        {
+            // The call must finish before its output is read: argument order is unspecified.
+            auto why_ = r.call(sym, fn, t, &mhz);
+            fill(out, why_, static_cast<int>(mhz));
+        }
     };
     clock(g.clock_sm_mhz, "nvmlDeviceGetClockInfo", a.nvmlDeviceGetClockInfo, NVML_CLOCK_SM);
     clock(g.clock_mem_mhz, "nvmlDeviceGetClockInfo", a.nvmlDeviceGetClockInfo, NVML_CLOCK_MEM);
     clock(g.clock_sm_max_mhz, "nvmlDeviceGetMaxClockInfo", a.nvmlDeviceGetMaxClockInfo, NVML_CLOCK_SM);
     clock(g.clock_mem_max_mhz, "nvmlDeviceGetMaxClockInfo", a.nvmlDeviceGetMaxClockInfo, NVML_CLOCK_MEM);
     unsigned long long reasons = 0;
-    fill(g.clock_event_reasons,
-         r.call("nvmlDeviceGetCurrentClocksEventReasons", a.nvmlDeviceGetCurrentClocksEventReasons, &reasons),
-         static_cast<std::uint64_t>(reasons));
+    {
+        // The call must finish before its output is read: argument order is unspecified.
+        auto why_ = r.call("nvmlDeviceGetCurrentClocksEventReasons", a.nvmlDeviceGetCurrentClocksEventReasons, &reasons);
+        fill(g.clock_event_reasons, why_, static_cast<std::uint64_t>(reasons));
+    }
 
     unsigned t = 0;
-    fill(g.temperature_c, r.call("nvmlDeviceGetTemperature", a.nvmlDeviceGetTemperature, NVML_TEMPERATURE_GPU, &t),
-         static_cast<int>(t));
+    {
+        // The call must finish before its output is read: argument order is unspecified.
+        auto why_ = r.call("nvmlDeviceGetTemperature", a.nvmlDeviceGetTemperature, NVML_TEMPERATURE_GPU, &t);
+        fill(g.temperature_c, why_, static_cast<int>(t));
+    }
     auto threshold = [&](Fact<int>& out, nvmlTemperatureThresholds_t which) {
         unsigned c = 0;
-        fill(out, r.call("nvmlDeviceGetTemperatureThreshold", a.nvmlDeviceGetTemperatureThreshold, which, &c),
-             static_cast<int>(c));
+        {
+            // The call must finish before its output is read: argument order is unspecified.
+            auto why_ = r.call("nvmlDeviceGetTemperatureThreshold", a.nvmlDeviceGetTemperatureThreshold, which, &c);
+            fill(out, why_, static_cast<int>(c));
+        }
     };
     threshold(g.temperature_slowdown_c, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN);
     threshold(g.temperature_shutdown_c, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN);
@@ -441,6 +478,17 @@ void read_topology(const NvmlApi& a, const std::vector<nvmlDevice_t>& devs, Inve
                     if (l.active.value_or(false) && l.remote_pci_bus_id &&
                         normalize_pci_bus_id(*l.remote_pci_bus_id) == target)
                         ++links;
+            }
+            // On NVSwitch boards (HGX) every link goes to a switch and any two GPUs on the fabric
+            // talk over all of them: nvidia-smi shows NV<links> for such pairs, and so do we.
+            if (links == 0) {
+                auto switch_links = [](const GpuInfo& g) {
+                    int k = 0;
+                    for (const auto& l : g.nvlinks)
+                        if (l.active.value_or(false) && l.remote_type.value_or("") == "switch") ++k;
+                    return k;
+                };
+                links = std::min(switch_links(gi), switch_links(gj));
             }
             if (links > 0) {
                 cell = "NV" + std::to_string(links);

@@ -24,6 +24,7 @@ struct NvLinkInfo {
     int link = 0;
     Fact<bool> active;
     Fact<std::string> remote_pci_bus_id;
+    Fact<std::string> remote_type;           // "gpu", "switch" (NVSwitch), "ibmnpu", "unknown"
     Fact<int> version;
 };
 

@@ -24,7 +24,7 @@ void visit_gpu_facts(G& g, F&& f) {
     f("memory_used_bytes", "Memory used", g.memory_used_bytes);
     f("memory_free_bytes", "Memory free", g.memory_free_bytes);
     f("ecc_enabled", "ECC enabled", g.ecc_enabled);
-    f("ecc_pending", "ECC pending", g.ecc_pending);
+    f("ecc_pending", "ECC after reboot", g.ecc_pending);
     f("ecc_volatile_corrected", "ECC volatile corrected", g.ecc.volatile_corrected);
     f("ecc_volatile_uncorrected", "ECC volatile uncorrected", g.ecc.volatile_uncorrected);
     f("ecc_aggregate_corrected", "ECC aggregate corrected", g.ecc.aggregate_corrected);

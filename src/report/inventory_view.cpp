@@ -10,6 +10,13 @@ namespace gpuvet {
 
 namespace {
 
+// nvmlDeviceGetNvLinkVersion answers with nvml.h's nvmlNvlinkVersion_t codes, not the version itself.
+std::string nvlink_version_name(const Fact<int>& code) {
+    static const char* names[] = {"?", "1.0", "2.0", "2.2", "3.0", "3.1", "4.0", "5.0", "6.0"};
+    if (!code) return "?";
+    return *code >= 1 && *code <= 8 ? names[*code] : "code " + std::to_string(*code);
+}
+
 template <class T>
 Json fact_json(const Fact<T>& f) {
     Json j;
@@ -96,6 +103,7 @@ Json inventory_to_json(const Inventory& inv, const MachineInfo& host) {
             jl["active"] = fact_json(l.active);
             jl["remote_pci_bus_id"] = fact_json(l.remote_pci_bus_id);
             jl["version"] = fact_json(l.version);
+            jl["remote_type"] = fact_json(l.remote_type);
             links.push_back(jl);
         }
         jg["nvlinks"] = links;
@@ -161,7 +169,8 @@ std::string render_inventory(const Inventory& inv, const MachineInfo& host, cons
             for (const auto& l : g.nvlinks)
                 if (l.active.value_or(false))
                     line(fmt::format("  link {}", l.link),
-                         fmt::format("v{} to {}", format_fact("version", l.version),
+                         fmt::format("NVLink {} to {} {}", nvlink_version_name(l.version),
+                                     l.remote_type.value_or("device"),
                                      format_fact("remote_pci_bus_id", l.remote_pci_bus_id)));
         }
         if (!g.processes_absent_reason.empty()) line("Processes", "— (" + g.processes_absent_reason + ")");

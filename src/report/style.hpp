@@ -10,6 +10,7 @@ namespace gpuvet {
 struct Style {
     bool color = false;
     int width = 100;
+    bool verbose = false;  // every measurement of every result, not only those that explain a verdict
 
     std::string paint(std::string_view text, const char* sgr) const;
     std::string verdict(Verdict v) const;  // "PASS" in green, "FAIL" in red...

@@ -23,6 +23,7 @@ ABI_ENUM(n::nvmlClockType_t, ::nvmlClockType_t);
 ABI_ENUM(n::nvmlTemperatureSensors_t, ::nvmlTemperatureSensors_t);
 ABI_ENUM(n::nvmlTemperatureThresholds_t, ::nvmlTemperatureThresholds_t);
 ABI_ENUM(n::nvmlGpuTopologyLevel_t, ::nvmlGpuTopologyLevel_t);
+ABI_ENUM(n::nvmlIntNvLinkDeviceType_t, ::nvmlIntNvLinkDeviceType_t);
 ABI_MAP(n::nvmlPciInfo_t, ::nvmlPciInfo_t);
 ABI_MAP(n::nvmlPciInfoExt_v1_t, ::nvmlPciInfoExt_v1_t);
 ABI_MAP(n::nvmlMemory_t, ::nvmlMemory_t);
@@ -116,6 +117,7 @@ ABI_SAME_FN(n::nvmlDeviceGetUInt_fn, nvmlDeviceGetPcieReplayCounter);
 ABI_SAME_FN(n::nvmlDeviceGetNvLinkState_fn, nvmlDeviceGetNvLinkState);
 ABI_SAME_FN(n::nvmlDeviceGetNvLinkRemotePciInfo_fn, nvmlDeviceGetNvLinkRemotePciInfo_v2);
 ABI_SAME_FN(n::nvmlDeviceGetNvLinkVersion_fn, nvmlDeviceGetNvLinkVersion);
+ABI_SAME_FN(n::nvmlDeviceGetNvLinkRemoteDeviceType_fn, nvmlDeviceGetNvLinkRemoteDeviceType);
 ABI_SAME_FN(n::nvmlDeviceGetEnableState_fn, nvmlDeviceGetPersistenceMode);
 ABI_SAME_FN(n::nvmlDeviceGetComputeMode_fn, nvmlDeviceGetComputeMode);
 ABI_SAME_FN(n::nvmlDeviceGetUIntPair_fn, nvmlDeviceGetMigMode);
@@ -152,6 +154,10 @@ ABI_SAME_FN(n::nvmlEventSetFree_fn, nvmlEventSetFree);
 
 // Status values.
 ABI_SAME_VALUE(n::NVML_SUCCESS, ::NVML_SUCCESS);
+ABI_SAME_VALUE(n::NVML_NVLINK_DEVICE_TYPE_GPU, ::NVML_NVLINK_DEVICE_TYPE_GPU);
+ABI_SAME_VALUE(n::NVML_NVLINK_DEVICE_TYPE_IBMNPU, ::NVML_NVLINK_DEVICE_TYPE_IBMNPU);
+ABI_SAME_VALUE(n::NVML_NVLINK_DEVICE_TYPE_SWITCH, ::NVML_NVLINK_DEVICE_TYPE_SWITCH);
+ABI_SAME_VALUE(n::NVML_NVLINK_DEVICE_TYPE_UNKNOWN, ::NVML_NVLINK_DEVICE_TYPE_UNKNOWN);
 ABI_SAME_VALUE(n::NVML_ERROR_UNINITIALIZED, ::NVML_ERROR_UNINITIALIZED);
 ABI_SAME_VALUE(n::NVML_ERROR_INVALID_ARGUMENT, ::NVML_ERROR_INVALID_ARGUMENT);
 ABI_SAME_VALUE(n::NVML_ERROR_NOT_SUPPORTED, ::NVML_ERROR_NOT_SUPPORTED);

@@ -52,3 +52,15 @@ def main(namespace):
             traceback.print_exc()
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
+
+
+def fake_env(scenario, old=False):
+    """Environment that points gpuvet at the driver test doubles with a scenario file."""
+    build = os.environ["GPUVET_BUILD_DIR"]
+    tests = os.environ["GPUVET_TEST_DIR"]
+    suffix = "_old" if old else ""
+    return {
+        "GPUVET_LIBCUDA": f"{build}/tests/fakes/libfakecuda{suffix}.so",
+        "GPUVET_LIBNVML": f"{build}/tests/fakes/libfakenvml{suffix}.so",
+        "GPUVET_FAKE_SCENARIO": f"{tests}/fakes/scenarios/{scenario}.toml",
+    }

@@ -31,6 +31,9 @@ def scenario_with(text):
         base = b.read()
     head, _, rest = base.partition("[all]\n")
     extra_top, _, extra_all = text.partition("[all]\n")
+    # A key given again replaces the base scenario's line (TOML forbids duplicates).
+    overridden = {line.split("=")[0].strip() for line in extra_all.splitlines() if "=" in line}
+    rest = "".join(line for line in rest.splitlines(True) if line.split("=")[0].strip() not in overridden)
     f.write(head + extra_top + "[all]\n" + extra_all + rest)
     f.close()
     return f.name

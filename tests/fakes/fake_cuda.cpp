@@ -62,6 +62,7 @@ struct Alloc {
     void* host = nullptr;
     size_t bytes = 0;
     int dev = 0;
+    uint64_t phys = 0;  // where it lies in the GPU's memory (bad cells are physical offsets)
 };
 
 struct Device {
@@ -70,6 +71,7 @@ struct Device {
     CUctx_st primary;
     uint64_t allocated = 0;
     uint64_t next_addr = 0;
+    std::map<uint64_t, uint64_t> phys_used;  // physical start -> bytes (2 MiB pages), first fit
 };
 
 std::recursive_mutex g_mu;
@@ -77,7 +79,7 @@ bool g_init = false;
 fake::Scenario g_sc;
 std::vector<std::unique_ptr<Device>> g_devs;
 std::map<CUdeviceptr, Alloc> g_allocs;  // by start address
-std::set<void*> g_host_allocs;
+std::map<void*, int> g_host_allocs;  // pinned buffer -> device of the context that made it
 std::set<CUstream_st*> g_streams;
 std::set<CUevent_st*> g_events;
 std::set<CUmod_st*> g_modules;
@@ -149,6 +151,47 @@ CUresult charge(CUstream s, double ns) {
 
 double ns_for(size_t bytes, double gbps) { return gbps > 0 ? static_cast<double>(bytes) / gbps : 0; }
 
+// What emulated kernels see of device `dev`: host views of its memory and its bad cells.
+fake::KernelLaunch launch_env(int dev) {
+    fake::KernelLaunch l{};
+    l.gpu = &g_devs[dev]->gpu;
+    l.host = [](uint64_t p, size_t n) -> void* {
+        char* h = nullptr;
+        return find_alloc(p, n, &h) ? h : nullptr;
+    };
+    l.bad_cells = [](uint64_t p, uint64_t n) {
+        std::vector<std::pair<uint64_t, uint64_t>> out;
+        char* h = nullptr;
+        Alloc* a = find_alloc(p, n, &h);
+        if (!a) return out;
+        uint64_t start = 0;
+        for (auto& [s, al] : g_allocs)
+            if (&al == a) start = s;
+        for (const auto& c : g_devs[a->dev]->gpu.bad_memory_cells) {
+            if (c.offset_bytes < a->phys || c.offset_bytes + 8 > a->phys + a->bytes) continue;
+            uint64_t addr = start + (c.offset_bytes - a->phys);
+            if (addr >= p && addr + 8 <= p + n) out.emplace_back(addr, c.flip);
+        }
+        return out;
+    };
+    return l;
+}
+
+// Host-copy rate of device `dev`: its own, or its share of a PCIe switch uplink among the GPUs of
+// that switch whose contexts hold pinned host memory now (those copying at the same time).
+double host_rate(int dev, double own) {
+    unsigned nvml = g_devs[dev]->nvml_index;
+    double rate = own;
+    for (const auto& sw : g_sc.pcie_switches) {
+        if (std::find(sw.gpus.begin(), sw.gpus.end(), nvml) == sw.gpus.end()) continue;
+        std::set<int> active;
+        for (auto& [p, d] : g_host_allocs)
+            if (std::find(sw.gpus.begin(), sw.gpus.end(), g_devs[d]->nvml_index) != sw.gpus.end()) active.insert(d);
+        rate = std::min(rate, sw.gbps / double(std::max<size_t>(1, active.size())));
+    }
+    return rate;
+}
+
 enum class Kind { HtoD, DtoH, DtoD };
 
 // Added by gpuvet_fake_on_device_read: let a library emulated on top of this one (fake cuBLASLt)
@@ -166,11 +209,13 @@ CUresult copy(Kind kind, void* dst_h, CUdeviceptr dst_d, const void* src_h, CUde
     if (kind != Kind::DtoH) NEED(a = find_alloc(dst_d, n, &dp));
     if (kind != Kind::HtoD) NEED(a = find_alloc(src_d, n, &sp));
     NEED(dp && sp);
+    if (kind != Kind::HtoD) fake::lazy_materialize(launch_env(a->dev), src_d, n);
+    if (kind != Kind::DtoH) fake::lazy_materialize(launch_env(a->dev), dst_d, n);
     std::memmove(dp, sp, n);
     const fake::Gpu& g = g_devs[a->dev]->gpu;
     // A device-to-device copy reads and writes every byte: 2n bytes of memory traffic.
-    double ns = kind == Kind::HtoD ? ns_for(n, g.h2d_bandwidth_gbps)
-              : kind == Kind::DtoH ? ns_for(n, g.d2h_bandwidth_gbps)
+    double ns = kind == Kind::HtoD ? ns_for(n, host_rate(a->dev, g.h2d_bandwidth_gbps))
+              : kind == Kind::DtoH ? ns_for(n, host_rate(a->dev, g.d2h_bandwidth_gbps))
                                    : ns_for(2 * n, g.hbm_bandwidth_gbps);
     return charge(s, ns);
 }
@@ -182,6 +227,7 @@ CUresult fill(CUdeviceptr p, T value, size_t count, CUstream s) {
     char* h = nullptr;
     Alloc* a = find_alloc(p, count * sizeof(T), &h);
     NEED(a);
+    fake::lazy_materialize(launch_env(a->dev), p, count * sizeof(T));
     T* t = reinterpret_cast<T*>(h);
     for (size_t i = 0; i < count; ++i) t[i] = value;
     return charge(s, ns_for(count * sizeof(T), g_devs[a->dev]->gpu.hbm_bandwidth_gbps));
@@ -297,7 +343,7 @@ __attribute__((visibility("default"))) void gpuvet_fake_on_device_read(void (*ho
 __attribute__((visibility("default"))) void gpuvet_fake_cuda_reset(void) {
     LOCK;
     for (auto& [p, a] : g_allocs) munmap(a.host, std::max<size_t>(a.bytes, 1));
-    for (void* p : g_host_allocs) std::free(p);
+    for (auto& [p, dev] : g_host_allocs) std::free(p);
     for (auto* s : g_streams) delete s;
     for (auto* e : g_events) delete e;
     for (auto* m : g_modules) delete m;
@@ -448,6 +494,7 @@ CUresult CUDAAPI cuDeviceCanAccessPeer(int* can, CUdevice dev, CUdevice peer) {
     NEED(can);
     auto nvlink_up = [](const fake::Gpu& g) { return g.nvlink_count > g.nvlink_down.size(); };
     bool pcie_close = fake::topology_level(g_sc, a->nvml_index, b->nvml_index) <= 30;  // up to HOSTBRIDGE
+    if (a->gpu.p2p_disabled || b->gpu.p2p_disabled) return *can = 0, CUDA_SUCCESS;
     *can = dev != peer && ((nvlink_up(a->gpu) && nvlink_up(b->gpu)) || pcie_close) ? 1 : 0;
     return CUDA_SUCCESS;
 }
@@ -538,7 +585,14 @@ CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytes) {
     CUdeviceptr p = d.next_addr;
     d.next_addr += (bytes + 0x3FFFFF) & ~size_t(0x1FFFFF);
     d.allocated += charged;
-    g_allocs[p] = Alloc{host, bytes, t_ctx->dev};
+    // Physical placement: lowest free range of whole 2 MiB pages, as a simple first fit.
+    uint64_t pages = (bytes + 0x1FFFFF) & ~uint64_t(0x1FFFFF), phys = 0;
+    for (auto& [s, n] : d.phys_used) {
+        if (s >= phys + pages) break;
+        phys = std::max(phys, s + n);
+    }
+    d.phys_used[phys] = pages;
+    g_allocs[p] = Alloc{host, bytes, t_ctx->dev, phys};
     *dptr = p;
     return CUDA_SUCCESS;
 }
@@ -548,6 +602,8 @@ CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr) {
     auto it = g_allocs.find(dptr);
     NEED(it != g_allocs.end());
     munmap(it->second.host, std::max<size_t>(it->second.bytes, 1));
+    fake::lazy_forget(dptr, it->second.bytes);
+    g_devs[it->second.dev]->phys_used.erase(it->second.phys);
     g_devs[it->second.dev]->allocated -= accounted(it->second.bytes);
     g_allocs.erase(it);
     return CUDA_SUCCESS;
@@ -558,14 +614,14 @@ CUresult CUDAAPI cuMemHostAlloc(void** pp, size_t bytes, unsigned int) {
     NEED(pp && bytes > 0);
     void* p = std::aligned_alloc(4096, (bytes + 4095) & ~size_t(4095));
     if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
-    g_host_allocs.insert(p);
+    g_host_allocs[p] = t_ctx ? t_ctx->dev : 0;
     *pp = p;
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuMemFreeHost(void* p) {
     LOCK;
     INITED;
-    NEED(g_host_allocs.erase(p));
+    NEED(g_host_allocs.erase(p));  // by key
     std::free(p);
     return CUDA_SUCCESS;
 }
@@ -601,6 +657,8 @@ CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_ctx, CUdevicep
     Alloc* da = find_alloc(dst, n, &dp);
     Alloc* sa = find_alloc(src, n, &sp);
     NEED(da && sa && da->dev == dst_ctx->dev && sa->dev == src_ctx->dev);
+    fake::lazy_materialize(launch_env(sa->dev), src, n);
+    fake::lazy_materialize(launch_env(da->dev), dst, n);
     std::memmove(dp, sp, n);
     const fake::Gpu& g = g_devs[sa->dev]->gpu;
     // With peer access the copy goes over NVLink/PCIe directly; without it the driver stages it
@@ -769,11 +827,12 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, 
     auto& reg = fake::kernel_registry();
     auto it = reg.find(f->name);
     if (it == reg.end()) return CUDA_ERROR_NOT_SUPPORTED;  // no CPU emulation for this kernel yet
-    fake::KernelLaunch launch{{gx, gy, gz}, {bx, by, bz}, shared, params, &g_devs[ctx->dev]->gpu,
-                              [](uint64_t p, size_t n) -> void* {
-                                  char* h = nullptr;
-                                  return find_alloc(p, n, &h) ? h : nullptr;
-                              }};
+    NEED(params);  // every emulated kernel takes parameters
+    fake::KernelLaunch launch = launch_env(ctx->dev);
+    launch.grid[0] = gx, launch.grid[1] = gy, launch.grid[2] = gz;
+    launch.block[0] = bx, launch.block[1] = by, launch.block[2] = bz;
+    launch.shared_bytes = shared;
+    launch.params = params;
     double ns = it->second(launch);
     if (ns < 0) return CUDA_ERROR_INVALID_VALUE;
     return charge(s, ns);

@@ -204,6 +204,24 @@ const std::map<std::string, Setter>& setters() {
         m["gemm_int8_tops"] = field(&Gpu::gemm_int8_tops);
         m["gemm_wrong_results"] = field(&Gpu::gemm_wrong_results);
         m["nccl_busbw_gbps"] = field(&Gpu::nccl_busbw_gbps);
+        m["fp64_tflops"] = field(&Gpu::fp64_tflops);
+        m["fp32_tflops"] = field(&Gpu::fp32_tflops);
+        m["fp16_tflops"] = field(&Gpu::fp16_tflops);
+        m["bf16_tflops"] = field(&Gpu::bf16_tflops);
+        m["p2p_disabled"] = field(&Gpu::p2p_disabled);
+        m["bad_memory_cells"] = [](Gpu& g, const toml::node& n, const std::string& w) {
+            const auto* a = n.as_array();
+            if (!a) fail(w, "expected an array of {offset_bytes = N, flip = N} tables");
+            g.bad_memory_cells.clear();
+            for (const auto& e : *a) {
+                const auto* t = e.as_table();
+                if (!t || !(*t)["offset_bytes"]) fail(w, "each cell needs offset_bytes = N (flip = N optional)");
+                BadCell c{need<uint64_t>(*(*t)["offset_bytes"].node(), w), 1};
+                if ((*t)["flip"]) c.flip = need<uint64_t>(*(*t)["flip"].node(), w);
+                if (c.offset_bytes % 8 || c.flip == 0) fail(w, "offset_bytes must be a multiple of 8 and flip nonzero");
+                g.bad_memory_cells.push_back(c);
+            }
+        };
         m["lost_after_calls"] = [](Gpu& g, const toml::node& n, const std::string& w) {
             g.lost_after_calls = need<uint64_t>(n, w);
         };
@@ -342,8 +360,8 @@ std::optional<Scenario> load_scenario(const std::string& path, std::string& erro
             } else if (key == "time_scale") {
                 sc.time_scale = need<double>(v, path + ": time_scale");
                 if (!(sc.time_scale > 0)) fail(path + ": time_scale", "expected a number above 0");
-            } else if (key != "driver" && key != "all" && key != "gpu" && key != "topology") {
-                fail(path + ": " + key, "unknown top-level key (known: gpu_count, time_scale, [driver], [all], [gpu.N], [[topology]])");
+            } else if (key != "driver" && key != "all" && key != "gpu" && key != "topology" && key != "pcie_switch") {
+                fail(path + ": " + key, "unknown top-level key (known: gpu_count, time_scale, [driver], [all], [gpu.N], [[topology]], [[pcie_switch]])");
             }
         }
         if (!have_count) fail(path, "gpu_count is required (a top-level key before any [table])");
@@ -394,6 +412,22 @@ std::optional<Scenario> load_scenario(const std::string& path, std::string& erro
                 unsigned a = need<unsigned>(*pair->get(0), w), b = need<unsigned>(*pair->get(1), w);
                 if (a >= count || b >= count) fail(w, "GPU index beyond gpu_count");
                 sc.topology[{std::min(a, b), std::max(a, b)}] = topology_value(need<std::string>(*(*t)["level"].node(), w), w);
+            }
+        }
+        if (const auto* sw = doc["pcie_switch"].as_array()) {
+            for (const auto& e : *sw) {
+                const auto* t = e.as_table();
+                std::string w = path + ": pcie_switch";
+                const toml::array* gs = t ? (*t)["gpus"].as_array() : nullptr;
+                if (!gs || !(*t)["gbps"]) fail(w, "each [[pcie_switch]] needs gpus = [...] and gbps = N");
+                PcieSwitch ps;
+                ps.gbps = need<double>(*(*t)["gbps"].node(), w);
+                for (const auto& x : *gs) {
+                    unsigned i = need<unsigned>(x, w);
+                    if (i >= count) fail(w, "GPU index beyond gpu_count");
+                    ps.gpus.push_back(i);
+                }
+                sc.pcie_switches.push_back(ps);
             }
         }
         return sc;

@@ -34,6 +34,20 @@ struct Change {
     std::shared_ptr<toml::table> keys;
 };
 
+// A stuck/flipping memory cell: the 64-bit word at this physical byte offset reads back with `flip`
+// XOR'ed into what was written (emulated memtest and stream kernels see it).
+struct BadCell {
+    uint64_t offset_bytes = 0;
+    uint64_t flip = 1;
+};
+
+// A PCIe switch whose uplink several GPUs share: host copies of the GPUs in `gpus` that hold pinned
+// host memory at the same time share `gbps`.
+struct PcieSwitch {
+    std::vector<unsigned> gpus;
+    double gbps = 0;
+};
+
 struct Gpu {
     // identity
     std::string name = "NVIDIA H100 80GB HBM3";
@@ -96,6 +110,10 @@ struct Gpu {
            gemm_int8_tops = 1480;
     bool gemm_wrong_results = false;  // the fake cuBLASLt returns wrong products
     double nccl_busbw_gbps = 480;     // fake NCCL all-reduce bus bandwidth (the slowest rank's counts)
+    // simulated FMA throughput of the CUDA cores (TFLOPS), what the fma_* kernels are charged at
+    double fp64_tflops = 31, fp32_tflops = 61, fp16_tflops = 122, bf16_tflops = 122;
+    std::vector<BadCell> bad_memory_cells;
+    bool p2p_disabled = false;  // cuDeviceCanAccessPeer says no for every pair with this GPU
     // failure script
     std::optional<uint64_t> lost_after_calls;
     std::vector<XidEvent> xid_events;
@@ -118,6 +136,7 @@ struct Scenario {
     double seconds() const {
         return time_scale * std::chrono::duration<double>(std::chrono::steady_clock::now() - loaded_at).count();
     }
+    std::vector<PcieSwitch> pcie_switches;
 };
 
 // Reads GPUVET_FAKE_SCENARIO. On any problem returns nullopt and writes the reason (naming the

@@ -1,6 +1,7 @@
 // GEMM and all-reduce arithmetic, library search order: everything the GPU checks decide on the CPU.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>

@@ -122,6 +122,23 @@ void compare_golden(const std::string& name, const std::string& actual) {
 
 TEST(Golden, Scorecard) { compare_golden("scorecard.txt", render_scorecard(sample_report(), Style{false, 100})); }
 
+TEST(Golden, ScorecardVerbose) {
+    compare_golden("scorecard-verbose.txt", render_scorecard(sample_report(), Style{false, 100, true}));
+}
+
+TEST(Scorecard, PassingFactsOnlyInVerbose) {
+    Report r = sample_report();
+    r.checks[0].measurements.push_back(Measurement::number("clock_sm_mhz", "SM clock", 1980, "MHz"));
+    r.checks[0].details.push_back("a passing detail");
+    std::string quiet = render_scorecard(r, Style{false, 100});
+    std::string loud = render_scorecard(r, Style{false, 100, true});
+    EXPECT_EQ(quiet.find("SM clock"), std::string::npos);
+    EXPECT_EQ(quiet.find("a passing detail"), std::string::npos);
+    EXPECT_NE(quiet.find("Device copy"), std::string::npos);  // held against the spec: always shown
+    EXPECT_NE(loud.find("SM clock"), std::string::npos);
+    EXPECT_NE(loud.find("a passing detail"), std::string::npos);
+}
+
 TEST(Golden, Json) { compare_golden("report.json", render_json(sample_report())); }
 
 TEST(Golden, ScorecardFitsIn100Columns) {

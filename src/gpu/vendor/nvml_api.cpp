@@ -48,6 +48,7 @@ const SymbolEntry<NvmlApi> kTable[] = {
     {{"nvmlDeviceGetNvLinkState"}, O, set<&A::nvmlDeviceGetNvLinkState>},
     {{"nvmlDeviceGetNvLinkRemotePciInfo_v2"}, O, set<&A::nvmlDeviceGetNvLinkRemotePciInfo>},
     {{"nvmlDeviceGetNvLinkVersion"}, O, set<&A::nvmlDeviceGetNvLinkVersion>},
+    {{"nvmlDeviceGetNvLinkRemoteDeviceType"}, O, set<&A::nvmlDeviceGetNvLinkRemoteDeviceType>},
     {{"nvmlDeviceGetPersistenceMode"}, O, set<&A::nvmlDeviceGetPersistenceMode>},
     {{"nvmlDeviceGetComputeMode"}, O, set<&A::nvmlDeviceGetComputeMode>},
     {{"nvmlDeviceGetMigMode"}, O, set<&A::nvmlDeviceGetMigMode>},

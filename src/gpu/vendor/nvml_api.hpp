@@ -83,6 +83,14 @@ enum nvmlTemperatureThresholds_t {
     NVML_TEMPERATURE_THRESHOLD_MEM_MAX = 2,
     NVML_TEMPERATURE_THRESHOLD_GPU_MAX = 3
 };
+// What sits at the far end of an NVLink: another GPU, or an NVSwitch (HGX boards).
+enum nvmlIntNvLinkDeviceType_t {
+    NVML_NVLINK_DEVICE_TYPE_GPU = 0x00,
+    NVML_NVLINK_DEVICE_TYPE_IBMNPU = 0x01,
+    NVML_NVLINK_DEVICE_TYPE_SWITCH = 0x02,
+    NVML_NVLINK_DEVICE_TYPE_UNKNOWN = 0xFF,
+};
+
 enum nvmlGpuTopologyLevel_t {
     NVML_TOPOLOGY_INTERNAL = 0,
     NVML_TOPOLOGY_SINGLE = 10,
@@ -220,6 +228,7 @@ using nvmlDeviceGetUIntPair_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, u
 using nvmlDeviceGetNvLinkState_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlEnableState_t*);
 using nvmlDeviceGetNvLinkRemotePciInfo_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlPciInfo_t*);
 using nvmlDeviceGetNvLinkVersion_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int*);
+using nvmlDeviceGetNvLinkRemoteDeviceType_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlIntNvLinkDeviceType_t*);
 using nvmlDeviceGetComputeMode_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlComputeMode_t*);
 using nvmlDeviceGetVirtualizationMode_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlGpuVirtualizationMode_t*);
 using nvmlDeviceGetClockInfo_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlClockType_t, unsigned int*);
@@ -277,6 +286,7 @@ struct NvmlApi {
     nvml::nvmlDeviceGetNvLinkState_fn nvmlDeviceGetNvLinkState = nullptr;
     nvml::nvmlDeviceGetNvLinkRemotePciInfo_fn nvmlDeviceGetNvLinkRemotePciInfo = nullptr;  // _v2
     nvml::nvmlDeviceGetNvLinkVersion_fn nvmlDeviceGetNvLinkVersion = nullptr;
+    nvml::nvmlDeviceGetNvLinkRemoteDeviceType_fn nvmlDeviceGetNvLinkRemoteDeviceType = nullptr;
     nvml::nvmlDeviceGetEnableState_fn nvmlDeviceGetPersistenceMode = nullptr;
     nvml::nvmlDeviceGetComputeMode_fn nvmlDeviceGetComputeMode = nullptr;
     nvml::nvmlDeviceGetUIntPair_fn nvmlDeviceGetMigMode = nullptr;             // current, pending

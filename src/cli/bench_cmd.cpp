@@ -1,0 +1,118 @@
+// gpuvet bench <what>: just the measurements of one area, with check's output flags.
+// The table maps each name to check keys of the registry; a new benchmark is one row.
+#include <cstdlib>
+#include <sstream>
+
+#include "cli/common.hpp"
+#include "core/check.hpp"
+#include "core/context.hpp"
+#include "core/error.hpp"
+#include "core/runner.hpp"
+#include "gpu/inventory.hpp"
+#include "host/identity.hpp"
+#include "report/progress.hpp"
+#include "specs/spec_db.hpp"
+
+namespace gpuvet {
+
+namespace {
+
+struct BenchRow {
+    const char* name;
+    std::vector<std::string> checks;  // registry keys
+    const char* what;
+};
+const std::vector<BenchRow>& bench_table() {
+    static const std::vector<BenchRow> rows = {
+        {"memory", {"gpu.memory_bandwidth"}, "device memory bandwidth: copy, read, write, triad"},
+        {"fp", {"gpu.fp_peak"}, "FMA throughput: FP64, FP32, FP16, BF16"},
+        {"memtest", {"gpu.memtest"}, "write and verify nearly all GPU memory"},
+        {"pcie", {"gpu.h2d_d2h"}, "host<->GPU copy bandwidth, each GPU alone and all at once"},
+        {"p2p", {"gpu.p2p"}, "GPU<->GPU copy bandwidth and latency for every pair"},
+        {"gemm", {"gpu.gemm"}, "tensor GEMM TFLOPS: TF32, FP16, BF16, FP8, INT8 (cuBLASLt)"},
+        {"allreduce", {"gpu.allreduce"}, "NCCL all-reduce bus bandwidth over all GPUs"},
+    };
+    return rows;
+}
+
+struct BenchArgs {
+    std::string what;
+    bool quick = false, full = false;
+    std::string gpus;
+};
+
+std::vector<int> parse_gpus(const std::string& s) {
+    std::vector<int> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        char* end = nullptr;
+        long v = std::strtol(item.c_str(), &end, 10);
+        if (item.empty() || *end || v < 0)
+            throw usage_error("--gpus: '" + item + "' is not a GPU index", "give indexes as listed by gpuvet inventory, e.g. --gpus 0,1");
+        out.push_back(static_cast<int>(v));
+    }
+    return out;
+}
+
+int run_bench(const GlobalOptions& g, const BenchArgs& a) {
+    const BenchRow* row = nullptr;
+    std::string names;
+    for (const auto& r : bench_table()) {
+        names += (names.empty() ? "" : ", ") + std::string(r.name);
+        if (a.what == r.name) row = &r;
+    }
+    if (!row) throw usage_error("unknown benchmark '" + a.what + "'", "choose one of: " + names);
+    SpecDb specs = load_specs(g);
+    Report report = new_report(g);
+    CheckContext ctx;
+    if (const char* root = std::getenv("GPUVET_ROOT"); root && *root) ctx.options.root = root;
+    ctx.options.tier = a.quick ? Tier::Quick : a.full ? Tier::Full : Tier::Standard;
+    if (!a.gpus.empty()) ctx.options.gpus = parse_gpus(a.gpus);
+    ctx.specs = &specs;
+    ctx.report = &report;
+    ctx.stop = &stop_flag();
+    auto progress = make_progress(g.json);
+    ctx.progress = progress.get();
+    report.machine = read_machine_info(HostFs(ctx.options.root));
+    Inventory inventory = collect_inventory(InventoryOptions{ctx.options.root});
+    report.machine.driver = driver_info_of(inventory);
+    report.gpus = gpu_summaries_of(inventory);
+    ctx.inventory = &inventory;
+    for (int i : ctx.options.gpus) {
+        bool known = false;
+        for (const auto& gi : inventory.gpus) known = known || gi.index == i;
+        if (!known && !inventory.gpus.empty())
+            throw usage_error("--gpus: there is no GPU " + std::to_string(i), "see gpuvet inventory for the GPU indexes");
+    }
+    CheckList all = all_checks(), chosen;
+    for (auto& c : all)
+        for (const auto& k : row->checks)
+            if (c && c->key() == k) chosen.push_back(std::move(c));
+    if (chosen.empty()) throw runtime_error("benchmark '" + a.what + "' is not available in this build",
+                                            "update gpuvet");
+    run_checks(chosen, ctx);
+    return emit_report(report, g);
+}
+
+}  // namespace
+
+void add_bench_command(Cli cli) {
+    auto* sub = cli.app.add_subcommand("bench", "Run one group of GPU measurements");
+    auto args = std::make_shared<BenchArgs>();
+    std::string help = "what to measure:";
+    for (const auto& r : bench_table()) help += std::string("\n  ") + r.name + ": " + r.what;
+    sub->add_option("what", args->what, help)->required();
+    sub->add_flag("--quick", args->quick, "shortest sizes and repetitions");
+    sub->add_flag("--full", args->full, "longest sizes and repetitions");
+    sub->add_option("--gpus", args->gpus, "comma-separated GPU indexes (default: all)");
+    add_output_flags(*sub, cli.global);
+    sub->footer("Examples:\n  gpuvet bench memory\n  gpuvet bench fp --gpus 0,1 --json\n"
+                "Exit codes: 0 passed (warnings allowed), 1 a measurement failed, 2 bad input, 3 could not run.");
+    sub->callback([&g = cli.global, &action = cli.action, args] {
+        g.command = "bench";
+        action = [&g, args] { return run_bench(g, *args); };
+    });
+}
+
+}  // namespace gpuvet

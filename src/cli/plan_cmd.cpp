@@ -1,0 +1,256 @@
+// gpuvet plan: from a workload to the VRAM, cards, speed, time and cost it needs.
+// Exit 0 when at least one SKU fits, 1 when nothing fits, 2 on bad input.
+#include <fmt/format.h>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/common.hpp"
+#include "core/error.hpp"
+#include "plan/hf_config.hpp"
+#include "plan/model_catalog.hpp"
+#include "plan/recommender.hpp"
+#include "core/strings.hpp"
+#include "report/json.hpp"
+#include "report/terminal.hpp"
+#include "specs/spec_db.hpp"
+
+namespace gpuvet {
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+struct PlanArgs {
+    std::string model, config, params, task = "inference", scenario = "llm-finetune";
+    std::string measured, prices, lora_targets = "all";
+    std::optional<int> zero, gpus;
+    Workload w;
+    SpeedAssumptions a;
+    double tokens = 0;
+    bool list_models = false, all = false;
+    int top = 10;
+};
+
+std::int64_t parse_count(const std::string& s) {
+    try {
+        std::size_t pos = 0;
+        double v = std::stod(s, &pos);
+        std::string unit = s.substr(pos);
+        double mult = unit == "B" || unit == "b" ? 1e9 : unit == "M" || unit == "m" ? 1e6 : unit == "T" || unit == "t" ? 1e12 : unit.empty() ? 1 : -1;
+        if (mult < 0 || v <= 0 || v * mult > 1e15) throw 0;
+        return std::int64_t(v * mult);
+    } catch (...) {
+        throw usage_error("--params '" + s + "' is not a count", "write e.g. 70B, 350M or 7000000000");
+    }
+}
+
+Task parse_task(const std::string& t) {
+    if (t == "inference") return Task::Inference;
+    if (t == "full" || t == "finetune") return Task::FullFinetune;
+    if (t == "lora") return Task::Lora;
+    if (t == "qlora") return Task::Qlora;
+    if (t == "pretrain") return Task::Pretrain;
+    throw usage_error("unknown task '" + t + "'", "choose inference, full, lora, qlora or pretrain");
+}
+
+ModelArch resolve_model(const PlanArgs& a) {
+    int given = !a.model.empty() + !a.config.empty() + !a.params.empty();
+    if (given != 1) throw usage_error("give exactly one of --model, --config, --params",
+                                      "e.g. gpuvet plan --model llama-3-8b --task lora");
+    if (!a.config.empty()) return load_hf_config(a.config);
+    if (!a.params.empty()) {
+        ModelArch m;
+        m.model_type = "fixed";
+        m.fixed_params = parse_count(a.params);
+        m.key = m.name = a.params + " parameters";
+        return m;
+    }
+    return ModelCatalog::embedded().find(a.model);
+}
+
+std::string g2(double bytes) { return fmt::format("{:.2f}", bytes / kGiB); }
+
+nlohmann::json to_json(const MemoryPlan& p) {
+    nlohmann::json items = nlohmann::json::array();
+    for (auto& i : p.items)
+        items.push_back({{"key", i.key}, {"label", i.label}, {"bytes_per_gpu", i.bytes_per_gpu},
+                         {"gib_per_gpu", i.bytes_per_gpu / kGiB}, {"bytes_total", i.bytes_per_gpu * p.gpus}, {"how", i.how}});
+    return {{"gpus", p.gpus}, {"zero_stage", p.zero_stage}, {"bytes_per_param", p.bytes_per_param},
+            {"bytes_per_param_how", p.bytes_per_param_how}, {"items", items},
+            {"subtotal_bytes_per_gpu", p.subtotal_per_gpu}, {"margin_bytes_per_gpu", p.margin_bytes},
+            {"need_bytes_per_gpu", p.need_per_gpu}, {"need_gib_per_gpu", p.need_per_gpu / kGiB},
+            {"need_bytes_total", p.total()}, {"cpu_offload_bytes", p.cpu_bytes}, {"notes", p.notes}};
+}
+
+template <class T>
+nlohmann::json opt(const std::optional<T>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+
+int run_plan(const GlobalOptions& g, PlanArgs a) {
+    if (a.list_models) {
+        for (auto& m : ModelCatalog::embedded().all())
+            std::cout << fmt::format("{:<16} {:<22} {:>8.2f}B params\n", m.key, m.name, parameter_count(m) / 1e9);
+        return 0;
+    }
+    a.w.task = parse_task(a.task);
+    a.w.zero_stage = a.zero;
+    a.w.gpus = a.gpus;
+    a.w.token_budget = a.tokens;
+    a.w.lora_targets.clear();
+    for (auto& t : split(a.lora_targets, ',')) a.w.lora_targets.push_back(trim(t));
+    ModelArch m = resolve_model(a);
+    SpecDb db = load_specs(g);
+    const Scenario& sc = find_scenario(a.scenario);
+    std::map<std::string, MeasuredRates> measured;
+    if (!a.measured.empty()) measured = read_measured_report(a.measured, db);
+    std::optional<PriceTable> prices;
+    if (!a.prices.empty()) prices = read_prices(a.prices, db);
+    MemoryPlan one = plan_memory(m, a.w, a.w.gpus.value_or(1));
+    Recommendation rec = recommend(m, a.w, db, sc, a.a, measured, prices ? &*prices : nullptr);
+    int code = rec.any_fits ? exit_code::ok : exit_code::check_failed;
+
+    if (g.json) {
+        nlohmann::json rows = nlohmann::json::array();
+        for (auto& r : rec.rows)
+            rows.push_back({{"sku", r.spec->key}, {"name", r.spec->name}, {"memory_gib", r.spec->memory_size_gib},
+                            {"usable_gib", r.usable_gib}, {"cards", opt(r.cards)},
+                            {"need_bytes_per_gpu", r.plan ? nlohmann::json(r.plan->need_per_gpu) : nlohmann::json(nullptr)},
+                            {"nvlink_needed", r.nvlink_needed}, {"has_nvlink", r.has_nvlink},
+                            {"decode_tokens_per_s", opt(r.speed.decode_tokens_per_s)},
+                            {"prefill_tokens_per_s", opt(r.speed.prefill_tokens_per_s)},
+                            {"train_tokens_per_s", opt(r.speed.train_tokens_per_s)},
+                            {"hours_for_budget", opt(r.speed.hours_for_budget)}, {"cost", opt(r.cost)},
+                            {"compute_s_per_step", opt(r.speed.compute_s_per_step)},
+                            {"comm_s_per_step", opt(r.speed.comm_s_per_step)},
+                            {"rates_source", r.rates_source}, {"score", r.score}});
+        nlohmann::json j{{"schema_version", kSchemaVersion}, {"command", "plan"},
+                         {"model", {{"key", m.key}, {"name", m.name}, {"params", parameter_count(m)},
+                                    {"active_params", active_parameter_count(m)}, {"source", m.source}}},
+                         {"task", to_string(a.w.task)}, {"scenario", sc.key},
+                         {"assumptions", {{"mfu", a.a.mfu}, {"bandwidth_efficiency", a.a.bandwidth_eff}, {"margin", a.w.margin}}},
+                         {"memory", to_json(one)}, {"gpus", rows}, {"fits", rec.any_fits}, {"suggestion", rec.suggestion},
+                         {"currency", prices ? nlohmann::json(prices->currency) : nlohmann::json(nullptr)}};
+        std::cout << j.dump(2) << "\n";
+        return code;
+    }
+    std::cout << fmt::format("{} — {} — {:.3f}B parameters{}\n", m.name, to_string(a.w.task), one.params / 1e9,
+                             m.is_moe() ? fmt::format(" ({:.2f}B active per token)", one.active_params / 1e9) : "");
+    if (one.bytes_per_param > 0) std::cout << "  " << one.bytes_per_param_how << "\n";
+    if (one.trainable_params && one.trainable_params != one.params)
+        std::cout << fmt::format("  trainable: {} parameters (LoRA rank {})\n", one.trainable_params, a.w.lora_rank);
+    std::cout << fmt::format("\nMemory on {} GPU(s), per GPU{}:\n", one.gpus, one.zero_stage ? fmt::format(", ZeRO-{}", one.zero_stage) : "");
+    std::cout << fmt::format("  {:<36} {:>9}  {}\n", "item", "GiB", "how it is counted");
+    // The explanation goes on the same line when it fits in 100 columns, else wrapped under the item.
+    auto line = [&](const std::string& l, double b, const std::string& how) {
+        std::string head = fmt::format("  {:<36} {:>9}", l, g2(b));
+        if (how.empty()) { std::cout << head << "\n"; return; }
+        if (visible_width(head) + 2 + visible_width(how) <= 100) { std::cout << head << "  " << how << "\n"; return; }
+        std::cout << head << "\n" << wrap("      ", how, 100, 6) << "\n";
+    };
+    for (auto& i : one.items) line(i.label, i.bytes_per_gpu, i.how);
+    line(fmt::format("margin ({:.0f}%)", a.w.margin * 100), one.margin_bytes, "--margin");
+    line("need per GPU", one.need_per_gpu, "");
+    if (one.gpus > 1) line("need in total", one.total(), fmt::format("× {} GPUs", one.gpus));
+    if (one.cpu_bytes > 0) line("host RAM for offload", one.cpu_bytes, "DeepSpeed estimate");
+    for (auto& n : one.notes) std::cout << wrap("  note: ", n, 100, 8) << "\n";
+
+    bool train = is_training(a.w.task);
+    std::cout << fmt::format("\nCards, best first for scenario {} (speed at {:.0f}% utilization{}):\n", sc.key,
+                             a.a.mfu * 100, train ? "" : fmt::format(", decode at {:.0f}% of bandwidth", a.a.bandwidth_eff * 100));
+    std::string cur = prices ? prices->currency : "";
+    // Columns without data for this workload (no --tokens, no --prices, inference) are left out.
+    bool show_comm = train, show_hours = a.tokens > 0, show_cost = prices.has_value();
+    auto row = [&](const std::string& gpu, const std::string& gib, const std::string& cards, const std::string& need,
+                   const std::string& nv, const std::string& tok, const std::string& comm, const std::string& hours,
+                   const std::string& cost) {
+        std::string l = fmt::format("  {:<22} {:>4} {:>5} {:>8} {:<7} {:>12}", gpu, gib, cards, need, nv, tok);
+        if (show_comm) l += fmt::format(" {:>5}", comm);
+        if (show_hours) l += fmt::format(" {:>8}", hours);
+        if (show_cost) l += fmt::format(" {:>10}", cost);
+        while (!l.empty() && l.back() == ' ') l.pop_back();
+        std::cout << l << "\n";
+    };
+    row("GPU", "GiB", "cards", "GiB/card", "NVLink", train ? "train tok/s" : "decode tok/s", "comm", "hours", "cost " + cur);
+    row("", "", "", "need", "", "per box", "%", "", "");
+    int shown = 0, hidden = 0;
+    for (auto& r : rec.rows) {
+        if (!a.all && (shown >= a.top || !r.cards)) { ++hidden; continue; }
+        ++shown;
+        if (!r.cards) {
+            std::cout << fmt::format("  {:<22} {:>4.0f} {:>5}  does not fit within {} cards\n", r.spec->name,
+                                     r.spec->memory_size_gib, "—", a.w.gpus.value_or(64));
+            continue;
+        }
+        auto tok = train ? r.speed.train_tokens_per_s : r.speed.decode_tokens_per_s;
+        std::string nv = r.nvlink_needed ? (r.has_nvlink ? "needed" : "MISSING") : (r.has_nvlink ? "has" : "—");
+        std::string comm = "—";
+        if (r.speed.comm_s_per_step && r.speed.compute_s_per_step && *r.speed.comm_s_per_step > 0)
+            comm = fmt::format("{:.0f}", 100 * *r.speed.comm_s_per_step / (*r.speed.comm_s_per_step + *r.speed.compute_s_per_step));
+        row(r.spec->name + (r.rates_source == "measured" ? "*" : ""), fmt::format("{:.0f}", r.spec->memory_size_gib),
+            std::to_string(*r.cards), g2(r.plan->need_per_gpu), nv, tok ? format_number(*tok) : "—", comm,
+            r.speed.hours_for_budget ? fmt::format("{:.1f}", *r.speed.hours_for_budget) : "—",
+            r.cost ? fmt::format("{:.0f}", *r.cost) : "—");
+    }
+    if (hidden) std::cout << fmt::format("  ({} more SKU(s){}; --all lists every one)\n", hidden, rec.any_fits ? "" : " (none fits)");
+    std::string legend = "per box: tokens per second of all the row's cards together.";
+    if (show_comm) legend += " comm: share of a training step spent exchanging weights and gradients over the card's link "
+                             "(NVLink, else PCIe), no overlap assumed.";
+    legend += " NVLink MISSING: the plan splits the model across cards that only have PCIe.";
+    if (!measured.empty()) legend += " *: rates measured by the --measured report.";
+    std::cout << wrap("  ", legend, 100, 2) << "\n";
+    std::cout << "\n" << wrap(rec.any_fits ? "Fits: " : "Does not fit: ", rec.suggestion, 100, 2) << "\n";
+    return code;
+}
+
+}  // namespace
+
+void add_plan_command(Cli cli) {
+    auto* sub = cli.app.add_subcommand("plan", "VRAM, cards, speed, time and cost a workload needs");
+    auto a = std::make_shared<PlanArgs>();
+    sub->add_option("--model", a->model, "model from the catalog (see --list-models)");
+    sub->add_option("--config", a->config, "a Hugging Face config.json")->check(CLI::ExistingFile);
+    sub->add_option("--params", a->params, "a bare parameter count: 70B, 350M");
+    sub->add_flag("--list-models", a->list_models, "list the catalog");
+    sub->add_option("--task", a->task, "inference, full, lora, qlora, pretrain")->capture_default_str();
+    sub->add_option("--recipe", a->w.recipe, "mixed-adamw, amp-adamw, fp32-adamw, bf16-adamw, adamw-8bit, sgd")->capture_default_str();
+    sub->add_option("--batch", a->w.batch, "sequences per GPU")->capture_default_str();
+    sub->add_option("--seq", a->w.seq, "tokens per sequence (inference: context)")->capture_default_str();
+    sub->add_option("--dtype", a->w.weight_dtype, "inference weights: bf16, fp16, fp32, fp8, int8, int4")->capture_default_str();
+    sub->add_option("--kv-dtype", a->w.kv_dtype, "KV cache: bf16, fp16, fp8")->capture_default_str();
+    sub->add_option("--lora-rank", a->w.lora_rank)->capture_default_str();
+    sub->add_option("--lora-targets", a->lora_targets, "comma list (q_proj,v_proj) or all")->capture_default_str();
+    sub->add_flag("--checkpointing", a->w.checkpointing, "activation checkpointing");
+    sub->add_flag("!--eager-attention", a->w.flash_attention, "attention without flash/SDPA (keeps s² scores)");
+    sub->add_option("--zero", a->zero, "ZeRO stage 0-3 (default: 0 on one GPU, 3 on several)");
+    sub->add_flag("--offload-optimizer", a->w.offload_optimizer);
+    sub->add_flag("--offload-params", a->w.offload_params);
+    sub->add_option("--tp", a->w.tp, "tensor-parallel degree (training)")->capture_default_str();
+    sub->add_option("--gpus", a->gpus, "evaluate exactly N cards per SKU");
+    sub->add_option("--margin", a->w.margin, "safety margin, 0.2 = 20%")->capture_default_str();
+    sub->add_option("--cuda-context-gib", a->w.cuda_context_gib)->capture_default_str();
+    sub->add_option("--engine-fraction", a->w.engine_memory_fraction, "usable share of a card (vLLM: 0.9)")->capture_default_str();
+    sub->add_option("--activations-gib", a->w.activations_gib, "activation memory of a fixed model (CNN, UNet)");
+    sub->add_option("--tokens", a->tokens, "training token budget D (time = 6·N·D / rate)");
+    sub->add_option("--mfu", a->a.mfu, "compute utilization for training/prefill")->capture_default_str();
+    sub->add_option("--scenario", a->scenario, "llm-finetune, diffusion, video-render, quant-backtest, av-sim")->capture_default_str();
+    sub->add_option("--measured", a->measured, "use the rates a 'gpuvet check --json' report measured")->check(CLI::ExistingFile);
+    sub->add_option("--prices", a->prices, "TOML [prices] per card-hour")->check(CLI::ExistingFile);
+    sub->add_option("--top", a->top, "rows of the card table")->capture_default_str()->check(CLI::Range(1, 1000));
+    sub->add_flag("--all", a->all, "every SKU, including those that do not fit");
+    add_output_flags(*sub, cli.global, false, true);
+    sub->footer("Examples:\n"
+                "  gpuvet plan --model llama-3-70b --batch 8 --seq 8192            serve 8 chats of 8k tokens\n"
+                "  gpuvet plan --model llama-2-70b --task qlora --checkpointing    fine-tune on one card\n"
+                "  gpuvet plan --model mistral-7b --task full --seq 4096 --tokens 2e9 --prices prices.toml\n"
+                "  gpuvet plan --model llama-3-8b --task pretrain --zero 3 --gpus 8 --checkpointing\n"
+                "  gpuvet plan --config ./config.json --task lora --lora-targets q_proj,v_proj\n"
+                "  gpuvet plan --params 7B --task inference --dtype int4           a bare parameter count\n"
+                "  gpuvet check --json > box.json; gpuvet plan --model llama-3-8b --measured box.json\n"
+                "prices.toml:  currency = \"USD\"  [prices]  \"H100 SXM\" = 2.49  \"A100 80GB\" = 1.29\n"
+                "Exit: 0 something fits, 1 nothing fits (the last line says what would), 2 bad input.");
+    sub->callback([&g = cli.global, &action = cli.action, a] {
+        g.command = "plan";
+        action = [&g, a] { return run_plan(g, *a); };
+    });
+}
+
+}  // namespace gpuvet

@@ -1,0 +1,67 @@
+// What every GPU measurement shares: one result per selected GPU with per-GPU errors isolated,
+// the GPU's SKU from the spec database, grading against a Reference, medians, tier sizes, and
+// the clocks and temperature NVML reported while the measurement ran.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/check.hpp"
+#include "core/context.hpp"
+#include "core/result.hpp"
+#include "gpu/session.hpp"
+
+namespace gpuvet {
+
+struct GpuSpec;
+
+namespace measure {
+
+double median(std::vector<double> v);  // v must not be empty
+
+// The spec-database entry the inventory matched GPU `index` to, or nullptr.
+const GpuSpec* spec_of(const CheckContext& ctx, int index);
+
+// Verdict of one value against its reference's floors and ceilings (PASS when none is crossed).
+Verdict grade(double value, const Reference& r);
+// A reference "spec × fractions" with its source: expected, warn below, fail below.
+Reference of_spec(double spec, double expected, double warn, double fail, std::string source);
+// Applies grade() to `m` (when it has a value and a reference) and folds into r.verdict.
+void grade_into(CheckResult& r, const Measurement& m);
+
+// Repetitions by tier: quick, standard, full.
+int by_tier(const CheckContext& ctx, int quick, int standard, int full);
+
+// Clocks and temperature of a GPU read through NVML (sm_clock_mhz, mem_clock_mhz, temperature_c),
+// added to the result after the measurement; absent with the reason when NVML cannot say.
+void add_clocks(CheckResult& r, int index, std::string_view suffix = "");
+
+// Runs `fn` for each selected GPU (sequentially, context current) and returns one result per GPU.
+// A GPU that could not be opened, or whose fn throws gpuvet::Error, gets an ERROR result with the
+// message and advice; the others go on. Without any GPU the single result says so (SKIP).
+using PerGpu = std::function<void(GpuSet::Member&, CheckResult&)>;
+std::vector<CheckResult> for_each_gpu(CheckContext& ctx, std::string_view key, std::string_view title,
+                                      const PerGpu& fn);
+
+// Opens the selected GPUs; per-GPU errors become ERROR results appended to `errors`.
+GpuSet open_gpus(CheckContext& ctx, std::string_view key, std::string_view title,
+                 std::vector<CheckResult>& errors);
+CheckResult error_result(std::string_view key, std::string_view title, int gpu, const std::string& what,
+                         const std::string& advice);
+
+// "1.23" with `digits` decimals.
+std::string fixed(double v, int digits);
+
+}  // namespace measure
+}  // namespace gpuvet
+
+namespace gpuvet {
+// Base of the GPU measurement checks: SKIP without a driver or without GPUs.
+class GpuMeasureCheck : public Check {
+public:
+    std::optional<std::string> unmet_requirement(const CheckContext& ctx) const override;
+};
+}  // namespace gpuvet

@@ -1,0 +1,107 @@
+// The order file: flat TOML, one key per order item (docs/order.md). Unknown keys are errors,
+// so a typo never silently drops an item from the verification.
+#include <fstream>
+#include <sstream>
+#include <toml++/toml.h>
+
+#include "core/error.hpp"
+#include "order/order.hpp"
+#include "specs/spec_db.hpp"
+
+namespace gpuvet {
+
+namespace {
+
+const char* const kKeys =
+    "gpu_model, gpu_count, gpu_memory_gib, nvlink_required, mig_expected, cpu_cores, ram_gib, disk_gb, "
+    "network_gbitps";
+
+std::string where(const std::string& origin, const toml::source_region& src) {
+    std::ostringstream o;
+    o << origin << ":" << src.begin.line << ":" << src.begin.column;
+    return o.str();
+}
+
+[[noreturn]] void bad(const std::string& origin, const toml::node& n, const std::string& what) {
+    throw input_error(where(origin, n.source()) + ": " + what,
+                      std::string("docs/order.md lists the keys with their units: ") + kKeys);
+}
+
+double positive(const std::string& origin, const toml::node& n, const char* k) {
+    double v = 0;
+    if (n.is_integer()) v = double(*n.value<std::int64_t>());
+    else if (n.is_floating_point()) v = *n.value<double>();
+    else bad(origin, n, std::string("'") + k + "' must be a number");
+    if (!(v > 0) || !(v < 1e12)) bad(origin, n, std::string("'") + k + "' must be greater than 0");
+    return v;
+}
+
+int whole(const std::string& origin, const toml::node& n, const char* k, int max) {
+    if (!n.is_integer()) bad(origin, n, std::string("'") + k + "' must be a whole number");
+    auto v = *n.value<std::int64_t>();
+    if (v < 1 || v > max) bad(origin, n, std::string("'") + k + "' must be between 1 and " + std::to_string(max));
+    return int(v);
+}
+
+bool boolean(const std::string& origin, const toml::node& n, const char* k) {
+    if (!n.is_boolean()) bad(origin, n, std::string("'") + k + "' must be true or false");
+    return *n.value<bool>();
+}
+
+}  // namespace
+
+Order parse_order_toml(std::string_view text, const std::string& origin, const SpecDb& specs) {
+    toml::table root;
+    try {
+        root = toml::parse(text, origin);
+    } catch (const toml::parse_error& e) {
+        throw input_error(where(origin, e.source()) + ": " + std::string(e.description()),
+                          "fix the TOML syntax at that place; docs/order.md has an example");
+    }
+    Order o;
+    o.origin = origin;
+    for (auto& [key, node] : root) {
+        std::string k(key.str());
+        if (k == "gpu_model") {
+            auto v = node.value<std::string>();
+            if (!node.is_string() || !v || v->empty()) bad(origin, node, "'gpu_model' must be a GPU name like \"H100 SXM5 80GB\"");
+            try {
+                resolve_gpu_model(o, *v, specs);
+            } catch (const Error& e) {
+                throw input_error(where(origin, node.source()) + ": " + e.what(), e.advice());
+            }
+        } else if (k == "gpu_count") {
+            o.gpu_count = whole(origin, node, "gpu_count", 1024);
+        } else if (k == "gpu_memory_gib") {
+            o.gpu_memory_gib = positive(origin, node, "gpu_memory_gib");
+        } else if (k == "nvlink_required") {
+            o.nvlink_required = boolean(origin, node, "nvlink_required");
+        } else if (k == "mig_expected") {
+            o.mig_expected = boolean(origin, node, "mig_expected");
+        } else if (k == "cpu_cores") {
+            o.cpu_cores = whole(origin, node, "cpu_cores", 1000000);
+        } else if (k == "ram_gib") {
+            o.ram_gib = positive(origin, node, "ram_gib");
+        } else if (k == "disk_gb") {
+            o.disk_gb = positive(origin, node, "disk_gb");
+        } else if (k == "network_gbitps") {
+            o.network_gbitps = positive(origin, node, "network_gbitps");
+        } else {
+            bad(origin, node, "unknown key '" + k + "'; known keys: " + kKeys);
+        }
+    }
+    if (o.empty())
+        throw input_error(origin + ": the order names no item to check",
+                          std::string("set at least one of: ") + kKeys);
+    return o;
+}
+
+Order load_order_file(const std::string& path, const SpecDb& specs) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw input_error("cannot read order file " + path, "check the path given to --order");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parse_order_toml(ss.str(), path, specs);
+}
+
+}  // namespace gpuvet

@@ -1,0 +1,207 @@
+#include <algorithm>
+
+#include "core/context.hpp"
+#include "core/strings.hpp"
+#include "gpu/check_nvlink.hpp"
+#include "gpu/identify.hpp"
+#include "gpu/inventory_check.hpp"
+#include "order/order.hpp"
+#include "order/verify.hpp"
+#include "specs/spec_db.hpp"
+
+namespace gpuvet {
+
+namespace {
+
+CheckResult item(const char* key, const char* title) {
+    CheckResult r;
+    r.key = key;
+    r.title = title;
+    return r;
+}
+
+Reference ordered(std::string text, std::optional<double> spec = std::nullopt) {
+    Reference ref;
+    ref.expected_text = std::move(text);
+    ref.spec = spec;
+    ref.source = "the order";
+    return ref;
+}
+
+std::string skus_text(const Order& o, const SpecDb& db) {
+    std::string s;
+    for (auto& k : o.gpu_skus)
+        if (auto* spec = db.by_key(k)) s += (s.empty() ? "" : " or ") + spec->name;
+    return s;
+}
+
+// The smallest memory among the SKUs the ordered model fits (what the order promises at least).
+std::optional<double> ordered_memory_gib(const Order& o, const SpecDb& db) {
+    if (o.gpu_memory_gib) return o.gpu_memory_gib;
+    std::optional<double> m;
+    for (auto& k : o.gpu_skus)
+        if (auto* s = db.by_key(k)) m = m ? std::min(*m, s->memory_size_gib) : s->memory_size_gib;
+    return m;
+}
+
+std::string plural(int n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
+}  // namespace
+
+std::vector<CheckResult> verify_gpu_items(const Order& o, const CheckContext& ctx) {
+    std::vector<CheckResult> out;
+    const SpecDb& db = *ctx.specs;
+    std::optional<double> mem_gib = ordered_memory_gib(o, db);
+    bool gpus_ordered = o.gpu_count || o.gpu_model || mem_gib || o.nvlink_required.value_or(false) || o.mig_expected.value_or(false);
+    if (!gpus_ordered) return out;
+
+    // Ordered GPUs but none can be seen: every GPU item fails with the driver's reason.
+    auto absent = inventory_requirement(ctx);
+    const std::vector<GpuInfo> none;
+    const std::vector<GpuInfo>& gpus = absent ? none : ctx.inventory->gpus;
+    int n = int(gpus.size());
+    auto fail_absent = [&](CheckResult& r, const std::string& what) {
+        r.verdict = Verdict::Fail;
+        r.summary = "Ordered " + what + ", but " + *absent + ".";
+    };
+
+    if (o.gpu_count) {
+        CheckResult r = item("order.gpu_count", "Order: GPU count");
+        Measurement m = absent ? Measurement::absent("gpu_count", "GPUs", "count", *absent)
+                               : Measurement::number("gpu_count", "GPUs", n, "count");
+        r.measurements.push_back(m.against(ordered(std::to_string(*o.gpu_count), *o.gpu_count)));
+        if (absent) fail_absent(r, plural(*o.gpu_count, "GPU"));
+        else if (n == *o.gpu_count) {
+            r.verdict = Verdict::Pass;
+            r.summary = plural(n, "GPU") + " as ordered.";
+        } else {
+            r.verdict = Verdict::Fail;
+            r.summary = plural(n, "GPU") + " where " + std::to_string(*o.gpu_count) + " were ordered.";
+        }
+        out.push_back(r);
+    }
+
+    if (o.gpu_model) {
+        CheckResult r = item("order.gpu_model", "Order: GPU model");
+        std::string want = skus_text(o, db);
+        if (o.gpu_skus.size() > 1)
+            r.details.push_back("'" + *o.gpu_model + "' fits several SKUs; any of " + want +
+                                " is accepted (write the full name to require one)");
+        else
+            r.details.push_back("'" + *o.gpu_model + "' is the " + want + " in the spec database");
+        int right = 0;
+        std::string first_wrong;
+        for (const GpuInfo& g : gpus) {
+            Identification id = identify_gpu(g, db);
+            bool ok = id.spec && std::find(o.gpu_skus.begin(), o.gpu_skus.end(), id.spec->key) != o.gpu_skus.end();
+            right += ok ? 1 : 0;
+            if (!ok) {
+                std::string is = id.spec ? "a " + id.spec->name : (g.name ? "'" + *g.name + "' (not in the spec database)" : "unidentified");
+                r.details.push_back("GPU " + std::to_string(g.index) + " is " + is);
+                if (first_wrong.empty()) first_wrong = "GPU " + std::to_string(g.index) + " is " + is;
+            }
+        }
+        Measurement m = absent ? Measurement::absent("gpus_as_ordered", "GPUs of the ordered model", "count", *absent)
+                               : Measurement::number("gpus_as_ordered", "GPUs of the ordered model", right, "count");
+        r.measurements.push_back(m.against(ordered(want, o.gpu_count ? std::optional<double>(*o.gpu_count) : std::nullopt)));
+        if (absent) fail_absent(r, want);
+        else if (n == 0) {
+            r.verdict = Verdict::Fail;
+            r.summary = "Ordered " + want + ", but the driver sees no GPU.";
+        } else if (right == n) {
+            r.verdict = Verdict::Pass;
+            r.summary = (n == 1 ? "The GPU is " : "All " + std::to_string(n) + " GPUs are ") + "of the ordered model (" + want + ").";
+        } else {
+            r.verdict = Verdict::Fail;
+            r.summary = std::to_string(n - right) + " of " + plural(n, "GPU") + " are not the ordered " + want + ": " + first_wrong + ".";
+        }
+        out.push_back(r);
+    }
+
+    if (mem_gib) {
+        CheckResult r = item("order.gpu_memory", "Order: memory per GPU");
+        double floor = *mem_gib * (1 - kMemoryReserveFraction);
+        std::optional<double> smallest;
+        std::string short_of, unread;
+        for (const GpuInfo& g : gpus) {
+            if (!g.memory_total_bytes) {
+                unread += (unread.empty() ? "" : ", ") + std::to_string(g.index);
+                continue;
+            }
+            double have = double(*g.memory_total_bytes) / double(1ull << 30);
+            smallest = smallest ? std::min(*smallest, have) : have;
+            if (have < floor) {
+                short_of += (short_of.empty() ? "" : ", ") + std::to_string(g.index);
+                r.details.push_back("GPU " + std::to_string(g.index) + " has " + format_number(have, 4) + " GiB");
+            }
+        }
+        Reference ref = ordered(format_number(*mem_gib) + " GiB per GPU", *mem_gib);
+        ref.fail_below = floor;
+        ref.source = std::string(o.gpu_memory_gib ? "the order" : "the ordered model's datasheet") + "; allowance " +
+                     format_number(kMemoryReserveFraction * 100) + "% for what firmware reserves";
+        Measurement m = smallest ? Measurement::number("gpu_memory_min_gib", "Smallest GPU memory", *smallest, "GiB")
+                                 : Measurement::absent("gpu_memory_min_gib", "Smallest GPU memory", "GiB",
+                                                       absent ? *absent : "memory size not read");
+        r.measurements.push_back(m.against(ref));
+        if (absent) fail_absent(r, format_number(*mem_gib) + " GiB per GPU");
+        else if (!short_of.empty()) {
+            r.verdict = Verdict::Fail;
+            r.summary = "GPU " + short_of + " ha" + (short_of.find(',') == std::string::npos ? "s" : "ve") + " less than the " +
+                        format_number(*mem_gib) + " GiB ordered.";
+        } else if (!unread.empty() || n == 0) {
+            r.verdict = Verdict::Warn;
+            r.summary = n == 0 ? "The driver sees no GPU to hold to the ordered memory." : "The memory size of GPU " + unread + " could not be read.";
+        } else {
+            r.verdict = Verdict::Pass;
+            r.summary = "Every GPU has at least the " + format_number(*mem_gib) + " GiB ordered (smallest " + format_number(*smallest, 4) + " GiB).";
+        }
+        out.push_back(r);
+    }
+
+    if (o.nvlink_required.value_or(false)) {
+        CheckResult r = item("order.nvlink", "Order: NVLink");
+        int with = 0;
+        std::string without;
+        for (const GpuInfo& g : gpus) {
+            if (active_nvlinks(g) > 0) ++with;
+            else without += (without.empty() ? "" : ", ") + std::to_string(g.index);
+        }
+        Measurement m = absent ? Measurement::absent("gpus_with_nvlink", "GPUs with active NVLink", "count", *absent)
+                               : Measurement::number("gpus_with_nvlink", "GPUs with active NVLink", with, "count");
+        r.measurements.push_back(m.against(ordered("every GPU", n)));
+        if (absent) fail_absent(r, "NVLink");
+        else if (n > 0 && without.empty()) {
+            r.verdict = Verdict::Pass;
+            r.summary = "Every GPU has active NVLink links, as ordered.";
+        } else {
+            r.verdict = Verdict::Fail;
+            r.summary = n == 0 ? "NVLink was ordered, but the driver sees no GPU." : "NVLink was ordered, but GPU " + without + " has no active NVLink link.";
+        }
+        out.push_back(r);
+    }
+
+    if (o.mig_expected.value_or(false)) {
+        CheckResult r = item("order.mig", "Order: MIG");
+        int with = 0;
+        std::string without;
+        for (const GpuInfo& g : gpus) {
+            if (g.mig_enabled.value_or(false)) ++with;
+            else without += (without.empty() ? "" : ", ") + std::to_string(g.index);
+        }
+        Measurement m = absent ? Measurement::absent("gpus_with_mig", "GPUs in MIG mode", "count", *absent)
+                               : Measurement::number("gpus_with_mig", "GPUs in MIG mode", with, "count");
+        r.measurements.push_back(m.against(ordered("every GPU", n)));
+        if (absent) fail_absent(r, "MIG");
+        else if (n > 0 && without.empty()) {
+            r.verdict = Verdict::Pass;
+            r.summary = "Every GPU is in MIG mode, as ordered.";
+        } else {
+            r.verdict = Verdict::Fail;
+            r.summary = n == 0 ? "MIG was ordered, but the driver sees no GPU." : "MIG was ordered, but GPU " + without + " is not in MIG mode.";
+        }
+        out.push_back(r);
+    }
+    return out;
+}
+
+}  // namespace gpuvet

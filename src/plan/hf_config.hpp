@@ -1,0 +1,33 @@
+// Reads a Hugging Face config.json (or a catalog entry with the same field names) into a ModelArch.
+// Handles grouped-query attention, explicit head_dim, tied embeddings, MoE (Mixtral, Qwen-MoE,
+// DeepSeek), multi-head latent attention, sliding windows and quantization_config. Missing required
+// fields are all named in one Input error.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "plan/model_arch.hpp"
+
+namespace gpuvet {
+
+// Typed look-ups over one flat set of fields (a JSON object or a TOML table).
+struct FieldSource {
+    std::function<std::optional<std::int64_t>(std::string_view)> integer;
+    std::function<std::optional<double>(std::string_view)> number;
+    std::function<std::optional<bool>(std::string_view)> boolean;
+    std::function<std::optional<std::string>(std::string_view)> text;
+    // The same look-ups inside a nested object ("quantization_config", "text_config"); may be empty.
+    std::function<std::optional<FieldSource>(std::string_view)> object;
+};
+
+// `origin` names the file in errors. Throws gpuvet::Error (Input).
+ModelArch arch_from_fields(const FieldSource& f, const std::string& origin);
+
+// Parses config.json text. Throws gpuvet::Error (Input) on bad JSON or missing fields.
+ModelArch parse_hf_config(std::string_view json_text, const std::string& origin);
+ModelArch load_hf_config(const std::string& path);
+
+}  // namespace gpuvet

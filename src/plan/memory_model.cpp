@@ -1,0 +1,238 @@
+#include "plan/memory_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "plan/activations.hpp"
+#include "plan/recipes.hpp"
+#include "plan/zero_estimator.hpp"
+
+namespace gpuvet {
+
+const char* to_string(Task t) {
+    switch (t) {
+        case Task::Inference: return "inference";
+        case Task::FullFinetune: return "full fine-tuning";
+        case Task::Lora: return "LoRA";
+        case Task::Qlora: return "QLoRA";
+        case Task::Pretrain: return "pre-training";
+    }
+    return "?";
+}
+bool is_training(Task t) { return t != Task::Inference; }
+
+double dtype_bytes(const std::string& d) {
+    if (d == "fp32" || d == "float32") return 4;
+    if (d == "bf16" || d == "fp16" || d == "float16" || d == "bfloat16") return 2;
+    if (d == "fp8" || d == "int8") return 1;
+    if (d == "int4" || d == "nf4" || d == "fp4") return 0.5;
+    throw usage_error("unknown dtype '" + d + "'", "use fp32, bf16, fp16, fp8, int8 or int4");
+}
+
+double MemoryPlan::item(const std::string& key) const {
+    double s = 0;
+    for (auto& i : items)
+        if (i.key == key) s += i.bytes_per_gpu;
+    return s;
+}
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+// NF4 with double quantization: 4 + 8/64 + 32/(64·256) bits (QLoRA paper §3).
+constexpr double kNf4DqBits = 4.0 + 8.0 / 64 + 32.0 / (64 * 256);
+
+bool targeted(const Workload& w, const std::string& linear) {
+    for (auto& t : w.lora_targets) {
+        if (t == "all") return true;
+        // "gate_proj" also matches experts' gate_proj.
+        if (linear == t || (linear.size() > t.size() && linear.compare(linear.size() - t.size(), t.size(), t) == 0))
+            return true;
+    }
+    return false;
+}
+
+std::int64_t lora_params(const ModelArch& m, const Workload& w) {
+    std::int64_t p = 0;
+    for (auto& l : block_linears(m))
+        if (targeted(w, l.name)) p += std::int64_t(w.lora_rank) * (l.in + l.out) * l.count_per_layer * l.layers;
+    return p;
+}
+
+// Weights of the quantizable block linears vs the rest (embeddings, norms, biases).
+std::int64_t linear_params(const ModelArch& m) {
+    std::int64_t p = 0;
+    for (auto& l : block_linears(m)) p += l.in * l.out * l.count_per_layer * l.layers;
+    return p;
+}
+
+void add(MemoryPlan& p, std::string key, std::string label, double bytes, std::string how) {
+    p.items.push_back({std::move(key), std::move(label), bytes, std::move(how)});
+}
+
+std::string gib(double b) { return fmt::format("{:.2f} GiB", b / kGiB); }
+
+void plan_inference(const ModelArch& m, const Workload& w, MemoryPlan& p) {
+    const double n = p.gpus;
+    double weights;
+    std::string how;
+    if (m.quantized_bits) {
+        std::int64_t lin = linear_params(m);
+        weights = double(lin) * *m.quantized_bits / 8 + double(p.params - lin) * 2;
+        how = fmt::format("{} linear weights × {:.3f} bits ({}) + {} others × 2 B", lin, *m.quantized_bits,
+                          m.quant_method, p.params - lin);
+    } else {
+        double b = dtype_bytes(w.weight_dtype);
+        std::int64_t keep16 = b < 2 ? embedding_parameter_count(m) : 0;  // embeddings stay 16-bit
+        weights = double(p.params - keep16) * b + double(keep16) * 2;
+        how = fmt::format("{} params × {} B ({})", p.params, b, w.weight_dtype) +
+              (keep16 ? fmt::format(", embeddings {} × 2 B", keep16) : "");
+    }
+    add(p, "weights", "weights", weights / n, how + (n > 1 ? fmt::format(", ÷ {} (tensor parallel)", p.gpus) : ""));
+
+    double kv_b = dtype_bytes(w.kv_dtype);
+    double kv = kv_cache_bytes(m, w.seq, kv_b) * double(w.batch);
+    // K/V heads split across tensor-parallel ranks; fewer heads than ranks are replicated, and
+    // MLA's single latent is replicated on every rank.
+    double kv_split = m.is_mla() ? 1.0 : std::min<double>(n, double(std::max<std::int64_t>(1, m.kv_heads)));
+    if (kv > 0)
+        add(p, "kv_cache", "KV cache", kv / kv_split,
+            fmt::format("{} seq × {} tokens × {:.0f} B/token ({})", w.batch, w.seq, kv_bytes_per_token(m, kv_b),
+                        m.is_mla() ? "MLA latent" : fmt::format("{} KV heads × {} dim", m.kv_heads, m.head_dim)) +
+                (m.sliding_window ? fmt::format(", window {}", m.sliding_window) : "") +
+                (kv_split > 1 ? fmt::format(" ÷ {}", kv_split) : ""));
+    double act = w.activations_gib ? *w.activations_gib * kGiB : inference_activation_bytes(m, w);
+    add(p, "activations", "activations + workspace", act / n,
+        w.activations_gib ? "given with --activations-gib"
+                          : fmt::format("prefill chunk of {} tokens + last-token logits",
+                                        std::min<std::int64_t>(w.batch * w.seq, w.prefill_chunk)));
+}
+
+void plan_training(const ModelArch& m, const Workload& w, MemoryPlan& p) {
+    const int tp = std::max(1, w.tp);
+    if (p.gpus % tp != 0) throw usage_error(fmt::format("{} GPUs cannot hold tensor-parallel degree {}", p.gpus, tp));
+    const int dp = p.gpus / tp;
+    const double P = double(p.params) / tp;  // parameters each tensor-parallel rank owns
+    const bool adapters = w.task == Task::Lora || w.task == Task::Qlora;
+    const Recipe& r = find_recipe(adapters ? "mixed-adamw" : w.recipe);
+    double e = r.activation_bytes;
+
+    if (adapters) {
+        if (m.is_fixed()) throw usage_error("LoRA needs a transformer's shapes", "use --model or --config, not a fixed model");
+        p.zero_stage = dp > 1 ? 3 : 0;  // FSDP shards the frozen base across data-parallel ranks
+        std::int64_t lin = linear_params(m);
+        double base;
+        std::string how;
+        if (w.task == Task::Qlora) {
+            base = double(lin) * kNf4DqBits / 8 + double(p.params - lin) * 2;
+            how = fmt::format("{} linear weights × NF4+double-quant {:.3f} bits + {} others × 2 B", lin, kNf4DqBits,
+                              p.params - lin);
+        } else {
+            base = double(p.params) * 2;
+            how = fmt::format("{} frozen params × 2 B (bf16)", p.params);
+        }
+        add(p, "weights", "frozen base weights", base / p.gpus, how + (p.gpus > 1 ? fmt::format(" ÷ {}", p.gpus) : ""));
+        if (dp > 1)
+            add(p, "gather_buffer", "FSDP gather buffers", 2.0 * 2.0 * double(largest_layer_params(m)) / tp,
+                "2 prefetched largest layers × 2 B");
+        p.trainable_params = lora_params(m, w);
+        double T = double(p.trainable_params) / p.gpus;
+        // Adapters in fp32 (PEFT upcasts them) with fp32 gradients and AdamW m, v.
+        add(p, "lora_weights", "LoRA adapter weights", T * 4, fmt::format("{} trainable × 4 B (fp32)", p.trainable_params));
+        add(p, "gradients", "gradients", T * 4, "trainable × 4 B");
+        add(p, "optimizer", "optimizer (AdamW)", T * 8, "trainable × 8 B (m, v)");
+        p.bytes_per_param = w.task == Task::Qlora ? kNf4DqBits / 8 : 2;
+        p.bytes_per_param_how = fmt::format("{:.3f} B per frozen parameter + 16 B per trainable one", p.bytes_per_param);
+    } else {
+        p.trainable_params = p.params;
+        int stage = w.zero_stage.value_or(dp > 1 ? 3 : 0);
+        if (stage < 0 || stage > 3) throw usage_error("--zero must be 0, 1, 2 or 3");
+        if ((w.offload_optimizer || w.offload_params) && stage == 0)
+            throw usage_error("offload needs ZeRO", "add --zero 2 or --zero 3");
+        if (w.offload_params && stage != 3) throw usage_error("--offload-params needs --zero 3");
+        p.zero_stage = stage;
+        p.bytes_per_param = r.bytes_per_param();
+        p.bytes_per_param_how = fmt::format("{}: {} weights + {} gradients + {} optimizer = {} B per parameter",
+                                            r.key, r.weight_bytes, r.grad_bytes, r.optimizer_bytes, r.bytes_per_param());
+        std::int64_t Pi = std::int64_t(P);
+        std::int64_t L = largest_layer_params(m) / tp;
+        if (stage >= 1 && r.key == "mixed-adamw") {
+            // DeepSpeed's estimators, itemized: their totals are what DeepSpeed prints.
+            if (stage <= 2) {
+                ZeroEstimate z = deepspeed_zero2_estimate(Pi, dp, 1, w.offload_optimizer);
+                add(p, "weights", "weights (bf16)", 2 * P, "2 B × params");
+                if (!w.offload_optimizer) {
+                    add(p, "gradients", "gradients (bf16)", 2 * P, "2 B × params");
+                    add(p, "optimizer", "optimizer (fp32 master, m, v, fp32 grads)", double(z.gpu_bytes) - 4 * P,
+                        fmt::format("16 B × params ÷ {} GPUs", dp));
+                }
+                p.cpu_bytes = double(z.cpu_bytes);
+                p.notes.push_back(fmt::format("ZeRO-{} model states = DeepSpeed estimate_zero2_model_states_mem_needs: {}",
+                                              stage, gib(double(z.gpu_bytes))));
+            } else {
+                ZeroEstimate z = deepspeed_zero3_estimate(Pi, L, dp, 1, w.offload_optimizer, w.offload_params);
+                add(p, "gather_buffer", "largest layer, gathered (fp32)", double(z.largest_layer_bytes),
+                    fmt::format("4 B × {} (largest layer)", L));
+                if (!w.offload_params) {
+                    add(p, "weights", "weights shard (bf16)", 2 * P / dp, fmt::format("2 B × params ÷ {}", dp));
+                    if (!w.offload_optimizer) {
+                        double rest = double(z.gpu_bytes) - double(z.largest_layer_bytes) - 2 * P / dp;
+                        add(p, "gradients", "gradients shard (bf16)", 2 * P / dp, fmt::format("2 B × params ÷ {}", dp));
+                        add(p, "optimizer", "optimizer shard (fp32 master, m, v + buffers)", rest - 2 * P / dp,
+                            fmt::format("14 B × params ÷ {}", dp));
+                    }
+                }
+                p.cpu_bytes = double(z.cpu_bytes);
+                p.notes.push_back(fmt::format("ZeRO-3 model states = DeepSpeed estimate_zero3_model_states_mem_needs: {}",
+                                              gib(double(z.gpu_bytes))));
+            }
+        } else {
+            double ws = stage == 3 ? dp : 1, gs = stage >= 2 ? dp : 1, os = stage >= 1 ? dp : 1;
+            add(p, "weights", "weights", r.weight_bytes * P / ws, fmt::format("{} B × params{}", r.weight_bytes, ws > 1 ? fmt::format(" ÷ {}", dp) : ""));
+            add(p, "gradients", "gradients", r.grad_bytes * P / gs, fmt::format("{} B × params{}", r.grad_bytes, gs > 1 ? fmt::format(" ÷ {}", dp) : ""));
+            add(p, "optimizer", "optimizer", r.optimizer_bytes * P / os, fmt::format("{} B × params{}", r.optimizer_bytes, os > 1 ? fmt::format(" ÷ {}", dp) : ""));
+            if (stage == 3) add(p, "gather_buffer", "gather buffers", 2.0 * r.weight_bytes * double(L), "2 prefetched largest layers");
+        }
+    }
+    if (m.is_fixed()) {
+        if (!w.activations_gib)
+            p.notes.push_back("activations of " + m.name + " are not modelled: give --activations-gib for the batch");
+        else
+            add(p, "activations", "activations", *w.activations_gib * kGiB, "given with --activations-gib");
+        return;
+    }
+    ActivationEstimate a = training_activations(m, w, e);
+    add(p, "activations", w.checkpointing ? "activations (checkpointed)" : "activations",
+        a.layers_bytes,
+        fmt::format("{} seq × {} tokens, {} layers, {} B/value{}{}", w.batch, w.seq, m.layers, e,
+                    w.checkpointing ? ", block inputs + one block" : "", w.flash_attention ? "" : ", eager attention"));
+    if (a.logits_bytes > 0)
+        add(p, "logits", "logits + fp32 loss copy", a.logits_bytes, fmt::format("tokens × vocab {} × {} B", m.vocab, e + 4));
+}
+
+}  // namespace
+
+MemoryPlan plan_memory(const ModelArch& m, const Workload& w, int gpus) {
+    if (gpus < 1) throw usage_error("the GPU count must be at least 1");
+    if (w.batch < 1 || w.seq < 1) throw usage_error("--batch and --seq must be at least 1");
+    if (w.margin < 0 || w.margin > 10) throw usage_error("--margin must be between 0 and 10 (0.2 = 20%)");
+    MemoryPlan p;
+    p.gpus = gpus;
+    p.params = parameter_count(m);
+    p.active_params = active_parameter_count(m);
+    if (w.task == Task::Inference) {
+        if (w.zero_stage) throw usage_error("ZeRO applies to training, not inference");
+        plan_inference(m, w, p);
+    } else {
+        plan_training(m, w, p);
+    }
+    add(p, "cuda_context", "CUDA context + kernels", w.cuda_context_gib * kGiB, fmt::format("{} GiB per GPU", w.cuda_context_gib));
+    for (auto& i : p.items) p.subtotal_per_gpu += i.bytes_per_gpu;
+    p.margin_bytes = p.subtotal_per_gpu * w.margin;
+    p.need_per_gpu = p.subtotal_per_gpu + p.margin_bytes;
+    return p;
+}
+
+}  // namespace gpuvet

@@ -1,0 +1,90 @@
+"""GPU measurements end to end: the real gpuvet binary on the fake libcuda/NVML, whose kernel
+emulation charges simulated time from the scenario, so measured figures equal the scenario's."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+import harness  # noqa: E402
+
+BUILD = os.environ.get("GPUVET_BUILD_DIR", "build")
+TESTS = os.environ.get("GPUVET_TEST_DIR", "tests")
+FAKES = os.path.join(BUILD, "tests", "fakes")
+
+
+def fake(scenario):
+    return {"GPUVET_LIBCUDA": os.path.join(FAKES, "libfakecuda.so"),
+            "GPUVET_LIBNVML": os.path.join(FAKES, "libfakenvml.so"),
+            "GPUVET_FAKE_SCENARIO": os.path.join(TESTS, "fakes", "scenarios", scenario + ".toml")}
+
+
+def bench(what, scenario, *extra):
+    return harness.run_json("bench", what, "--quick", *extra, env=fake(scenario))
+
+
+def by_gpu(doc, key):
+    return {c["gpu"]: c for c in doc["checks"] if c["key"] == key}
+
+
+def value(check, key):
+    return next(m["value"] for m in check["measurements"] if m["key"] == key)
+
+
+def test_healthy_box_passes_memory_fp_and_memtest():
+    for what, key in (("memory", "gpu.memory_bandwidth"), ("fp", "gpu.fp_peak"), ("memtest", "gpu.memtest")):
+        code, doc, err = bench(what, "healthy_8x_h100_sxm")
+        assert code == 0, (what, code, err)
+        checks = by_gpu(doc, key)
+        assert sorted(checks) == list(range(8)), checks.keys()
+        assert all(c["verdict"] == "PASS" for c in checks.values()), [c["summary"] for c in checks.values()]
+    code, doc, _ = bench("memory", "healthy_8x_h100_sxm", "--gpus", "0")
+    c = by_gpu(doc, "gpu.memory_bandwidth")[0]
+    assert abs(value(c, "copy_gbps") - 3000) < 0.5 and abs(value(c, "triad_gbps") - 3000) < 0.5
+    ref = next(m["reference"] for m in c["measurements"] if m["key"] == "copy_gbps")
+    assert ref["spec"] == 3350 and abs(ref["fail_below"] - 0.70 * 3350) < 1e-6
+    code, doc, _ = bench("fp", "healthy_8x_h100_sxm", "--gpus", "1")
+    c = by_gpu(doc, "gpu.fp_peak")[1]
+    assert abs(value(c, "fp64_tflops") - 31) < 0.01 and abs(value(c, "bf16_tflops") - 122) < 0.05
+    assert value(c, "sm_clock_mhz") == 1980
+
+
+def test_half_memory_bandwidth_fails_that_gpu_only():
+    code, doc, _ = bench("memory", "half_memory_bandwidth")
+    assert code == 1
+    checks = by_gpu(doc, "gpu.memory_bandwidth")
+    assert checks[5]["verdict"] == "FAIL" and "45%" in checks[5]["summary"], checks[5]["summary"]
+    assert all(checks[i]["verdict"] == "PASS" for i in range(8) if i != 5)
+
+
+def test_bad_memory_cell_fails_memtest_naming_the_offset():
+    code, doc, _ = bench("memtest", "bad_memory_cell")
+    assert code == 1
+    checks = by_gpu(doc, "gpu.memtest")
+    assert checks[2]["verdict"] == "FAIL"
+    assert "byte offset 305419896" in checks[2]["summary"], checks[2]["summary"]
+    assert "flipped bits 0x8" in checks[2]["summary"]
+    assert value(checks[2], "errors") == 1
+    assert all(checks[i]["verdict"] == "PASS" for i in range(8) if i != 2)
+    assert value(checks[0], "tested_gib") > 70
+
+
+def test_unknown_benchmark_and_bad_gpu_list_are_usage_errors():
+    code, out, err = harness.run("bench", "nonsense", env=fake("healthy_8x_h100_sxm"))
+    assert code == 2 and "memory" in err, err
+    code, out, err = harness.run("bench", "memory", "--gpus", "0,x", env=fake("healthy_8x_h100_sxm"))
+    assert code == 2 and "'x'" in err, err
+    code, out, err = harness.run("bench", "memory", "--gpus", "9", env=fake("healthy_8x_h100_sxm"))
+    assert code == 2 and "no GPU 9" in err, err
+
+
+def test_no_driver_skips_gpu_measurements():
+    code, doc, _ = harness.run_json("bench", "memory", env=harness.NO_DRIVER)
+    assert code == 0
+    assert [c["verdict"] for c in doc["checks"]] == ["SKIP"]
+
+
+if __name__ == "__main__":
+    if not os.path.exists(os.path.join(FAKES, "libfakecuda.so")):
+        print("skipped: driver test doubles not built (need cuda.h and nvml.h)")
+        print("0 passed, 0 failed")
+        sys.exit(0)
+    harness.main(globals())

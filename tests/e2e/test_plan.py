@@ -1,0 +1,137 @@
+"""gpuvet plan: the real binary, its JSON, its exit codes and the table a person reads."""
+import os
+
+from harness import main, run, run_json
+
+FIX = os.path.join(os.environ.get("GPUVET_TEST_DIR", os.path.join(os.path.dirname(__file__), "..")), "fixtures", "plan")
+
+
+def fixture(name):
+    return os.path.join(FIX, name)
+
+
+def test_json_is_valid_and_complete():
+    code, doc, _ = run_json("plan", "--model", "llama-3-8b", "--task", "qlora", "--checkpointing")
+    assert code == 0
+    assert doc["command"] == "plan" and doc["fits"] is True
+    assert doc["model"]["params"] == 8030261248
+    keys = [i["key"] for i in doc["memory"]["items"]]
+    for k in ["weights", "lora_weights", "gradients", "optimizer", "activations", "cuda_context"]:
+        assert k in keys, keys
+    need = doc["memory"]["need_bytes_per_gpu"]
+    assert abs(need - 1.2 * doc["memory"]["subtotal_bytes_per_gpu"]) < 1.0
+    assert len(doc["gpus"]) > 20
+    assert doc["gpus"][0]["cards"] == 1
+
+
+def test_exit_1_when_nothing_fits_and_says_what_would():
+    code, out, _ = run("plan", "--model", "llama-2-70b", "--task", "full", "--gpus", "1", "--checkpointing", "--no-color")
+    assert code == 1, out
+    last = out.strip().splitlines()
+    text = " ".join(l.strip() for l in last[-2:])
+    assert "Does not fit: needs" in text and "with NVLink, or QLoRA on 1×" in text, text
+    code, doc, _ = run_json("plan", "--model", "llama-2-70b", "--task", "full", "--gpus", "1")
+    assert code == 1 and doc["fits"] is False and doc["suggestion"].startswith("needs ")
+
+
+def test_exit_2_on_bad_input():
+    for args in (["--model", "llama-3-8b", "--task", "dance"], ["--params", "seventy"], [],
+                 ["--model", "llama-3-8b", "--zero", "3", "--task", "inference"]):
+        code, _, err = run("plan", *args)
+        assert code == 2, (args, err)
+        assert err.strip(), args
+
+
+def test_unknown_model_names_the_closest():
+    code, _, err = run("plan", "--model", "llama-3-7b")
+    assert code == 2
+    assert "closest" in err and "llama-3-8b" in err, err
+
+
+def test_config_missing_fields_are_named():
+    code, _, err = run("plan", "--config", fixture("config_missing.json"))
+    assert code == 2
+    assert "num_attention_heads" in err and "vocab_size" in err, err
+    assert "config_missing.json" in err
+
+
+def test_config_gives_the_same_count_as_the_catalog():
+    code, doc, _ = run_json("plan", "--config", fixture("config_llama7b.json"), "--task", "lora")
+    assert code == 0
+    assert doc["model"]["params"] == 6738415616
+
+
+def test_params_70b():
+    code, doc, _ = run_json("plan", "--params", "70B")
+    assert code == 0
+    assert doc["model"]["params"] == 70_000_000_000
+    weights = [i for i in doc["memory"]["items"] if i["key"] == "weights"][0]
+    assert weights["bytes_per_gpu"] == 140e9
+    code, doc, _ = run_json("plan", "--params", "70B", "--task", "full")
+    assert any("--activations-gib" in n for n in doc["memory"]["notes"]), doc["memory"]["notes"]
+
+
+def test_prices_give_cost_column():
+    code, out, _ = run("plan", "--model", "llama-2-7b", "--task", "qlora", "--tokens", "1e8", "--prices",
+                       fixture("prices.toml"), "--no-color")
+    assert code == 0
+    assert "cost USD" in out, out
+    code, doc, _ = run_json("plan", "--model", "llama-2-7b", "--task", "qlora", "--tokens", "1e8", "--prices",
+                            fixture("prices.toml"))
+    h100 = [g for g in doc["gpus"] if g["sku"] == "h100-sxm5-80gb"][0]
+    assert abs(h100["cost"] - 2.49 * h100["cards"] * h100["hours_for_budget"]) < 1e-6
+    assert doc["currency"] == "USD"
+
+
+def test_bad_prices_file_names_line_and_column():
+    code, _, err = run("plan", "--model", "llama-2-7b", "--prices", fixture("prices_bad.toml"))
+    assert code == 2
+    assert "prices_bad.toml:4:15" in err, err
+
+
+def test_measured_report_replaces_datasheet_rates():
+    code, doc, _ = run_json("plan", "--model", "llama-2-7b", "--task", "qlora", "--measured", fixture("measured_report.json"))
+    assert code == 0
+    by = {g["sku"]: g for g in doc["gpus"]}
+    assert by["h100-sxm5-80gb"]["rates_source"] == "measured"
+    assert by["l40s-48gb"]["rates_source"] == "datasheet"
+    code, out, _ = run("plan", "--model", "llama-2-7b", "--task", "qlora", "--measured", fixture("measured_report.json"),
+                       "--no-color", "--all")
+    assert "H100 SXM5 80GB*" in out and "*: rates measured by" in out, out
+
+
+def test_table_fits_100_columns_and_truncates_nothing():
+    workloads = [
+        ["--model", "llama-3-70b", "--batch", "8", "--seq", "8192"],
+        ["--model", "llama-2-70b", "--task", "qlora", "--checkpointing"],
+        ["--model", "mistral-7b", "--task", "full", "--tokens", "2e9", "--prices", fixture("prices.toml")],
+        ["--model", "llama-3-8b", "--task", "pretrain", "--zero", "3", "--gpus", "8", "--checkpointing", "--all"],
+        ["--params", "7B"],
+    ]
+    for w in workloads:
+        code, out, _ = run("plan", *w, "--no-color")
+        assert code in (0, 1), w
+        for line in out.splitlines():
+            assert len(line) <= 100, (w, line)
+            assert "…" not in line, (w, line)
+    code, out, _ = run("plan", "--model", "llama-3-70b", "--no-color")
+    assert "--all lists every one" in out and "per box" in out
+
+
+def test_pcie_cards_show_communication_share():
+    code, doc, _ = run_json("plan", "--model", "llama-3-8b", "--task", "pretrain", "--zero", "3", "--gpus", "8",
+                            "--checkpointing")
+    by = {g["sku"]: g for g in doc["gpus"]}
+    l40s, h100 = by["l40s-48gb"], by["h100-sxm5-80gb"]
+    assert l40s["nvlink_needed"] and not l40s["has_nvlink"]
+    share = lambda g: g["comm_s_per_step"] / (g["comm_s_per_step"] + g["compute_s_per_step"])
+    assert share(l40s) > 2 * share(h100)
+
+
+def test_help_has_examples():
+    code, out, _ = run("plan", "--help")
+    assert code == 0
+    assert "Examples:" in out and "--task qlora" in out and "--measured" in out
+
+
+main(globals())

@@ -1,0 +1,90 @@
+// Hand-built inventories for the checks drawn from the GPU inventory and for order.*.
+#pragma once
+#include <memory>
+
+#include "core/context.hpp"
+#include "gpu/inventory.hpp"
+#include "specs/spec_db.hpp"
+
+namespace gpuvet::testing {
+
+inline const SpecDb& spec_db() {
+    static SpecDb d = SpecDb::embedded();
+    return d;
+}
+
+// An idle, healthy H100 SXM5 80GB as NVML reports it (81559 MiB = 79.6 GiB).
+inline GpuInfo healthy_h100(int index) {
+    GpuInfo g;
+    g.index = index;
+    g.name = std::string("NVIDIA H100 80GB HBM3");
+    g.uuid = "GPU-0000000" + std::to_string(index);
+    g.pci_bus_id = "00000000:" + std::to_string(10 + index) + ":00.0";
+    g.pci_device_id = 0x2330u;
+    g.sm_count = 132;
+    g.memory_total_bytes = std::uint64_t(81559) << 20;
+    g.memory_used_bytes = std::uint64_t(530) << 20;
+    g.ecc_enabled = true;
+    g.ecc.volatile_uncorrected = std::uint64_t(0);
+    g.ecc.aggregate_uncorrected = std::uint64_t(0);
+    g.ecc.volatile_corrected = std::uint64_t(0);
+    g.remapped_rows_correctable = 0u;
+    g.remapped_rows_uncorrectable = 0u;
+    g.remap_pending = false;
+    g.remap_failure = false;
+    g.pcie_gen_current = 5;
+    g.pcie_gen_max_gpu = 5;
+    g.pcie_gen_max_host = 5;
+    g.pcie_width_current = 16;
+    g.pcie_width_max = 16;
+    for (int l = 0; l < 18; ++l) {
+        NvLinkInfo link;
+        link.link = l;
+        link.active = true;
+        link.version = 4;
+        g.nvlinks.push_back(link);
+    }
+    g.persistence_mode = true;
+    g.compute_mode = std::string("Default");
+    g.mig_enabled = false;
+    g.virtualization_mode = std::string("None");
+    g.power_limit_w = 700.0;
+    g.power_enforced_limit_w = 700.0;
+    g.power_default_limit_w = 700.0;
+    g.clock_event_reasons = std::uint64_t(0x1);  // GPU_IDLE
+    g.temperature_c = 34;
+    g.temperature_slowdown_c = 87;
+    return g;
+}
+
+inline Inventory healthy_box(int n = 8) {
+    Inventory inv;
+    inv.driver_version = std::string("570.86.15");
+    for (int i = 0; i < n; ++i) inv.gpus.push_back(healthy_h100(i));
+    for (int i = 0; i < n; ++i) {
+        std::vector<std::string> row;
+        for (int j = 0; j < n; ++j) row.push_back(i == j ? "X" : "NV18");
+        inv.topology.matrix.push_back(row);
+    }
+    return inv;
+}
+
+// A context over `inv` with a present driver, the embedded spec DB and a fresh report.
+struct Fixture {
+    Report report;
+    Inventory inventory;
+    CheckContext ctx;
+    explicit Fixture(Inventory inv = healthy_box()) : inventory(std::move(inv)) {
+        report.machine.driver.present = true;
+        report.machine.driver.driver_version = "570.86.15";
+        report.machine.cpu_cores = 112;
+        report.machine.cpu_threads = 224;
+        report.machine.memory_total_bytes = std::uint64_t(2015) << 30;  // 2 TiB less reserves
+        ctx.specs = &spec_db();
+        ctx.report = &report;
+        ctx.inventory = &inventory;
+    }
+    GpuInfo& gpu(int i) { return inventory.gpus.at(std::size_t(i)); }
+};
+
+}  // namespace gpuvet::testing
