@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "gpu/gemm_run.hpp"
 #include "gpu/inventory.hpp"
 #include "gpu/kernel_reference.hpp"
 #include "gpu/session.hpp"
@@ -164,6 +165,58 @@ private:
     std::vector<unsigned char> reference_;
 };
 
+// Tensor load: one cuBLASLt GEMM shape (the largest of the quick sweep that fits), n matmuls per
+// batch, then the same sampled outputs compared with their CPU reference, computed once.
+class GemmLoad {
+public:
+    GemmLoad(const CublasLtApi& lt, GpuSession& s, const gemm::PrecisionInfo& p) : s_(s), handle_(lt, s), st_(s.stream()) {
+        auto shapes = gemm::sweep(Tier::Quick, p, gemm::budget_bytes(s.mem_info().free_bytes));
+        if (shapes.empty())
+            throw runtime_error("not enough free GPU memory for a 1024^3 GEMM", "stop other processes on this GPU");
+        const gemm::Shape sh = shapes.front();
+        const gemm::InputTile ta = gemm::tile_a(p), tb = gemm::tile_b(p);
+        g_ = std::make_unique<gemm::PreparedGemm>(lt, handle_, s, p, sh, ta, tb);
+        if (!g_->has_algorithm())
+            throw runtime_error(std::string("cuBLASLt has no algorithm for a ") + p.name + " GEMM of " + sh.text());
+        where_ = gemm::sample_positions(sh, kSamples, 0xB0E + sh.m);
+        expected_ = gemm::expected_values(p, ta, tb, sh, where_);
+        name_ = std::string("gemm ") + p.name + " " + sh.text();
+        // Calibrate: a batch of about 50 ms of GPU time keeps the GPU busy and the checks frequent.
+        double ms = s_.time_ms(st_, [&] { g_->enqueue(st_); });
+        if (ms > 0) per_batch_ = int(std::clamp(50.0 / ms, 1.0, 10000.0));
+    }
+    const std::string& name() const { return name_; }
+    std::pair<double, double> batch(std::uint64_t& compared, std::uint64_t& mism, std::uint64_t& nans) {
+        double ms = s_.time_ms(st_, [&] {
+            for (int i = 0; i < per_batch_; ++i) g_->enqueue(st_);
+        });
+        st_.synchronize();
+        std::vector<double> got = g_->read(where_);
+        for (const auto& m : gemm::compare(expected_, got)) (std::isnan(m.got) ? nans : mism) += 1;
+        compared += got.size();
+        return {g_->shape().flops() * per_batch_, ms};
+    }
+
+private:
+    static constexpr std::size_t kSamples = 32;
+    GpuSession& s_;
+    gemm::LtHandle handle_;
+    Stream st_;
+    std::unique_ptr<gemm::PreparedGemm> g_;
+    std::vector<gemm::Sample> where_;
+    std::vector<gemm::Expected> expected_;
+    std::string name_;
+    int per_batch_ = 1;
+};
+
+// The cuBLASLt precision of a burn dtype; null for fp32 / fp64 (CUDA-core FMA kernels).
+const gemm::PrecisionInfo* gemm_precision(BurnDtype d) {
+    const char* name = d == BurnDtype::bf16 ? "bf16" : d == BurnDtype::fp16 ? "fp16" : d == BurnDtype::tf32 ? "tf32" : nullptr;
+    for (const auto& p : gemm::precisions())
+        if (name && std::string_view(p.name) == name) return &p;
+    return nullptr;
+}
+
 // Memory traffic: copy src -> dst over most of the free memory, then verify dst.
 class MemoryLoad {
 public:
@@ -204,25 +257,39 @@ private:
     Stream st_;
 };
 
-void load_thread(GpuSession& s, Live& L, const BurnOptions& opt, const std::atomic<bool>& stop, Clock::time_point t0) {
+// `lt`: the loaded cuBLASLt, or null when the compute load is the FMA kernels (note says why).
+void load_thread(GpuSession& s, Live& L, const BurnOptions& opt, const CublasLtApi* lt, const std::string& fma_note,
+                 const std::atomic<bool>& stop, Clock::time_point t0) {
     auto now_s = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+    std::unique_ptr<GemmLoad> gemm_load;
     std::optional<FmaLoad> fma;
     std::optional<MemoryLoad> mem;
     Aggregator fa, ma;
     try {
-        if (opt.load != BurnLoad::memory) fma.emplace(s, opt.dtype);
+        std::string note = fma_note;
+        if (opt.load != BurnLoad::memory) {
+            const gemm::PrecisionInfo* p = lt ? gemm_precision(opt.dtype) : nullptr;
+            if (p && s.compute_capability() < p->min_cc) {
+                note = std::string("this GPU has no ") + p->name + " tensor GEMM (compute capability below " +
+                       std::to_string(p->min_cc / 10) + "." + std::to_string(p->min_cc % 10) + "): FMA kernels instead";
+                p = nullptr;
+            }
+            if (p) gemm_load = std::make_unique<GemmLoad>(*lt, s, *p);
+            else fma.emplace(s, opt.dtype);
+        }
         if (opt.load != BurnLoad::gemm) mem.emplace(s, opt.memory_fraction);
         {
             std::lock_guard<std::mutex> lk(L.mu);
-            L.out.load = fma ? fma->name() : "memory copy";
-            if (mem && fma) L.out.load += " + memory";
-            L.out.throughput_unit = fma ? "TFLOPS" : "GB/s";
+            L.out.load = gemm_load ? gemm_load->name() : fma ? fma->name() : "memory copy";
+            if (mem && (fma || gemm_load)) L.out.load += " + memory";
+            L.out.throughput_unit = (fma || gemm_load) ? "TFLOPS" : "GB/s";
+            if (fma && !note.empty()) L.out.notes.push_back(note);
         }
         double start = now_s();
         while (!stop.load()) {
             std::uint64_t cmp = 0, mism = 0, nans = 0;
-            if (fma) {
-                auto [flops, ms] = fma->batch(cmp, mism, nans);
+            if (fma || gemm_load) {
+                auto [flops, ms] = gemm_load ? gemm_load->batch(cmp, mism, nans) : fma->batch(cmp, mism, nans);
                 if (auto r = fa.add(flops, ms)) {
                     std::lock_guard<std::mutex> lk(L.mu);
                     L.out.batch_t_s.push_back(now_s());
@@ -237,7 +304,7 @@ void load_thread(GpuSession& s, Live& L, const BurnOptions& opt, const std::atom
                     double t = now_s();
                     L.gbps_t_s.push_back(t);
                     L.gbps.push_back(*r / 1e9);
-                    if (!fma) {
+                    if (!fma && !gemm_load) {
                         L.out.batch_t_s.push_back(t);
                         L.out.batch_tflops.push_back(*r / 1e9);
                         L.last_rate = *r / 1e9;
@@ -363,11 +430,28 @@ std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt) {
         telemetry_error = e.what();
     }
 
+    // The compute load: cuBLASLt GEMMs for the tensor dtypes when the library is there, else the
+    // FMA kernels, and the results say so.
+    std::optional<CublasLtApi> lt;
+    std::string fma_note;
+    if (opt.load != BurnLoad::memory) {
+        if (!gemm_precision(opt.dtype)) {
+            fma_note = std::string(to_string(opt.dtype)) + " runs on the CUDA-core FMA kernels (no tensor GEMM for it)";
+        } else {
+            int driver_cuda = ctx.inventory->cuda_driver_version ? *ctx.inventory->cuda_driver_version.value : 0;
+            lt.emplace(CublasLtApi::load(driver_cuda));
+            if (!lt->ok()) {
+                fma_note = "cuBLASLt is not usable (" + lt->error + "): FMA kernels instead of tensor GEMMs";
+                lt.reset();
+            }
+        }
+    }
+
     std::atomic<bool> stop_load{false};
     std::thread runner([&] {
         set.run_parallel([&](GpuSet::Member& m) {
             for (std::size_t k = 0; k < lives.size(); ++k)
-                if (lives[k]->out.gpu == m.index) load_thread(*m.session, *lives[k], opt, stop_load, t0);
+                if (lives[k]->out.gpu == m.index) load_thread(*m.session, *lives[k], opt, lt ? &*lt : nullptr, fma_note, stop_load, t0);
         });
     });
 

@@ -279,6 +279,7 @@ std::vector<CheckResult> burn_verdicts(const BurnInput& in) {
         }
         if (in.interrupted) r.details.push_back(fmt("interrupted after %.0f s", g.duration_s) + fmt(" of the planned %.0f s", in.planned_s));
         for (const auto& x : f) r.details.push_back(std::string(to_string(x.verdict)) + ": " + x.text);
+        for (const auto& n : g.notes) r.details.push_back("load: " + n);
         if (tel)
             for (const auto& [field, why] : tel->absent) r.details.push_back("not sampled: " + field + ": " + why);
         if (!in.telemetry.xid_absent_reason.empty()) r.details.push_back("Xid events not watched: " + in.telemetry.xid_absent_reason);

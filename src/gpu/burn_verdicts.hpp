@@ -39,6 +39,7 @@ struct GpuBurnOutcome {
     bool lost = false;                         // fell off the bus / context died
     std::string load_error;                    // the load could not run (-> ERROR)
     double duration_s = 0;                     // how long the load ran
+    std::vector<std::string> notes;            // how the load was chosen (e.g. FMA: no cuBLASLt)
 };
 
 struct BurnInput {

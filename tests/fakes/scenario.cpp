@@ -208,6 +208,7 @@ const std::map<std::string, Setter>& setters() {
         m["fp32_tflops"] = field(&Gpu::fp32_tflops);
         m["fp16_tflops"] = field(&Gpu::fp16_tflops);
         m["bf16_tflops"] = field(&Gpu::bf16_tflops);
+        m["fma_wrong_results"] = field(&Gpu::fma_wrong_results);
         m["p2p_disabled"] = field(&Gpu::p2p_disabled);
         m["bad_memory_cells"] = [](Gpu& g, const toml::node& n, const std::string& w) {
             const auto* a = n.as_array();

@@ -112,6 +112,7 @@ struct Gpu {
     double nccl_busbw_gbps = 480;     // fake NCCL all-reduce bus bandwidth (the slowest rank's counts)
     // simulated FMA throughput of the CUDA cores (TFLOPS), what the fma_* kernels are charged at
     double fp64_tflops = 31, fp32_tflops = 61, fp16_tflops = 122, bf16_tflops = 122;
+    bool fma_wrong_results = false;  // the emulated fma_* kernels store a wrong value in every thread
     std::vector<BadCell> bad_memory_cells;
     bool p2p_disabled = false;  // cuDeviceCanAccessPeer says no for every pair with this GPU
     // failure script
