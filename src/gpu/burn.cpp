@@ -30,6 +30,7 @@ struct Live {
     std::vector<double> gbps_t_s, gbps;        // memory traffic per interval (memory / mixed)
     std::atomic<double> last_rate{0};
     std::atomic<std::uint64_t> errors{0};
+    std::atomic<bool> ready{false};  // set up (buffers filled, GEMM prepared), the load is running
     std::atomic<bool> done{false};
 };
 
@@ -286,6 +287,7 @@ void load_thread(GpuSession& s, Live& L, const BurnOptions& opt, const CublasLtA
             if (fma && !note.empty()) L.out.notes.push_back(note);
         }
         double start = now_s();
+        L.ready = true;
         while (!stop.load()) {
             std::uint64_t cmp = 0, mism = 0, nans = 0;
             if (fma || gemm_load) {
@@ -328,7 +330,8 @@ void load_thread(GpuSession& s, Live& L, const BurnOptions& opt, const CublasLtA
 std::string progress_line(const GpuBurnOutcome& o, double rate, std::uint64_t errors,
                           const std::optional<TelemetrySample>& s) {
     char b[256];
-    int n = std::snprintf(b, sizeof b, "GPU %d  %7.2f %s", o.gpu, rate, o.throughput_unit.c_str());
+    int n = rate > 0 ? std::snprintf(b, sizeof b, "GPU %d  %7.2f %s", o.gpu, rate, o.throughput_unit.c_str())
+                     : std::snprintf(b, sizeof b, "GPU %d  %7s %s", o.gpu, "--", o.throughput_unit.c_str());
     std::string line(b, std::size_t(std::max(0, n)));
     if (s) {
         if (s->temperature_c) line += "  " + std::to_string(int(*s->temperature_c)) + " C";
@@ -456,11 +459,16 @@ std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt) {
     });
 
     bool interrupted = false;
+    std::optional<Clock::time_point> load_t0;
     if (ctx.progress) ctx.progress->begin("gpu.burn", "Sustained load (burn)");
     while (true) {
-        double el = std::chrono::duration<double>(Clock::now() - t0).count();
         if (ctx.stop_requested()) { interrupted = true; break; }
         bool all_done = std::all_of(lives.begin(), lives.end(), [](const auto& L) { return L->done.load(); });
+        // The duration counts from the moment every GPU's load runs, so setup (filling buffers,
+        // choosing the GEMM algorithm) does not eat into the time under load.
+        if (!load_t0 && std::all_of(lives.begin(), lives.end(), [](const auto& L) { return L->ready || L->done; }))
+            load_t0 = Clock::now();
+        double el = load_t0 ? std::chrono::duration<double>(Clock::now() - *load_t0).count() : 0;
         if (el >= opt.duration_s || all_done) break;
         if (ctx.progress) {
             std::vector<std::string> lines;
@@ -469,7 +477,8 @@ std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt) {
                 lines.push_back(progress_line(L->out, L->last_rate.load(), L->errors.load(), sampler.latest(L->out.gpu)));
             }
             char head[64];
-            std::snprintf(head, sizeof head, "%.0f s left", std::max(0.0, opt.duration_s - el));
+            if (load_t0) std::snprintf(head, sizeof head, "%.0f s left", std::max(0.0, opt.duration_s - el));
+            else std::snprintf(head, sizeof head, "preparing the load");
             lines.insert(lines.begin(), head);
             ctx.progress->update_lines(lines);
         }
