@@ -1,7 +1,6 @@
 // gpuvet bench <what>: just the measurements of one area, with check's output flags.
 // The table maps each name to check keys of the registry; a new benchmark is one row.
 #include <cstdlib>
-#include <sstream>
 
 #include "cli/common.hpp"
 #include "core/check.hpp"
@@ -41,20 +40,6 @@ struct BenchArgs {
     std::string gpus;
 };
 
-std::vector<int> parse_gpus(const std::string& s) {
-    std::vector<int> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        char* end = nullptr;
-        long v = std::strtol(item.c_str(), &end, 10);
-        if (item.empty() || *end || v < 0)
-            throw usage_error("--gpus: '" + item + "' is not a GPU index", "give indexes as listed by gpuvet inventory, e.g. --gpus 0,1");
-        out.push_back(static_cast<int>(v));
-    }
-    return out;
-}
-
 int run_bench(const GlobalOptions& g, const BenchArgs& a) {
     const BenchRow* row = nullptr;
     std::string names;
@@ -68,7 +53,7 @@ int run_bench(const GlobalOptions& g, const BenchArgs& a) {
     CheckContext ctx;
     if (const char* root = std::getenv("GPUVET_ROOT"); root && *root) ctx.options.root = root;
     ctx.options.tier = a.quick ? Tier::Quick : a.full ? Tier::Full : Tier::Standard;
-    if (!a.gpus.empty()) ctx.options.gpus = parse_gpus(a.gpus);
+    if (!a.gpus.empty()) ctx.options.gpus = parse_gpu_list(a.gpus);
     ctx.specs = &specs;
     ctx.report = &report;
     ctx.stop = &stop_flag();
@@ -79,18 +64,8 @@ int run_bench(const GlobalOptions& g, const BenchArgs& a) {
     report.machine.driver = driver_info_of(inventory);
     report.gpus = gpu_summaries_of(inventory);
     ctx.inventory = &inventory;
-    for (int i : ctx.options.gpus) {
-        bool known = false;
-        for (const auto& gi : inventory.gpus) known = known || gi.index == i;
-        if (!known && !inventory.gpus.empty())
-            throw usage_error("--gpus: there is no GPU " + std::to_string(i), "see gpuvet inventory for the GPU indexes");
-    }
-    CheckList all = all_checks(), chosen;
-    for (auto& c : all)
-        for (const auto& k : row->checks)
-            if (c && c->key() == k) chosen.push_back(std::move(c));
-    if (chosen.empty()) throw runtime_error("benchmark '" + a.what + "' is not available in this build",
-                                            "update gpuvet");
+    check_gpu_indexes(ctx.options.gpus, inventory);
+    CheckList chosen = select_checks(row->checks);
     run_checks(chosen, ctx);
     return emit_report(report, g);
 }

@@ -25,10 +25,17 @@ struct CheckArgs {
     std::optional<std::string> burn_duration;
     std::optional<std::string> expect;      // --expect "8x H100-SXM-80GB, 64 cores"
     std::optional<std::string> order_file;  // --order order.toml
+    std::string gpus;                       // --gpus 0,1
+    std::string only;                       // --only gpu.p2p,host.
 };
 
 int run_check(const GlobalOptions& g, const CheckArgs& a) {
     SpecDb specs = load_specs(g);
+    // Bad selections end here with exit 2, before anything runs.
+    std::vector<std::string> only = split_commas(a.only);
+    if (!a.only.empty() && only.empty())
+        throw usage_error("--only: no check named", "give check keys or areas, e.g. --only gpu.p2p,host.");
+    CheckList checks = select_checks(only);
     // The order is read before any check runs: bad input ends here with exit 2.
     std::optional<Order> order;
     if (a.expect && a.order_file)
@@ -42,6 +49,7 @@ int run_check(const GlobalOptions& g, const CheckArgs& a) {
     ctx.options.net_server = a.net_server;
     if (a.burn_duration) ctx.options.burn_s = parse_duration_s(*a.burn_duration);
     ctx.options.tier = a.quick ? Tier::Quick : a.full ? Tier::Full : Tier::Standard;
+    if (!a.gpus.empty()) ctx.options.gpus = parse_gpu_list(a.gpus);
     ctx.specs = &specs;
     if (order) ctx.order = &*order;
     ctx.report = &report;
@@ -55,8 +63,8 @@ int run_check(const GlobalOptions& g, const CheckArgs& a) {
     report.machine.driver = driver_info_of(inventory);
     report.gpus = gpu_summaries_of(inventory);
     ctx.inventory = &inventory;
+    check_gpu_indexes(ctx.options.gpus, inventory);
 
-    CheckList checks = all_checks();
     run_checks(checks, ctx);
     return emit_report(report, g);
 }
@@ -73,6 +81,8 @@ void add_check_command(Cli cli) {
     sub->add_option("--burn-duration", args->burn_duration, "gpu.burn duration: 90s, 10m (default 20 s quick, 60 s, 10 min full)");
     sub->add_option("--expect", args->expect, "what was ordered, e.g. \"8x H100-SXM-80GB, 64 cores, 1TB RAM\" (docs/order.md)");
     sub->add_option("--order", args->order_file, "order file (TOML) to verify the server against (docs/order.md)");
+    sub->add_option("--gpus", args->gpus, "comma-separated GPU indexes to measure (default: all)");
+    sub->add_option("--only", args->only, "comma-separated check keys or areas (gpu., host.) to run (default: all)");
     add_output_flags(*sub, cli.global);
     sub->footer(
         "Examples:\n"
@@ -80,6 +90,7 @@ void add_check_command(Cli cli) {
         "  gpuvet check --json > box.json   the same, as a JSON document\n"
         "  gpuvet check --report out/       also write out/gpuvet-report.{json,txt}\n"
         "  gpuvet check --expect \"8x H100-SXM-80GB, nvlink\"   verify the delivery against the order\n"
+        "  gpuvet check --only gpu.,host.cpu --gpus 0,1   just the GPU checks and host.cpu, on GPUs 0 and 1\n"
         "Exit codes: 0 all passed (warnings allowed), 1 a check failed, 2 bad input, 3 could not run.");
     sub->callback([&g = cli.global, &action = cli.action, args] {
         g.command = "check";

@@ -66,16 +66,20 @@ Report new_report(const GlobalOptions& g) {
     return r;
 }
 
+std::filesystem::path report_folder(const std::string& dir) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec)
+        throw runtime_error("cannot create report folder " + dir + ": " + ec.message(),
+                            "choose a writable folder for --report");
+    return dir;
+}
+
 int emit_report(Report& r, const GlobalOptions& g) {
     r.finished_at = utc_now_rfc3339();
     r.finalize();
     if (g.report_dir) {
-        std::filesystem::path dir = *g.report_dir;
-        std::error_code ec;
-        std::filesystem::create_directories(dir, ec);
-        if (ec)
-            throw runtime_error("cannot create report folder " + dir.string() + ": " + ec.message(),
-                                "choose a writable folder for --report");
+        std::filesystem::path dir = report_folder(*g.report_dir);
         write_file_atomically(dir / "gpuvet-report.json", render_json(r));
         write_file_atomically(dir / "gpuvet-report.txt", render_scorecard(r, Style{false, 100, true}));
     }

@@ -2,6 +2,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 namespace gpuvet {
 
 class SpecDb;
+struct Inventory;
 
 struct GlobalOptions {
     bool json = false;                       // the machine-readable document on stdout
@@ -49,6 +51,9 @@ SpecDb load_specs(const GlobalOptions& g);
 // A report header: version, command, argv, start time.
 Report new_report(const GlobalOptions& g);
 
+// Creates the --report folder (and its parents); throws a Runtime error with advice when it cannot.
+std::filesystem::path report_folder(const std::string& dir);
+
 // Prints the report (JSON or scorecard), writes --report files atomically, returns the exit code.
 int emit_report(Report& r, const GlobalOptions& g);
 
@@ -61,5 +66,12 @@ const std::atomic<bool>& stop_flag();
 void install_stop_handlers();
 
 std::string utc_now_rfc3339();
+
+// "0,1,3" -> {0, 1, 3} for --gpus; a bad item is a usage error. check_gpu_indexes() rejects an
+// index the inventory does not list (when it lists any).
+std::vector<int> parse_gpu_list(const std::string& s);
+void check_gpu_indexes(const std::vector<int>& gpus, const Inventory& inv);
+// "a,b" -> {"a", "b"}, empty items dropped.
+std::vector<std::string> split_commas(const std::string& s);
 
 }  // namespace gpuvet

@@ -32,12 +32,7 @@ int run_inventory(const GlobalOptions& g) {
     std::string json_text = doc.dump(2) + "\n";
 
     if (g.report_dir) {
-        std::filesystem::path dir = *g.report_dir;
-        std::error_code ec;
-        std::filesystem::create_directories(dir, ec);
-        if (ec)
-            throw runtime_error("cannot create report folder " + dir.string() + ": " + ec.message(),
-                                "choose a writable folder for --report");
+        std::filesystem::path dir = report_folder(*g.report_dir);
         write_file_atomically(dir / "gpuvet-inventory.json", json_text);
         write_file_atomically(dir / "gpuvet-inventory.txt", render_inventory(inv, host, Style{false, 100}));
     }

@@ -31,5 +31,8 @@ using CheckList = std::vector<std::unique_ptr<Check>>;
 
 // The registry: every check `gpuvet check` knows, in the order they run.
 CheckList all_checks();
+// The checks named by `keys` (exact keys, or areas ending in '.' such as "gpu."), in registry
+// order; all of them when `keys` is empty. An unknown key is a usage error listing the keys.
+CheckList select_checks(const std::vector<std::string>& keys);
 
 }  // namespace gpuvet

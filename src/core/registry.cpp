@@ -1,6 +1,7 @@
 // The registry: every check of `gpuvet check`, in the order they run. Explicit on purpose:
 // reading this file tells what `gpuvet check` does.
 #include "core/check.hpp"
+#include "core/error.hpp"
 #include "gpu/check_allreduce.hpp"
 #include "gpu/check_burn.hpp"
 #include "gpu/check_driver.hpp"
@@ -11,6 +12,8 @@
 #include "gpu/check_tenancy.hpp"
 #include "gpu/check_gemm.hpp"
 #include "gpu/measure/fp_peak.hpp"
+#include "gpu/measure/host_copy.hpp"
+#include "gpu/measure/p2p.hpp"
 #include "gpu/measure/memory_bandwidth.hpp"
 #include "gpu/measure/memtest.hpp"
 #include "host/check_balance.hpp"
@@ -42,12 +45,40 @@ CheckList all_checks() {
     c.push_back(std::make_unique<GpuMemoryBandwidthCheck>());
     c.push_back(std::make_unique<GpuFpPeakCheck>());
     c.push_back(std::make_unique<GpuMemtestCheck>());
+    c.push_back(std::make_unique<GpuHostCopyCheck>());
+    c.push_back(std::make_unique<GpuP2pCheck>());
     c.push_back(std::make_unique<GpuGemmCheck>());
     c.push_back(std::make_unique<GpuAllReduceCheck>());
     c.push_back(std::make_unique<GpuBurnCheck>());  // last of the GPU checks: it heats the GPUs
     // Last: order.network reads host.network's measurement.
     c.push_back(std::make_unique<OrderCheck>());
     return c;
+}
+
+CheckList select_checks(const std::vector<std::string>& wanted) {
+    CheckList all = all_checks();
+    if (wanted.empty()) return all;
+    // A token names one check ("gpu.p2p") or, ending in '.', an area ("gpu.", "host.").
+    auto matches = [](std::string_view key, const std::string& t) {
+        return key == t || (!t.empty() && t.back() == '.' && key.substr(0, t.size()) == t);
+    };
+    std::string known;
+    for (const auto& c : all) known += (known.empty() ? "" : ", ") + std::string(c->key());
+    for (const auto& t : wanted) {
+        bool any = false;
+        for (const auto& c : all) any = any || matches(c->key(), t);
+        if (!any)
+            throw usage_error("unknown check '" + t + "'",
+                              "give check keys or areas ending in '.' (gpu., host., order.), comma-separated; "
+                              "the checks are: " + known);
+    }
+    CheckList chosen;  // registry order, whatever order they were asked in
+    for (auto& c : all) {
+        bool take = false;
+        for (const auto& t : wanted) take = take || matches(c->key(), t);
+        if (take) chosen.push_back(std::move(c));
+    }
+    return chosen;
 }
 
 }  // namespace gpuvet

@@ -44,6 +44,13 @@ struct Measurement {
     static Measurement textual(std::string key, std::string label, std::string t);
     static Measurement absent(std::string key, std::string label, std::string unit,
                               std::string reason);
+    // A number read from the OS that may be missing: the value, or absent with `why_absent`.
+    template <class T>
+    static Measurement maybe(std::string key, std::string label, const std::optional<T>& v, std::string unit,
+                             std::string why_absent) {
+        if (!v) return absent(std::move(key), std::move(label), std::move(unit), std::move(why_absent));
+        return number(std::move(key), std::move(label), double(*v), std::move(unit));
+    }
     Measurement& against(Reference r) { reference = std::move(r); return *this; }
     Measurement& on_gpu(int index) { gpu = index; return *this; }
 };

@@ -9,6 +9,7 @@
 #include "gpu/check_gemm.hpp"
 #include "gpu/device_fill.hpp"
 #include "gpu/inventory.hpp"
+#include "gpu/requirements.hpp"
 #include "gpu/session.hpp"
 #include "gpu/vendor/nccl_api.hpp"
 #include "specs/gpu_spec.hpp"
@@ -53,9 +54,7 @@ constexpr std::uint64_t kCheckChunk = 1u << 20;  // bytes verified at the start,
 }  // namespace
 
 std::optional<std::string> GpuAllReduceCheck::unmet_requirement(const CheckContext& ctx) const {
-    if (!ctx.inventory || !ctx.inventory->cuda_present)
-        return "no usable CUDA driver" +
-               (ctx.inventory ? " (" + ctx.inventory->cuda_absent_reason + ")" : std::string());
+    if (auto why = gpu_requirement(ctx, GpuNeed::Cuda)) return why;
     std::size_t n = ctx.options.gpus.empty() ? ctx.inventory->gpus.size() : ctx.options.gpus.size();
     if (n < 2) return "all-reduce needs at least 2 GPUs, this run has " + std::to_string(n);
     return std::nullopt;

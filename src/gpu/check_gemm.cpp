@@ -6,6 +6,7 @@
 #include "core/context.hpp"
 #include "gpu/gemm_run.hpp"
 #include "gpu/inventory.hpp"
+#include "gpu/requirements.hpp"
 #include "gpu/session.hpp"
 #include "specs/spec_db.hpp"
 
@@ -43,11 +44,7 @@ const GpuSpec* spec_of_gpu(const CheckContext& ctx, const GpuInfo* info) {
 }
 
 std::optional<std::string> GpuGemmCheck::unmet_requirement(const CheckContext& ctx) const {
-    if (!ctx.inventory || !ctx.inventory->cuda_present)
-        return "no usable CUDA driver" +
-               (ctx.inventory ? " (" + ctx.inventory->cuda_absent_reason + ")" : std::string());
-    if (ctx.inventory->gpus.empty()) return "no GPU found";
-    return std::nullopt;
+    return gpu_requirement(ctx, GpuNeed::Cuda);
 }
 
 std::vector<CheckResult> GpuGemmCheck::run(CheckContext& ctx) {
@@ -56,7 +53,9 @@ std::vector<CheckResult> GpuGemmCheck::run(CheckContext& ctx) {
     if (!lt.ok()) {
         CheckResult r;
         r.verdict = Verdict::Skip;
-        r.summary = kCublasLtMissingAdvice;
+        bool any_found = false;
+        for (const auto& t : lt.tried) any_found = any_found || t.find("too new") != std::string::npos;
+        r.summary = any_found ? kCublasLtTooNewAdvice : kCublasLtMissingAdvice;
         r.details.push_back("tried (" + std::to_string(lt.tried.size()) + "):");
         for (const auto& t : lt.tried) r.details.push_back("  " + t);
         return {r};

@@ -4,24 +4,13 @@
 
 #include "core/context.hpp"
 #include "gpu/identify.hpp"
+#include "gpu/requirements.hpp"
 #include "specs/spec_db.hpp"
 
 namespace gpuvet {
 
-std::optional<std::string> inventory_requirement(const CheckContext& ctx) {
-    const DriverInfo& d = ctx.report->machine.driver;
-    if (!d.present) return "no NVIDIA driver found (" + d.absent_reason + ")";
-    if (!ctx.inventory) return std::string("the GPU inventory was not read");
-    if (ctx.inventory->gpus.empty()) {
-        std::string why = "the driver sees no GPUs";
-        if (!ctx.inventory->errors.empty()) why += " (" + ctx.inventory->errors.front() + ")";
-        return why;
-    }
-    return std::nullopt;
-}
-
 std::optional<std::string> InventoryCheck::unmet_requirement(const CheckContext& ctx) const {
-    return inventory_requirement(ctx);
+    return gpu_requirement(ctx);
 }
 
 CheckResult InventoryCheck::lost(const GpuInfo& g) {

@@ -14,9 +14,6 @@ namespace gpuvet {
 
 struct GpuSpec;
 
-// "no NVIDIA driver found (...)", "no GPU inventory (...)", "no GPUs ...", or nullopt.
-std::optional<std::string> inventory_requirement(const CheckContext& ctx);
-
 class InventoryCheck : public Check {
 public:
     std::optional<std::string> unmet_requirement(const CheckContext& ctx) const override;

@@ -12,13 +12,6 @@ namespace gpuvet {
 
 namespace {
 
-template <class T>
-Measurement fact(const char* key, const char* label, const std::optional<T>& v, const char* unit,
-                 const char* why_absent) {
-    if (!v) return Measurement::absent(key, label, unit, why_absent);
-    return Measurement::number(key, label, double(*v), unit);
-}
-
 // Seconds per core: short enough that a 128-thread box finishes in a few seconds.
 double slice_for(Tier t, std::size_t ncpu) {
     double per = t == Tier::Quick ? 0.05 : t == Tier::Full ? 0.3 : 0.15;
@@ -103,18 +96,18 @@ std::vector<CheckResult> HostCpuCheck::run(CheckContext& ctx) {
 
     if (m.cpu_model) r.measurements.push_back(Measurement::textual("cpu_model", "CPU model", *m.cpu_model));
     else r.measurements.push_back(Measurement::absent("cpu_model", "CPU model", "", "/proc/cpuinfo has no model name"));
-    r.measurements.push_back(fact("cpu_sockets", "CPU sockets", m.cpu_sockets, "count", "/proc/cpuinfo has no physical id"));
-    r.measurements.push_back(fact("cpu_cores", "CPU cores (physical)", m.cpu_cores, "count", "/proc/cpuinfo has no core id"));
-    r.measurements.push_back(fact("cpu_threads", "CPU threads (online)", m.cpu_threads, "count", "cannot read the online CPU list"));
-    r.measurements.push_back(fact("cpu_quota", "CPU quota (cgroup)", m.cpu_quota, "CPUs", "no cgroup CPU quota"));
-    r.measurements.push_back(fact("cpuset_cpus", "CPUs allowed (cpuset)", m.cpuset_cpus, "count", "no cgroup cpuset"));
+    r.measurements.push_back(Measurement::maybe("cpu_sockets", "CPU sockets", m.cpu_sockets, "count", "/proc/cpuinfo has no physical id"));
+    r.measurements.push_back(Measurement::maybe("cpu_cores", "CPU cores (physical)", m.cpu_cores, "count", "/proc/cpuinfo has no core id"));
+    r.measurements.push_back(Measurement::maybe("cpu_threads", "CPU threads (online)", m.cpu_threads, "count", "cannot read the online CPU list"));
+    r.measurements.push_back(Measurement::maybe("cpu_quota", "CPU quota (cgroup)", m.cpu_quota, "CPUs", "no cgroup CPU quota"));
+    r.measurements.push_back(Measurement::maybe("cpuset_cpus", "CPUs allowed (cpuset)", m.cpuset_cpus, "count", "no cgroup cpuset"));
 
     // What this process can really use: threads, narrowed by the cpuset, then by the quota.
     std::optional<double> usable;
     if (m.cpu_threads) usable = *m.cpu_threads;
     if (m.cpuset_cpus) usable = usable ? std::min(*usable, double(*m.cpuset_cpus)) : double(*m.cpuset_cpus);
     if (m.cpu_quota) usable = usable ? std::min(*usable, *m.cpu_quota) : *m.cpu_quota;
-    r.measurements.push_back(fact("cpus_usable", "CPUs usable", usable, "CPUs", "neither CPU count nor limits readable"));
+    r.measurements.push_back(Measurement::maybe("cpus_usable", "CPUs usable", usable, "CPUs", "neither CPU count nor limits readable"));
     if (usable && m.cpu_threads && *usable < *m.cpu_threads)
         r.details.push_back("this process may use " + format_number(*usable) + " of the " +
                             std::to_string(*m.cpu_threads) + " CPUs (cgroup cpuset/quota)");

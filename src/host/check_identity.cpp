@@ -7,13 +7,6 @@ namespace gpuvet {
 
 namespace {
 
-template <class T>
-Measurement fact(const char* key, const char* label, const std::optional<T>& v, const char* unit,
-                 const char* why_absent) {
-    if (!v) return Measurement::absent(key, label, unit, why_absent);
-    return Measurement::number(key, label, double(*v), unit);
-}
-
 Measurement text_fact(const char* key, const char* label, const std::optional<std::string>& v,
                       const char* why_absent) {
     if (!v) return Measurement::absent(key, label, "", why_absent);
@@ -27,15 +20,15 @@ std::vector<CheckResult> HostIdentityCheck::run(CheckContext& ctx) {
     CheckResult r;
     r.verdict = Verdict::Pass;
     r.measurements.push_back(text_fact("cpu_model", "CPU model", m.cpu_model, "/proc/cpuinfo has no model name"));
-    r.measurements.push_back(fact("cpu_sockets", "CPU sockets", m.cpu_sockets, "count", "/proc/cpuinfo has no physical id"));
-    r.measurements.push_back(fact("cpu_cores", "CPU cores (physical)", m.cpu_cores, "count", "/proc/cpuinfo has no core id"));
-    r.measurements.push_back(fact("cpu_threads", "CPU threads (online)", m.cpu_threads, "count", "cannot read the online CPU list"));
+    r.measurements.push_back(Measurement::maybe("cpu_sockets", "CPU sockets", m.cpu_sockets, "count", "/proc/cpuinfo has no physical id"));
+    r.measurements.push_back(Measurement::maybe("cpu_cores", "CPU cores (physical)", m.cpu_cores, "count", "/proc/cpuinfo has no core id"));
+    r.measurements.push_back(Measurement::maybe("cpu_threads", "CPU threads (online)", m.cpu_threads, "count", "cannot read the online CPU list"));
     if (m.cpu_quota) r.measurements.push_back(Measurement::number("cpu_quota", "CPU quota (cgroup)", *m.cpu_quota, "CPUs"));
     if (m.cpuset_cpus) r.measurements.push_back(Measurement::number("cpuset_cpus", "CPUs allowed (cpuset)", *m.cpuset_cpus, "count"));
-    r.measurements.push_back(fact("memory_total_bytes", "Memory", m.memory_total_bytes, "bytes", "/proc/meminfo unreadable"));
+    r.measurements.push_back(Measurement::maybe("memory_total_bytes", "Memory", m.memory_total_bytes, "bytes", "/proc/meminfo unreadable"));
     if (m.memory_limit_bytes)
         r.measurements.push_back(Measurement::number("memory_limit_bytes", "Memory limit (cgroup)", double(*m.memory_limit_bytes), "bytes"));
-    r.measurements.push_back(fact("numa_nodes", "NUMA nodes", m.numa_nodes, "count", "no /sys/devices/system/node"));
+    r.measurements.push_back(Measurement::maybe("numa_nodes", "NUMA nodes", m.numa_nodes, "count", "no /sys/devices/system/node"));
     r.measurements.push_back(text_fact("os", "Operating system", m.os, "no /etc/os-release"));
     r.measurements.push_back(text_fact("kernel", "Kernel", m.kernel, "cannot read the kernel release"));
     r.measurements.push_back(text_fact("virtualization", "Virtualization", m.virtualization, "unknown"));

@@ -28,6 +28,14 @@ std::vector<CheckResult> verify_gpu_items(const Order& o, const CheckContext& ct
 std::vector<CheckResult> verify_host_items(const Order& o, const CheckContext& ctx,
                                            const Fact<std::uint64_t>& disk_capacity_bytes);
 
+// An empty result for one order item ("order.gpu_count", "Order: GPU count").
+inline CheckResult order_item(const char* key, const char* title) {
+    CheckResult r;
+    r.key = key;
+    r.title = title;
+    return r;
+}
+
 // Size of the filesystem holding `path` (statvfs f_blocks * f_frsize).
 Fact<std::uint64_t> filesystem_capacity_bytes(const std::string& path);
 

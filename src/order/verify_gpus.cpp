@@ -5,6 +5,7 @@
 #include "gpu/check_nvlink.hpp"
 #include "gpu/identify.hpp"
 #include "gpu/inventory_check.hpp"
+#include "gpu/requirements.hpp"
 #include "order/order.hpp"
 #include "order/verify.hpp"
 #include "specs/spec_db.hpp"
@@ -13,12 +14,6 @@ namespace gpuvet {
 
 namespace {
 
-CheckResult item(const char* key, const char* title) {
-    CheckResult r;
-    r.key = key;
-    r.title = title;
-    return r;
-}
 
 Reference ordered(std::string text, std::optional<double> spec = std::nullopt) {
     Reference ref;
@@ -56,7 +51,7 @@ std::vector<CheckResult> verify_gpu_items(const Order& o, const CheckContext& ct
     if (!gpus_ordered) return out;
 
     // Ordered GPUs but none can be seen: every GPU item fails with the driver's reason.
-    auto absent = inventory_requirement(ctx);
+    auto absent = gpu_requirement(ctx, GpuNeed::Inventory, true);
     const std::vector<GpuInfo> none;
     const std::vector<GpuInfo>& gpus = absent ? none : ctx.inventory->gpus;
     int n = int(gpus.size());
@@ -66,7 +61,7 @@ std::vector<CheckResult> verify_gpu_items(const Order& o, const CheckContext& ct
     };
 
     if (o.gpu_count) {
-        CheckResult r = item("order.gpu_count", "Order: GPU count");
+        CheckResult r = order_item("order.gpu_count", "Order: GPU count");
         Measurement m = absent ? Measurement::absent("gpu_count", "GPUs", "count", *absent)
                                : Measurement::number("gpu_count", "GPUs", n, "count");
         r.measurements.push_back(m.against(ordered(std::to_string(*o.gpu_count), *o.gpu_count)));
@@ -82,7 +77,7 @@ std::vector<CheckResult> verify_gpu_items(const Order& o, const CheckContext& ct
     }
 
     if (o.gpu_model) {
-        CheckResult r = item("order.gpu_model", "Order: GPU model");
+        CheckResult r = order_item("order.gpu_model", "Order: GPU model");
         std::string want = skus_text(o, db);
         if (o.gpu_skus.size() > 1)
             r.details.push_back("'" + *o.gpu_model + "' fits several SKUs; any of " + want +
@@ -119,7 +114,7 @@ std::vector<CheckResult> verify_gpu_items(const Order& o, const CheckContext& ct
     }
 
     if (mem_gib) {
-        CheckResult r = item("order.gpu_memory", "Order: memory per GPU");
+        CheckResult r = order_item("order.gpu_memory", "Order: memory per GPU");
         double floor = *mem_gib * (1 - kMemoryReserveFraction);
         std::optional<double> smallest;
         std::string short_of, unread;
@@ -159,7 +154,7 @@ std::vector<CheckResult> verify_gpu_items(const Order& o, const CheckContext& ct
     }
 
     if (o.nvlink_required.value_or(false)) {
-        CheckResult r = item("order.nvlink", "Order: NVLink");
+        CheckResult r = order_item("order.nvlink", "Order: NVLink");
         int with = 0;
         std::string without;
         for (const GpuInfo& g : gpus) {
@@ -181,7 +176,7 @@ std::vector<CheckResult> verify_gpu_items(const Order& o, const CheckContext& ct
     }
 
     if (o.mig_expected.value_or(false)) {
-        CheckResult r = item("order.mig", "Order: MIG");
+        CheckResult r = order_item("order.mig", "Order: MIG");
         int with = 0;
         std::string without;
         for (const GpuInfo& g : gpus) {

@@ -13,12 +13,6 @@ namespace gpuvet {
 
 namespace {
 
-CheckResult item(const char* key, const char* title) {
-    CheckResult r;
-    r.key = key;
-    r.title = title;
-    return r;
-}
 
 // The lower of the measured host.network directions, if host.network ran and measured any.
 std::optional<double> measured_network_gbitps(const Report& rep) {
@@ -35,7 +29,7 @@ std::optional<double> measured_network_gbitps(const Report& rep) {
 }
 
 CheckResult cpu_cores(int want, const MachineInfo& mi) {
-    CheckResult r = item("order.cpu_cores", "Order: CPU cores");
+    CheckResult r = order_item("order.cpu_cores", "Order: CPU cores");
     Reference ref;
     ref.spec = want;
     ref.fail_below = want;
@@ -74,7 +68,7 @@ CheckResult cpu_cores(int want, const MachineInfo& mi) {
 }
 
 CheckResult ram(double want_gib, const MachineInfo& mi) {
-    CheckResult r = item("order.ram", "Order: memory");
+    CheckResult r = order_item("order.ram", "Order: memory");
     Reference ref;
     ref.spec = want_gib;
     ref.fail_below = want_gib * (1 - kRamAllowance);
@@ -107,7 +101,7 @@ CheckResult ram(double want_gib, const MachineInfo& mi) {
 }
 
 CheckResult disk(double want_gb, const Fact<std::uint64_t>& cap, const std::string& path) {
-    CheckResult r = item("order.disk", "Order: disk");
+    CheckResult r = order_item("order.disk", "Order: disk");
     Reference ref;
     ref.spec = want_gb;
     ref.fail_below = want_gb * (1 - kDiskAllowance);
@@ -131,7 +125,7 @@ CheckResult disk(double want_gb, const Fact<std::uint64_t>& cap, const std::stri
 }
 
 CheckResult network(double want, const Report& rep) {
-    CheckResult r = item("order.network", "Order: network");
+    CheckResult r = order_item("order.network", "Order: network");
     auto have = measured_network_gbitps(rep);
     if (!have) {
         r.verdict = Verdict::Skip;

@@ -18,7 +18,8 @@ namespace {
 FieldSource toml_fields(const toml::table* t) {
     FieldSource f;
     f.integer = [t](std::string_view k) -> std::optional<std::int64_t> {
-        if (auto v = (*t)[k].value<std::int64_t>()) return *v;
+        // Only TOML integers: toml++ converting a huge float to int64 is undefined behaviour.
+        if (auto* n = t->get(k); n && n->is_integer()) return n->value<std::int64_t>();
         return std::nullopt;
     };
     f.number = [t](std::string_view k) -> std::optional<double> { return (*t)[k].value<double>(); };
@@ -76,7 +77,8 @@ ModelCatalog ModelCatalog::parse(std::string_view text, const std::string& origi
         m.key = *key;
         m.name = (*t)["name"].value_or(*key);
         m.source = (*t)["source"].value_or(std::string());
-        if (auto p = (*t)["published_params"].value<std::int64_t>()) m.published_params = *p;
+        if (auto* p = t->get("published_params"); p && p->is_integer())
+            m.published_params = *p->value<std::int64_t>();
         if (auto* a = (*t)["aliases"].as_array())
             for (auto& x : *a)
                 if (auto s = x.value<std::string>()) m.aliases.push_back(*s);

@@ -30,6 +30,11 @@ std::string lpad(std::string s, std::size_t n) {
     return s;
 }
 
+std::string rtrim(std::string s) {
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s;
+}
+
 }  // namespace
 
 std::string render_specs_list(const SpecDb& db, const Style& st) {
@@ -150,12 +155,12 @@ std::string render_specs_compare(const std::vector<const GpuSpec*>& specs, const
     for (std::size_t l = 0; l < head_lines; ++l) {
         std::string line = rpad("", label_w);
         for (auto& h : head) line += rpad(l < h.size() ? h[l] : "", col_w);
-        o << st.bold(trim(line)) << "\n";
+        o << st.bold(rtrim(line)) << "\n";
     }
     for (auto& r : rows) {
         std::string line = rpad(r.label, label_w);
         for (auto& c : r.cells) line += rpad(c, col_w);
-        o << trim(line) << "\n";
+        o << rtrim(line) << "\n";
     }
     o << st.dim("Ratios are to " + specs.front()->name + ". Dense datasheet figures, no sparsity.") << "\n";
     return o.str();

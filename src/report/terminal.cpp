@@ -129,7 +129,9 @@ std::string render_scorecard(const Report& r, const Style& st) {
     if (!r.started_at.empty()) o << " · " << r.started_at;
     o << "\n";
     o << wrap("Host    ", machine_line(r.machine), st.width, 8) << "\n";
-    o << wrap("Driver  ", driver_line(r.machine.driver), st.width, 8) << "\n";
+    // Commands that never looked for a driver (host, plan) have no driver line to print.
+    if (r.machine.driver.present || !r.machine.driver.absent_reason.empty())
+        o << wrap("Driver  ", driver_line(r.machine.driver), st.width, 8) << "\n";
     for (auto& g : r.gpus) {
         std::string s = g.name.value_or("(name unknown)");
         if (g.memory_total_bytes) s += " · " + format_bytes(double(*g.memory_total_bytes));
@@ -181,7 +183,13 @@ std::string render_scorecard(const Report& r, const Style& st) {
             }
         }
         if (st.verbose || c.verdict != Verdict::Pass)
-            for (auto& d : c.details) o << wrap(std::string(9, ' ') + "• ", d, st.width, 11) << "\n";
+            for (auto& d : c.details) {
+                // Pre-formatted lines (tables: runs of spaces) print as they are when they fit.
+                if (d.find("  ") != std::string::npos && 11 + int(visible_width(d)) <= st.width)
+                    o << std::string(9, ' ') << "• " << d << "\n";
+                else
+                    o << wrap(std::string(9, ' ') + "• ", d, st.width, 11) << "\n";
+            }
     }
     // Errors of a check are shown with it; here only those that belong to no check.
     std::vector<const ReportError*> loose;

@@ -82,6 +82,78 @@ def test_no_driver_skips_gpu_measurements():
     assert [c["verdict"] for c in doc["checks"]] == ["SKIP"]
 
 
+def test_healthy_box_passes_host_copies_and_p2p():
+    code, doc, err = bench("pcie", "healthy_8x_h100_sxm")
+    assert code == 0, err
+    checks = by_gpu(doc, "gpu.h2d_d2h")
+    assert sorted(checks) == list(range(8))
+    assert all(c["verdict"] == "PASS" for c in checks.values()), [c["summary"] for c in checks.values()]
+    c = checks[0]
+    assert abs(value(c, "h2d_gbps") - 55) < 0.05 and abs(value(c, "d2h_gbps") - 55) < 0.05
+    assert abs(value(c, "bidir_gbps") - 110) < 0.1 and abs(value(c, "h2d_all_gbps") - 55) < 0.05
+    assert value(c, "link_gen_under_load") == 5 and value(c, "link_width_under_load") == 16
+    assert abs(value(c, "link_gbps") - 3.938 * 16) < 1e-6
+    ref = next(m["reference"] for m in c["measurements"] if m["key"] == "h2d_gbps")
+    assert abs(ref["spec"] - 63.008) < 1e-6 and abs(ref["fail_below"] - 0.5 * 63.008) < 1e-6
+    code, doc, err = bench("p2p", "healthy_8x_h100_sxm", "--gpus", "0,1,2")
+    assert code == 0, err
+    [p2p] = [c for c in doc["checks"] if c["key"] == "gpu.p2p"]
+    assert p2p["verdict"] == "PASS", p2p["summary"]
+    assert "NV18" in p2p["summary"] and "6 directed pairs" in p2p["summary"], p2p["summary"]
+    assert abs(value(p2p, "uni_gbps_1_2") - 370) < 0.5 and abs(value(p2p, "bidir_gbps_0_2") - 740) < 1
+    ref = next(m["reference"] for m in p2p["measurements"] if m["key"] == "uni_gbps_min")
+    assert ref["spec"] == 450 and abs(ref["warn_below"] - 0.75 * 450) < 1e-6
+    assert any("row -> column" in d for d in p2p["details"])
+
+
+def test_shared_pcie_switch_warns_exactly_the_gpus_behind_it():
+    code, doc, err = bench("pcie", "shared_pcie_switch")
+    assert code == 0, err  # a warning, not a failure: the box is built that way
+    checks = by_gpu(doc, "gpu.h2d_d2h")
+    for i in range(8):
+        c = checks[i]
+        assert abs(value(c, "h2d_gbps") - 55) < 0.05, (i, value(c, "h2d_gbps"))  # alone: full rate
+        if i >= 4:
+            assert c["verdict"] == "WARN", (i, c["summary"])
+            assert "GPUs 4, 5, 6, 7" in c["summary"] and "16.0" in c["summary"], c["summary"]
+            assert abs(value(c, "h2d_all_gbps") - 16) < 0.05 and abs(value(c, "d2h_all_gbps") - 16) < 0.05
+        else:
+            assert c["verdict"] == "PASS", (i, c["summary"])
+            assert abs(value(c, "h2d_all_gbps") - 55) < 0.05
+
+
+def test_p2p_disabled_fails_the_nvlink_pairs_of_that_gpu():
+    code, doc, err = bench("p2p", "p2p_disabled", "--gpus", "2,3,4")
+    assert code == 1, err
+    [p2p] = [c for c in doc["checks"] if c["key"] == "gpu.p2p"]
+    assert p2p["verdict"] == "FAIL"
+    assert "2-3, 3-4" in p2p["summary"] and "2-4" not in p2p["summary"], p2p["summary"]
+    assert "NV18" in p2p["summary"] and "host memory" in p2p["summary"]
+    # Staged through the host: 1 / (1/55 + 1/55) GB/s; the enabled pair still runs over NVLink.
+    assert abs(value(p2p, "uni_gbps_2_3") - 27.5) < 0.05 and abs(value(p2p, "uni_gbps_2_4") - 370) < 0.5
+    assert any("27*" in d for d in p2p["details"]), p2p["details"]
+
+
+def test_p2p_needs_two_gpus():
+    code, doc, _ = bench("p2p", "healthy_8x_h100_sxm", "--gpus", "5")
+    assert code == 0
+    assert [(c["key"], c["verdict"]) for c in doc["checks"]] == [("gpu.p2p", "SKIP")]
+
+
+def test_check_only_and_gpus_select_checks_and_gpus():
+    code, doc, err = harness.run_json("check", "--quick", "--only", "gpu.p2p,gpu.identity", "--gpus", "1,2",
+                                      env=fake("healthy_8x_h100_sxm"))
+    assert code == 0, err
+    assert sorted({c["key"] for c in doc["checks"]}) == ["gpu.identity", "gpu.p2p"]
+    assert sorted(c["gpu"] for c in doc["checks"] if c["key"] == "gpu.identity") == [1, 2]
+    [p2p] = [c for c in doc["checks"] if c["key"] == "gpu.p2p"]
+    assert "2 directed pairs" in p2p["summary"], p2p["summary"]
+    code, out, err = harness.run("check", "--only", "gpu.nonsense", env=fake("healthy_8x_h100_sxm"))
+    assert code == 2 and "gpu.nonsense" in err and "gpu.h2d_d2h" in err, err
+    code, out, err = harness.run("check", "--only", "host.", "--gpus", "9", env=fake("healthy_8x_h100_sxm"))
+    assert code == 2 and "no GPU 9" in err, err
+
+
 if __name__ == "__main__":
     if not os.path.exists(os.path.join(FAKES, "libfakecuda.so")):
         print("skipped: driver test doubles not built (need cuda.h and nvml.h)")

@@ -1,6 +1,8 @@
 // The checks drawn from the GPU inventory, over hand-built inventories: every verdict path.
 #include <gtest/gtest.h>
 
+#include "gpu/requirements.hpp"
+
 #include "core/runner.hpp"
 #include "gpu/check_health.hpp"
 #include "gpu/check_identity.hpp"
@@ -77,7 +79,7 @@ TEST(GpuChecks, HealthyEightH100SxmAllPass) {
     EXPECT_EQ(f.report.exit_code, 0);
 }
 
-TEST(GpuChecks, NoDriverSkipsWithTheDriversReason) {
+TEST(GpuChecks, NoDriverSkipsPointingAtTheDriverCheck) {
     Fixture f;
     f.report.machine.driver.present = false;
     f.report.machine.driver.absent_reason = "libcuda.so.1 could not be loaded";
@@ -85,8 +87,12 @@ TEST(GpuChecks, NoDriverSkipsWithTheDriversReason) {
         auto rs = run_one(std::move(c), f.ctx);
         ASSERT_EQ(rs.size(), 1u);
         EXPECT_EQ(rs[0].verdict, Verdict::Skip);
-        EXPECT_EQ(rs[0].summary, "no NVIDIA driver found (libcuda.so.1 could not be loaded)");
+        // gpu.driver carries the loader's reason; the others point at it instead of repeating it.
+        EXPECT_EQ(rs[0].summary, "no NVIDIA driver found (see gpu.driver)");
     }
+    auto full = gpu_requirement(f.ctx, GpuNeed::Inventory, true);
+    ASSERT_TRUE(full.has_value());
+    EXPECT_EQ(*full, "no NVIDIA driver found (libcuda.so.1 could not be loaded)");
 }
 
 TEST(GpuChecks, GpuSelectionLimitsResults) {

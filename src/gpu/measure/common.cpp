@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "gpu/inventory.hpp"
+#include "gpu/requirements.hpp"
 #include "gpu/vendor/nvml_api.hpp"
 #include "specs/spec_db.hpp"
 
@@ -71,10 +72,8 @@ std::string fixed(double v, int digits) {
     return buf;
 }
 
-namespace {
-
 // NVML for telemetry, loaded and initialised once per process.
-const NvmlApi* nvml() {
+const NvmlApi* shared_nvml() {
     static std::once_flag once;
     static std::unique_ptr<NvmlApi> api;
     std::call_once(once, [] {
@@ -84,10 +83,8 @@ const NvmlApi* nvml() {
     return api.get();
 }
 
-}  // namespace
-
 void add_clocks(CheckResult& r, int index, std::string_view suffix) {
-    const NvmlApi* n = nvml();
+    const NvmlApi* n = shared_nvml();
     std::string sfx(suffix);
     auto absent = [&](const char* key, const char* label, const char* unit, std::string why) {
         r.measurements.push_back(Measurement::absent(std::string(key) + sfx, label, unit, why).on_gpu(index));
@@ -170,14 +167,14 @@ std::vector<CheckResult> for_each_gpu(CheckContext& ctx, std::string_view key, s
     return out;
 }
 
+std::string datasheet_source(const GpuSpec& sp) {
+    return sp.name + " datasheet (gpuvet specs show " + sp.key + ")";
+}
+
 }  // namespace gpuvet::measure
 
 namespace gpuvet {
 std::optional<std::string> GpuMeasureCheck::unmet_requirement(const CheckContext& ctx) const {
-    if (ctx.report && !ctx.report->machine.driver.present)
-        return "no NVIDIA driver (" + ctx.report->machine.driver.absent_reason + ")";
-    if (!ctx.inventory || ctx.inventory->gpus.empty()) return std::string("no GPU found");
-    if (!ctx.inventory->cuda_present) return "CUDA unavailable: " + ctx.inventory->cuda_absent_reason;
-    return std::nullopt;
+    return gpu_requirement(ctx, GpuNeed::Cuda);
 }
 }  // namespace gpuvet

@@ -17,6 +17,7 @@
 namespace gpuvet {
 
 struct GpuSpec;
+struct NvmlApi;
 
 namespace measure {
 
@@ -29,6 +30,9 @@ const GpuSpec* spec_of(const CheckContext& ctx, int index);
 Verdict grade(double value, const Reference& r);
 // A reference "spec × fractions" with its source: expected, warn below, fail below.
 Reference of_spec(double spec, double expected, double warn, double fail, std::string source);
+// "H100 SXM5 80GB datasheet (gpuvet specs show h100-sxm5-80gb)": short enough for every figure,
+// and the command names where the full citation lives.
+std::string datasheet_source(const GpuSpec& sp);
 // Applies grade() to `m` (when it has a value and a reference) and folds into r.verdict.
 void grade_into(CheckResult& r, const Measurement& m);
 
@@ -38,6 +42,9 @@ int by_tier(const CheckContext& ctx, int quick, int standard, int full);
 // Clocks and temperature of a GPU read through NVML (sm_clock_mhz, mem_clock_mhz, temperature_c),
 // added to the result after the measurement; absent with the reason when NVML cannot say.
 void add_clocks(CheckResult& r, int index, std::string_view suffix = "");
+
+// NVML, loaded and initialised once per process (GPUVET_LIBNVML honoured); nullptr when unusable.
+const NvmlApi* shared_nvml();
 
 // Runs `fn` for each selected GPU (sequentially, context current) and returns one result per GPU.
 // A GPU that could not be opened, or whose fn throws gpuvet::Error, gets an ERROR result with the

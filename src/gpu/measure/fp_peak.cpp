@@ -99,7 +99,7 @@ void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
         if (sp && (sp->*d.spec)) {
             double spec = *(sp->*d.spec);
             meas.against(of_spec(spec, kFmaExpected, kFmaWarn, kFmaFail,
-                                 "datasheet " + sp->name + " (" + sp->source + "); floors: docs/checks.md"));
+                                 datasheet_source(*sp) + "; floors: docs/checks.md"));
             grade_into(r, meas);
             parts.push_back(std::string(d.key).substr(0, 4) + " " + fixed(v, 1) + " (" + fixed(100 * v / spec, 0) + "%)");
         } else {

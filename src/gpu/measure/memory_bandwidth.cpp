@@ -116,9 +116,8 @@ void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
         bool graded = n == "copy" || n == "triad";
         if (spec > 0) {
             Reference ref = graded ? of_spec(spec, kMemExpected, kMemWarn, kMemFail,
-                                             "datasheet " + sp->name + " (" + sp->source +
-                                                 "); healthy 83-93% of spec (REFERENCES.md)")
-                                   : Reference{spec, kMemExpected, {}, {}, {}, {}, {}, "datasheet " + sp->name};
+                                             datasheet_source(*sp) + "; healthy 83-93% of spec (REFERENCES.md)")
+                                   : Reference{spec, kMemExpected, {}, {}, {}, {}, {}, datasheet_source(*sp)};
             meas.against(ref);
             if (graded) {
                 grade_into(r, meas);

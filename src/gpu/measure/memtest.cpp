@@ -104,7 +104,7 @@ void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
         Reference ref;
         ref.spec = sp->memory_size_gib;
         ref.warn_below = 0.85 * sp->memory_size_gib;  // driver reserve + margin stay well under 15%
-        ref.source = "datasheet " + sp->name + " (" + sp->source + ")";
+        ref.source = datasheet_source(*sp);
         tm.against(ref);
     }
     r.measurements.push_back(tm);

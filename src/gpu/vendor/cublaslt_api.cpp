@@ -118,19 +118,9 @@ CublasLtApi CublasLtApi::load_file(const std::string& file, int driver_cuda_vers
 }
 
 CublasLtApi CublasLtApi::load(int driver_cuda_version) {
-    std::vector<std::string> tried;
-    for (const auto& c : library_candidates(cublaslt_search())) {
-        CublasLtApi api = load_file(c.path, driver_cuda_version);
-        if (api.ok()) {
-            api.tried = std::move(tried);
-            return api;
-        }
-        tried.push_back(api.error);
-    }
-    CublasLtApi none;
-    none.tried = std::move(tried);
-    none.error = "no usable libcublasLt";
-    return none;
+    return load_first_usable<CublasLtApi>(
+        cublaslt_search(), [&](const std::string& path) { return load_file(path, driver_cuda_version); },
+        "no usable libcublasLt");
 }
 
 CublasError::CublasError(std::string call, int code, std::string name)

@@ -154,9 +154,13 @@ std::span<const SymbolEntry<CublasLtApi>> cublaslt_symbol_table();
 LibrarySearch cublaslt_search();
 std::string cublas_status_name(int code);
 std::string cublas_advice(int code);
-// The advice of a SKIP when no usable cuBLASLt exists.
+// The advice of a SKIP when no usable cuBLASLt exists: none found at all, or only ones built for
+// a newer CUDA than the driver runs.
 inline constexpr const char* kCublasLtMissingAdvice =
     "libcublasLt not found: set GPUVET_CUBLASLT or install the CUDA toolkit / pip install nvidia-cublas-cu12";
+inline constexpr const char* kCublasLtTooNewAdvice =
+    "no libcublasLt this driver can run (those found need a newer CUDA): set GPUVET_CUBLASLT to one built for "
+    "the driver's CUDA major version, e.g. pip install nvidia-cublas-cu12 for a 12.x driver";
 
 class CublasError : public Error {
 public:

@@ -3,6 +3,7 @@
 // CUDA install folders and the Python wheels' lib folders (pip nvidia-* packages and PyTorch).
 // Python itself is never run: site-packages folders are found by their usual paths.
 #pragma once
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -32,6 +33,26 @@ std::vector<LibraryCandidate> library_candidates(const LibrarySearch& search, co
 // Site-packages (and dist-packages) folders found from the usual prefixes, $VIRTUAL_ENV,
 // $CONDA_PREFIX, ~/.local and $PYTHONPATH, newest Python first.
 std::vector<std::filesystem::path> python_package_dirs(const EnvLookup& env, const std::filesystem::path& root);
+
+// Walks the candidates and returns the first library `load_file(path)` accepts (api.ok()), with
+// the reasons the others were passed over in api.tried (each reason once: the loader name and a
+// CUDA folder often reach the same file). When none works, api.error is `none_error`.
+template <class Api, class LoadFile>
+Api load_first_usable(const LibrarySearch& search, LoadFile&& load_file, const std::string& none_error) {
+    std::vector<std::string> tried;
+    for (const auto& c : library_candidates(search)) {
+        Api api = load_file(c.path);
+        if (api.ok()) {
+            api.tried = std::move(tried);
+            return api;
+        }
+        if (std::find(tried.begin(), tried.end(), api.error) == tried.end()) tried.push_back(api.error);
+    }
+    Api none;
+    none.tried = std::move(tried);
+    none.error = none_error;
+    return none;
+}
 
 // CUDA's major version from a CUDA version number (12080 -> 12).
 inline int cuda_major(long v) { return static_cast<int>(v / 1000); }

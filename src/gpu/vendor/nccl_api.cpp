@@ -97,19 +97,8 @@ NcclApi NcclApi::load_file(const std::string& file) {
 }
 
 NcclApi NcclApi::load() {
-    std::vector<std::string> tried;
-    for (const auto& c : library_candidates(nccl_search())) {
-        NcclApi api = load_file(c.path);
-        if (api.ok()) {
-            api.tried = std::move(tried);
-            return api;
-        }
-        tried.push_back(api.error);
-    }
-    NcclApi none;
-    none.tried = std::move(tried);
-    none.error = "no usable libnccl";
-    return none;
+    return load_first_usable<NcclApi>(nccl_search(), [](const std::string& path) { return load_file(path); },
+                                      "no usable libnccl");
 }
 
 NcclError::NcclError(std::string call, int code, std::string text)

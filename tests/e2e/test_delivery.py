@@ -1,0 +1,122 @@
+"""gpuvet check on delivery, through the driver test doubles: every scenario ends in the verdicts and
+the exit code a renter needs to see (issue: inventory and order verification)."""
+from harness import NO_DRIVER, fake_env, main, run_json
+
+ORDER = "8x H100 SXM5 80GB"
+
+
+def check(scenario, *extra, old=False, expect=ORDER):
+    # A 1 s burn: gpu.burn has its own tests (test_burn.py); 20 s per scenario would add minutes.
+    args = ["check", "--quick", "--only", "gpu.,order", "--burn-duration", "1s"]
+    if expect:
+        args += ["--expect", expect]
+    env = fake_env(scenario, old=old) if scenario else NO_DRIVER
+    code, doc, err = run_json(*args, *extra, env=env)
+    verdicts = {}
+    for c in doc["checks"]:
+        verdicts.setdefault(c["key"], {})[c["gpu"]] = c["verdict"]
+    return code, doc, verdicts
+
+
+def gpu_verdicts(verdicts, key):
+    return verdicts.get(key, {})
+
+
+def only_gpu_findings(verdicts):
+    """Non-passing GPU and order results (host checks depend on the machine running the tests)."""
+    out = {}
+    for key, per_gpu in verdicts.items():
+        if key.startswith("host."):
+            continue
+        for gpu, v in per_gpu.items():
+            if v not in ("PASS", "SKIP"):
+                out[(key, gpu)] = v
+    return out
+
+
+def test_healthy_box_passes_every_gpu_and_order_check():
+    code, doc, v = check("healthy_8x_h100_sxm")
+    findings = {k: x for k, x in only_gpu_findings(v).items() if k[0] not in ("gpu.gemm", "gpu.allreduce")}
+    assert findings == {}, findings
+    assert len(doc["gpus"]) == 8
+    assert all(g["sku"] == "h100-sxm5-80gb" for g in doc["gpus"]), doc["gpus"]
+    assert v["order.gpu_count"][None] == "PASS" and v["order.gpu_model"][None] == "PASS"
+
+
+def test_card_trained_down_to_x8():
+    code, _, v = check("pcie_x8_degraded")
+    assert code == 1
+    bad = [g for g, x in gpu_verdicts(v, "gpu.pcie_link").items() if x == "FAIL"]
+    assert len(bad) == 1, v["gpu.pcie_link"]
+
+
+def test_rebadged_card():
+    code, _, v = check("rebadged")
+    assert code == 1
+    assert "FAIL" in gpu_verdicts(v, "gpu.identity").values(), v["gpu.identity"]
+    assert v["order.gpu_model"][None] == "FAIL"
+
+
+def test_foreign_process_holding_20gb():
+    code, doc, v = check("foreign_process_20gb")
+    assert code == 1
+    assert "FAIL" in gpu_verdicts(v, "gpu.tenancy").values(), v["gpu.tenancy"]
+    tenancy = [c for c in doc["checks"] if c["key"] == "gpu.tenancy" and c["verdict"] == "FAIL"][0]
+    assert "GiB" in tenancy["summary"] or "process" in tenancy["summary"], tenancy["summary"]
+
+
+def test_pending_row_remap():
+    code, _, v = check("pending_row_remap")
+    assert code == 1
+    assert "FAIL" in gpu_verdicts(v, "gpu.health").values(), v["gpu.health"]
+
+
+def test_mig_enabled_is_slicing():
+    code, _, v = check("mig_enabled")
+    assert code == 1
+    assert "FAIL" in gpu_verdicts(v, "gpu.tenancy").values(), v["gpu.tenancy"]
+    # An order that expects MIG accepts it.
+    code, _, v = check("mig_enabled", expect=ORDER + ", mig")
+    assert "FAIL" not in gpu_verdicts(v, "gpu.tenancy").values(), v["gpu.tenancy"]
+
+
+def test_old_driver_without_newest_symbols_still_judges():
+    code, doc, v = check("old_driver", old=True)
+    assert doc["machine"]["driver"]["present"] is True
+    assert v["gpu.identity"][0] == "PASS", v["gpu.identity"]
+    assert v["order.gpu_count"][None] == "PASS"
+
+
+def test_nvml_present_but_kernel_driver_not_loaded():
+    code, doc, v = check("kernel_driver_not_loaded")
+    assert code == 1  # GPUs were ordered and none can be used
+    assert v["order.gpu_count"][None] == "FAIL"
+    assert v["gpu.driver"][None] in ("SKIP", "FAIL"), v["gpu.driver"]
+
+
+def test_no_driver_at_all():
+    code, doc, v = check(None)
+    assert code == 1
+    assert doc["machine"]["driver"]["absent_reason"].startswith("libcuda.so.1 could not be loaded")
+    assert v["gpu.identity"][None] == "SKIP"
+    assert v["order.gpu_count"][None] == "FAIL"
+    code, doc, v = check(None, expect=None)
+    assert code == 0, "without an order, a machine without GPUs is not a failure of the GPU checks"
+
+
+def test_gpu_lost_in_the_middle_of_the_inventory():
+    code, doc, v = check("gpu_lost_mid_inventory")
+    assert code == 1
+    lost = [g for g, x in gpu_verdicts(v, "gpu.identity").items() if x == "FAIL"]
+    assert len(lost) == 1, v["gpu.identity"]
+    assert sum(1 for x in gpu_verdicts(v, "gpu.identity").values() if x == "PASS") == 7
+
+
+def test_count_mismatch_is_a_failure():
+    code, _, v = check("healthy_8x_h100_sxm", expect="4x H100 SXM5 80GB")
+    assert code == 1
+    assert v["order.gpu_count"][None] == "FAIL"
+
+
+if __name__ == "__main__":
+    main(globals())
