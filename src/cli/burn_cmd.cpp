@@ -1,6 +1,5 @@
 // gpuvet burn: every selected GPU under sustained full load, judged (throttling, errors, outliers).
 #include <cstdlib>
-#include <sstream>
 
 #include "cli/common.hpp"
 #include "core/check.hpp"
@@ -25,20 +24,6 @@ struct BurnArgs {
     std::string load = "gemm";
     double sample_hz = 1;
 };
-
-std::vector<int> parse_gpu_list(const std::string& s) {
-    std::vector<int> out;
-    std::stringstream in(s);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-        char* end = nullptr;
-        long v = std::strtol(item.c_str(), &end, 10);
-        if (item.empty() || *end || v < 0 || v > 1023)
-            throw usage_error("invalid --gpus '" + s + "'", "give NVML indexes separated by commas: --gpus 0,1,3");
-        out.push_back(int(v));
-    }
-    return out;
-}
 
 int run_burn_cmd(const GlobalOptions& g, const BurnArgs& a) {
     BurnOptions o;
@@ -65,13 +50,7 @@ int run_burn_cmd(const GlobalOptions& g, const BurnArgs& a) {
     report.machine.driver = driver_info_of(inventory);
     report.gpus = gpu_summaries_of(inventory);
     ctx.inventory = &inventory;
-    for (int i : ctx.options.gpus) {
-        bool known = false;
-        for (const auto& gi : inventory.gpus) known |= gi.index == i;
-        if (!known && !inventory.gpus.empty())
-            throw usage_error("--gpus names GPU " + std::to_string(i) + ", which this box does not have",
-                              "run `gpuvet inventory` for the GPU indexes");
-    }
+    check_gpu_indexes(ctx.options.gpus, inventory);
 
     CheckList checks;
     checks.push_back(std::make_unique<GpuBurnCheck>(o));
