@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
     add_host_command(cli);
     add_plan_command(cli);
     add_bench_command(cli);
+    add_burn_command(cli);
 
     try {
         app.parse(argc, argv);

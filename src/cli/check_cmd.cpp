@@ -6,6 +6,7 @@
 #include "core/context.hpp"
 #include "core/error.hpp"
 #include "core/runner.hpp"
+#include "gpu/burn.hpp"
 #include "gpu/inventory.hpp"
 #include "host/identity.hpp"
 #include "order/order.hpp"
@@ -21,6 +22,7 @@ struct CheckArgs {
     bool full = false;
     std::string data_dir = ".";
     std::optional<std::string> net_server;
+    std::optional<std::string> burn_duration;
     std::optional<std::string> expect;      // --expect "8x H100-SXM-80GB, 64 cores"
     std::optional<std::string> order_file;  // --order order.toml
     std::string gpus;                       // --gpus 0,1
@@ -45,6 +47,7 @@ int run_check(const GlobalOptions& g, const CheckArgs& a) {
     if (const char* root = std::getenv("GPUVET_ROOT"); root && *root) ctx.options.root = root;
     ctx.options.data_dir = a.data_dir;
     ctx.options.net_server = a.net_server;
+    if (a.burn_duration) ctx.options.burn_s = parse_duration_s(*a.burn_duration);
     ctx.options.tier = a.quick ? Tier::Quick : a.full ? Tier::Full : Tier::Standard;
     if (!a.gpus.empty()) ctx.options.gpus = parse_gpu_list(a.gpus);
     ctx.specs = &specs;
@@ -75,6 +78,7 @@ void add_check_command(Cli cli) {
     sub->add_flag("--full", args->full, "longest tier: 10-minute burn and exhaustive sweeps");
     sub->add_option("--data-dir", args->data_dir, "folder on the data disk for host.storage (default: here)");
     sub->add_option("--net-server", args->net_server, "iperf3 server HOST[:PORT] for host.network");
+    sub->add_option("--burn-duration", args->burn_duration, "gpu.burn duration: 90s, 10m (default 20 s quick, 60 s, 10 min full)");
     sub->add_option("--expect", args->expect, "what was ordered, e.g. \"8x H100-SXM-80GB, 64 cores, 1TB RAM\" (docs/order.md)");
     sub->add_option("--order", args->order_file, "order file (TOML) to verify the server against (docs/order.md)");
     sub->add_option("--gpus", args->gpus, "comma-separated GPU indexes to measure (default: all)");

@@ -29,6 +29,7 @@ struct CheckOptions {
     std::optional<double> net_seconds;     // per direction (default 3 s)
     std::optional<int> net_streams;        // parallel TCP streams (default 1, as iperf3)
     std::vector<int> gpus;                 // empty = all
+    std::optional<double> burn_s;          // gpu.burn duration (default by tier: 20 s / 60 s / 10 min)
 };
 
 // Progress of long work. TTY: a live line; otherwise a log line every few seconds.
@@ -37,6 +38,12 @@ public:
     virtual ~Progress() = default;
     virtual void begin(std::string_view key, std::string_view title) = 0;
     virtual void update(std::string_view line) = 0;  // rate-limited by the implementation
+    // Several lines at once (one per GPU during a burn). Default: joined into one line.
+    virtual void update_lines(const std::vector<std::string>& lines) {
+        std::string joined;
+        for (const auto& l : lines) joined += (joined.empty() ? "" : " | ") + l;
+        update(joined);
+    }
     virtual void end() = 0;
 };
 

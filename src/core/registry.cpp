@@ -3,6 +3,7 @@
 #include "core/check.hpp"
 #include "core/error.hpp"
 #include "gpu/check_allreduce.hpp"
+#include "gpu/check_burn.hpp"
 #include "gpu/check_driver.hpp"
 #include "gpu/check_health.hpp"
 #include "gpu/check_identity.hpp"
@@ -48,6 +49,7 @@ CheckList all_checks() {
     c.push_back(std::make_unique<GpuP2pCheck>());
     c.push_back(std::make_unique<GpuGemmCheck>());
     c.push_back(std::make_unique<GpuAllReduceCheck>());
+    c.push_back(std::make_unique<GpuBurnCheck>());  // last of the GPU checks: it heats the GPUs
     // Last: order.network reads host.network's measurement.
     c.push_back(std::make_unique<OrderCheck>());
     return c;

@@ -174,16 +174,29 @@ std::vector<Sample> sample_positions(const Shape& s, std::size_t count, std::uin
     return v;
 }
 
-std::vector<Mismatch> verify(const PrecisionInfo& p, const InputTile& a, const InputTile& b, const Shape& s,
-                             const std::vector<Sample>& where, const std::vector<double>& got) {
-    std::vector<Mismatch> bad;
-    for (std::size_t n = 0; n < where.size() && n < got.size(); ++n) {
+std::vector<Expected> expected_values(const PrecisionInfo& p, const InputTile& a, const InputTile& b, const Shape& s,
+                                      const std::vector<Sample>& where) {
+    std::vector<Expected> out;
+    for (const auto& w : where) {
         double abs_sum = 0;
-        double ref = reference(a, b, s, where[n].i, where[n].j, &abs_sum);
-        double allowed = p.rel_out * std::fabs(ref) + p.rel_acc * abs_sum;
-        if (!(std::fabs(got[n] - ref) <= allowed)) bad.push_back({where[n].i, where[n].j, got[n], ref, allowed});
+        double ref = reference(a, b, s, w.i, w.j, &abs_sum);
+        out.push_back({w, ref, p.rel_out * std::fabs(ref) + p.rel_acc * abs_sum});
+    }
+    return out;
+}
+
+std::vector<Mismatch> compare(const std::vector<Expected>& expected, const std::vector<double>& got) {
+    std::vector<Mismatch> bad;
+    for (std::size_t n = 0; n < expected.size() && n < got.size(); ++n) {
+        const Expected& e = expected[n];
+        if (!(std::fabs(got[n] - e.value) <= e.allowed)) bad.push_back({e.at.i, e.at.j, got[n], e.value, e.allowed});
     }
     return bad;
+}
+
+std::vector<Mismatch> verify(const PrecisionInfo& p, const InputTile& a, const InputTile& b, const Shape& s,
+                             const std::vector<Sample>& where, const std::vector<double>& got) {
+    return compare(expected_values(p, a, b, s, where), got);
 }
 
 }  // namespace gpuvet::gemm

@@ -71,6 +71,16 @@ struct Mismatch {
     std::uint64_t i, j;
     double got, expected, allowed;
 };
+// The CPU reference of sampled outputs and the error each may have, computed once: a burn checks
+// the same positions after every batch.
+struct Expected {
+    Sample at;
+    double value, allowed;
+};
+std::vector<Expected> expected_values(const PrecisionInfo& p, const InputTile& a, const InputTile& b, const Shape& s,
+                                      const std::vector<Sample>& where);
+// got[n] is the output at expected[n].at; returns the mismatches (NaN never matches).
+std::vector<Mismatch> compare(const std::vector<Expected>& expected, const std::vector<double>& got);
 // Compares sampled outputs; returns the mismatches (empty when all agree).
 std::vector<Mismatch> verify(const PrecisionInfo& p, const InputTile& a, const InputTile& b, const Shape& s,
                              const std::vector<Sample>& where, const std::vector<double>& got);

@@ -19,20 +19,6 @@ void lt_check(const CublasLtApi& lt, cublasStatus_t st, const char* call) {
     if (st != CUBLAS_STATUS_SUCCESS) throw CublasError(call, st, lt.status_name(st));
 }
 
-// Owners of the cuBLASLt descriptors.
-struct Descs {
-    const CublasLtApi& lt;
-    cublasLtMatmulDesc_t op = nullptr;
-    cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
-    cublasLtMatmulPreference_t pref = nullptr;
-    ~Descs() {
-        if (pref) lt.cublasLtMatmulPreferenceDestroy(pref);
-        for (auto* l : {a, b, d})
-            if (l) lt.cublasLtMatrixLayoutDestroy(l);
-        if (op) lt.cublasLtMatmulDescDestroy(op);
-    }
-};
-
 void fill(GpuSession& s, const DeviceBuffer& buf, const InputTile& t) {
     fill_repeating(s, buf.ptr(), buf.bytes(), t.bytes.data(), t.bytes.size());
 }
@@ -43,6 +29,94 @@ double median(std::vector<double> v) {
 }
 
 }  // namespace
+
+// Owners of the cuBLASLt descriptors.
+struct GemmDescs {
+    const CublasLtApi& lt;
+    cublasLtMatmulDesc_t op = nullptr;
+    cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
+    cublasLtMatmulPreference_t pref = nullptr;
+    ~GemmDescs() {
+        if (pref) lt.cublasLtMatmulPreferenceDestroy(pref);
+        for (auto* l : {a, b, d})
+            if (l) lt.cublasLtMatrixLayoutDestroy(l);
+        if (op) lt.cublasLtMatmulDescDestroy(op);
+    }
+};
+
+std::uint64_t budget_bytes(std::uint64_t free_bytes) {
+    std::uint64_t budget = free_bytes * 8 / 10;
+    return budget > kWorkspaceBytes ? budget - kWorkspaceBytes : 0;
+}
+
+InputTile tile_a(const PrecisionInfo& p) { return random_tile(p, kTileElements, 0xA11CE + int(p.precision)); }
+InputTile tile_b(const PrecisionInfo& p) { return random_tile(p, kTileElements + 2, 0xB0B + int(p.precision)); }
+
+PreparedGemm::PreparedGemm(const CublasLtApi& lt, LtHandle& handle, GpuSession& s, const PrecisionInfo& p,
+                           const Shape& sh, const InputTile& ta, const InputTile& tb)
+    : lt_(lt), handle_(handle), s_(s), p_(p), shape_(sh) {
+    s.make_current();
+    a_ = s.alloc(sh.m * sh.k * p.ab_bytes);
+    b_ = s.alloc(sh.k * sh.n * p.ab_bytes);
+    d_ = s.alloc(sh.m * sh.n * p.d_bytes);
+    workspace_ = s.alloc(kWorkspaceBytes);
+    fill(s, a_, ta);
+    fill(s, b_, tb);
+
+    ds_ = std::make_unique<GemmDescs>(GemmDescs{lt});
+    GemmDescs& ds = *ds_;
+    lt_check(lt, lt.cublasLtMatmulDescCreate(&ds.op, p.compute, p.scale_type), "cublasLtMatmulDescCreate");
+    // "TN": the form FP8 and INT8 (IMMA) kernels require, used for every precision alike.
+    cublasOperation_t ta_op = CUBLAS_OP_T, tb_op = CUBLAS_OP_N;
+    lt_check(lt, lt.cublasLtMatmulDescSetAttribute(ds.op, CUBLASLT_MATMUL_DESC_TRANSA, &ta_op, sizeof ta_op),
+             "cublasLtMatmulDescSetAttribute");
+    lt_check(lt, lt.cublasLtMatmulDescSetAttribute(ds.op, CUBLASLT_MATMUL_DESC_TRANSB, &tb_op, sizeof tb_op),
+             "cublasLtMatmulDescSetAttribute");
+    lt_check(lt, lt.cublasLtMatrixLayoutCreate(&ds.a, p.ab_type, sh.k, sh.m, sh.k), "cublasLtMatrixLayoutCreate");
+    lt_check(lt, lt.cublasLtMatrixLayoutCreate(&ds.b, p.ab_type, sh.k, sh.n, sh.k), "cublasLtMatrixLayoutCreate");
+    lt_check(lt, lt.cublasLtMatrixLayoutCreate(&ds.d, p.d_type, sh.m, sh.n, sh.m), "cublasLtMatrixLayoutCreate");
+    lt_check(lt, lt.cublasLtMatmulPreferenceCreate(&ds.pref), "cublasLtMatmulPreferenceCreate");
+    std::uint64_t ws = kWorkspaceBytes;
+    lt_check(lt, lt.cublasLtMatmulPreferenceSetAttribute(ds.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+                                                         sizeof ws),
+             "cublasLtMatmulPreferenceSetAttribute");
+    cublasLtMatmulHeuristicResult_t heur{};
+    int found = 0;
+    cublasStatus_t hs = lt.cublasLtMatmulAlgoGetHeuristic(handle.get(), ds.op, ds.a, ds.b, ds.d, ds.d, ds.pref, 1,
+                                                          &heur, &found);
+    if (hs == CUBLAS_STATUS_NOT_SUPPORTED || (hs == CUBLAS_STATUS_SUCCESS && found == 0)) return;
+    lt_check(lt, hs, "cublasLtMatmulAlgoGetHeuristic");
+    algo_ = heur.algo;
+    has_algo_ = true;
+}
+
+PreparedGemm::~PreparedGemm() = default;
+
+void PreparedGemm::enqueue(const Stream& st) const {
+    float alpha_f = 1, beta_f = 0;
+    std::int32_t alpha_i = 1, beta_i = 0;
+    const void* alpha = p_.scale_type == CUDA_R_32I ? static_cast<const void*>(&alpha_i) : &alpha_f;
+    const void* beta = p_.scale_type == CUDA_R_32I ? static_cast<const void*>(&beta_i) : &beta_f;
+    const GemmDescs& ds = *ds_;
+    lt_check(lt_,
+             lt_.cublasLtMatmul(handle_.get(), ds.op, alpha, reinterpret_cast<const void*>(a_.ptr()), ds.a,
+                                reinterpret_cast<const void*>(b_.ptr()), ds.b, beta,
+                                reinterpret_cast<const void*>(d_.ptr()), ds.d, reinterpret_cast<void*>(d_.ptr()), ds.d,
+                                &algo_, reinterpret_cast<void*>(workspace_.ptr()), kWorkspaceBytes, st.get()),
+             "cublasLtMatmul");
+}
+
+std::vector<double> PreparedGemm::read(const std::vector<Sample>& where) const {
+    // One element at a time: the samples are scattered, and a few small copies cost microseconds.
+    std::vector<double> got;
+    got.reserve(where.size());
+    for (const auto& w : where) {
+        std::uint8_t bytes[8] = {};
+        s_.download(bytes, d_.ptr() + (w.i + w.j * shape_.m) * p_.d_bytes, p_.d_bytes);
+        got.push_back(decode_output(p_, bytes));
+    }
+    return got;
+}
 
 const ShapeResult* PrecisionRun::best() const {
     const ShapeResult* b = nullptr;
@@ -82,66 +156,24 @@ PrecisionRun run_precision(const CublasLtApi& lt, LtHandle& handle, GpuSession& 
     PrecisionRun run;
     s.make_current();
     auto mem = s.mem_info();
-    std::uint64_t budget = mem.free_bytes * 8 / 10;
-    budget = budget > kWorkspaceBytes ? budget - kWorkspaceBytes : 0;
-    std::vector<Shape> shapes = sweep(rs.tier, p, budget);
+    std::vector<Shape> shapes = sweep(rs.tier, p, budget_bytes(mem.free_bytes));
     if (shapes.empty()) {
         run.absent_reason = "not enough free GPU memory for a 1024^3 GEMM";
         return run;
     }
-    DeviceBuffer workspace = s.alloc(kWorkspaceBytes);
     Stream stream = s.stream();
-    const InputTile ta = random_tile(p, kTileElements, 0xA11CE + int(p.precision));
-    const InputTile tb = random_tile(p, kTileElements + 2, 0xB0B + int(p.precision));
+    const InputTile ta = tile_a(p), tb = tile_b(p);
 
     for (const Shape& sh : shapes) {
         if (rs.stop && rs.stop->load()) break;
         ShapeResult r{sh};
-        DeviceBuffer a = s.alloc(sh.m * sh.k * p.ab_bytes), b = s.alloc(sh.k * sh.n * p.ab_bytes),
-                     d = s.alloc(sh.m * sh.n * p.d_bytes);
-        fill(s, a, ta);
-        fill(s, b, tb);
-
-        Descs ds{lt};
-        lt_check(lt, lt.cublasLtMatmulDescCreate(&ds.op, p.compute, p.scale_type), "cublasLtMatmulDescCreate");
-        // "TN": the form FP8 and INT8 (IMMA) kernels require, used for every precision alike.
-        cublasOperation_t ta_op = CUBLAS_OP_T, tb_op = CUBLAS_OP_N;
-        lt_check(lt, lt.cublasLtMatmulDescSetAttribute(ds.op, CUBLASLT_MATMUL_DESC_TRANSA, &ta_op, sizeof ta_op),
-                 "cublasLtMatmulDescSetAttribute");
-        lt_check(lt, lt.cublasLtMatmulDescSetAttribute(ds.op, CUBLASLT_MATMUL_DESC_TRANSB, &tb_op, sizeof tb_op),
-                 "cublasLtMatmulDescSetAttribute");
-        lt_check(lt, lt.cublasLtMatrixLayoutCreate(&ds.a, p.ab_type, sh.k, sh.m, sh.k), "cublasLtMatrixLayoutCreate");
-        lt_check(lt, lt.cublasLtMatrixLayoutCreate(&ds.b, p.ab_type, sh.k, sh.n, sh.k), "cublasLtMatrixLayoutCreate");
-        lt_check(lt, lt.cublasLtMatrixLayoutCreate(&ds.d, p.d_type, sh.m, sh.n, sh.m), "cublasLtMatrixLayoutCreate");
-        lt_check(lt, lt.cublasLtMatmulPreferenceCreate(&ds.pref), "cublasLtMatmulPreferenceCreate");
-        std::uint64_t ws = kWorkspaceBytes;
-        lt_check(lt, lt.cublasLtMatmulPreferenceSetAttribute(ds.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
-                                                             sizeof ws),
-                 "cublasLtMatmulPreferenceSetAttribute");
-        cublasLtMatmulHeuristicResult_t heur{};
-        int found = 0;
-        cublasStatus_t hs = lt.cublasLtMatmulAlgoGetHeuristic(handle.get(), ds.op, ds.a, ds.b, ds.d, ds.d, ds.pref, 1,
-                                                              &heur, &found);
-        if (hs == CUBLAS_STATUS_NOT_SUPPORTED || (hs == CUBLAS_STATUS_SUCCESS && found == 0)) {
+        PreparedGemm g(lt, handle, s, p, sh, ta, tb);
+        if (!g.has_algorithm()) {
             r.absent_reason = "cuBLASLt has no algorithm for this shape and precision";
             run.shapes.push_back(r);
             continue;
         }
-        lt_check(lt, hs, "cublasLtMatmulAlgoGetHeuristic");
-
-        float alpha_f = 1, beta_f = 0;
-        std::int32_t alpha_i = 1, beta_i = 0;
-        const void* alpha = p.scale_type == CUDA_R_32I ? static_cast<const void*>(&alpha_i) : &alpha_f;
-        const void* beta = p.scale_type == CUDA_R_32I ? static_cast<const void*>(&beta_i) : &beta_f;
-        auto matmul = [&] {
-            lt_check(lt,
-                     lt.cublasLtMatmul(handle.get(), ds.op, alpha, reinterpret_cast<const void*>(a.ptr()), ds.a,
-                                       reinterpret_cast<const void*>(b.ptr()), ds.b, beta,
-                                       reinterpret_cast<const void*>(d.ptr()), ds.d,
-                                       reinterpret_cast<void*>(d.ptr()), ds.d, &heur.algo,
-                                       reinterpret_cast<void*>(workspace.ptr()), kWorkspaceBytes, stream.get()),
-                     "cublasLtMatmul");
-        };
+        auto matmul = [&] { g.enqueue(stream); };
         for (int i = 0; i < rs.warmup; ++i) matmul();
         std::vector<double> ms;
         for (int i = 0; i < rs.timed; ++i) ms.push_back(s.time_ms(stream, matmul));
@@ -149,16 +181,10 @@ PrecisionRun run_precision(const CublasLtApi& lt, LtHandle& handle, GpuSession& 
         r.median_ms = median(ms);
         if (r.median_ms > 0) r.rate = sh.flops() / (r.median_ms * 1e-3) / 1e12;
 
-        // Read back sampled outputs one by one and compare with the CPU in double precision.
+        // Read back sampled outputs and compare with the CPU in double precision.
         auto where = sample_positions(sh, rs.samples, 0x5EED + sh.m + sh.n + sh.k);
-        std::vector<double> got;
-        for (const auto& w : where) {
-            std::uint8_t bytes[8] = {};
-            s.download(bytes, d.ptr() + (w.i + w.j * sh.m) * p.d_bytes, p.d_bytes);
-            got.push_back(decode_output(p, bytes));
-        }
         r.checked = where.size();
-        r.mismatches = verify(p, ta, tb, sh, where, got);
+        r.mismatches = verify(p, ta, tb, sh, where, g.read(where));
         run.shapes.push_back(r);
     }
     if (!run.best() && run.absent_reason.empty())

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace gpuvet {
 
@@ -35,7 +36,31 @@ public:
         last_ = now;
         std::fflush(stderr);
     }
+    // TTY: the block is redrawn in place (cursor moved up over the previous block);
+    // otherwise every line is logged every 10 s.
+    void update_lines(const std::vector<std::string>& lines) override {
+        if (quiet_) return;
+        auto now = std::chrono::steady_clock::now();
+        double since = std::chrono::duration<double>(now - last_).count();
+        if (since < (tty_ ? 0.5 : 10.0)) return;
+        if (tty_) {
+            std::string out = "\r";
+            if (block_lines_ > 0) out += "\x1b[" + std::to_string(block_lines_) + "A";
+            for (const auto& l : lines) out += "\x1b[2K  " + l + "\n";
+            std::fputs(out.c_str(), stderr);
+            block_lines_ = int(lines.size());
+        } else {
+            double t = std::chrono::duration<double>(now - t0_).count();
+            for (const auto& l : lines) std::fprintf(stderr, "[%6.0fs] %s: %s\n", t, key_.c_str(), l.c_str());
+        }
+        last_ = now;
+        std::fflush(stderr);
+    }
     void end() override {
+        if (!quiet_ && tty_ && block_lines_ > 0) {  // clear the block so the scorecard follows cleanly
+            std::fprintf(stderr, "\r\x1b[%dA\x1b[J", block_lines_);
+            block_lines_ = 0;
+        }
         if (!quiet_ && tty_) std::fprintf(stderr, "\r\x1b[2K");
         std::fflush(stderr);
     }
@@ -44,6 +69,7 @@ private:
     bool tty_, quiet_;
     std::string key_;
     std::chrono::steady_clock::time_point t0_, last_;
+    int block_lines_ = 0;  // lines of the multi-line block on screen
 };
 
 }  // namespace

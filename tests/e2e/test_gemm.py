@@ -40,7 +40,8 @@ def scenario_with(text):
 
 
 def checks(e):
-    code, doc, err = run_json("check", "--quick", "--data-dir", DATA_DIR, env=e)
+    # A 1 s burn: gpu.burn has its own tests (test_burn.py); 20 s per call would add minutes here.
+    code, doc, err = run_json("check", "--quick", "--burn-duration", "1s", "--data-dir", DATA_DIR, env=e)
     return code, {(c["key"], c.get("gpu")): c for c in doc["checks"]}, err
 
 

@@ -249,7 +249,9 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t op, const
                               const void* beta, const void* C, cublasLtMatrixLayout_t, void* D,
                               cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t*, void*, size_t,
                               cudaStream_t stream) {
-    std::lock_guard<std::recursive_mutex> lock(g_mu);
+    // g_mu is taken only around g_pending: the hooks take libcuda's lock, and libcuda calls back
+    // into this library (on_device_read) with its lock held, so holding g_mu across a hook call
+    // would deadlock two threads (the burn drives GPUs from one thread each).
     const auto& hooks = fake::cuda_hooks();
     if (!h || !op || !alpha || !beta || !A || !B || !D || !Adesc || !Bdesc || !Ddesc) return CUBLAS_STATUS_INVALID_VALUE;
     Pending p{*reinterpret_cast<Desc*>(op), *reinterpret_cast<Layout*>(Adesc), *reinterpret_cast<Layout*>(Bdesc),
@@ -275,7 +277,10 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t op, const
     p.wrong = g->gemm_wrong_results;
     double rate = rate_tflops(*g, p.a, p.desc.compute);
     if (rate <= 0) return CUBLAS_STATUS_NOT_SUPPORTED;
-    g_pending[p.pd] = p;
+    {
+        std::lock_guard<std::recursive_mutex> lock(g_mu);
+        g_pending[p.pd] = p;
+    }
     return hooks.charge(stream, 2.0 * double(m) * double(n) * double(k) / (rate * 1e12)) == 0
                ? CUBLAS_STATUS_SUCCESS
                : CUBLAS_STATUS_EXECUTION_FAILED;

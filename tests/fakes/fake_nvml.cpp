@@ -39,14 +39,17 @@ std::set<EventSet*> g_sets;
 
 bool lost(const Dev& d) { return d.gpu.lost_after_calls && d.calls > *d.gpu.lost_after_calls; }
 
+// A change or Xid is due by call count, or by scenario seconds when it has after_s.
+bool due(const fake::Change& c, const Dev& d) { return c.after_s ? g_sc.seconds() >= *c.after_s : d.calls > c.after_calls; }
+bool due(const fake::XidEvent& x, const Dev& d) { return x.after_s ? g_sc.seconds() >= *x.after_s : d.calls >= x.after_calls; }
+
 // Looks up a handle, counts the call, applies scripted changes and the lost-GPU rule.
 nvmlReturn_t enter(nvmlDevice_t h, Dev** out) {
     if (g_init_count == 0) return NVML_ERROR_UNINITIALIZED;
     auto* d = reinterpret_cast<Dev*>(h);
     if (g_devs.empty() || d < g_devs.data() || d >= g_devs.data() + g_devs.size()) return NVML_ERROR_INVALID_ARGUMENT;
     ++d->calls;
-    while (d->changes_applied < d->gpu.changes.size() &&
-           d->calls > d->gpu.changes[d->changes_applied].after_calls) {
+    while (d->changes_applied < d->gpu.changes.size() && due(d->gpu.changes[d->changes_applied], *d)) {
         auto keys = d->gpu.changes[d->changes_applied].keys;
         fake::apply_gpu_keys(d->gpu, *keys, "change");  // validated at load time
         ++d->changes_applied;
@@ -761,7 +764,7 @@ nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t* data, unsi
         for (Dev* d : s->devices) {
             const auto& xs = d->gpu.xid_events;
             for (size_t i = 0; i < xs.size(); ++i)
-                if (d->calls >= xs[i].after_calls && !d->xids_delivered.count(i)) {
+                if (due(xs[i], *d) && !d->xids_delivered.count(i)) {
                     d->xids_delivered.insert(i);
                     *data = nvmlEventData_t{reinterpret_cast<nvmlDevice_t>(d), nvmlEventTypeXidCriticalError,
                                             xs[i].xid, 0xFFFFFFFF, 0xFFFFFFFF};

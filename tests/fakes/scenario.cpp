@@ -208,6 +208,7 @@ const std::map<std::string, Setter>& setters() {
         m["fp32_tflops"] = field(&Gpu::fp32_tflops);
         m["fp16_tflops"] = field(&Gpu::fp16_tflops);
         m["bf16_tflops"] = field(&Gpu::bf16_tflops);
+        m["fma_wrong_results"] = field(&Gpu::fma_wrong_results);
         m["p2p_disabled"] = field(&Gpu::p2p_disabled);
         m["bad_memory_cells"] = [](Gpu& g, const toml::node& n, const std::string& w) {
             const auto* a = n.as_array();
@@ -231,10 +232,13 @@ const std::map<std::string, Setter>& setters() {
             g.xid_events.clear();
             for (const auto& e : *a) {
                 const auto* t = e.as_table();
-                if (!t || !(*t)["after_calls"] || !(*t)["xid"] || t->size() != 2)
-                    fail(w, "each event must be {after_calls = N, xid = N}");
-                g.xid_events.push_back({need<uint64_t>(*(*t)["after_calls"].node(), w),
-                                        need<unsigned long long>(*(*t)["xid"].node(), w)});
+                if (!t || !(*t)["xid"] || t->size() != 2 || (!(*t)["after_calls"] && !(*t)["after_s"]))
+                    fail(w, "each event must be {after_calls = N, xid = N} or {after_s = S, xid = N}");
+                XidEvent x;
+                if ((*t)["after_calls"]) x.after_calls = need<uint64_t>(*(*t)["after_calls"].node(), w);
+                else x.after_s = need<double>(*(*t)["after_s"].node(), w);
+                x.xid = need<unsigned long long>(*(*t)["xid"].node(), w);
+                g.xid_events.push_back(x);
             }
         };
         m["changes"] = [](Gpu& g, const toml::node& n, const std::string& w) {
@@ -243,9 +247,14 @@ const std::map<std::string, Setter>& setters() {
             g.changes.clear();
             for (const auto& e : *a) {
                 const auto* t = e.as_table();
-                if (!t || !(*t)["after_calls"]) fail(w, "each change needs after_calls = N");
-                Change c{need<uint64_t>(*(*t)["after_calls"].node(), w), std::make_shared<toml::table>(*t)};
+                if (!t || (!(*t)["after_calls"] == !(*t)["after_s"]))
+                    fail(w, "each change needs after_calls = N or after_s = S (one of them)");
+                Change c;
+                if ((*t)["after_calls"]) c.after_calls = need<uint64_t>(*(*t)["after_calls"].node(), w);
+                else c.after_s = need<double>(*(*t)["after_s"].node(), w);
+                c.keys = std::make_shared<toml::table>(*t);
                 c.keys->erase("after_calls");
+                c.keys->erase("after_s");
                 if (c.keys->contains("changes")) fail(w, "a change cannot contain changes");
                 Gpu probe = g;  // validate now, so errors surface at load time
                 apply_gpu_keys(probe, *c.keys, w);
@@ -349,8 +358,11 @@ std::optional<Scenario> load_scenario(const std::string& path, std::string& erro
             if (key == "gpu_count") {
                 count = need<unsigned>(v, path + ": gpu_count");
                 have_count = true;
+            } else if (key == "time_scale") {
+                sc.time_scale = need<double>(v, path + ": time_scale");
+                if (!(sc.time_scale > 0)) fail(path + ": time_scale", "expected a number above 0");
             } else if (key != "driver" && key != "all" && key != "gpu" && key != "topology" && key != "pcie_switch") {
-                fail(path + ": " + key, "unknown top-level key (known: gpu_count, [driver], [all], [gpu.N], [[topology]], [[pcie_switch]])");
+                fail(path + ": " + key, "unknown top-level key (known: gpu_count, time_scale, [driver], [all], [gpu.N], [[topology]], [[pcie_switch]])");
             }
         }
         if (!have_count) fail(path, "gpu_count is required (a top-level key before any [table])");

@@ -1,6 +1,7 @@
 // Scenario model shared by the fake libcuda and fake NVML: what one machine's driver would report.
 // Defaults describe a healthy H100 SXM5 80GB on driver 570; a scenario file states only what differs.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -21,6 +22,7 @@ struct Process {
 
 struct XidEvent {
     uint64_t after_calls = 0;  // delivered once this GPU has seen this many NVML calls
+    std::optional<double> after_s;  // or: once this many scenario seconds have passed
     unsigned long long xid = 0;
 };
 
@@ -28,6 +30,7 @@ struct XidEvent {
 // (ECC errors appearing, throttling starting mid-burn).
 struct Change {
     uint64_t after_calls = 0;
+    std::optional<double> after_s;  // instead of after_calls: scenario seconds (see Scenario::seconds)
     std::shared_ptr<toml::table> keys;
 };
 
@@ -109,6 +112,7 @@ struct Gpu {
     double nccl_busbw_gbps = 480;     // fake NCCL all-reduce bus bandwidth (the slowest rank's counts)
     // simulated FMA throughput of the CUDA cores (TFLOPS), what the fma_* kernels are charged at
     double fp64_tflops = 31, fp32_tflops = 61, fp16_tflops = 122, bf16_tflops = 122;
+    bool fma_wrong_results = false;  // the emulated fma_* kernels store a wrong value in every thread
     std::vector<BadCell> bad_memory_cells;
     bool p2p_disabled = false;  // cuDeviceCanAccessPeer says no for every pair with this GPU
     // failure script
@@ -126,6 +130,13 @@ struct Scenario {
     std::vector<Gpu> gpus;
     // explicit topology overrides, key (min index, max index) -> NVML_TOPOLOGY_* value
     std::map<std::pair<unsigned, unsigned>, int> topology;
+    // Scenario time runs time_scale times faster than the wall clock since the scenario was
+    // loaded, so a "30 s" event of a 10-minute burn happens in a short test run.
+    double time_scale = 1;
+    std::chrono::steady_clock::time_point loaded_at = std::chrono::steady_clock::now();
+    double seconds() const {
+        return time_scale * std::chrono::duration<double>(std::chrono::steady_clock::now() - loaded_at).count();
+    }
     std::vector<PcieSwitch> pcie_switches;
 };
 

@@ -80,6 +80,29 @@ TEST(GemmPlan, VerifyAcceptsTheReferenceAndRejectsAWrongValue) {
     EXPECT_EQ(gemm::verify(i8, ia, ib, s, {{0, 0}}, exact).size(), 1u);
 }
 
+TEST(GemmPlan, ExpectedValuesComputedOnceCompareLikeVerify) {
+    // The burn computes the reference once and compares every batch against it.
+    const auto& bf16 = info(gemm::Precision::bf16);
+    auto a = gemm::random_tile(bf16, 101, 1), b = gemm::random_tile(bf16, 103, 2);
+    gemm::Shape s{64, 32, 256};
+    auto where = gemm::sample_positions(s, 8, 9);
+    auto expected = gemm::expected_values(bf16, a, b, s, where);
+    ASSERT_EQ(expected.size(), where.size());
+    std::vector<double> got;
+    for (const auto& e : expected) {
+        EXPECT_GT(e.allowed, 0) << "bf16 has a tolerance";
+        got.push_back(e.value);
+    }
+    EXPECT_TRUE(gemm::compare(expected, got).empty());
+    got[2] = std::nan("");
+    got[6] = 3 - got[6];
+    auto bad = gemm::compare(expected, got);
+    ASSERT_EQ(bad.size(), 2u);
+    EXPECT_TRUE(std::isnan(bad[0].got));
+    EXPECT_EQ(bad[1].j, where[6].j);
+    EXPECT_EQ(gemm::verify(bf16, a, b, s, where, got).size(), 2u);
+}
+
 TEST(AllReducePlan, BusBandwidthSizesAndFloors) {
     EXPECT_DOUBLE_EQ(allreduce::bus_bandwidth(100, 8), 175);
     EXPECT_DOUBLE_EQ(allreduce::bus_bandwidth(100, 2), 100);

@@ -1,0 +1,85 @@
+// gpuvet burn: every selected GPU under sustained full load, judged (throttling, errors, outliers).
+#include <cstdlib>
+
+#include "cli/common.hpp"
+#include "core/check.hpp"
+#include "core/context.hpp"
+#include "core/error.hpp"
+#include "core/runner.hpp"
+#include "gpu/burn.hpp"
+#include "gpu/check_burn.hpp"
+#include "gpu/inventory.hpp"
+#include "host/identity.hpp"
+#include "report/progress.hpp"
+#include "specs/spec_db.hpp"
+
+namespace gpuvet {
+
+namespace {
+
+struct BurnArgs {
+    std::string duration = "10m";
+    std::string gpus;
+    std::string dtype = "bf16";
+    std::string load = "gemm";
+    double sample_hz = 1;
+};
+
+int run_burn_cmd(const GlobalOptions& g, const BurnArgs& a) {
+    BurnOptions o;
+    o.duration_s = parse_duration_s(a.duration);
+    o.dtype = parse_burn_dtype(a.dtype);
+    o.load = parse_burn_load(a.load);
+    if (a.sample_hz < 1 || a.sample_hz > 20)
+        throw usage_error("--sample-hz must be between 1 and 20", "NVML telemetry is read at 1-20 Hz; 1 is the default");
+    o.sample_hz = a.sample_hz;
+
+    SpecDb specs = load_specs(g);
+    Report report = new_report(g);
+    CheckContext ctx;
+    if (const char* root = std::getenv("GPUVET_ROOT"); root && *root) ctx.options.root = root;
+    if (!a.gpus.empty()) ctx.options.gpus = parse_gpu_list(a.gpus);
+    ctx.specs = &specs;
+    ctx.report = &report;
+    ctx.stop = &stop_flag();
+    auto progress = make_progress(g.json);
+    ctx.progress = progress.get();
+
+    report.machine = read_machine_info(HostFs(ctx.options.root));
+    Inventory inventory = collect_inventory(InventoryOptions{ctx.options.root});
+    report.machine.driver = driver_info_of(inventory);
+    report.gpus = gpu_summaries_of(inventory);
+    ctx.inventory = &inventory;
+    check_gpu_indexes(ctx.options.gpus, inventory);
+
+    CheckList checks;
+    checks.push_back(std::make_unique<GpuBurnCheck>(o));
+    run_checks(checks, ctx);
+    return emit_report(report, g);
+}
+
+}  // namespace
+
+void add_burn_command(Cli cli) {
+    auto* sub = cli.app.add_subcommand("burn", "Sustained full load on the GPUs, judged: throttling, errors, slow GPUs");
+    auto args = std::make_shared<BurnArgs>();
+    sub->add_option("--duration", args->duration, "how long: 90s, 10m, 1h (default 10m)");
+    sub->add_option("--gpus", args->gpus, "GPU indexes, comma-separated (default: all)");
+    sub->add_option("--dtype", args->dtype, "bf16 | fp16 | tf32 | fp32 | fp64 (default bf16)");
+    sub->add_option("--load", args->load, "gemm | memory | mixed (default gemm)");
+    sub->add_option("--sample-hz", args->sample_hz, "NVML telemetry rate, 1-20 (default 1)");
+    add_output_flags(*sub, cli.global);
+    sub->footer(
+        "Examples:\n"
+        "  gpuvet burn                          10 minutes on every GPU, bf16\n"
+        "  gpuvet burn --duration 2m --gpus 0,1 --dtype fp32\n"
+        "  gpuvet burn --load mixed --report out/   tensor and memory load; writes out/gpuvet-report.*\n"
+        "Ctrl-C stops the load; the report of what was measured is still printed and written.\n"
+        "Exit codes: 0 passed (warnings allowed), 1 a GPU failed, 2 bad input, 3 could not run.");
+    sub->callback([&g = cli.global, &action = cli.action, args] {
+        g.command = "burn";
+        action = [&g, args] { return run_burn_cmd(g, *args); };
+    });
+}
+
+}  // namespace gpuvet

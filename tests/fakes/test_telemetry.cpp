@@ -1,0 +1,83 @@
+// The NVML telemetry sampler against the fake NVML: samples, timed changes, Xid events, stop.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <thread>
+
+#include "gpu/burn_verdicts.hpp"
+#include "gpu/telemetry.hpp"
+
+using namespace gpuvet;
+
+namespace {
+
+NvmlApi fake_nvml(const char* scenario) {
+    setenv("GPUVET_FAKE_SCENARIO", (std::string(FAKE_SCENARIO_DIR) + "/" + scenario).c_str(), 1);
+    NvmlApi api = NvmlApi::load_file(FAKE_NVML);
+    EXPECT_TRUE(api.ok()) << api.error;
+    return api;
+}
+
+}  // namespace
+
+TEST(Telemetry, SamplesTimedChangesAndXids) {
+    NvmlApi api = fake_nvml("burn_timed_events.toml");
+    auto t0 = std::chrono::steady_clock::now();
+    TelemetrySampler s(api, {0, 1}, 10, t0);
+    s.start();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2200));
+    auto stop_at = std::chrono::steady_clock::now();
+    s.stop();
+    // Bounded waits: stop() returns promptly even while the event thread is waiting.
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - stop_at).count(), 1.0);
+    TelemetryData d = s.snapshot();
+    ASSERT_EQ(d.gpus.size(), 2u);
+    for (const auto& g : d.gpus) {
+        EXPECT_GE(g.samples.size(), 15u) << "10 Hz over 2.2 s";
+        EXPECT_LE(g.samples.size(), 25u);
+        ASSERT_TRUE(g.samples.front().power_w);
+        EXPECT_DOUBLE_EQ(*g.samples.front().power_w, 690.0);
+        EXPECT_EQ(*g.samples.front().temperature_c, 61);
+        EXPECT_EQ(*g.samples.front().power_limit_w, 700);
+    }
+    const auto& g1 = d.gpus[1].samples;
+    EXPECT_EQ(*g1.front().clock_reasons, 0u);
+    EXPECT_EQ(*g1.back().clock_reasons, 0x8u);
+    EXPECT_EQ(*g1.back().sm_clock_mhz, 1200);
+    EXPECT_EQ(*g1.back().ecc_uncorrected, 2u);
+    EXPECT_EQ(d.gpus[0].samples.back().clock_reasons, 0u);
+    ASSERT_EQ(d.xids.size(), 1u) << d.xid_absent_reason;
+    EXPECT_EQ(d.xids[0].gpu, 0);
+    EXPECT_EQ(d.xids[0].xid, 79u);
+    EXPECT_GT(d.xids[0].t_s, 1.0);  // 30 scenario seconds = 1.5 s of wall time
+
+    // The series carry units in their keys and the verdict rules see the same numbers.
+    auto series = to_time_series(d);
+    bool temp = false, xid = false;
+    for (const auto& ts : series) {
+        temp |= ts.key == "temperature_c" && ts.unit == "C" && ts.gpu == 1;
+        xid |= ts.key == "xid" && ts.gpu == 0 && ts.values == std::vector<double>{79};
+    }
+    EXPECT_TRUE(temp);
+    EXPECT_TRUE(xid);
+    auto f = throttle_findings(g1);
+    ASSERT_FALSE(f.empty());
+    EXPECT_EQ(f[0].verdict, Verdict::Fail);
+    EXPECT_EQ(ecc_finding(g1)->verdict, Verdict::Fail);
+}
+
+TEST(Telemetry, RateIsClampedToTwentyHertz) {
+    NvmlApi api = fake_nvml("burn_timed_events.toml");
+    TelemetrySampler s(api, {0}, 1000, std::chrono::steady_clock::now());
+    s.start();
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    s.stop();
+    EXPECT_EQ(s.snapshot().sample_hz, 20);
+    EXPECT_LE(s.snapshot().gpus[0].samples.size(), 13u);
+}
+
+TEST(Telemetry, NoNvmlThrowsADriverError) {
+    NvmlApi api = NvmlApi::load_file("/nonexistent/libnvidia-ml.so.1");
+    TelemetrySampler s(api, {0}, 1, std::chrono::steady_clock::now());
+    EXPECT_THROW(s.start(), Error);
+}

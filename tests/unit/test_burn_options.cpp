@@ -1,0 +1,44 @@
+// gpu.burn's options: durations by tier and the parsers behind `gpuvet burn` flags.
+#include <gtest/gtest.h>
+
+#include "core/context.hpp"
+#include "core/error.hpp"
+#include "gpu/burn.hpp"
+#include "gpu/check_burn.hpp"
+
+using namespace gpuvet;
+
+TEST(BurnOptions, DurationsParseWithUnits) {
+    EXPECT_DOUBLE_EQ(parse_duration_s("90s"), 90);
+    EXPECT_DOUBLE_EQ(parse_duration_s("45"), 45);
+    EXPECT_DOUBLE_EQ(parse_duration_s("10m"), 600);
+    EXPECT_DOUBLE_EQ(parse_duration_s("1.5h"), 5400);
+    for (const char* bad : {"", "ten", "10x", "-5s", "0", "nan", "5 s"}) {
+        try {
+            parse_duration_s(bad);
+            ADD_FAILURE() << "accepted '" << bad << "'";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::Usage) << bad;
+        }
+    }
+}
+
+TEST(BurnOptions, DtypeAndLoadNamesRoundTrip) {
+    for (BurnDtype d : {BurnDtype::bf16, BurnDtype::fp16, BurnDtype::tf32, BurnDtype::fp32, BurnDtype::fp64})
+        EXPECT_EQ(parse_burn_dtype(to_string(d)), d);
+    for (BurnLoad l : {BurnLoad::gemm, BurnLoad::memory, BurnLoad::mixed}) EXPECT_EQ(parse_burn_load(to_string(l)), l);
+    EXPECT_THROW(parse_burn_dtype("int4"), Error);
+    EXPECT_THROW(parse_burn_load("disk"), Error);
+}
+
+TEST(BurnOptions, CheckDurationFollowsTierUnlessGiven) {
+    CheckContext ctx;
+    ctx.options.tier = Tier::Quick;
+    EXPECT_EQ(GpuBurnCheck::duration_for(ctx), 20);
+    ctx.options.tier = Tier::Standard;
+    EXPECT_EQ(GpuBurnCheck::duration_for(ctx), 60);
+    ctx.options.tier = Tier::Full;
+    EXPECT_EQ(GpuBurnCheck::duration_for(ctx), 600);
+    ctx.options.burn_s = 5;
+    EXPECT_EQ(GpuBurnCheck::duration_for(ctx), 5);
+}
