@@ -95,6 +95,7 @@ std::string render_measurement_value(const Measurement& m) {
     std::string num = format_number(v, 4);
     if (m.unit.empty() || m.unit == "count") return num;
     if (m.unit == "%") return num + "%";
+    if (m.unit == "C") return num + " °C";  // the JSON keeps the plain "C"
     return num + " " + m.unit;
 }
 
