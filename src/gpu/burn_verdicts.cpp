@@ -98,10 +98,10 @@ std::optional<Finding> temperature_finding(const std::vector<TelemetrySample>& s
                                            std::optional<double> slowdown_c) {
     auto peak = max_of(s, [](const TelemetrySample& x) { return x.temperature_c; });
     if (!peak) return std::nullopt;
-    if (!slowdown_c) return Finding{Verdict::Pass, fmt("peak %.0f C (slowdown threshold unknown)", *peak)};
+    if (!slowdown_c) return Finding{Verdict::Pass, fmt("peak %.0f °C (slowdown threshold unknown)", *peak)};
     if (*peak >= *slowdown_c - 5)
-        return Finding{Verdict::Warn, fmt("peak %.0f C", *peak) + fmt(", within 5 C of the %.0f C slowdown threshold", *slowdown_c)};
-    return Finding{Verdict::Pass, fmt("peak %.0f C", *peak) + fmt(", %.0f C below the slowdown threshold", *slowdown_c - *peak)};
+        return Finding{Verdict::Warn, fmt("peak %.0f °C", *peak) + fmt(", within 5 °C of the %.0f °C slowdown threshold", *slowdown_c)};
+    return Finding{Verdict::Pass, fmt("peak %.0f °C", *peak) + fmt(", %.0f °C below the slowdown threshold", *slowdown_c - *peak)};
 }
 
 std::optional<Finding> power_limit_finding(const std::vector<TelemetrySample>& s,
@@ -274,7 +274,7 @@ std::vector<CheckResult> burn_verdicts(const BurnInput& in) {
             auto peak = max_of(*samples, [](const TelemetrySample& x) { return x.temperature_c; });
             auto pw = max_of(*samples, [](const TelemetrySample& x) { return x.power_w; });
             r.summary = fmt("%.0f s", g.duration_s) + " at " + num(*avg) + " " + unit + " (" + g.load + ")" +
-                        (peak ? fmt(", peak %.0f C", *peak) : "") + (pw ? fmt(", %.0f W", *pw) : "") +
+                        (peak ? fmt(", peak %.0f °C", *peak) : "") + (pw ? fmt(", %.0f W", *pw) : "") +
                         ", no throttling, no errors";
         }
         if (in.interrupted) r.details.push_back(fmt("interrupted after %.0f s", g.duration_s) + fmt(" of the planned %.0f s", in.planned_s));

@@ -42,10 +42,9 @@ std::string driver_line(const DriverInfo& d) {
     return s;
 }
 
-// A reference that holds a number (spec or threshold), not only a note on the method.
-bool has_numbers(const std::optional<Reference>& r) {
-    return r && (r->spec || r->warn_below || r->fail_below || r->warn_above || r->fail_above ||
-                 !r->expected_text.empty());
+// A reference with a threshold the verdict was decided by, not only a spec or a note on the method.
+bool has_threshold(const std::optional<Reference>& r) {
+    return r && (r->warn_below || r->fail_below || r->warn_above || r->fail_above || !r->expected_text.empty());
 }
 
 }  // namespace
@@ -160,9 +159,21 @@ std::string render_scorecard(const Report& r, const Style& st) {
         for (auto& m : c.measurements) {
             // A passing result shows the figures held against a reference (the answer to "what
             // number should I get?"); its plain facts are in the JSON and in --verbose.
-            if (!st.verbose && c.verdict == Verdict::Pass && !has_numbers(m.reference)) continue;
+            // A passing result, unless --verbose, shows just the figures that carry a threshold,
+            // one line each, with their share of the datasheet value: the answer to "what number
+            // should I get?". Plain facts, sources and thresholds are in --verbose and the JSON.
+            bool compact = !st.verbose && c.verdict == Verdict::Pass;
+            if (compact && !has_threshold(m.reference)) continue;
             std::string gpu_tag = (m.gpu && !c.gpu) ? "GPU " + std::to_string(*m.gpu) + " " : "";
             std::string prefix = std::string(9, ' ') + pad(m.label, 24) + " ";
+            if (compact) {
+                std::string share;
+                if (m.value && m.reference->spec && *m.reference->spec > 0)
+                    share = " (" + format_number(100.0 * *m.value / *m.reference->spec, 3) + "% of spec " +
+                            format_number(*m.reference->spec, 4) + ")";
+                o << wrap(prefix, gpu_tag + render_measurement_value(m) + share, st.width, 34) << "\n";
+                continue;
+            }
             std::string ref = render_reference(m);
             // A source repeated on every figure of one check is said once.
             if (m.reference && !m.reference->source.empty()) {

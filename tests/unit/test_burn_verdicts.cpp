@@ -93,8 +93,8 @@ TEST(BurnTemperature, WarnWithinFiveDegreesOfSlowdown) {
     auto f = temperature_finding(hot, 89);
     ASSERT_TRUE(f);
     EXPECT_EQ(f->verdict, Verdict::Warn);
-    EXPECT_NE(f->text.find("peak 84 C"), std::string::npos);
-    EXPECT_NE(f->text.find("89 C"), std::string::npos);
+    EXPECT_NE(f->text.find("peak 84 °C"), std::string::npos);
+    EXPECT_NE(f->text.find("89 °C"), std::string::npos);
     auto ok = series(10, [](int, TelemetrySample& x) { x.temperature_c = 83; });
     EXPECT_EQ(temperature_finding(ok, 89)->verdict, Verdict::Pass);
     EXPECT_EQ(temperature_finding(ok, std::nullopt)->verdict, Verdict::Pass);
