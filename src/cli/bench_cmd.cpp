@@ -2,6 +2,7 @@
 // The table maps each name to check keys of the registry; a new benchmark is one row.
 #include <cstdlib>
 
+#include "cli/check_run.hpp"
 #include "cli/common.hpp"
 #include "core/check.hpp"
 #include "core/context.hpp"
@@ -48,26 +49,10 @@ int run_bench(const GlobalOptions& g, const BenchArgs& a) {
         if (a.what == r.name) row = &r;
     }
     if (!row) throw usage_error("unknown benchmark '" + a.what + "'", "choose one of: " + names);
-    SpecDb specs = load_specs(g);
-    Report report = new_report(g);
-    CheckContext ctx;
-    if (const char* root = std::getenv("GPUVET_ROOT"); root && *root) ctx.options.root = root;
-    ctx.options.tier = a.quick ? Tier::Quick : a.full ? Tier::Full : Tier::Standard;
-    if (!a.gpus.empty()) ctx.options.gpus = parse_gpu_list(a.gpus);
-    ctx.specs = &specs;
-    ctx.report = &report;
-    ctx.stop = &stop_flag();
-    auto progress = make_progress(g.json);
-    ctx.progress = progress.get();
-    report.machine = read_machine_info(HostFs(ctx.options.root));
-    Inventory inventory = collect_inventory(InventoryOptions{ctx.options.root});
-    report.machine.driver = driver_info_of(inventory);
-    report.gpus = gpu_summaries_of(inventory);
-    ctx.inventory = &inventory;
-    check_gpu_indexes(ctx.options.gpus, inventory);
+    auto run = start_check_run(g, load_specs(g), a.quick ? Tier::Quick : a.full ? Tier::Full : Tier::Standard, a.gpus);
     CheckList chosen = select_checks(row->checks);
-    run_checks(chosen, ctx);
-    return emit_report(report, g);
+    run_checks(chosen, run->ctx);
+    return emit_report(run->report, g);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // gpuvet burn: every selected GPU under sustained full load, judged (throttling, errors, outliers).
 #include <cstdlib>
 
+#include "cli/check_run.hpp"
 #include "cli/common.hpp"
 #include "core/check.hpp"
 #include "core/context.hpp"
@@ -34,28 +35,12 @@ int run_burn_cmd(const GlobalOptions& g, const BurnArgs& a) {
         throw usage_error("--sample-hz must be between 1 and 20", "NVML telemetry is read at 1-20 Hz; 1 is the default");
     o.sample_hz = a.sample_hz;
 
-    SpecDb specs = load_specs(g);
-    Report report = new_report(g);
-    CheckContext ctx;
-    if (const char* root = std::getenv("GPUVET_ROOT"); root && *root) ctx.options.root = root;
-    if (!a.gpus.empty()) ctx.options.gpus = parse_gpu_list(a.gpus);
-    ctx.specs = &specs;
-    ctx.report = &report;
-    ctx.stop = &stop_flag();
-    auto progress = make_progress(g.json);
-    ctx.progress = progress.get();
-
-    report.machine = read_machine_info(HostFs(ctx.options.root));
-    Inventory inventory = collect_inventory(InventoryOptions{ctx.options.root});
-    report.machine.driver = driver_info_of(inventory);
-    report.gpus = gpu_summaries_of(inventory);
-    ctx.inventory = &inventory;
-    check_gpu_indexes(ctx.options.gpus, inventory);
+    auto run = start_check_run(g, load_specs(g), Tier::Standard, a.gpus);
 
     CheckList checks;
     checks.push_back(std::make_unique<GpuBurnCheck>(o));
-    run_checks(checks, ctx);
-    return emit_report(report, g);
+    run_checks(checks, run->ctx);
+    return emit_report(run->report, g);
 }
 
 }  // namespace

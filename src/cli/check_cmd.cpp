@@ -1,6 +1,7 @@
 // gpuvet check: the acceptance test of a delivered server.
 #include <cstdlib>
 
+#include "cli/check_run.hpp"
 #include "cli/common.hpp"
 #include "core/check.hpp"
 #include "core/context.hpp"
@@ -42,31 +43,17 @@ int run_check(const GlobalOptions& g, const CheckArgs& a) {
         throw usage_error("--expect and --order both given", "describe the order one way: --expect TEXT or --order FILE");
     if (a.expect) order = parse_expect(*a.expect, specs);
     if (a.order_file) order = load_order_file(*a.order_file, specs);
-    Report report = new_report(g);
-    CheckContext ctx;
-    if (const char* root = std::getenv("GPUVET_ROOT"); root && *root) ctx.options.root = root;
+    // Moving the database keeps its SKUs where they are, so the order's pointers to them stay valid.
+    auto run = start_check_run(g, std::move(specs), a.quick ? Tier::Quick : a.full ? Tier::Full : Tier::Standard,
+                               a.gpus);
+    CheckContext& ctx = run->ctx;
     ctx.options.data_dir = a.data_dir;
     ctx.options.net_server = a.net_server;
     if (a.burn_duration) ctx.options.burn_s = parse_duration_s(*a.burn_duration);
-    ctx.options.tier = a.quick ? Tier::Quick : a.full ? Tier::Full : Tier::Standard;
-    if (!a.gpus.empty()) ctx.options.gpus = parse_gpu_list(a.gpus);
-    ctx.specs = &specs;
     if (order) ctx.order = &*order;
-    ctx.report = &report;
-    ctx.stop = &stop_flag();
-    auto progress = make_progress(g.json);
-    ctx.progress = progress.get();
-
-    report.machine = read_machine_info(HostFs(ctx.options.root));
-    // The inventory supplies the driver facts and the GPU list; checks read it through ctx.
-    Inventory inventory = collect_inventory(InventoryOptions{ctx.options.root});
-    report.machine.driver = driver_info_of(inventory);
-    report.gpus = gpu_summaries_of(inventory);
-    ctx.inventory = &inventory;
-    check_gpu_indexes(ctx.options.gpus, inventory);
 
     run_checks(checks, ctx);
-    return emit_report(report, g);
+    return emit_report(run->report, g);
 }
 
 }  // namespace
