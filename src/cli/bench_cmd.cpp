@@ -1,6 +1,5 @@
 // gpuvet bench <what>: just the measurements of one area, with check's output flags.
 // The table maps each name to check keys of the registry; a new benchmark is one row.
-#include <cstdlib>
 
 #include "cli/check_run.hpp"
 #include "cli/common.hpp"
@@ -8,9 +7,6 @@
 #include "core/context.hpp"
 #include "core/error.hpp"
 #include "core/runner.hpp"
-#include "gpu/inventory.hpp"
-#include "host/identity.hpp"
-#include "report/progress.hpp"
 #include "specs/spec_db.hpp"
 
 namespace gpuvet {

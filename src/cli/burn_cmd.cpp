@@ -1,6 +1,4 @@
 // gpuvet burn: every selected GPU under sustained full load, judged (throttling, errors, outliers).
-#include <cstdlib>
-
 #include "cli/check_run.hpp"
 #include "cli/common.hpp"
 #include "core/check.hpp"
@@ -9,9 +7,6 @@
 #include "core/runner.hpp"
 #include "gpu/burn.hpp"
 #include "gpu/check_burn.hpp"
-#include "gpu/inventory.hpp"
-#include "host/identity.hpp"
-#include "report/progress.hpp"
 #include "specs/spec_db.hpp"
 
 namespace gpuvet {

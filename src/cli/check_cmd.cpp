@@ -1,6 +1,4 @@
 // gpuvet check: the acceptance test of a delivered server.
-#include <cstdlib>
-
 #include "cli/check_run.hpp"
 #include "cli/common.hpp"
 #include "core/check.hpp"
@@ -8,10 +6,7 @@
 #include "core/error.hpp"
 #include "core/runner.hpp"
 #include "gpu/burn.hpp"
-#include "gpu/inventory.hpp"
-#include "host/identity.hpp"
 #include "order/order.hpp"
-#include "report/progress.hpp"
 #include "specs/spec_db.hpp"
 
 namespace gpuvet {
