@@ -2,6 +2,7 @@
 
 #include "core/context.hpp"
 #include "gpu/inventory.hpp"
+#include "gpu/requirements.hpp"
 
 namespace gpuvet {
 
@@ -16,11 +17,7 @@ double GpuBurnCheck::duration_for(const CheckContext& ctx) {
 }
 
 std::optional<std::string> GpuBurnCheck::unmet_requirement(const CheckContext& ctx) const {
-    if (!ctx.inventory) return "the GPU inventory was not read";
-    if (!ctx.inventory->cuda_present)
-        return "the CUDA driver is not usable: " + ctx.inventory->cuda_absent_reason;
-    if (ctx.inventory->gpus.empty()) return "no GPU was found";
-    return std::nullopt;
+    return gpu_requirement(ctx, GpuNeed::Cuda);
 }
 
 std::vector<CheckResult> GpuBurnCheck::run(CheckContext& ctx) {
