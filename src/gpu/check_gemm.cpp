@@ -53,9 +53,7 @@ std::vector<CheckResult> GpuGemmCheck::run(CheckContext& ctx) {
     if (!lt.ok()) {
         CheckResult r;
         r.verdict = Verdict::Skip;
-        bool any_found = false;
-        for (const auto& t : lt.tried) any_found = any_found || t.find("too new") != std::string::npos;
-        r.summary = any_found ? kCublasLtTooNewAdvice : kCublasLtMissingAdvice;
+        r.summary = lt.found_too_new ? kCublasLtTooNewAdvice : kCublasLtMissingAdvice;
         r.details.push_back("tried (" + std::to_string(lt.tried.size()) + "):");
         for (const auto& t : lt.tried) r.details.push_back("  " + t);
         return {r};

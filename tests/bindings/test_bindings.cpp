@@ -15,7 +15,7 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
 }  // namespace
 
 TEST(NvmlBinding, FallsBackToV1NamesNewestFirst) {
-    NvmlApi api = NvmlApi::load_file(STUB_NVML_V1);
+    NvmlApi api = NvmlApi::load_file(NVML_V1_ONLY);
     ASSERT_TRUE(api.ok()) << api.error;
     EXPECT_EQ(api.symbols.used.at("nvmlInit_v2"), "nvmlInit");
     EXPECT_EQ(api.symbols.used.at("nvmlDeviceGetCount_v2"), "nvmlDeviceGetCount");
@@ -25,7 +25,7 @@ TEST(NvmlBinding, FallsBackToV1NamesNewestFirst) {
 }
 
 TEST(NvmlBinding, MissingOptionalSymbolsAreNullAndListed) {
-    NvmlApi api = NvmlApi::load_file(STUB_NVML_V1);
+    NvmlApi api = NvmlApi::load_file(NVML_V1_ONLY);
     ASSERT_TRUE(api.ok());
     EXPECT_EQ(api.nvmlDeviceGetNumaNodeId, nullptr);
     EXPECT_EQ(api.nvmlDeviceGetMemoryInfo_v2, nullptr);
@@ -35,7 +35,7 @@ TEST(NvmlBinding, MissingOptionalSymbolsAreNullAndListed) {
 }
 
 TEST(NvmlBinding, MissingRequiredSymbolMakesLibraryUnusable) {
-    NvmlApi api = NvmlApi::load_file(STUB_NVML_NOSHUTDOWN);
+    NvmlApi api = NvmlApi::load_file(NVML_V1_NO_SHUTDOWN);
     EXPECT_FALSE(api.ok());
     EXPECT_NE(api.error.find("lacks nvmlShutdown"), std::string::npos) << api.error;
 }
@@ -46,9 +46,9 @@ TEST(NvmlBinding, UnloadableFileSaysWhy) {
     EXPECT_NE(api.error.find("could not be loaded"), std::string::npos);
 }
 
-TEST(Collector, StubDriverGivesAbsentReasonsAndLostGpu) {
+TEST(Collector, V1OnlyDriverGivesAbsentReasonsAndLostGpu) {
     setenv("GPUVET_LIBCUDA", "/nonexistent", 1);
-    setenv("GPUVET_LIBNVML", STUB_NVML_V1, 1);
+    setenv("GPUVET_LIBNVML", NVML_V1_ONLY, 1);
     Inventory inv = collect_inventory();
     unsetenv("GPUVET_LIBCUDA");
     unsetenv("GPUVET_LIBNVML");
@@ -60,7 +60,7 @@ TEST(Collector, StubDriverGivesAbsentReasonsAndLostGpu) {
     ASSERT_EQ(inv.gpus.size(), 1u);
     const GpuInfo& g = inv.gpus[0];
     ASSERT_TRUE(g.name.has_value());
-    EXPECT_EQ(*g.name, "Stub GPU");
+    EXPECT_EQ(*g.name, "V1-only GPU");
     // The UUID call reports NVML_ERROR_GPU_IS_LOST: the GPU is marked lost, later facts say so.
     EXPECT_TRUE(g.lost);
     EXPECT_FALSE(g.uuid.has_value());
@@ -70,5 +70,5 @@ TEST(Collector, StubDriverGivesAbsentReasonsAndLostGpu) {
 
     DriverInfo d = driver_info_of(inv);
     EXPECT_FALSE(d.present);
-    EXPECT_EQ(gpu_summaries_of(inv).at(0).name.value_or(""), "Stub GPU");
+    EXPECT_EQ(gpu_summaries_of(inv).at(0).name.value_or(""), "V1-only GPU");
 }

@@ -111,16 +111,25 @@ CublasLtApi CublasLtApi::load_file(const std::string& file, int driver_cuda_vers
     api.cudart_version = api.cublasLtGetCudartVersion();
     // CUDA's minor-version compatibility: a library built for CUDA X.y runs on any X.* driver,
     // never on an older major (it fails to initialise).
-    if (cuda_major(static_cast<long>(api.cudart_version)) > cuda_major(driver_cuda_version))
+    api.too_new = cuda_major(static_cast<long>(api.cudart_version)) > cuda_major(driver_cuda_version);
+    if (api.too_new)
         api.error = api.path + " is cuBLASLt " + api.version_text() + ", too new for the driver's CUDA " +
                     cuda_version_text(driver_cuda_version);
     return api;
 }
 
 CublasLtApi CublasLtApi::load(int driver_cuda_version) {
-    return load_first_usable<CublasLtApi>(
-        cublaslt_search(), [&](const std::string& path) { return load_file(path, driver_cuda_version); },
+    bool too_new = false;
+    CublasLtApi api = load_first_usable<CublasLtApi>(
+        cublaslt_search(),
+        [&](const std::string& path) {
+            CublasLtApi one = load_file(path, driver_cuda_version);
+            too_new = too_new || one.too_new;
+            return one;
+        },
         "no usable libcublasLt");
+    api.found_too_new = !api.ok() && too_new;
+    return api;
 }
 
 CublasError::CublasError(std::string call, int code, std::string name)

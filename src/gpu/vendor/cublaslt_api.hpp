@@ -138,6 +138,8 @@ struct CublasLtApi {
     std::size_t cudart_version = 0;  // cublasLtGetCudartVersion: 12080 = CUDA 12.8
     std::string error;            // why no library is usable; empty when ok()
     std::vector<std::string> tried;  // "path: why it was not used", in search order
+    bool too_new = false;         // load_file: built for a newer CUDA than the driver runs
+    bool found_too_new = false;   // load: some library was found, but only ones too new
     SymbolResolution symbols;
 
     bool ok() const { return error.empty(); }

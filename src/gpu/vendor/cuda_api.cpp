@@ -1,6 +1,5 @@
 #include "gpu/vendor/cuda_api.hpp"
 
-#include "gpu/driver_probe.hpp"
 
 namespace gpuvet {
 

@@ -140,6 +140,9 @@ using cuGetErrorString_fn = CUresult (*)(CUresult, const char**);
 namespace gpuvet {
 
 // Function pointers of the loaded libcuda; optional ones are nullptr when the driver lacks them.
+// Names another library file to load instead (docs/testing.md): a test double, or /nonexistent.
+inline constexpr const char* kEnvLibCuda = "GPUVET_LIBCUDA";
+
 struct CudaApi {
     // Required: without these there is no inventory through CUDA.
     cu::cuInit_fn cuInit = nullptr;

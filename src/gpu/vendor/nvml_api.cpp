@@ -2,7 +2,6 @@
 
 #include <array>
 
-#include "gpu/driver_probe.hpp"
 
 namespace gpuvet {
 

@@ -254,6 +254,9 @@ using nvmlEventSetFree_fn = nvmlReturn_t (*)(nvmlEventSet_t);
 namespace gpuvet {
 
 // Function pointers of the loaded NVML; optional ones are nullptr when the driver lacks them.
+// Names another library file to load instead (docs/testing.md): a test double, or /nonexistent.
+inline constexpr const char* kEnvLibNvml = "GPUVET_LIBNVML";
+
 struct NvmlApi {
     nvml::nvmlInit_fn nvmlInit = nullptr;                       // nvmlInit_v2, else nvmlInit
     nvml::nvmlShutdown_fn nvmlShutdown = nullptr;

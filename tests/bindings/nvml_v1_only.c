@@ -1,13 +1,13 @@
-/* A stand-in libnvidia-ml exporting only old (v1) names and one device getter: proves that the
+/* A test double of libnvidia-ml exporting only old (v1) names and one device getter: proves that the
  * symbol table falls back to nvmlInit when nvmlInit_v2 is absent and that missing optional
- * symbols only make their facts absent. Built without nvmlShutdown (STUB_NO_SHUTDOWN) it proves
+ * symbols only make their facts absent. Built without nvmlShutdown (NO_SHUTDOWN) it proves
  * a missing required symbol makes the library unusable. */
 #include <string.h>
 
 static int fake_device;
 
 int nvmlInit(void) { return 0; }
-#ifndef STUB_NO_SHUTDOWN
+#ifndef NO_SHUTDOWN
 int nvmlShutdown(void) { return 0; }
 #endif
 int nvmlDeviceGetCount(unsigned int* n) { *n = 1; return 0; }
@@ -18,7 +18,7 @@ int nvmlDeviceGetHandleByIndex(unsigned int i, void** dev) {
 }
 int nvmlDeviceGetName(void* dev, char* name, unsigned int len) {
     (void)dev;
-    strncpy(name, "Stub GPU", len);
+    strncpy(name, "V1-only GPU", len);
     return 0;
 }
 /* Always lost: the collector must mark the GPU lost and stop calling it. */
