@@ -59,6 +59,10 @@ FieldSource json_fields(std::shared_ptr<const json> j) {
 
 // No hyper-parameter of a real model comes near this; larger values would only overflow the
 // arithmetic before the plausibility checks at the end of arch_from_fields run.
+// What to do about a config that cannot be read as a model.
+constexpr const char* kConfigAdvice =
+    "pass the model's config.json as published in its repository, or give a bare count with --params";
+
 constexpr std::int64_t kFieldLimit = std::int64_t(1) << 40;
 
 // Collects the names of required fields that are absent, so one error names them all.
@@ -69,8 +73,8 @@ struct Required {
     std::int64_t integer(std::initializer_list<std::string_view> names) {
         for (auto n : names)
             if (auto v = f.integer(n)) {
-                if (*v < 0) throw input_error(origin + ": field " + std::string(n) + " is negative");
-                if (*v > kFieldLimit) throw input_error(origin + ": field " + std::string(n) + " is implausibly large");
+                if (*v < 0) throw input_error(origin + ": field " + std::string(n) + " is negative", kConfigAdvice);
+                if (*v > kFieldLimit) throw input_error(origin + ": field " + std::string(n) + " is implausibly large", kConfigAdvice);
                 return *v;
             }
         missing.emplace_back(*names.begin());
@@ -81,7 +85,7 @@ struct Required {
 std::int64_t opt_int(const FieldSource& f, std::initializer_list<std::string_view> names, std::int64_t dflt) {
     for (auto n : names)
         if (auto v = f.integer(n)) {
-            if (*v > kFieldLimit) throw input_error("config field " + std::string(n) + " is implausibly large");
+            if (*v > kFieldLimit) throw input_error("config field " + std::string(n) + " is implausibly large", kConfigAdvice);
             return *v >= 0 ? *v : dflt;
         }
     return dflt;
@@ -130,7 +134,7 @@ ModelArch arch_from_fields(const FieldSource& f, const std::string& origin) {
     if (m.model_type == "fixed") {
         m.fixed_params = req.integer({"num_parameters"});
         if (!req.missing.empty() || m.fixed_params <= 0)
-            throw input_error(origin + ": a fixed model needs num_parameters > 0");
+            throw input_error(origin + ": a fixed model needs num_parameters > 0", kConfigAdvice);
         return m;
     }
     const std::string& t = m.model_type;
@@ -215,20 +219,22 @@ ModelArch arch_from_fields(const FieldSource& f, const std::string& origin) {
                           "add the field(s) from the model's config.json, or use --params for a bare count");
     }
     if (m.hidden == 0 || m.layers == 0 || m.heads == 0 || m.vocab == 0)
-        throw input_error(origin + ": hidden_size, num_hidden_layers, num_attention_heads and vocab_size must be > 0");
+        throw input_error(origin + ": hidden_size, num_hidden_layers, num_attention_heads and vocab_size must be > 0",
+                          kConfigAdvice);
     if (m.kv_heads == 0 || m.heads % m.kv_heads != 0)
         throw input_error(origin + ": num_key_value_heads (" + std::to_string(m.kv_heads) +
-                          ") must divide num_attention_heads (" + std::to_string(m.heads) + ")");
+                          ") must divide num_attention_heads (" + std::to_string(m.heads) + ")",
+                          kConfigAdvice);
     if (m.experts > 0 && m.experts_per_token > m.experts)
-        throw input_error(origin + ": num_experts_per_tok is larger than the number of experts");
+        throw input_error(origin + ": num_experts_per_tok is larger than the number of experts", kConfigAdvice);
     // Sizes beyond any real model would only overflow the arithmetic.
     const std::int64_t big = std::int64_t(1) << 24;
     for (auto v : {m.hidden, m.layers, m.heads, m.kv_heads, m.head_dim, m.intermediate, m.experts,
                    m.moe_intermediate, m.kv_lora_rank, m.q_lora_rank, m.qk_nope_head_dim,
                    m.qk_rope_head_dim, m.v_head_dim, m.shared_experts, m.shared_intermediate})
-        if (v > big) throw input_error(origin + ": a size field is implausibly large (> 16777216)");
+        if (v > big) throw input_error(origin + ": a size field is implausibly large (> 16777216)", kConfigAdvice);
     if (m.vocab > (std::int64_t(1) << 28) || m.max_positions > (std::int64_t(1) << 32))
-        throw input_error(origin + ": vocab_size or max_position_embeddings is implausibly large");
+        throw input_error(origin + ": vocab_size or max_position_embeddings is implausibly large", kConfigAdvice);
     // The parameter count, estimated in floating point, must stay far inside 64-bit integers.
     double experts = double(std::max<std::int64_t>(1, m.experts));
     double ffn = double(std::max(m.intermediate, m.moe_intermediate)) + double(m.shared_intermediate);
@@ -237,7 +243,8 @@ ModelArch arch_from_fields(const FieldSource& f, const std::string& origin) {
                       double(m.vocab) * double(m.hidden);
     if (estimate > 1e15)
         throw input_error(origin + ": the config describes an implausibly large model (~" +
-                          std::to_string(estimate / 1e12) + " trillion parameters)");
+                          std::to_string(estimate / 1e12) + " trillion parameters)",
+                          kConfigAdvice);
     return m;
 }
 
@@ -249,7 +256,7 @@ ModelArch parse_hf_config(std::string_view text, const std::string& origin) {
         throw input_error(origin + ": not valid JSON (" + e.what() + ")",
                           "pass the model's config.json as downloaded from its repository");
     }
-    if (!j.is_object()) throw input_error(origin + ": config.json must be a JSON object");
+    if (!j.is_object()) throw input_error(origin + ": config.json must be a JSON object", kConfigAdvice);
     ModelArch m = arch_from_fields(json_fields(std::make_shared<const json>(std::move(j))), origin);
     if (m.key.empty()) m.key = origin;
     if (m.name.empty()) m.name = origin;
