@@ -27,12 +27,21 @@ std::vector<CheckResult> HostStorageCheck::run(CheckContext& ctx) {
     }
     r.measurements.push_back(Measurement::number("test_bytes", "Test file size", double(s.file_bytes), "bytes"));
     r.measurements.push_back(Measurement::textual("io_engine", "I/O engine", s.engine + (s.direct ? ", O_DIRECT" : ", buffered")));
+    // The references describe the method actually used, and the fio command that repeats it.
+    const bool uring = s.engine == "io_uring";
+    const std::string mode = s.direct ? "O_DIRECT" : "buffered";
+    auto fio = [&](const std::string& pattern, const std::string& bs, int depth) {
+        std::string d = std::to_string(depth);
+        return "fio --rw=" + pattern + " --bs=" + bs + " --direct=" + (s.direct ? "1" : "0") +
+               (uring ? " --ioengine=io_uring --iodepth=" + d : " --ioengine=psync --numjobs=" + d + " --group_reporting");
+    };
     Reference seq;
-    seq.source = "1 MiB blocks, 8 in flight, O_DIRECT, write timed through fdatasync; compare: fio --direct=1 "
-                 "--bs=1M --iodepth=8 --ioengine=io_uring (held against the GPUs' needs in host.balance)";
+    seq.source = "1 MiB blocks, " + std::to_string(o.seq_depth) + " in flight through " + s.engine + ", " + mode +
+                 ", write timed through fdatasync; compare: " + fio("write|read", "1M", o.seq_depth) +
+                 " (held against the GPUs' needs in host.balance)";
     Reference rnd;
-    rnd.source = "4 KiB random reads, 32 in flight through io_uring, O_DIRECT; compare: fio --rw=randread "
-                 "--bs=4k --iodepth=32 --ioengine=io_uring";
+    rnd.source = "4 KiB random reads, " + std::to_string(o.rand_depth) + " in flight through " + s.engine + ", " +
+                 mode + "; compare: " + fio("randread", "4k", o.rand_depth);
     auto add = [&](const char* key, const char* label, const std::optional<double>& v, const char* unit,
                    const std::string& why, const Reference& ref) {
         if (v) r.measurements.push_back(Measurement::number(key, label, *v, unit).against(ref));

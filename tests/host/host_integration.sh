@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# host_integration.sh TEST GPUVET: one end-to-end host test. Loopback (127.0.0.1) only,
+# host_integration.sh TEST GPUVET DENY_SYSCALLS: one end-to-end host test. Loopback (127.0.0.1) only,
 # ephemeral ports, every background process ended by its own id.
 set -euo pipefail
 TEST=$1
 GPUVET=$2
+DENY=${3:-}
 WORK=$(mktemp -d)
 PIDS=()
 cleanup() {
@@ -100,6 +101,59 @@ storage_bad_input)
   fi
   rc=0; "$GPUVET" host storage --storage-bytes 12Q >/dev/null 2>&1 || rc=$?
   [ "$rc" = 2 ] || fail "bad size: expected exit 2, got $rc"
+  ;;
+storage_no_io_uring)
+  # A kernel without io_uring: threads doing pread/pwrite measure the same three figures.
+  mkdir "$WORK/d"
+  rc=0; timeout 40 "$DENY" --no-io-uring -- "$GPUVET" host storage --data-dir "$WORK/d" --storage-bytes 64M --quick \
+    --json >"$WORK/r.json" || rc=$?
+  [ "$rc" = 77 ] && exit 77
+  [ "$rc" = 0 ] || fail "storage exit $rc"
+  eng=$(json "$WORK/r.json" "next(m['text'] for m in d['checks'][0]['measurements'] if m['key']=='io_engine')")
+  [ "$eng" = "pread/pwrite threads, O_DIRECT" ] || fail "engine: $eng"
+  json "$WORK/r.json" "d['checks'][0]['details']" | grep -q "io_uring unavailable (Function not implemented)" ||
+    fail "no note on io_uring"
+  for k in seq_write_gbps seq_read_gbps rand_read_iops; do
+    v=$(measure "$WORK/r.json" host.storage $k); echo "$k $v"
+    python3 -c "import sys; sys.exit(0 if float('$v')>0 else 1)" 2>/dev/null || fail "$k missing: $v"
+  done
+  [ -z "$(ls -A "$WORK/d")" ] || fail "files left behind"
+  ;;
+storage_no_odirect)
+  # A filesystem that refuses O_DIRECT: buffered figures, a note, and a WARN rather than a PASS.
+  mkdir "$WORK/d"
+  rc=0; timeout 40 "$DENY" --no-odirect -- "$GPUVET" host storage --data-dir "$WORK/d" --storage-bytes 64M --quick \
+    --json >"$WORK/r.json" || rc=$?
+  [ "$rc" = 77 ] && exit 77
+  [ "$rc" = 0 ] || fail "storage exit $rc"
+  eng=$(json "$WORK/r.json" "next(m['text'] for m in d['checks'][0]['measurements'] if m['key']=='io_engine')")
+  [ "$eng" = "io_uring, buffered" ] || fail "engine: $eng"
+  json "$WORK/r.json" "d['checks'][0]['details']" | grep -q "does not support O_DIRECT" || fail "no O_DIRECT note"
+  json "$WORK/r.json" "d['checks'][0]['verdict']" | grep -qi warn || fail "buffered figures not flagged"
+  v=$(measure "$WORK/r.json" host.storage seq_read_gbps); echo "buffered read $v GB/s"
+  python3 -c "import sys; sys.exit(0 if float('$v')>0 else 1)" 2>/dev/null || fail "no read figure: $v"
+  [ -z "$(ls -A "$WORK/d")" ] || fail "files left behind"
+  ;;
+storage_readonly_full)
+  # A read-only and a nearly full filesystem, mounted in a private user and mount namespace so that
+  # even root meets them (root ignores a folder's permission bits, not a read-only mount).
+  unshare -rm true 2>/dev/null || { echo "no user namespaces here"; exit 77; }
+  mkdir "$WORK/ro" "$WORK/full"
+  unshare -rm bash -c '
+    set -e
+    mount --bind "$1/ro" "$1/ro" && mount -o remount,bind,ro "$1/ro"
+    mount -t tmpfs -o size=48m gpuvet-full "$1/full"
+    head -c 40M /dev/zero >"$1/full/filler"
+    "$2" host storage --data-dir "$1/ro" --json >"$1/ro.json" || true
+    "$2" host storage --data-dir "$1/full" --json >"$1/full.json" || true
+    ls -A "$1/full" >"$1/full.left"' _ "$WORK" "$GPUVET" || fail "could not set up the mounts"
+  json "$WORK/ro.json" "d['checks'][0]['verdict']" | grep -qi skip || fail "read-only path not skipped"
+  json "$WORK/ro.json" "d['checks'][0]['summary']" | grep -q "not writable (Read-only file system)" ||
+    fail "read-only: unclear message: $(json "$WORK/ro.json" "d['checks'][0]['summary']")"
+  json "$WORK/full.json" "d['checks'][0]['verdict']" | grep -qi skip || fail "full path not skipped"
+  json "$WORK/full.json" "d['checks'][0]['summary']" | grep -q "free on .*the test needs at least" ||
+    fail "full: unclear message: $(json "$WORK/full.json" "d['checks'][0]['summary']")"
+  [ "$(cat "$WORK/full.left")" = filler ] || fail "files left on the full path: $(cat "$WORK/full.left")"
   ;;
 check_flags)
   "$GPUVET" check --help | grep -q -- --data-dir || fail "check has no --data-dir"
