@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <set>
 #include <sstream>
 
 #include "core/context.hpp"
@@ -94,9 +95,9 @@ DimmFindings add_dimm_facts(CheckResult& r, const Fact<MemoryLayout>& layout,
                                     "the firmware does not state the size of every DIMM"));
     if (l.type) ms.push_back(Measurement::textual("memory_type", "Memory type", *l.type));
     else ms.push_back(Measurement::absent("memory_type", "Memory type", "", "the firmware does not state the memory type"));
-    ms.push_back(Measurement::maybe("memory_configured_mts", "Configured speed (slowest DIMM)", l.min_configured_mts,
+    ms.push_back(Measurement::maybe("memory_configured_mts", "Configured speed", l.min_configured_mts,
                                     "MT/s", "the firmware does not state the configured speed"));
-    ms.push_back(Measurement::maybe("memory_rated_mts", "Rated speed (slowest DIMM)", l.min_rated_mts, "MT/s",
+    ms.push_back(Measurement::maybe("memory_rated_mts", "Rated speed", l.min_rated_mts, "MT/s",
                                     "the firmware does not state the rated speed"));
     std::string vm_why = "virtual machine (" + virtualization.value_or("") +
                          "): its SMBIOS DIMMs are the hypervisor's, not the host's";
@@ -104,7 +105,7 @@ DimmFindings add_dimm_facts(CheckResult& r, const Fact<MemoryLayout>& layout,
         ms.push_back(Measurement::absent("memory_channels", "Memory channels", "count", vm_why));
         ms.push_back(Measurement::absent("memory_theoretical_gbps", "Theoretical bandwidth", "GB/s", vm_why));
     } else if (l.theoretical_gbps) {
-        ms.push_back(Measurement::number("memory_channels", "Memory channels (populated)", l.channels, "count"));
+        ms.push_back(Measurement::number("memory_channels", "Memory channels", l.channels, "count"));
         ms.push_back(Measurement::number("memory_theoretical_gbps", "Theoretical bandwidth", *l.theoretical_gbps, "GB/s"));
     } else {
         ms.push_back(Measurement::absent("memory_channels", "Memory channels", "count", l.theoretical_gbps.absent_reason));
@@ -123,7 +124,18 @@ DimmFindings add_dimm_facts(CheckResult& r, const Fact<MemoryLayout>& layout,
         return f;
     }
     if (l.theoretical_gbps) {
-        std::string how = std::to_string(l.channels) + " channels x configured MT/s x data width (SMBIOS type 17)";
+        // "16 channels x 3200 MT/s x 8 bytes" when the DIMMs agree; the general rule otherwise.
+        std::optional<std::uint32_t> max_mts;
+        std::set<int> widths;
+        for (auto& d : l.devices)
+            if (d.populated && d.configured_mts && d.data_width_bits)
+                max_mts = std::max(max_mts.value_or(0), *d.configured_mts), widths.insert(*d.data_width_bits);
+        std::string how = std::to_string(l.channels) + " channels x ";
+        if (max_mts == l.min_configured_mts && widths.size() == 1)
+            how += std::to_string(*max_mts) + " MT/s x " + format_number(*widths.begin() / 8.0) + " bytes";
+        else
+            how += "the channel's lowest configured MT/s x data width";
+        how += " (SMBIOS type 17)";
         if (l.rule == ChannelRule::Locators) {
             how += "; channels read from the DIMM locators, up to " + std::to_string(l.max_dimms_per_channel) +
                    " DIMM(s) per channel";

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <random>
 
+#include "core/context.hpp"
 #include "host/check_memory.hpp"
 #include "host/smbios.hpp"
 #include "smbios_builder.hpp"
@@ -272,4 +273,29 @@ TEST(Smbios, AbsentTableSaysWhy) {
     ASSERT_TRUE(t);
     EXPECT_FALSE(t->present());
     EXPECT_EQ(t->absent_reason, "no SMBIOS table (virtual machine?)");
+}
+
+TEST(Smbios, MemoryCheckHoldsStreamAgainstTheFixture) {
+    Report rep;
+    CheckContext ctx;
+    ctx.options.root = fixture("two_socket_128");
+    ctx.options.tier = Tier::Quick;
+    ctx.report = &rep;
+    rep.machine.memory_total_bytes = 1ull << 40;
+    rep.machine.virtualization = "none";
+    auto res = HostMemoryCheck().run(ctx);
+    ASSERT_EQ(res.size(), 1u);
+    const CheckResult& r = res[0];
+    auto* theo = find(r, "memory_theoretical_gbps");
+    ASSERT_TRUE(theo && theo->value);
+    EXPECT_NEAR(*theo->value, 409.6, 1e-9);
+    auto* triad = find(r, "triad_gbps");
+    ASSERT_TRUE(triad && triad->value && triad->reference);
+    EXPECT_NEAR(triad->reference->spec.value_or(0), 409.6, 1e-9);
+    EXPECT_NEAR(triad->reference->warn_below.value_or(0), 204.8, 1e-9);
+    EXPECT_FALSE(triad->reference->fail_below);  // never FAIL: the channel count is inferred
+    EXPECT_NE(triad->reference->source.find("16 channels x 3200 MT/s x 8 bytes"), std::string::npos);
+    EXPECT_FALSE(find(r, "copy_gbps")->reference->warn_below);
+    EXPECT_NE(r.summary.find("of the theoretical 409.6 GB/s"), std::string::npos) << r.summary;
+    EXPECT_NE(r.verdict, Verdict::Fail);
 }
