@@ -218,7 +218,13 @@ std::vector<CheckResult> HostMemoryCheck::run(CheckContext& ctx) {
     // Only triad is graded: copy and scale move fewer bytes per element than they count
     // when stores allocate in the cache, so their share of the theoretical rate is lower.
     Reference triad_ref = ref;
-    if (ref.spec) triad_ref.warn_below = *ref.spec * kStreamWarnFraction;
+    // A container limited to a few CPUs cannot load every channel: its triad says nothing
+    // about the DIMMs, so it is shown against the rate but not graded.
+    bool all_cpus = !m.cpu_threads || int(plan.thread_cpus.size()) >= *m.cpu_threads;
+    if (ref.spec && all_cpus) triad_ref.warn_below = *ref.spec * kStreamWarnFraction;
+    else if (ref.spec)
+        triad_ref.source += "; not graded: STREAM ran on " + std::to_string(plan.thread_cpus.size()) + " of " +
+                            std::to_string(*m.cpu_threads) + " CPUs (CPU limit), too few to load every channel";
     if (!s.verify_error.empty() && s.copy_gbps == 0) {
         for (auto& k : kernels) r.measurements.push_back(Measurement::absent(k[0], k[1], "GB/s", s.verify_error));
         r.verdict = Verdict::Skip;

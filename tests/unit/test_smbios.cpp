@@ -299,3 +299,21 @@ TEST(Smbios, MemoryCheckHoldsStreamAgainstTheFixture) {
     EXPECT_NE(r.summary.find("of the theoretical 409.6 GB/s"), std::string::npos) << r.summary;
     EXPECT_NE(r.verdict, Verdict::Fail);
 }
+
+TEST(Smbios, TriadNotGradedWhenStreamHadFewerCpusThanTheHost) {
+    Report rep;
+    CheckContext ctx;
+    ctx.options.root = fixture("two_socket_128");
+    ctx.options.tier = Tier::Quick;
+    ctx.report = &rep;
+    rep.machine.cpu_threads = 100000;  // more CPUs than this process can use
+    rep.machine.virtualization = "none";
+    auto res = HostMemoryCheck().run(ctx);
+    ASSERT_EQ(res.size(), 1u);
+    auto* triad = find(res[0], "triad_gbps");
+    ASSERT_TRUE(triad && triad->reference);
+    EXPECT_NEAR(triad->reference->spec.value_or(0), 409.6, 1e-9);
+    EXPECT_FALSE(triad->reference->warn_below);
+    EXPECT_NE(triad->reference->source.find("not graded"), std::string::npos);
+    EXPECT_NE(res[0].verdict, Verdict::Warn);  // the fixture's DIMMs are fine, the triad is not graded
+}
