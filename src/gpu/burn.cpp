@@ -335,7 +335,8 @@ std::string progress_line(const GpuBurnOutcome& o, double rate, std::uint64_t er
     std::string line(b, std::size_t(std::max(0, n)));
     if (s) {
         if (s->temperature_c) line += "  " + std::to_string(int(*s->temperature_c)) + " C";
-        if (s->memory_temperature_c) line += " (mem " + std::to_string(int(std::lround(*s->memory_temperature_c))) + " C)";
+        if (s->memory_temperature_c)
+            line += " (mem " + std::to_string(int(std::lround(*s->memory_temperature_c))) + " C)";
         if (s->power_w) line += "  " + std::to_string(int(std::lround(*s->power_w))) + " W";
         if (s->sm_clock_mhz) line += "  " + std::to_string(int(*s->sm_clock_mhz)) + " MHz";
         if (s->clock_reasons) {
