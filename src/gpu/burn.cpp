@@ -335,6 +335,8 @@ std::string progress_line(const GpuBurnOutcome& o, double rate, std::uint64_t er
     std::string line(b, std::size_t(std::max(0, n)));
     if (s) {
         if (s->temperature_c) line += "  " + std::to_string(int(*s->temperature_c)) + " C";
+        if (s->memory_temperature_c)
+            line += " (mem " + std::to_string(int(std::lround(*s->memory_temperature_c))) + " C)";
         if (s->power_w) line += "  " + std::to_string(int(std::lround(*s->power_w))) + " W";
         if (s->sm_clock_mhz) line += "  " + std::to_string(int(*s->sm_clock_mhz)) + " MHz";
         if (s->clock_reasons) {
@@ -411,6 +413,7 @@ std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt) {
             const GpuInfo& gi = *m.info;
             if (gi.name) L->out.name = *gi.name;
             if (gi.temperature_slowdown_c) L->out.slowdown_temp_c = *gi.temperature_slowdown_c;
+            if (gi.temperature_memory_max_c) L->out.memory_max_temp_c = *gi.temperature_memory_max_c;
             if (gi.power_default_limit_w) L->out.default_power_limit_w = *gi.power_default_limit_w;
         }
         if (ctx.report)

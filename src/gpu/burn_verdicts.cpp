@@ -104,6 +104,21 @@ std::optional<Finding> temperature_finding(const std::vector<TelemetrySample>& s
     return Finding{Verdict::Pass, fmt("peak %.0f °C", *peak) + fmt(", %.0f °C below the slowdown threshold", *slowdown_c - *peak)};
 }
 
+// The GPU's own memory threshold (nvml.h: "Memory Temperature at which the GPU will begin SW
+// slowdown"; nvidia-smi's "Memory Max Operating Temp") is the only limit used: no FAIL, since the
+// throttle itself shows up as a clock event reason.
+std::optional<Finding> memory_temperature_finding(const std::vector<TelemetrySample>& s,
+                                                  std::optional<double> memory_max_c) {
+    auto peak = max_of(s, [](const TelemetrySample& x) { return x.memory_temperature_c; });
+    if (!peak) return std::nullopt;
+    if (!memory_max_c) return Finding{Verdict::Pass, fmt("memory peak %.0f °C (memory threshold unknown)", *peak)};
+    if (*peak >= *memory_max_c - 5)
+        return Finding{Verdict::Warn, fmt("memory peak %.0f °C", *peak) +
+                                          fmt(", within 5 °C of the %.0f °C memory slowdown threshold", *memory_max_c)};
+    return Finding{Verdict::Pass, fmt("memory peak %.0f °C", *peak) +
+                                      fmt(", %.0f °C below the memory slowdown threshold", *memory_max_c - *peak)};
+}
+
 std::optional<Finding> power_limit_finding(const std::vector<TelemetrySample>& s,
                                            std::optional<double> default_limit_w) {
     auto lowest = min_of(s, [](const TelemetrySample& x) { return x.power_limit_w; });
@@ -225,6 +240,7 @@ std::vector<CheckResult> burn_verdicts(const BurnInput& in) {
         for (auto& x : throttle_findings(*samples)) f.push_back(x);
         if (peers[i]) f.push_back(*peers[i]);
         if (auto t = temperature_finding(*samples, g.slowdown_temp_c)) f.push_back(*t);
+        if (auto t = memory_temperature_finding(*samples, g.memory_max_temp_c)) f.push_back(*t);
         if (auto p = power_limit_finding(*samples, g.default_power_limit_w)) f.push_back(*p);
         if (auto d = throughput_drop_finding(g.batch_t_s, g.batch_tflops, g.throughput_unit)) f.push_back(*d);
 
@@ -250,6 +266,22 @@ std::vector<CheckResult> burn_verdicts(const BurnInput& in) {
             ref.source = "NVML slowdown threshold of this GPU";
             m.against(ref);
         }
+        if (auto peak = max_of(*samples, [](const TelemetrySample& x) { return x.memory_temperature_c; })) {
+            auto m = Measurement::number("memory_temp_max_c", "Peak memory temperature", *peak, "C").on_gpu(g.gpu);
+            if (g.memory_max_temp_c) {
+                Reference ref;
+                ref.warn_above = *g.memory_max_temp_c - 5;
+                ref.source = "NVML memory slowdown threshold of this GPU";
+                m.against(ref);
+            }
+            r.measurements.push_back(std::move(m));
+        } else {
+            std::string why = samples->empty() ? "no telemetry sample" : "not sampled";
+            if (tel)
+                for (const auto& [field, reason] : tel->absent)
+                    if (field == "memory_temperature_c") why = reason;
+            r.measurements.push_back(Measurement::absent("memory_temp_max_c", "Peak memory temperature", "C", why).on_gpu(g.gpu));
+        }
         add("power_peak_w", "Peak power", max_of(*samples, [](const TelemetrySample& x) { return x.power_w; }), "W");
         add("power_limit_min_w", "Lowest enforced power limit", min_of(*samples, [](const TelemetrySample& x) { return x.power_limit_w; }), "W");
         add("sm_clock_min_mhz", "Lowest SM clock", min_of(*samples, [](const TelemetrySample& x) { return x.sm_clock_mhz; }), "MHz");
@@ -272,9 +304,11 @@ std::vector<CheckResult> burn_verdicts(const BurnInput& in) {
             r.summary = "no batch of the load completed, so nothing was measured";
         } else {
             auto peak = max_of(*samples, [](const TelemetrySample& x) { return x.temperature_c; });
+            auto mpeak = max_of(*samples, [](const TelemetrySample& x) { return x.memory_temperature_c; });
             auto pw = max_of(*samples, [](const TelemetrySample& x) { return x.power_w; });
             r.summary = fmt("%.0f s", g.duration_s) + " at " + num(*avg) + " " + unit + " (" + g.load + ")" +
-                        (peak ? fmt(", peak %.0f °C", *peak) : "") + (pw ? fmt(", %.0f W", *pw) : "") +
+                        (peak ? fmt(", peak %.0f °C", *peak) : "") +
+                        (mpeak ? fmt(" (memory %.0f °C)", *mpeak) : "") + (pw ? fmt(", %.0f W", *pw) : "") +
                         ", no throttling, no errors";
         }
         if (in.interrupted) r.details.push_back(fmt("interrupted after %.0f s", g.duration_s) + fmt(" of the planned %.0f s", in.planned_s));

@@ -3,6 +3,7 @@
 // the numbers behind it. Rules (docs/checks.md, gpu.burn):
 //   HW slowdown, HW/SW thermal slowdown, power brake            -> FAIL (SW power cap alone: normal)
 //   peak temperature within 5 C of the slowdown threshold       -> WARN
+//   peak memory temperature within 5 C of the memory threshold  -> WARN (information when unknown)
 //   enforced power limit below the default                      -> WARN
 //   last window's throughput > 10% below the first window's     -> WARN
 //   > 10% below the median of identical peers (same SKU)        -> FAIL
@@ -29,6 +30,7 @@ struct GpuBurnOutcome {
     std::string name;                          // "NVIDIA H100 80GB HBM3"
     std::string sku;                           // peers are GPUs with the same non-empty SKU
     std::optional<double> slowdown_temp_c;     // NVML slowdown threshold
+    std::optional<double> memory_max_temp_c;   // NVML memory threshold (MEM_MAX: SW slowdown from there)
     std::optional<double> default_power_limit_w;
     std::string load;                          // "gemm bf16", "fma fp32", "memory", ...
     std::vector<double> batch_t_s;             // end time of each batch, seconds since start
@@ -54,6 +56,8 @@ struct BurnInput {
 std::vector<Finding> throttle_findings(const std::vector<TelemetrySample>& s);
 std::optional<Finding> temperature_finding(const std::vector<TelemetrySample>& s,
                                            std::optional<double> slowdown_c);
+std::optional<Finding> memory_temperature_finding(const std::vector<TelemetrySample>& s,
+                                                  std::optional<double> memory_max_c);
 std::optional<Finding> power_limit_finding(const std::vector<TelemetrySample>& s,
                                            std::optional<double> default_limit_w);
 // Window = min(60 s, run / 3): a short run compares its first and last thirds.

@@ -3,9 +3,11 @@
 #include "gpu/inventory.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 
+#include "gpu/memory_temperature.hpp"
 #include "gpu/vendor/cuda_api.hpp"
 #include "gpu/vendor/nvml_api.hpp"
 #include "host/sysfs.hpp"
@@ -433,7 +435,15 @@ void read_gpu(const NvmlApi& a, nvmlDevice_t dev, GpuInfo& g, const HostFs& fs) 
     threshold(g.temperature_slowdown_c, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN);
     threshold(g.temperature_shutdown_c, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN);
     threshold(g.temperature_memory_max_c, NVML_TEMPERATURE_THRESHOLD_MEM_MAX);
-    g.temperature_memory_c = Fact<int>::absent("memory temperature is only in NVML field values, not read yet");
+    if (g.lost) {
+        g.temperature_memory_c = Fact<int>::absent("GPU is lost");
+    } else {
+        auto mt = read_memory_temperature(a, r.dev);
+        if (mt.celsius) g.temperature_memory_c = Fact<int>(static_cast<int>(std::lround(*mt.celsius)));
+        else if (mt.rc > 0 && mt.rc != NVML_ERROR_NOT_SUPPORTED)  // a real failure: logged, lost noticed
+            g.temperature_memory_c = Fact<int>::absent(r.status("nvmlDeviceGetFieldValues", mt.rc));
+        else g.temperature_memory_c = Fact<int>::absent(mt.absent_reason);
+    }
     r.uint(g.fan_percent, "nvmlDeviceGetFanSpeed", a.nvmlDeviceGetFanSpeed);
     nvmlUtilization_t u{};
     why = r.call("nvmlDeviceGetUtilizationRates", a.nvmlDeviceGetUtilizationRates, &u);

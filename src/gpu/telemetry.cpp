@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "gpu/memory_temperature.hpp"
+
 namespace gpuvet {
 
 using namespace nvml;
@@ -12,11 +14,14 @@ namespace {
 constexpr std::uint64_t kCriticalXids[] = {48, 56, 57, 58, 62, 63, 64, 65, 68, 69,
                                            73, 74, 79, 80, 81, 92, 119, 120};
 
-void note_absent(GpuTelemetry& g, const std::string& field, const NvmlApi& api, int rc) {
+void note_absent(GpuTelemetry& g, const std::string& field, const std::string& why) {
     for (const auto& [f, _] : g.absent)
         if (f == field) return;
-    g.absent.emplace_back(field, rc < 0 ? "the driver's NVML lacks this call"
-                                        : nvml_absent_reason(rc) + " (" + api.error_name(rc) + ")");
+    g.absent.emplace_back(field, why);
+}
+void note_absent(GpuTelemetry& g, const std::string& field, const NvmlApi& api, int rc) {
+    note_absent(g, field, rc < 0 ? "the driver's NVML lacks this call"
+                                 : nvml_absent_reason(rc) + " (" + api.error_name(rc) + ")");
 }
 
 }  // namespace
@@ -30,8 +35,6 @@ TelemetrySampler::TelemetrySampler(const NvmlApi& api, std::vector<int> gpus, do
     : api_(api), indexes_(std::move(gpus)), hz_(std::clamp(hz, 1.0, 20.0)), t0_(t0) {
     data_.sample_hz = hz_;
     for (int i : indexes_) data_.gpus.push_back(GpuTelemetry{i, {}, {}, false});
-    data_.memory_temperature_absent_reason =
-        "memory temperature is only in NVML field values, which gpuvet does not read yet";
 }
 
 TelemetrySampler::~TelemetrySampler() { stop(); }
@@ -114,6 +117,13 @@ void TelemetrySampler::sample_once() {
         unsigned u = 0;
         unsigned long long ull = 0;
         if (read("temperature_c", api_.nvmlDeviceGetTemperature, NVML_TEMPERATURE_GPU, &u)) s.temperature_c = u;
+        std::string mem_temp_absent;
+        if (dev) {
+            auto mt = read_memory_temperature(api_, dev);
+            if (mt.celsius) s.memory_temperature_c = mt.celsius;
+            else mem_temp_absent = mt.absent_reason;
+            if (mt.rc == NVML_ERROR_GPU_IS_LOST) lost = true;
+        }
         if (read("power_w", api_.nvmlDeviceGetPowerUsage, &u)) s.power_w = u * 1e-3;
         if (read("power_limit_w", api_.nvmlDeviceGetEnforcedPowerLimit, &u)) s.power_limit_w = u * 1e-3;
         if (read("sm_clock_mhz", api_.nvmlDeviceGetClockInfo, NVML_CLOCK_SM, &u)) s.sm_clock_mhz = u;
@@ -134,6 +144,7 @@ void TelemetrySampler::sample_once() {
         std::lock_guard<std::mutex> lk(mu_);
         GpuTelemetry& g = data_.gpus[k];
         for (const auto& [f, rc] : failures) note_absent(g, f, api_, rc);
+        if (!mem_temp_absent.empty()) note_absent(g, "memory_temperature_c", mem_temp_absent);
         if (lost) {
             g.lost = true;
             devs_[k] = nullptr;  // stop asking a GPU that fell off the bus
@@ -199,6 +210,7 @@ std::vector<TimeSeries> to_time_series(const TelemetryData& d) {
             if (!ts.values.empty()) out.push_back(std::move(ts));
         };
         add("temperature_c", "C", [](const TelemetrySample& s) { return s.temperature_c; });
+        add("memory_temperature_c", "C", [](const TelemetrySample& s) { return s.memory_temperature_c; });
         add("power_w", "W", [](const TelemetrySample& s) { return s.power_w; });
         add("power_limit_w", "W", [](const TelemetrySample& s) { return s.power_limit_w; });
         add("sm_clock_mhz", "MHz", [](const TelemetrySample& s) { return s.sm_clock_mhz; });

@@ -20,7 +20,7 @@ namespace gpuvet {
 // reason per field is kept in GpuTelemetry::absent.
 struct TelemetrySample {
     double t_s = 0;  // seconds since the sampler's t0
-    std::optional<double> temperature_c, power_w, power_limit_w, sm_clock_mhz, mem_clock_mhz,
+    std::optional<double> temperature_c, memory_temperature_c, power_w, power_limit_w, sm_clock_mhz, mem_clock_mhz,
         utilization_gpu_pct, utilization_mem_pct;
     std::optional<std::uint64_t> clock_reasons, ecc_uncorrected, ecc_corrected, pcie_replays;
 };
@@ -42,7 +42,6 @@ struct TelemetryData {
     std::vector<GpuTelemetry> gpus;
     std::vector<XidEvent> xids;
     std::string xid_absent_reason;  // set when Xid events could not be watched
-    std::string memory_temperature_absent_reason;
     double sample_hz = 1;
 };
 
@@ -82,7 +81,7 @@ private:
     std::thread sampler_, events_;
 };
 
-// The report's series: per GPU "temperature_c", "power_w", "power_limit_w", "sm_clock_mhz",
+// The report's series: per GPU "temperature_c", "memory_temperature_c", "power_w", "power_limit_w", "sm_clock_mhz",
 // "mem_clock_mhz", "utilization_gpu_pct", "utilization_mem_pct", "clock_reasons_mask",
 // "ecc_uncorrected_count", "ecc_corrected_count", "pcie_replay_count"; plus "xid" (value = Xid).
 std::vector<TimeSeries> to_time_series(const TelemetryData& d);

@@ -32,6 +32,9 @@ ABI_MAP(n::nvmlProcessInfo_v1_t, ::nvmlProcessInfo_v1_t);
 ABI_MAP(n::nvmlProcessInfo_v2_t, ::nvmlProcessInfo_v2_t);
 ABI_MAP(n::nvmlUtilization_t, ::nvmlUtilization_t);
 ABI_MAP(n::nvmlEventData_t, ::nvmlEventData_t);
+ABI_ENUM(n::nvmlValueType_t, ::nvmlValueType_t);
+ABI_MAP(n::nvmlValue_t, ::nvmlValue_t);
+ABI_MAP(n::nvmlFieldValue_t, ::nvmlFieldValue_t);
 }  // namespace abi
 
 namespace n = gpuvet::nvml;
@@ -78,6 +81,20 @@ ABI_SAME_OFFSET(n::nvmlEventData_t, ::nvmlEventData_t, eventType);
 ABI_SAME_OFFSET(n::nvmlEventData_t, ::nvmlEventData_t, eventData);
 ABI_SAME_OFFSET(n::nvmlEventData_t, ::nvmlEventData_t, gpuInstanceId);
 ABI_SAME_OFFSET(n::nvmlEventData_t, ::nvmlEventData_t, computeInstanceId);
+ABI_SAME_OFFSET(n::nvmlValue_t, ::nvmlValue_t, dVal);
+ABI_SAME_OFFSET(n::nvmlValue_t, ::nvmlValue_t, siVal);
+ABI_SAME_OFFSET(n::nvmlValue_t, ::nvmlValue_t, uiVal);
+ABI_SAME_OFFSET(n::nvmlValue_t, ::nvmlValue_t, ulVal);
+ABI_SAME_OFFSET(n::nvmlValue_t, ::nvmlValue_t, ullVal);
+ABI_SAME_OFFSET(n::nvmlValue_t, ::nvmlValue_t, sllVal);
+ABI_SAME_OFFSET(n::nvmlValue_t, ::nvmlValue_t, usVal);
+ABI_SAME_OFFSET(n::nvmlFieldValue_t, ::nvmlFieldValue_t, fieldId);
+ABI_SAME_OFFSET(n::nvmlFieldValue_t, ::nvmlFieldValue_t, scopeId);
+ABI_SAME_OFFSET(n::nvmlFieldValue_t, ::nvmlFieldValue_t, timestamp);
+ABI_SAME_OFFSET(n::nvmlFieldValue_t, ::nvmlFieldValue_t, latencyUsec);
+ABI_SAME_OFFSET(n::nvmlFieldValue_t, ::nvmlFieldValue_t, valueType);
+ABI_SAME_OFFSET(n::nvmlFieldValue_t, ::nvmlFieldValue_t, nvmlReturn);
+ABI_SAME_OFFSET(n::nvmlFieldValue_t, ::nvmlFieldValue_t, value);
 // The process list calls of this header take the 4-field struct (see REFERENCES.md on R535).
 static_assert(std::is_same_v<::nvmlProcessInfo_t, ::nvmlProcessInfo_v2_t>);
 
@@ -146,6 +163,7 @@ ABI_SAME_FN(n::nvmlDeviceGetCpuAffinity_fn, nvmlDeviceGetCpuAffinity);
 ABI_SAME_FN(n::nvmlDeviceGetTopologyCommonAncestor_fn, nvmlDeviceGetTopologyCommonAncestor);
 ABI_SAME_FN(n::nvmlDeviceGetArchitecture_fn, nvmlDeviceGetArchitecture);
 ABI_SAME_FN(n::nvmlDeviceGetCudaComputeCapability_fn, nvmlDeviceGetCudaComputeCapability);
+ABI_SAME_FN(n::nvmlDeviceGetFieldValues_fn, nvmlDeviceGetFieldValues);
 ABI_SAME_FN(n::nvmlEventSetCreate_fn, nvmlEventSetCreate);
 ABI_SAME_FN(n::nvmlDeviceRegisterEvents_fn, nvmlDeviceRegisterEvents);
 ABI_SAME_FN(n::nvmlEventSetWait_fn, nvmlEventSetWait_v2);
@@ -224,6 +242,14 @@ ABI_SAME_VALUE(n::NVML_TOPOLOGY_MULTIPLE, ::NVML_TOPOLOGY_MULTIPLE);
 ABI_SAME_VALUE(n::NVML_TOPOLOGY_HOSTBRIDGE, ::NVML_TOPOLOGY_HOSTBRIDGE);
 ABI_SAME_VALUE(n::NVML_TOPOLOGY_NODE, ::NVML_TOPOLOGY_NODE);
 ABI_SAME_VALUE(n::NVML_TOPOLOGY_SYSTEM, ::NVML_TOPOLOGY_SYSTEM);
+ABI_SAME_VALUE(n::NVML_VALUE_TYPE_DOUBLE, ::NVML_VALUE_TYPE_DOUBLE);
+ABI_SAME_VALUE(n::NVML_VALUE_TYPE_UNSIGNED_INT, ::NVML_VALUE_TYPE_UNSIGNED_INT);
+ABI_SAME_VALUE(n::NVML_VALUE_TYPE_UNSIGNED_LONG, ::NVML_VALUE_TYPE_UNSIGNED_LONG);
+ABI_SAME_VALUE(n::NVML_VALUE_TYPE_UNSIGNED_LONG_LONG, ::NVML_VALUE_TYPE_UNSIGNED_LONG_LONG);
+ABI_SAME_VALUE(n::NVML_VALUE_TYPE_SIGNED_LONG_LONG, ::NVML_VALUE_TYPE_SIGNED_LONG_LONG);
+ABI_SAME_VALUE(n::NVML_VALUE_TYPE_SIGNED_INT, ::NVML_VALUE_TYPE_SIGNED_INT);
+ABI_SAME_VALUE(n::NVML_VALUE_TYPE_UNSIGNED_SHORT, ::NVML_VALUE_TYPE_UNSIGNED_SHORT);
+ABI_SAME_VALUE(n::NVML_VALUE_TYPE_COUNT, ::NVML_VALUE_TYPE_COUNT);
 
 // Constants nvml.h spells as macros.
 ABI_SAME_VALUE(n::kPciBusIdBufferSize, NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE);
@@ -245,6 +271,7 @@ ABI_SAME_VALUE(n::kDeviceArchAda, NVML_DEVICE_ARCH_ADA);
 ABI_SAME_VALUE(n::kDeviceArchHopper, NVML_DEVICE_ARCH_HOPPER);
 ABI_SAME_VALUE(n::kDeviceArchBlackwell, NVML_DEVICE_ARCH_BLACKWELL);
 ABI_SAME_VALUE(n::kDeviceArchUnknown, NVML_DEVICE_ARCH_UNKNOWN);
+ABI_SAME_VALUE(n::kFiDevMemoryTemp, NVML_FI_DEV_MEMORY_TEMP);
 ABI_SAME_VALUE(n::kClocksEventReasonGpuIdle, nvmlClocksEventReasonGpuIdle);
 ABI_SAME_VALUE(n::kClocksEventReasonApplicationsClocksSetting, nvmlClocksEventReasonApplicationsClocksSetting);
 ABI_SAME_VALUE(n::kClocksEventReasonSwPowerCap, nvmlClocksEventReasonSwPowerCap);

@@ -60,8 +60,15 @@ def test_clean_run_passes_on_cublaslt():
         # The fake cuBLASLt charges 790 TFLOPS for BF16: the event-timed rate equals it.
         assert abs(measurement(g, "throughput_tflops")["value"] - 790) < 1, measurement(g, "throughput_tflops")
         assert measurement(g, "results_checked_count")["value"] > 0
+        # HBM at 71 C, 78 C from 20 s of scenario time (2 s of this 6 s run): the peak is the later one,
+        # held against the GPU's own 95 C memory threshold.
+        mt = measurement(g, "memory_temp_max_c")
+        assert mt["value"] == 78 and mt["unit"] == "C", mt
+        assert mt["reference"]["warn_above"] == 90, mt
+        assert "(memory 78 °C)" in g["summary"], g["summary"]
     assert code == 0, err
     keys = {(s["key"], s.get("gpu")) for s in doc["series"]}
+    assert ("burn.memory_temperature_c", 1) in keys, keys
     assert ("burn.temperature_c", 0) in keys and ("burn.throughput_tflops", 1) in keys, keys
     tput = [s for s in doc["series"] if s["key"] == "burn.throughput_tflops" and s.get("gpu") == 0][0]
     # 1 Hz aggregation: a 6 s run keeps about 5-6 points.
@@ -95,6 +102,19 @@ def test_memory_and_mixed_loads_pass():
         keys = {s["key"] for s in doc["series"]}
         assert "burn.memory_gbps" in keys or "burn.throughput_gbps" in keys, (load, keys)
         assert code == 0, (load, err)
+
+
+def test_hot_memory_warns_and_unsupported_memory_temperature_is_absent():
+    code, doc, r, err = burn("burn_hot_memory.toml", "--duration", "3s")
+    g0, g1 = r[0], r[1]
+    assert g0["verdict"] == "WARN", details(g0)
+    assert "memory peak 92 °C, within 5 °C of the 95 °C memory slowdown threshold" in g0["summary"], g0["summary"]
+    assert measurement(g0, "memory_temp_max_c")["value"] == 92
+    assert g1["verdict"] == "PASS", details(g1)
+    mt = measurement(g1, "memory_temp_max_c")
+    assert mt["value"] is None, mt
+    assert mt["absent_reason"] == "this GPU does not report memory temperature (GDDR cards usually do not)", mt
+    assert code == 0, err  # a WARN alone does not fail the run
 
 
 def test_throttling_after_30s_fails_that_gpu():

@@ -21,6 +21,9 @@ def test_healthy_box_values():
     assert fact(g, "clock_sm_max_mhz") == 1980
     assert fact(g, "temperature_c") == 34
     assert fact(g, "temperature_slowdown_c") == 89
+    # Memory temperature comes from the NVML_FI_DEV_MEMORY_TEMP field value (scenario default 38).
+    assert fact(g, "temperature_memory_c") == 38, g["temperature_memory_c"]
+    assert fact(g, "temperature_memory_max_c") == 95
     assert fact(g, "compute_mode") == "Default"
     assert fact(g, "persistence_mode") is True
     assert fact(g, "mig_enabled") is False
@@ -41,6 +44,19 @@ def test_old_driver_makes_only_new_facts_absent():
     assert fact(g, "name")  # the basics are still there
     rows = g["remapped_rows_correctable"]
     assert rows["value"] is None and "nvmlDeviceGetRemappedRows" in rows["absent_reason"], rows
+    mt = g["temperature_memory_c"]
+    assert mt["value"] is None and mt["absent_reason"] == "driver lacks nvmlDeviceGetFieldValues", mt
+
+
+def test_memory_temperature_from_the_scenario_or_why_not():
+    code, doc, err = run_json("inventory", env=fake_env("burn_hot_memory"))
+    assert code == 0, err
+    g0, g1 = doc["gpus"][0], doc["gpus"][1]
+    assert fact(g0, "temperature_memory_c") == 92, g0["temperature_memory_c"]
+    mt = g1["temperature_memory_c"]
+    assert mt["value"] is None, mt
+    assert mt["absent_reason"] == "this GPU does not report memory temperature (GDDR cards usually do not)", mt
+    assert not g1.get("errors"), g1.get("errors")  # unsupported is not an error
 
 
 def test_gpu_lost_mid_inventory_is_marked_and_others_continue():

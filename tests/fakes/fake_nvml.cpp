@@ -659,6 +659,31 @@ nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t h, nvmlTemperatureTh
     }
     return NVML_SUCCESS;
 }
+#ifndef FAKE_OLD_DRIVER
+// Field values: each entry gets its own status; the call fails only for a bad device or array.
+// Only the memory temperature is served; any other field id is NOT_SUPPORTED in its entry.
+nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t h, int count, nvmlFieldValue_t* values) {
+    DEVICE(h);
+    NEED(values && count >= 0);
+    const long long now_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                                 std::chrono::system_clock::now().time_since_epoch()).count();
+    for (int i = 0; i < count; ++i) {
+        nvmlFieldValue_t& v = values[i];
+        v.timestamp = now_us;
+        v.latencyUsec = 0;
+        std::memset(&v.value, 0, sizeof v.value);
+        if (v.fieldId == NVML_FI_DEV_MEMORY_TEMP && g.memory_temperature_supported) {
+            v.valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+            v.value.uiVal = g.memory_temperature_c;
+            v.nvmlReturn = NVML_SUCCESS;
+        } else {
+            v.valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+            v.nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+        }
+    }
+    return NVML_SUCCESS;
+}
+#endif
 nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t h, unsigned int* speed) {
     DEVICE(h);
     NEED(speed);

@@ -156,6 +156,8 @@ const std::map<std::string, Setter>& setters() {
         m["temp_slowdown_c"] = field(&Gpu::temp_slowdown_c);
         m["temp_gpu_max_c"] = field(&Gpu::temp_gpu_max_c);
         m["temp_mem_max_c"] = field(&Gpu::temp_mem_max_c);
+        m["memory_temperature_c"] = field(&Gpu::memory_temperature_c);
+        m["memory_temperature_supported"] = field(&Gpu::memory_temperature_supported);
         m["fan_speed_percent"] = [](Gpu& g, const toml::node& n, const std::string& w) {
             g.fan_speed_percent = need<unsigned>(n, w);
         };

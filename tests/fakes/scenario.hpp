@@ -92,6 +92,10 @@ struct Gpu {
     // thermal
     unsigned temperature_c = 34, temp_shutdown_c = 92, temp_slowdown_c = 89, temp_gpu_max_c = 87,
              temp_mem_max_c = 95;
+    // memory (HBM) temperature, served as the NVML_FI_DEV_MEMORY_TEMP field value; false: the
+    // entry returns NOT_SUPPORTED, as on GDDR boards
+    unsigned memory_temperature_c = 38;
+    bool memory_temperature_supported = true;
     std::optional<unsigned> fan_speed_percent;  // SXM boards have no fan: NOT_SUPPORTED
     unsigned utilization_gpu_percent = 0, utilization_memory_percent = 0;
     std::vector<Process> processes;

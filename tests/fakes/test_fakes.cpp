@@ -237,7 +237,8 @@ TEST(FakeDrivers, OldDriverLacksNewerSymbols) {
     Lib nv_new(FAKE_NVML), nv_old(FAKE_NVML_OLD), cu_new(FAKE_CUDA), cu_old(FAKE_CUDA_OLD);
     for (const char* s : {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetMemoryInfo_v2",
                           "nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetGpuMaxPcieLinkGeneration",
-                          "nvmlDeviceGetRemappedRows", "nvmlDeviceGetPciInfoExt", "nvmlDeviceGetMigMode"}) {
+                          "nvmlDeviceGetRemappedRows", "nvmlDeviceGetPciInfoExt", "nvmlDeviceGetMigMode",
+                          "nvmlDeviceGetFieldValues"}) {
         EXPECT_NE(nv_new.raw(s), nullptr) << s;
         EXPECT_EQ(nv_old.raw(s), nullptr) << s;
     }
@@ -294,6 +295,26 @@ TEST(FakeNvml, GpuLostMidInventory) {
     EXPECT_EQ(ev.device, d4);
     EXPECT_EQ(SYM(n.lib, nvmlEventSetWait_v2)(set, &ev, 0), NVML_ERROR_TIMEOUT);
     EXPECT_EQ(SYM(n.lib, nvmlEventSetFree)(set), NVML_SUCCESS);
+}
+
+TEST(FakeNvml, FieldValuesHavePerEntryStatus) {
+    Nvml n(scenario("burn_hot_memory"));
+    ASSERT_EQ(SYM(n.lib, nvmlInit_v2)(), NVML_SUCCESS);
+    nvmlFieldValue_t v[2]{};
+    v[0].fieldId = NVML_FI_DEV_MEMORY_TEMP;
+    v[1].fieldId = NVML_FI_DEV_POWER_INSTANT;  // not served by the fake
+    ASSERT_EQ(SYM(n.lib, nvmlDeviceGetFieldValues)(n.dev(0), 2, v), NVML_SUCCESS);
+    EXPECT_EQ(v[0].nvmlReturn, NVML_SUCCESS);
+    EXPECT_EQ(v[0].valueType, NVML_VALUE_TYPE_UNSIGNED_INT);
+    EXPECT_EQ(v[0].value.uiVal, 92u);
+    EXPECT_GT(v[0].timestamp, 0);
+    EXPECT_EQ(v[1].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+    // GPU 1 is a board without a memory sensor: the call succeeds, the entry does not.
+    nvmlFieldValue_t w{};
+    w.fieldId = NVML_FI_DEV_MEMORY_TEMP;
+    ASSERT_EQ(SYM(n.lib, nvmlDeviceGetFieldValues)(n.dev(1), 1, &w), NVML_SUCCESS);
+    EXPECT_EQ(w.nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+    EXPECT_EQ(SYM(n.lib, nvmlDeviceGetFieldValues)(n.dev(0), 1, nullptr), NVML_ERROR_INVALID_ARGUMENT);
 }
 
 TEST(FakeNvml, ThrottlingReasons) {

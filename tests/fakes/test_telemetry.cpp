@@ -41,6 +41,17 @@ TEST(Telemetry, SamplesTimedChangesAndXids) {
         EXPECT_EQ(*g.samples.front().power_limit_w, 700);
     }
     const auto& g1 = d.gpus[1].samples;
+    // Memory temperature rises with the timed change on GPU 1; GPU 0 does not report it.
+    ASSERT_TRUE(g1.front().memory_temperature_c);
+    EXPECT_EQ(*g1.front().memory_temperature_c, 70);
+    EXPECT_EQ(*g1.back().memory_temperature_c, 84);
+    EXPECT_FALSE(d.gpus[0].samples.front().memory_temperature_c);
+    bool why = false;
+    for (const auto& [field, reason] : d.gpus[0].absent)
+        why |= field == "memory_temperature_c" &&
+               reason == "this GPU does not report memory temperature (GDDR cards usually do not)";
+    EXPECT_TRUE(why);
+    EXPECT_EQ(memory_temperature_finding(g1, 95)->text, "memory peak 84 °C, 11 °C below the memory slowdown threshold");
     EXPECT_EQ(*g1.front().clock_reasons, 0u);
     EXPECT_EQ(*g1.back().clock_reasons, 0x8u);
     EXPECT_EQ(*g1.back().sm_clock_mhz, 1200);
@@ -53,12 +64,15 @@ TEST(Telemetry, SamplesTimedChangesAndXids) {
 
     // The series carry units in their keys and the verdict rules see the same numbers.
     auto series = to_time_series(d);
-    bool temp = false, xid = false;
+    bool temp = false, mem_temp = false, xid = false;
     for (const auto& ts : series) {
         temp |= ts.key == "temperature_c" && ts.unit == "C" && ts.gpu == 1;
+        mem_temp |= ts.key == "memory_temperature_c" && ts.unit == "C" && ts.gpu == 1;
+        EXPECT_FALSE(ts.key == "memory_temperature_c" && ts.gpu == 0);
         xid |= ts.key == "xid" && ts.gpu == 0 && ts.values == std::vector<double>{79};
     }
     EXPECT_TRUE(temp);
+    EXPECT_TRUE(mem_temp);
     EXPECT_TRUE(xid);
     auto f = throttle_findings(g1);
     ASSERT_FALSE(f.empty());

@@ -101,6 +101,44 @@ TEST(BurnTemperature, WarnWithinFiveDegreesOfSlowdown) {
     EXPECT_FALSE(temperature_finding(series(3, [](int, TelemetrySample& x) { x.temperature_c.reset(); }), 89));
 }
 
+TEST(BurnMemoryTemperature, WarnWithinFiveDegreesOfTheMemoryThresholdNeverFail) {
+    auto hot = series(10, [](int i, TelemetrySample& x) { x.memory_temperature_c = i == 5 ? 97 : 80; });
+    auto f = memory_temperature_finding(hot, 95);
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->verdict, Verdict::Warn);  // even above the threshold: the throttle reasons decide a FAIL
+    EXPECT_NE(f->text.find("memory peak 97 °C"), std::string::npos) << f->text;
+    EXPECT_NE(f->text.find("95 °C memory slowdown threshold"), std::string::npos) << f->text;
+    auto ok = series(10, [](int, TelemetrySample& x) { x.memory_temperature_c = 89; });
+    EXPECT_EQ(memory_temperature_finding(ok, 95)->verdict, Verdict::Pass);
+    EXPECT_EQ(memory_temperature_finding(ok, std::nullopt)->verdict, Verdict::Pass);
+    EXPECT_FALSE(memory_temperature_finding(clean(3), 95));  // not sampled: no finding
+}
+
+TEST(BurnMemoryTemperature, PeakIsAMeasurementOrAbsentWithTheSamplersReason) {
+    auto in = input({outcome(0, 50), outcome(1, 50)});
+    in.gpus[0].memory_max_temp_c = 95;
+    in.telemetry.gpus[0].samples = series(10, [](int i, TelemetrySample& x) { x.memory_temperature_c = 70 + i; });
+    in.telemetry.gpus[1].absent.emplace_back("memory_temperature_c", "driver lacks nvmlDeviceGetFieldValues");
+    auto r = burn_verdicts(in);
+    auto find = [](const CheckResult& c) {
+        for (const auto& m : c.measurements)
+            if (m.key == "memory_temp_max_c") return m;
+        ADD_FAILURE() << "no memory_temp_max_c";
+        return Measurement{};
+    };
+    auto m0 = find(r[0]);
+    ASSERT_TRUE(m0.value);
+    EXPECT_EQ(*m0.value, 79);
+    EXPECT_EQ(m0.unit, "C");
+    ASSERT_TRUE(m0.reference);
+    EXPECT_EQ(*m0.reference->warn_above, 90);
+    EXPECT_FALSE(m0.reference->fail_above);
+    EXPECT_NE(r[0].summary.find("(memory 79 °C)"), std::string::npos) << r[0].summary;
+    auto m1 = find(r[1]);
+    EXPECT_FALSE(m1.value);
+    EXPECT_EQ(m1.absent_reason, "driver lacks nvmlDeviceGetFieldValues");
+}
+
 TEST(BurnPowerLimit, BelowDefaultWarns) {
     auto capped = series(10, [](int, TelemetrySample& x) { x.power_limit_w = 500; });
     auto f = power_limit_finding(capped, 700);

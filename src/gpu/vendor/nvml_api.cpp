@@ -76,6 +76,7 @@ const SymbolEntry<NvmlApi> kTable[] = {
     {{"nvmlDeviceGetTopologyCommonAncestor"}, O, set<&A::nvmlDeviceGetTopologyCommonAncestor>},
     {{"nvmlDeviceGetArchitecture"}, O, set<&A::nvmlDeviceGetArchitecture>},
     {{"nvmlDeviceGetCudaComputeCapability"}, O, set<&A::nvmlDeviceGetCudaComputeCapability>},
+    {{"nvmlDeviceGetFieldValues"}, O, set<&A::nvmlDeviceGetFieldValues>},
     {{"nvmlEventSetCreate"}, O, set<&A::nvmlEventSetCreate>},
     {{"nvmlDeviceRegisterEvents"}, O, set<&A::nvmlDeviceRegisterEvents>},
     {{"nvmlEventSetWait_v2", "nvmlEventSetWait"}, O, set<&A::nvmlEventSetWait>},

@@ -101,6 +101,39 @@ enum nvmlGpuTopologyLevel_t {
 };
 using nvmlDeviceArchitecture_t = unsigned int;
 
+// Field values (nvmlDeviceGetFieldValues): each entry carries its own status and says which
+// member of the value union it filled.
+enum nvmlValueType_t {
+    NVML_VALUE_TYPE_DOUBLE = 0,
+    NVML_VALUE_TYPE_UNSIGNED_INT = 1,
+    NVML_VALUE_TYPE_UNSIGNED_LONG = 2,
+    NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3,
+    NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4,
+    NVML_VALUE_TYPE_SIGNED_INT = 5,
+    NVML_VALUE_TYPE_UNSIGNED_SHORT = 6,
+    NVML_VALUE_TYPE_COUNT
+};
+union nvmlValue_t {
+    double dVal;
+    int siVal;
+    unsigned int uiVal;
+    unsigned long ulVal;
+    unsigned long long ullVal;
+    signed long long sllVal;
+    unsigned short usVal;
+};
+struct nvmlFieldValue_t {
+    unsigned int fieldId;     // set by the caller
+    unsigned int scopeId;     // e.g. the NVLink for per-link fields; 0 otherwise
+    long long timestamp;      // microseconds since 1970
+    long long latencyUsec;
+    nvmlValueType_t valueType;
+    nvmlReturn_t nvmlReturn;  // this entry's status: value is undefined unless NVML_SUCCESS
+    nvmlValue_t value;
+};
+// Field ids (NVML_FI_* macros in nvml.h).
+inline constexpr unsigned kFiDevMemoryTemp = 82;  // memory (HBM) temperature, degrees C
+
 // Buffer sizes and architecture ids (macros in nvml.h).
 inline constexpr unsigned kPciBusIdBufferSize = 32;
 inline constexpr unsigned kPciBusIdBufferV2Size = 16;
@@ -244,6 +277,7 @@ using nvmlDeviceGetTopologyCommonAncestor_fn =
     nvmlReturn_t (*)(nvmlDevice_t, nvmlDevice_t, nvmlGpuTopologyLevel_t*);
 using nvmlDeviceGetArchitecture_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlDeviceArchitecture_t*);
 using nvmlDeviceGetCudaComputeCapability_fn = nvmlReturn_t (*)(nvmlDevice_t, int*, int*);
+using nvmlDeviceGetFieldValues_fn = nvmlReturn_t (*)(nvmlDevice_t, int, nvmlFieldValue_t*);
 using nvmlEventSetCreate_fn = nvmlReturn_t (*)(nvmlEventSet_t*);
 using nvmlDeviceRegisterEvents_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned long long, nvmlEventSet_t);
 using nvmlEventSetWait_fn = nvmlReturn_t (*)(nvmlEventSet_t, nvmlEventData_t*, unsigned int);
@@ -315,6 +349,7 @@ struct NvmlApi {
     nvml::nvmlDeviceGetTopologyCommonAncestor_fn nvmlDeviceGetTopologyCommonAncestor = nullptr;
     nvml::nvmlDeviceGetArchitecture_fn nvmlDeviceGetArchitecture = nullptr;
     nvml::nvmlDeviceGetCudaComputeCapability_fn nvmlDeviceGetCudaComputeCapability = nullptr;
+    nvml::nvmlDeviceGetFieldValues_fn nvmlDeviceGetFieldValues = nullptr;
     nvml::nvmlEventSetCreate_fn nvmlEventSetCreate = nullptr;
     nvml::nvmlDeviceRegisterEvents_fn nvmlDeviceRegisterEvents = nullptr;
     nvml::nvmlEventSetWait_fn nvmlEventSetWait = nullptr;  // _v2, else v1
