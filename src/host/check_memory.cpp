@@ -254,7 +254,11 @@ std::vector<CheckResult> HostMemoryCheck::run(CheckContext& ctx) {
         double pct = 100.0 * s.triad_gbps / *dimms.theoretical_gbps;
         r.summary.pop_back();
         r.summary += ", " + format_number(pct, 3) + "% of the theoretical " +
-                     format_number(*dimms.theoretical_gbps, 4) + " GB/s.";
+                     format_number(*dimms.theoretical_gbps, 4) + " GB/s";
+        if (!all_cpus)
+            r.summary += " (not graded: " + std::to_string(plan.thread_cpus.size()) + " of " +
+                         std::to_string(*m.cpu_threads) + " CPUs allowed)";
+        r.summary += ".";
         if (triad_ref.warn_below && s.triad_gbps < *triad_ref.warn_below) {
             r.verdict = Verdict::Warn;
             r.summary = "STREAM triad " + format_number(s.triad_gbps) + " GB/s is only " + format_number(pct, 3) +
