@@ -1,5 +1,7 @@
 #include "host/check_storage.hpp"
 
+#include <cctype>
+
 #include "core/context.hpp"
 #include "core/strings.hpp"
 #include "host/storage_bench.hpp"
@@ -22,6 +24,7 @@ std::vector<CheckResult> HostStorageCheck::run(CheckContext& ctx) {
     if (!s.skip_reason.empty()) {
         r.verdict = Verdict::Skip;
         r.summary = s.skip_reason + ".";
+        r.summary[0] = char(std::toupper(static_cast<unsigned char>(r.summary[0])));
         r.details = s.notes;
         return {r};
     }

@@ -299,7 +299,9 @@ StorageResult run_storage_bench(const StorageOptions& o) {
     w.seconds += since(t_sync);
     if (!w.error.empty()) {
         res.seq_absent = res.rand_absent = "writing the test file failed: " + w.error;
-        if (w.error.find("No space") != std::string::npos) res.skip_reason = "the data path filled up: " + w.error;
+        if (w.error.find("No space") != std::string::npos)
+            res.skip_reason = "the data path filled up while the test file was written (" + w.error +
+                              "): free space on it, or pass a smaller --storage-bytes";
         return res;
     }
     if (o.stop && o.stop->load()) {

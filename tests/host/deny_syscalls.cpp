@@ -1,9 +1,11 @@
-// deny_syscalls [--no-io-uring] [--no-odirect] -- COMMAND [ARGS...]
+// deny_syscalls [--no-io-uring] [--no-odirect] [--no-space] -- COMMAND [ARGS...]
 //
 // Runs COMMAND under a seccomp filter that makes a kernel feature fail the way it fails on a
 // machine without it, so that gpuvet's fallbacks run for real on a kernel that has everything:
 //   --no-io-uring  io_uring_setup fails with ENOSYS, as on a kernel built without io_uring;
-//   --no-odirect   openat with O_DIRECT fails with EINVAL, as on a filesystem without O_DIRECT.
+//   --no-odirect   openat with O_DIRECT fails with EINVAL, as on a filesystem without O_DIRECT;
+//   --no-space     pwrite64 fails with ENOSPC, as on a filesystem that fills up during the test
+//                  (gpuvet's own output goes through write(), which stays allowed).
 // glibc's open() is openat on every current architecture, so openat is the one call to filter.
 #include <fcntl.h>
 #include <linux/audit.h>
@@ -35,22 +37,23 @@ sock_filter jump(unsigned short code, unsigned k, unsigned char jt, unsigned cha
 }
 
 int usage() {
-    std::fprintf(stderr, "usage: deny_syscalls [--no-io-uring] [--no-odirect] -- COMMAND [ARGS...]\n");
+    std::fprintf(stderr, "usage: deny_syscalls [--no-io-uring] [--no-odirect] [--no-space] -- COMMAND [ARGS...]\n");
     return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    bool no_uring = false, no_direct = false;
+    bool no_uring = false, no_direct = false, no_space = false;
     int i = 1;
     for (; i < argc; ++i) {
         if (std::strcmp(argv[i], "--no-io-uring") == 0) no_uring = true;
         else if (std::strcmp(argv[i], "--no-odirect") == 0) no_direct = true;
+        else if (std::strcmp(argv[i], "--no-space") == 0) no_space = true;
         else if (std::strcmp(argv[i], "--") == 0) { ++i; break; }
         else return usage();
     }
-    if (i >= argc || (!no_uring && !no_direct)) return usage();
+    if (i >= argc || (!no_uring && !no_direct && !no_space)) return usage();
 
     const unsigned allow = SECCOMP_RET_ALLOW;
     std::vector<sock_filter> p;
@@ -61,6 +64,10 @@ int main(int argc, char** argv) {
     if (no_uring) {
         p.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1));
         p.push_back(stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS));
+    }
+    if (no_space) {
+        p.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, __NR_pwrite64, 0, 1));
+        p.push_back(stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSPC));
     }
     if (no_direct) {
         // flags is openat's third argument; O_DIRECT lives in its low 32 bits (little-endian).

@@ -92,8 +92,11 @@ storage_clean)
   ;;
 storage_bad_input)
   rc=0; "$GPUVET" host storage --data-dir "$WORK/missing" --json >"$WORK/r.json" 2>/dev/null || rc=$?
-  [ "$rc" = 3 ] || [ "$rc" = 2 ] || fail "missing dir: exit $rc"
-  json "$WORK/r.json" "d['checks'][0]['summary']" | grep -q "does not exist" || fail "missing dir: no clear message"
+  [ "$rc" = 2 ] || fail "missing dir: expected exit 2, got $rc"
+  json "$WORK/r.json" "d['fatal']['message']" | grep -q "does not exist" || fail "missing dir: no clear message"
+  rc=0; "$GPUVET" check --quick --data-dir /etc/hostname >/dev/null 2>"$WORK/err" || rc=$?
+  [ "$rc" = 2 ] || fail "data path is a file: expected exit 2, got $rc"
+  grep -q "is not a folder" "$WORK/err" || fail "data path is a file: no clear message: $(cat "$WORK/err")"
   if [ "$(id -u)" != 0 ]; then
     mkdir "$WORK/ro"; chmod 555 "$WORK/ro"
     "$GPUVET" host storage --data-dir "$WORK/ro" --json >"$WORK/ro.json" || true
@@ -132,6 +135,19 @@ storage_no_odirect)
   json "$WORK/r.json" "d['checks'][0]['verdict']" | grep -qi warn || fail "buffered figures not flagged"
   v=$(measure "$WORK/r.json" host.storage seq_read_gbps); echo "buffered read $v GB/s"
   python3 -c "import sys; sys.exit(0 if float('$v')>0 else 1)" 2>/dev/null || fail "no read figure: $v"
+  [ -z "$(ls -A "$WORK/d")" ] || fail "files left behind"
+  ;;
+storage_fills_up)
+  # The disk fills up while the test file is written (pwrite fails with ENOSPC, no io_uring):
+  # SKIP with the reason, and nothing left behind.
+  mkdir "$WORK/d"
+  rc=0; timeout 40 "$DENY" --no-io-uring --no-space -- "$GPUVET" host storage --data-dir "$WORK/d" \
+    --storage-bytes 64M --quick --json >"$WORK/r.json" || rc=$?
+  [ "$rc" = 77 ] && exit 77
+  [ "$rc" = 0 ] || fail "storage exit $rc"
+  json "$WORK/r.json" "d['checks'][0]['verdict']" | grep -qi skip || fail "full disk not skipped"
+  json "$WORK/r.json" "d['checks'][0]['summary']" | grep -q "The data path filled up while the test file was written (No space left on device): free space on it" ||
+    fail "unclear message: $(json "$WORK/r.json" "d['checks'][0]['summary']")"
   [ -z "$(ls -A "$WORK/d")" ] || fail "files left behind"
   ;;
 storage_readonly_full)
