@@ -14,6 +14,8 @@
 #include "inventory_fixtures.hpp"
 #include "order/order.hpp"
 
+#include "check_helpers.hpp"
+
 using namespace gpuvet;
 using namespace gpuvet::testing;
 
@@ -38,12 +40,6 @@ bool details_mention(const CheckResult& r, const std::string& word) {
     for (auto& d : r.details)
         if (d.find(word) != std::string::npos) return true;
     return r.summary.find(word) != std::string::npos;
-}
-
-const Measurement* find(const CheckResult& r, const std::string& key) {
-    for (auto& m : r.measurements)
-        if (m.key == key) return &m;
-    return nullptr;
 }
 
 std::vector<std::unique_ptr<Check>> inventory_checks() {

@@ -13,19 +13,11 @@
 #include "host/storage_bench.hpp"
 #include "host/stream.hpp"
 
+#include "check_helpers.hpp"
+
 using namespace gpuvet;
 
 namespace {
-
-std::filesystem::path fixture(const char* name) {
-    return std::filesystem::path(GPUVET_TEST_DIR) / "fixtures" / "hosts" / name;
-}
-
-const Measurement* find(const CheckResult& r, const std::string& key) {
-    for (auto& m : r.measurements)
-        if (m.key == key) return &m;
-    return nullptr;
-}
 
 }  // namespace
 

@@ -9,20 +9,12 @@
 #include "host/smbios.hpp"
 #include "smbios_builder.hpp"
 
+#include "check_helpers.hpp"
+
 using namespace gpuvet;
 using smbios_test::Dimm;
 
 namespace {
-
-std::filesystem::path fixture(const char* name) {
-    return std::filesystem::path(GPUVET_TEST_DIR) / "fixtures" / "hosts" / name;
-}
-
-const Measurement* find(const CheckResult& r, const std::string& key) {
-    for (auto& m : r.measurements)
-        if (m.key == key) return &m;
-    return nullptr;
-}
 
 MemoryLayout layout_of(const std::vector<Dimm>& dimms) {
     SmbiosMemory mem = parse_smbios_memory(smbios_test::table(dimms));
