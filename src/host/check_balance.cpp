@@ -4,6 +4,8 @@
 
 #include "core/context.hpp"
 #include "core/strings.hpp"
+#include "gpu/identify.hpp"
+#include "specs/gpu_spec.hpp"
 
 namespace gpuvet {
 
@@ -17,10 +19,17 @@ constexpr double kRamWarnRatio = 1.0, kRamAdviseRatio = 2.0;
 constexpr const char* kRamSource =
     "pinned staging buffers, dataset caches and checkpoints of the full model live in host RAM: at least the "
     "total GPU memory, 2x advised (DGX H100: 2 TB RAM for 640 GB of GPU memory, 3.2x)";
-constexpr double kStorageWarnPerGpu = 1.0;
+// Image training is the data-hungry common case: ResNet-50 reads ~0.3 GB/s per A100 (MLPerf-class
+// ~2,500 img/s x ~110 KB ImageNet JPEG), and a GPU with more tensor throughput reads proportionally
+// more. Video, audio and uncompressed data read several times more.
+constexpr double kStorageGbpsPerA100 = 0.3, kStorageRichFactor = 3;
+constexpr double kStorageWarnPerGpu = 1.0;  // when the GPUs' throughput is unknown
 constexpr const char* kStorageSource =
-    "image training reads ~0.3 GB/s per A100 (ResNet-50 at ~2,500 img/s x ~110 KB JPEG); video, audio and "
-    "uncompressed data read several times more: ~1-2 GB/s per GPU keeps the GPUs fed";
+    "image training reads ~0.3 GB/s per A100 of tensor throughput (ResNet-50 at ~2,500 img/s x ~110 KB JPEG), "
+    "scaled by each GPU's dense BF16 tensor TFLOPS / 312; video, audio and uncompressed data read ~3x more";
+constexpr const char* kStorageFlatSource =
+    "GPU throughput unknown, so a flat rule: ~1 GB/s per GPU keeps image training fed (ResNet-50 reads ~0.3 "
+    "GB/s per A100; video, audio and uncompressed data several times more)";
 constexpr const char* kNetSource =
     "multi-node training exchanges gradients over the network: DGX H100 pairs each GPU with a 400 Gbit/s NIC; "
     "for one node, 10 Gbit/s or more keeps dataset and checkpoint transfers short";
@@ -102,11 +111,34 @@ CheckResult balance_result(const BalanceInputs& in) {
                                                      in.ram_bytes ? "GPU memory sizes unknown" : "host RAM unknown"));
     }
 
-    if (in.storage_read_gbps) {
+    if (in.storage_read_gbps && in.a100_equivalents) {
+        // What these GPUs can consume: image training at their tensor throughput.
+        double need = kStorageGbpsPerA100 * *in.a100_equivalents;
+        Reference ref;
+        ref.warn_below = need / g;
+        ref.source = kStorageSource;
+        r.measurements.push_back(Measurement::number("storage_need_gbps", "Storage read needed",
+                                                     need, "GB/s"));
+        r.measurements.push_back(Measurement::number("storage_read_gbps_per_gpu", "Storage read per GPU",
+                                                     *in.storage_read_gbps / g, "GB/s").against(ref));
+        if (*in.storage_read_gbps < need) {
+            v = worst(v, Verdict::Warn);
+            r.details.push_back("the data disk reads " + format_number(*in.storage_read_gbps) + " GB/s; image training on "
+                                "these GPUs reads about " + format_number(need) +
+                                " GB/s: stage data on local NVMe or cache the dataset in RAM");
+        } else if (*in.storage_read_gbps < need * kStorageRichFactor) {
+            r.details.push_back("the data disk reads " + format_number(*in.storage_read_gbps) +
+                                " GB/s: enough for image training on these GPUs (about " + format_number(need) +
+                                " GB/s), tight for video, audio or uncompressed data (about " +
+                                format_number(need * kStorageRichFactor) + " GB/s)");
+        }
+    } else if (in.storage_read_gbps) {
         double per = *in.storage_read_gbps / g;
         Reference ref;
         ref.warn_below = kStorageWarnPerGpu;
-        ref.source = kStorageSource;
+        ref.source = kStorageFlatSource;
+        r.measurements.push_back(Measurement::absent("storage_need_gbps", "Storage read needed",
+                                                     "GB/s", in.a100_equivalents.absent_reason));
         r.measurements.push_back(Measurement::number("storage_read_gbps_per_gpu", "Storage read per GPU", per, "GB/s").against(ref));
         if (per < kStorageWarnPerGpu) {
             v = worst(v, Verdict::Warn);
@@ -142,6 +174,26 @@ std::optional<std::string> HostBalanceCheck::unmet_requirement(const CheckContex
     return std::nullopt;
 }
 
-std::vector<CheckResult> HostBalanceCheck::run(CheckContext& ctx) { return {balance_result(balance_inputs(*ctx.report))}; }
+Fact<double> a100_equivalents(const std::vector<const GpuSpec*>& specs) {
+    if (specs.empty()) return Fact<double>::absent("no GPUs");
+    double sum = 0;
+    for (const GpuSpec* s : specs) {
+        if (!s) return Fact<double>::absent("a GPU is not in the spec database, so its throughput is unknown");
+        auto tflops = s->bf16_tensor_tflops ? s->bf16_tensor_tflops : s->fp16_tensor_tflops;
+        if (!tflops) return Fact<double>::absent(s->name + " has no tensor TFLOPS in the spec database");
+        sum += *tflops / kA100DenseBf16Tflops;
+    }
+    return sum;
+}
+
+std::vector<CheckResult> HostBalanceCheck::run(CheckContext& ctx) {
+    BalanceInputs in = balance_inputs(*ctx.report);
+    if (ctx.inventory && ctx.specs && !ctx.inventory->gpus.empty()) {
+        std::vector<const GpuSpec*> specs;
+        for (const auto& g : ctx.inventory->gpus) specs.push_back(identify_gpu(g, *ctx.specs).spec);
+        in.a100_equivalents = a100_equivalents(specs);
+    }
+    return {balance_result(in)};
+}
 
 }  // namespace gpuvet

@@ -12,6 +12,7 @@
 #include "host/steal.hpp"
 #include "host/storage_bench.hpp"
 #include "host/stream.hpp"
+#include "specs/gpu_spec.hpp"
 
 #include "check_helpers.hpp"
 
@@ -198,10 +199,59 @@ TEST(HostBalance, RulesPerGpu) {
     EXPECT_FALSE(find(good, "network_gbitps_per_gpu")->present());
     EXPECT_FALSE(find(good, "cpus_per_gpu")->reference->source.empty());
 
+    // Without the GPUs' throughput the storage rule is flat, and says why.
+    EXPECT_FALSE(find(good, "storage_need_gbps")->present());
+    EXPECT_NE(find(good, "storage_read_gbps_per_gpu")->reference->source.find("unknown"), std::string::npos);
+
     Report rep;
     CheckContext ctx;
     ctx.report = &rep;
     EXPECT_TRUE(HostBalanceCheck().unmet_requirement(ctx));  // no GPUs: SKIP with reason
     rep.gpus.push_back(GpuSummary{});
     EXPECT_FALSE(HostBalanceCheck().unmet_requirement(ctx));
+}
+
+TEST(HostBalance, StorageNeedScalesWithTheGpus) {
+    GpuSpec h100, t4, a100, v100, unknown_figures;
+    h100.name = "H100 SXM5 80GB";
+    h100.bf16_tensor_tflops = 989.5;
+    a100.name = "A100 SXM4 80GB";
+    a100.bf16_tensor_tflops = 312;
+    t4.name = "Tesla T4";
+    t4.fp16_tensor_tflops = 65;  // no BF16 tensor path: FP16 stands in
+    unknown_figures.name = "Mystery";
+    auto eq = a100_equivalents({&a100, &a100});
+    ASSERT_TRUE(eq);
+    EXPECT_DOUBLE_EQ(*eq, 2.0);
+    ASSERT_TRUE(a100_equivalents({&t4}));
+    EXPECT_NEAR(*a100_equivalents({&t4}), 65.0 / 312, 1e-12);
+    EXPECT_FALSE(a100_equivalents({&a100, nullptr}));
+    EXPECT_NE(a100_equivalents({&a100, nullptr}).absent_reason.find("not in the spec database"), std::string::npos);
+    EXPECT_NE(a100_equivalents({&unknown_figures}).absent_reason.find("Mystery"), std::string::npos);
+    EXPECT_FALSE(a100_equivalents({}));
+
+    BalanceInputs in;
+    in.usable_cpus = 128;
+    in.ram_bytes = 2048e9;
+    in.gpu_memory_bytes = 640e9;
+    // 8 x H100 read ~7.6 GB/s in image training: a 4 GB/s disk starves them...
+    in.gpus = 8;
+    in.a100_equivalents = a100_equivalents(std::vector<const GpuSpec*>(8, &h100));
+    in.storage_read_gbps = 4;
+    auto r = balance_result(in);
+    EXPECT_EQ(r.verdict, Verdict::Warn);
+    ASSERT_TRUE(find(r, "storage_need_gbps")->present());
+    EXPECT_NEAR(*find(r, "storage_need_gbps")->value, 0.3 * 8 * 989.5 / 312, 1e-9);
+    // ...while 4 x T4 read ~0.25 GB/s: a 0.5 GB/s SATA SSD feeds them (the flat rule warned here).
+    in.gpus = 4;
+    in.gpu_memory_bytes = 64e9;
+    in.a100_equivalents = a100_equivalents(std::vector<const GpuSpec*>(4, &t4));
+    in.storage_read_gbps = 0.5;
+    auto t = balance_result(in);
+    EXPECT_EQ(t.verdict, Verdict::Pass);
+    bool tight = false;
+    for (auto& d : t.details) tight |= d.find("tight for video") != std::string::npos;
+    EXPECT_TRUE(tight) << "0.5 GB/s is under 3x the need: the advice names video";
+    in.storage_read_gbps = 0.2;
+    EXPECT_EQ(balance_result(in).verdict, Verdict::Warn);
 }
