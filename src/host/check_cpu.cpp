@@ -23,7 +23,7 @@ double slice_for(Tier t, std::size_t ncpu) {
 
 Verdict judge_steal(const std::optional<StealWindow>& w, CheckResult& r) {
     if (!w) {
-        r.measurements.push_back(Measurement::absent("steal_pct", "Steal time (while measuring)", "%",
+        r.measurements.push_back(Measurement::absent("steal_pct", "Steal time", "%",
                                                      "/proc/stat showed no CPU time in the window"));
         return Verdict::Pass;
     }
@@ -32,7 +32,7 @@ Verdict judge_steal(const std::optional<StealWindow>& w, CheckResult& r) {
     ref.fail_above = kStealFailAbove * 100;
     ref.source = kStealSource;
     r.measurements.push_back(
-        Measurement::number("steal_pct", "Steal time (while measuring)", w->steal_fraction * 100, "%").against(ref));
+        Measurement::number("steal_pct", "Steal time", w->steal_fraction * 100, "%").against(ref));
     if (w->steal_fraction > kStealFailAbove) {
         r.details.push_back("the hypervisor took " + format_number(w->steal_fraction * 100) +
                             "% of the CPU time gpuvet asked for: the vCPUs are oversold; ask for dedicated cores");
@@ -135,7 +135,7 @@ std::vector<CheckResult> HostCpuCheck::run(CheckContext& ctx) {
     std::optional<StealWindow> w;
     if (stat_before && stat_after) w = steal_between(*stat_before, *stat_after);
     if (!stat_before || !stat_after)
-        r.measurements.push_back(Measurement::absent("steal_pct", "Steal time (while measuring)", "%", "/proc/stat unreadable"));
+        r.measurements.push_back(Measurement::absent("steal_pct", "Steal time", "%", "/proc/stat unreadable"));
     else v = worst(v, judge_steal(w, r));
 
     r.verdict = v;

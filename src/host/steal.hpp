@@ -39,7 +39,7 @@ std::optional<StealWindow> steal_between(const std::map<int, CpuTimes>& before,
 inline constexpr double kStealWarnAbove = 0.02;
 inline constexpr double kStealFailAbove = 0.10;
 inline constexpr const char* kStealSource =
-    "share of demanded CPU time stolen by the hypervisor (/proc/stat steal); ~0 on dedicated vCPUs, "
-    "replace instances above 10% (Netflix practice, Cockcroft)";
+    "share of the CPU time demanded while the per-core loop ran that the hypervisor gave to others "
+    "(/proc/stat steal); ~0 on dedicated vCPUs, replace instances above 10% (Netflix practice, Cockcroft)";
 
 }  // namespace gpuvet

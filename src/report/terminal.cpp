@@ -157,8 +157,6 @@ std::string render_scorecard(const Report& r, const Style& st) {
         o << wrap(head, c.summary, st.width, indent) << "\n";
         std::string last_source;
         for (auto& m : c.measurements) {
-            // A passing result shows the figures held against a reference (the answer to "what
-            // number should I get?"); its plain facts are in the JSON and in --verbose.
             // A passing result, unless --verbose, shows just the figures that carry a threshold,
             // one line each, with their share of the datasheet value: the answer to "what number
             // should I get?". Plain facts, sources and thresholds are in --verbose and the JSON.
@@ -166,6 +164,10 @@ std::string render_scorecard(const Report& r, const Style& st) {
             if (compact && !has_threshold(m.reference)) continue;
             std::string gpu_tag = (m.gpu && !c.gpu) ? "GPU " + std::to_string(*m.gpu) + " " : "";
             std::string prefix = std::string(9, ' ') + pad(m.label, 24) + " ";
+            if (visible_width(m.label) > 24) {  // a long label takes its own line, the value stays in its column
+                o << std::string(9, ' ') << m.label << "\n";
+                prefix = std::string(34, ' ');
+            }
             if (compact) {
                 std::string share;
                 if (m.value && m.reference->spec && *m.reference->spec > 0)
