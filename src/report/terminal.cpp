@@ -1,6 +1,7 @@
 #include "report/terminal.hpp"
 
 #include <cmath>
+#include <optional>
 #include <sstream>
 
 #include "core/strings.hpp"
@@ -81,16 +82,30 @@ std::string wrap(const std::string& prefix, const std::string& text, int width, 
     return out;
 }
 
+namespace {
+
+// Rates in the millions read better with a prefix: 217.9 Mops/s. The value decides the prefix, and
+// the reference's thresholds use the same one so that the two can be compared at a glance.
+struct Scale {
+    double divisor = 1;
+    const char* prefix = "";
+};
+Scale scale_of(const Measurement& m) {
+    std::optional<double> v = m.value ? m.value : m.reference ? m.reference->spec : std::nullopt;
+    if (!v || m.unit == "%" || m.unit == "count" || m.unit.empty() || m.unit == "bytes") return {};
+    if (std::fabs(*v) >= 1e9) return {1e9, "G"};
+    if (std::fabs(*v) >= 1e6) return {1e6, "M"};
+    return {};
+}
+
+}  // namespace
+
 std::string render_measurement_value(const Measurement& m) {
     if (m.text) return *m.text;
     if (!m.value) return "— (" + m.absent_reason + ")";
     double v = *m.value;
     if (m.unit == "bytes") return format_bytes(v);
-    // Rates in the millions read better with a prefix: 217.9 M ops/s.
-    if (std::fabs(v) >= 1e6 && m.unit != "%" && m.unit != "count" && !m.unit.empty()) {
-        const char* prefix = std::fabs(v) >= 1e9 ? " G" : " M";
-        return format_number(v / (std::fabs(v) >= 1e9 ? 1e9 : 1e6), 4) + prefix + m.unit;
-    }
+    if (Scale sc = scale_of(m); *sc.prefix) return format_number(v / sc.divisor, 4) + " " + sc.prefix + m.unit;
     std::string num = format_number(v, 4);
     if (m.unit.empty() || m.unit == "count") return num;
     if (m.unit == "%") return num + "%";
@@ -102,8 +117,9 @@ std::string render_reference(const Measurement& m) {
     if (!m.reference) return {};
     const Reference& r = *m.reference;
     std::vector<std::string> parts;
+    const Scale sc = scale_of(m);
     auto fmt = [&](double x) {
-        return m.unit == "bytes" ? format_bytes(x) : format_number(x, 4);
+        return m.unit == "bytes" ? format_bytes(x) : format_number(x / sc.divisor, 4) + sc.prefix;
     };
     if (!r.expected_text.empty()) parts.push_back("expected " + r.expected_text);
     if (r.spec) {
