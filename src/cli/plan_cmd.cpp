@@ -128,7 +128,8 @@ int run_plan(const GlobalOptions& g, PlanArgs a) {
                          {"task", to_string(a.w.task)}, {"scenario", sc.key},
                          {"assumptions", {{"mfu", a.a.mfu}, {"bandwidth_efficiency", a.a.bandwidth_eff}, {"margin", a.w.margin}}},
                          {"memory", to_json(one)}, {"gpus", rows}, {"fits", rec.any_fits}, {"suggestion", rec.suggestion},
-                         {"currency", prices ? nlohmann::json(prices->currency) : nlohmann::json(nullptr)}};
+                         {"currency", prices ? nlohmann::json(prices->currency) : nlohmann::json(nullptr)},
+                         {"price_notes", prices ? nlohmann::json(prices->notes) : nlohmann::json::array()}};
         std::cout << j.dump(2) << "\n";
         return code;
     }
@@ -197,6 +198,8 @@ int run_plan(const GlobalOptions& g, PlanArgs a) {
     legend += " NVLink MISSING: the plan splits the model across cards that only have PCIe.";
     if (!measured.empty()) legend += " *: rates measured by the --measured report.";
     std::cout << wrap("  ", legend, 100, 2) << "\n";
+    if (prices && show_cost)
+        for (auto& n : prices->notes) std::cout << wrap("  prices: ", n, 100, 10) << "\n";
     std::cout << "\n" << wrap(rec.any_fits ? "Fits: " : "Does not fit: ", rec.suggestion, 100, 2) << "\n";
     return code;
 }

@@ -135,6 +135,13 @@ PriceTable parse_prices(std::string_view text, const std::string& path, const Sp
     auto* prices = node->as_table();
     if (!prices) throw input_error(where(path, node->source()) + ": 'prices' must be a table", example);
     if (prices->empty()) throw input_error(where(path, node->source()) + ": [prices] lists no GPU", example);
+    struct Claim {
+        double price;
+        std::size_t fits;  // how many SKUs the name fitted: fewer is more specific
+        std::string name;
+    };
+    std::map<std::string, Claim> claims;                         // SKU key -> the price that holds
+    std::vector<std::pair<std::string, std::size_t>> broad;       // names that fitted several SKUs
     for (auto& [k, v] : *prices) {
         auto price = v.value<double>();
         if (!price || !std::isfinite(*price) || *price < 0)
@@ -149,7 +156,31 @@ PriceTable parse_prices(std::string_view text, const std::string& path, const Sp
             throw input_error(where(path, k.source()) + ": unknown GPU '" + std::string(k.str()) + "'",
                               "closest names: " + list + " (gpuvet specs lists them all)");
         }
-        p.per_card_hour[m->spec->key] = *price;
+        std::vector<const GpuSpec*> fits{m->spec};
+        fits.insert(fits.end(), m->alternatives.begin(), m->alternatives.end());
+        std::string name(k.str());
+        for (const GpuSpec* s : fits) {
+            auto it = claims.find(s->key);
+            if (it == claims.end() || fits.size() < it->second.fits) {
+                claims[s->key] = Claim{*price, fits.size(), name};
+            } else if (fits.size() == it->second.fits && it->second.price != *price) {
+                throw input_error(where(path, k.source()) + ": '" + name + "' and '" + it->second.name +
+                                      "' give " + s->name + " different prices",
+                                  "name each GPU once, or add the form factor or memory (\"A100 80GB SXM\")");
+            }
+        }
+        if (fits.size() > 1) broad.emplace_back(name, fits.size());
+        else if (to_lower(name) != to_lower(m->spec->name) && name != m->spec->key)
+            p.notes.push_back("'" + name + "' is taken as " + m->spec->name);
+    }
+    for (auto& [key, c] : claims) p.per_card_hour[key] = c.price;
+    for (auto& [name, n] : broad) {
+        std::string skus;
+        for (auto& [key, c] : claims)
+            if (c.name == name) skus += (skus.empty() ? "" : ", ") + db.by_key(key)->name;
+        if (skus.empty()) continue;  // more specific names priced every SKU it fitted
+        p.notes.push_back("'" + name + "' fits " + std::to_string(n) + " SKUs and prices " + skus +
+                          " (add the form factor or memory to price one)");
     }
     return p;
 }

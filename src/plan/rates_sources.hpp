@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "specs/spec_db.hpp"
 
@@ -22,9 +23,12 @@ std::map<std::string, MeasuredRates> parse_measured_report(std::string_view json
                                                            const SpecDb& db);
 
 // TOML: `[prices]` table of "GPU name" = price per card-hour, optional `currency = "USD"`.
+// A name that fits several SKUs ("A100 80GB": SXM4 and PCIe) prices each of them, and a more
+// specific name ("A100 80GB SXM") wins over a broader one for its SKU.
 struct PriceTable {
     std::string currency = "USD";
     std::map<std::string, double> per_card_hour;  // SKU key -> price
+    std::vector<std::string> notes;               // which SKUs a broad name priced
 };
 PriceTable read_prices(const std::string& path, const SpecDb& db);
 // The same from text; errors name origin:line:column. Throws gpuvet::Error (Input) only.

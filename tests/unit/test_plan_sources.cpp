@@ -75,6 +75,29 @@ TEST(PlanPrices, ReadsNamesThroughTheSpecMatcher) {
     EXPECT_DOUBLE_EQ(p.per_card_hour.at("h100-sxm5-80gb"), 2.49);
     EXPECT_EQ(p.per_card_hour.size(), 2u);
 }
+// "H100" fits every H100: each gets the price, a more specific name wins for its SKU, and the
+// notes say which SKUs a broad name priced.
+TEST(PlanPrices, BroadNamesPriceEverySkuTheyFit) {
+    auto p = parse_prices("[prices]\n\"H100\" = 2.5\n\"H100 SXM\" = 3.0\n", "p.toml", db());
+    EXPECT_DOUBLE_EQ(p.per_card_hour.at("h100-sxm5-80gb"), 3.0);  // specific beats broad, in any order
+    ASSERT_TRUE(p.per_card_hour.count("h100-pcie-80gb"));
+    EXPECT_DOUBLE_EQ(p.per_card_hour.at("h100-pcie-80gb"), 2.5);
+    bool said = false;
+    for (auto& n : p.notes)
+        said |= n.find("'H100' fits") != std::string::npos && n.find("H100 PCIe 80GB") != std::string::npos &&
+                n.find("H100 SXM5 80GB") == std::string::npos;
+    EXPECT_TRUE(said) << "the note lists the SKUs the broad name priced, not the one a specific name took";
+    auto q = parse_prices("[prices]\n\"H100 SXM\" = 3.0\n\"H100\" = 2.5\n", "p.toml", db());
+    EXPECT_DOUBLE_EQ(q.per_card_hour.at("h100-sxm5-80gb"), 3.0);
+    // Two spellings of one SKU with different prices: which one holds is the user's call.
+    std::string clash = input_error_of([] { (void)parse_prices("[prices]\n\"H100 SXM\" = 3\n\"H100 SXM5\" = 4\n", "p.toml", db()); });
+    EXPECT_NE(clash.find("different prices"), std::string::npos) << clash;
+    EXPECT_NE(clash.find("p.toml:3:1"), std::string::npos) << clash;
+    // An alias says which SKU it was taken as.
+    auto a = parse_prices("[prices]\n\"A100 80GB\" = 8\n", "p.toml", db());
+    ASSERT_EQ(a.notes.size(), 1u);
+    EXPECT_EQ(a.notes[0], "'A100 80GB' is taken as A100 PCIe 80GB");
+}
 TEST(PlanPrices, DefaultCurrencyIsUsd) {
     EXPECT_EQ(parse_prices("[prices]\n\"H100 SXM\" = 2\n", "p.toml", db()).currency, "USD");
 }
