@@ -1,8 +1,15 @@
-// gpu.driver: is an NVIDIA driver present and usable.
+// gpu.driver: is an NVIDIA driver present and usable, and new enough for current CUDA builds.
 #pragma once
 #include "core/check.hpp"
 
 namespace gpuvet {
+
+// What a driver's CUDA version (cuDriverGetVersion: 12040 = 12.4) can run: WARN below CUDA 12.
+struct CudaSupport {
+    Verdict verdict;
+    std::string advice;  // empty when there is nothing to say
+};
+CudaSupport cuda_support(int cuda_driver_version);
 
 class GpuDriverCheck final : public Check {
 public:

@@ -85,6 +85,10 @@ def test_old_driver_without_newest_symbols_still_judges():
     assert doc["machine"]["driver"]["present"] is True
     assert v["gpu.identity"][0] == "PASS", v["gpu.identity"]
     assert v["order.gpu_count"][None] == "PASS"
+    # A CUDA 10.2 driver cannot run today's CUDA 12 framework builds: said, not failed.
+    assert v["gpu.driver"][None] == "WARN", v["gpu.driver"]
+    drv = next(c for c in doc["checks"] if c["key"] == "gpu.driver")
+    assert "need driver 525 or newer" in drv["summary"], drv["summary"]
 
 
 def test_nvml_present_but_kernel_driver_not_loaded():

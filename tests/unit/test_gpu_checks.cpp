@@ -4,6 +4,7 @@
 #include "gpu/requirements.hpp"
 
 #include "core/runner.hpp"
+#include "gpu/check_driver.hpp"
 #include "gpu/check_health.hpp"
 #include "gpu/check_identity.hpp"
 #include "gpu/check_nvlink.hpp"
@@ -373,4 +374,13 @@ TEST(GpuNvlink, PcieCardWithoutBridgeSkips) {
     const CheckResult& r = for_gpu(run_one(std::make_unique<GpuNvlinkCheck>(), f.ctx), 0);
     EXPECT_EQ(r.verdict, Verdict::Skip);
     EXPECT_TRUE(details_mention(r, "bridge"));
+}
+
+TEST(GpuDriver, CudaVersionAgainstWhatCurrentBuildsNeed) {
+    EXPECT_EQ(cuda_support(11080).verdict, Verdict::Warn);  // R520: CUDA 11.8
+    EXPECT_NE(cuda_support(11080).advice.find("525 or newer"), std::string::npos);
+    EXPECT_EQ(cuda_support(12000).verdict, Verdict::Pass);  // R525
+    EXPECT_NE(cuda_support(12080).advice.find("580"), std::string::npos);
+    EXPECT_EQ(cuda_support(13000).verdict, Verdict::Pass);
+    EXPECT_TRUE(cuda_support(13000).advice.empty());
 }
