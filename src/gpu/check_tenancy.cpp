@@ -111,11 +111,11 @@ CheckResult GpuTenancyCheck::assess(const GpuInfo& g, const GpuSpec* spec, Check
             Reference max_ref;
             max_ref.warn_above = kIdleBusyMaxWarnPct;
             max_ref.source = kBusySource;
-            r.measurements.push_back(Measurement::number("idle_utilization_mean_pct", "Utilization while idle (mean)", *j.mean_pct, "%").against(mean_ref));
-            r.measurements.push_back(Measurement::number("idle_utilization_max_pct", "Utilization while idle (max)", *j.max_pct, "%").against(max_ref));
+            r.measurements.push_back(Measurement::number("idle_utilization_mean_pct", "Idle utilization, mean", *j.mean_pct, "%").against(mean_ref));
+            r.measurements.push_back(Measurement::number("idle_utilization_max_pct", "Idle utilization, max", *j.max_pct, "%").against(max_ref));
         } else {
-            r.measurements.push_back(Measurement::absent("idle_utilization_mean_pct", "Utilization while idle (mean)", "%", u.absent_reason));
-            r.measurements.push_back(Measurement::absent("idle_utilization_max_pct", "Utilization while idle (max)", "%", u.absent_reason));
+            r.measurements.push_back(Measurement::absent("idle_utilization_mean_pct", "Idle utilization, mean", "%", u.absent_reason));
+            r.measurements.push_back(Measurement::absent("idle_utilization_max_pct", "Idle utilization, max", "%", u.absent_reason));
         }
         if (j.verdict != Verdict::Pass)
             finding(j.verdict, j.finding + (list_read ? "" : " (the process list could not be read)"));
