@@ -2,8 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "core/context.hpp"
 #include "core/strings.hpp"
+#include "gpu/measure/common.hpp"
 #include "order/order.hpp"
 
 namespace gpuvet {
@@ -12,12 +15,35 @@ namespace {
 
 const char* const kSource = "NVIDIA nvidia-smi documentation (compute mode, MIG, vGPU); gpuvet rule: a rented GPU is used by no one else";
 
+const char* const kBusySource =
+    "nvml.h nvmlUtilization_t (share of the last 1/6-1 s period a kernel ran); gpuvet rule: an idle GPU reads 0%, "
+    "monitoring agents a few %";
+
 std::string mib(std::uint64_t b) { return format_bytes(double(b)); }
+
+// The NVML the measurements share (initialised once per process), read at 10 Hz: 0.5 s in the
+// quick tier, 1 s standard, 2 s full. Several NVML sample periods (1/6 s to 1 s) per window.
+std::map<int, IdleUtilization> sample_with_nvml(CheckContext& ctx, const std::vector<int>& gpus) {
+    if (ctx.progress) ctx.progress->update("reading GPU utilization while idle");
+    int count = measure::by_tier(ctx, 5, 10, 20);
+    return sample_idle_utilization(measure::shared_nvml(), gpus, count, std::chrono::milliseconds(100), ctx.stop);
+}
 
 }  // namespace
 
-GpuTenancyCheck::GpuTenancyCheck(std::uint32_t self_pid)
-    : self_pid_(self_pid ? self_pid : std::uint32_t(::getpid())) {}
+GpuTenancyCheck::GpuTenancyCheck(std::uint32_t self_pid, UtilizationSampler sampler)
+    : self_pid_(self_pid ? self_pid : std::uint32_t(::getpid())),
+      sampler_(sampler ? std::move(sampler) : UtilizationSampler(sample_with_nvml)) {}
+
+std::vector<CheckResult> GpuTenancyCheck::run(CheckContext& ctx) {
+    // The same selection InventoryCheck::run assesses; lost GPUs are not asked.
+    std::vector<int> gpus;
+    const auto& sel = ctx.options.gpus;
+    for (const GpuInfo& g : ctx.inventory->gpus)
+        if (!g.lost && (sel.empty() || std::find(sel.begin(), sel.end(), g.index) != sel.end())) gpus.push_back(g.index);
+    idle_ = gpus.empty() ? std::map<int, IdleUtilization>{} : sampler_(ctx, gpus);
+    return InventoryCheck::run(ctx);
+}
 
 CheckResult GpuTenancyCheck::assess(const GpuInfo& g, const GpuSpec* spec, CheckContext& ctx) {
     CheckResult r;
@@ -67,6 +93,35 @@ CheckResult GpuTenancyCheck::assess(const GpuInfo& g, const GpuSpec* spec, Check
         r.measurements.push_back(Measurement::absent("memory_used_gib", "Memory in use", "GiB", g.memory_used_bytes.absent_reason));
     }
 
+    bool idle_seen = false;
+    // Busy while no process shows: the tenant NVML cannot list (another container or VM), or one
+    // using too little memory for the rule above. With a visible process its finding covers it.
+    {
+        auto it = idle_.find(g.index);
+        IdleUtilization none{{}, "not sampled"};
+        const IdleUtilization& u = it != idle_.end() ? it->second : none;
+        bool list_read = g.processes_absent_reason.empty();
+        IdleUtilizationJudgement j = judge_idle_utilization(u.samples_pct, foreign_compute + foreign_graphics);
+        if (j.mean_pct) {
+            Reference mean_ref;
+            mean_ref.warn_above = kIdleBusyMeanWarnPct;
+            mean_ref.fail_above = kIdleBusyMeanFailPct;
+            mean_ref.expected_text = "0% (no process of ours runs yet)";
+            mean_ref.source = kBusySource;
+            Reference max_ref;
+            max_ref.warn_above = kIdleBusyMaxWarnPct;
+            max_ref.source = kBusySource;
+            r.measurements.push_back(Measurement::number("idle_utilization_mean_pct", "Idle utilization, mean", *j.mean_pct, "%").against(mean_ref));
+            r.measurements.push_back(Measurement::number("idle_utilization_max_pct", "Idle utilization, max", *j.max_pct, "%").against(max_ref));
+        } else {
+            r.measurements.push_back(Measurement::absent("idle_utilization_mean_pct", "Idle utilization, mean", "%", u.absent_reason));
+            r.measurements.push_back(Measurement::absent("idle_utilization_max_pct", "Idle utilization, max", "%", u.absent_reason));
+        }
+        if (j.verdict != Verdict::Pass)
+            finding(j.verdict, j.finding + (list_read ? "" : " (the process list could not be read)"));
+        idle_seen = j.mean_pct.has_value();
+    }
+
     if (g.compute_mode) {
         Reference ref;
         ref.expected_text = "Default";
@@ -106,7 +161,8 @@ CheckResult GpuTenancyCheck::assess(const GpuInfo& g, const GpuSpec* spec, Check
         r.measurements.push_back(Measurement::absent("virtualization_mode", "Virtualization mode", "", g.virtualization_mode.absent_reason));
     }
 
-    f.apply(r, label, label + " is ours alone: no other process, default compute mode, no MIG or vGPU slicing.");
+    f.apply(r, label, label + " is ours alone: no other process" + (idle_seen ? ", no load before ours" : "") +
+                          ", default compute mode, no MIG or vGPU slicing.");
     return r;
 }
 

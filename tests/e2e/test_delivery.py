@@ -65,6 +65,24 @@ def test_foreign_process_holding_20gb():
     assert "GiB" in tenancy["summary"] or "process" in tenancy["summary"], tenancy["summary"]
 
 
+def test_hidden_tenant_busy_gpu_with_no_process():
+    code, doc, err = run_json("check", "--quick", "--only", "gpu.tenancy", env=fake_env("hidden_tenant"))
+    results = {c["gpu"]: c for c in doc["checks"] if c["key"] == "gpu.tenancy"}
+    assert sorted(results) == list(range(8)), results.keys()
+    assert {g: c["verdict"] for g, c in results.items() if c["verdict"] != "PASS"} == {3: "FAIL"}, results
+    summary = results[3]["summary"]
+    assert "busy (mean 85%, max 85%) but shows no process" in summary, summary
+    m = {x["key"]: x for x in results[3]["measurements"]}
+    assert m["idle_utilization_mean_pct"]["value"] == 85 and m["idle_utilization_mean_pct"]["unit"] == "%", m
+    assert m["idle_utilization_max_pct"]["value"] == 85, m
+    assert {x["key"]: x["value"] for x in results[0]["measurements"]}["idle_utilization_max_pct"] == 0
+    assert code == 1, err
+    # The healthy box reads 0% everywhere and stays PASS.
+    code, doc, err = run_json("check", "--quick", "--only", "gpu.tenancy", env=fake_env("healthy_8x_h100_sxm"))
+    assert {c["verdict"] for c in doc["checks"]} == {"PASS"}, [c["summary"] for c in doc["checks"]]
+    assert code == 0, err
+
+
 def test_pending_row_remap():
     code, _, v = check("pending_row_remap")
     assert code == 1

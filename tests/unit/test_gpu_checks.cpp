@@ -43,10 +43,23 @@ bool details_mention(const CheckResult& r, const std::string& word) {
     return r.summary.find(word) != std::string::npos;
 }
 
+// gpu.tenancy with a given utilization window per GPU instead of NVML; GPUs not named read 0%
+// ten times, as an idle GPU does.
+std::unique_ptr<GpuTenancyCheck> tenancy(std::map<int, IdleUtilization> window = {}) {
+    return std::make_unique<GpuTenancyCheck>(4242, [window](CheckContext&, const std::vector<int>& gpus) {
+        std::map<int, IdleUtilization> m;
+        for (int i : gpus) {
+            auto it = window.find(i);
+            m[i] = it != window.end() ? it->second : IdleUtilization{std::vector<double>(10, 0.0), ""};
+        }
+        return m;
+    });
+}
+
 std::vector<std::unique_ptr<Check>> inventory_checks() {
     std::vector<std::unique_ptr<Check>> v;
     v.push_back(std::make_unique<GpuIdentityCheck>());
-    v.push_back(std::make_unique<GpuTenancyCheck>(4242));
+    v.push_back(tenancy());
     v.push_back(std::make_unique<GpuHealthCheck>());
     v.push_back(std::make_unique<GpuPcieLinkCheck>());
     v.push_back(std::make_unique<GpuNvlinkCheck>());
@@ -171,7 +184,7 @@ TEST(GpuTenancy, ForeignProcessHoldingMemoryFails) {
     p.type = "compute";
     f.gpu(0).processes.push_back(p);
     f.gpu(0).memory_used_bytes = std::uint64_t(20) << 30;
-    const CheckResult& r = for_gpu(run_one(std::make_unique<GpuTenancyCheck>(4242), f.ctx), 0);
+    const CheckResult& r = for_gpu(run_one(tenancy(), f.ctx), 0);
     EXPECT_EQ(r.verdict, Verdict::Fail);
     EXPECT_TRUE(details_mention(r, "20.0 GiB"));
     EXPECT_TRUE(details_mention(r, "98765"));
@@ -185,13 +198,13 @@ TEST(GpuTenancy, OwnProcessIsNotForeign) {
     p.name = "gpuvet";
     p.used_memory_bytes = std::uint64_t(500) << 20;
     f.gpu(0).processes.push_back(p);
-    EXPECT_EQ(for_gpu(run_one(std::make_unique<GpuTenancyCheck>(4242), f.ctx), 0).verdict, Verdict::Pass);
+    EXPECT_EQ(for_gpu(run_one(tenancy(), f.ctx), 0).verdict, Verdict::Pass);
 }
 
 TEST(GpuTenancy, MemoryUsedWithNoVisibleProcessWarns) {
     Fixture f;
     f.gpu(0).memory_used_bytes = std::uint64_t(6) << 30;
-    const CheckResult& r = for_gpu(run_one(std::make_unique<GpuTenancyCheck>(4242), f.ctx), 0);
+    const CheckResult& r = for_gpu(run_one(tenancy(), f.ctx), 0);
     EXPECT_EQ(r.verdict, Verdict::Warn);
     EXPECT_TRUE(details_mention(r, "not visible here"));
 }
@@ -199,11 +212,11 @@ TEST(GpuTenancy, MemoryUsedWithNoVisibleProcessWarns) {
 TEST(GpuTenancy, MigEnabledFailsUnlessOrdered) {
     Fixture f;
     f.gpu(0).mig_enabled = true;
-    EXPECT_EQ(for_gpu(run_one(std::make_unique<GpuTenancyCheck>(4242), f.ctx), 0).verdict, Verdict::Fail);
+    EXPECT_EQ(for_gpu(run_one(tenancy(), f.ctx), 0).verdict, Verdict::Fail);
     Order o;
     o.mig_expected = true;
     f.ctx.order = &o;
-    const CheckResult& r = for_gpu(run_one(std::make_unique<GpuTenancyCheck>(4242), f.ctx), 0);
+    const CheckResult& r = for_gpu(run_one(tenancy(), f.ctx), 0);
     EXPECT_EQ(r.verdict, Verdict::Warn);  // still said: whole-GPU figures do not apply
     EXPECT_TRUE(details_mention(r, "MIG"));
 }
@@ -212,7 +225,7 @@ TEST(GpuTenancy, ComputeModes) {
     Fixture f;
     f.gpu(0).compute_mode = std::string("Exclusive_Process");
     f.gpu(1).compute_mode = std::string("Prohibited");
-    auto rs = run_one(std::make_unique<GpuTenancyCheck>(4242), f.ctx);
+    auto rs = run_one(tenancy(), f.ctx);
     EXPECT_EQ(for_gpu(rs, 0).verdict, Verdict::Warn);
     EXPECT_EQ(for_gpu(rs, 1).verdict, Verdict::Fail);
 }
@@ -220,7 +233,61 @@ TEST(GpuTenancy, ComputeModes) {
 TEST(GpuTenancy, VgpuWarns) {
     Fixture f;
     f.gpu(0).virtualization_mode = std::string("vGPU");
-    EXPECT_EQ(for_gpu(run_one(std::make_unique<GpuTenancyCheck>(4242), f.ctx), 0).verdict, Verdict::Warn);
+    EXPECT_EQ(for_gpu(run_one(tenancy(), f.ctx), 0).verdict, Verdict::Warn);
+}
+
+TEST(GpuTenancy, BusyWithNoProcessFailsThatGpuOnly) {
+    Fixture f;
+    auto rs = run_one(tenancy({{3, {std::vector<double>(10, 85.0), ""}}}), f.ctx);
+    ASSERT_EQ(rs.size(), 8u);
+    for (auto& r : rs) {
+        if (r.gpu == 3) continue;
+        EXPECT_EQ(r.verdict, Verdict::Pass) << r.gpu.value_or(-1) << ": " << r.summary;
+        EXPECT_EQ(find(r, "idle_utilization_mean_pct")->value, 0);
+    }
+    const CheckResult r = for_gpu(rs, 3);
+    EXPECT_EQ(r.verdict, Verdict::Fail);
+    EXPECT_NE(r.summary.find("busy (mean 85%, max 85%) but shows no process"), std::string::npos) << r.summary;
+    EXPECT_EQ(find(r, "idle_utilization_mean_pct")->value, 85);
+    EXPECT_EQ(find(r, "idle_utilization_max_pct")->value, 85);
+    EXPECT_EQ(find(r, "idle_utilization_max_pct")->unit, "%");
+}
+
+TEST(GpuTenancy, BusyWithAVisibleProcessOnlyAddsTheFigures) {
+    Fixture f;
+    GpuProcess p;
+    p.pid = 98765;
+    p.used_memory_bytes = std::uint64_t(20) << 30;
+    f.gpu(2).processes.push_back(p);
+    const CheckResult r = for_gpu(run_one(tenancy({{2, {std::vector<double>(10, 37.0), ""}}}), f.ctx), 2);
+    EXPECT_EQ(r.verdict, Verdict::Fail);
+    EXPECT_NE(r.summary.find("other compute process"), std::string::npos) << r.summary;
+    EXPECT_FALSE(details_mention(r, "shows no process"));
+    EXPECT_EQ(find(r, "idle_utilization_mean_pct")->value, 37);
+}
+
+TEST(GpuTenancy, UtilizationUnreadableIsAbsentWithTheReason) {
+    Fixture f;
+    const CheckResult r = for_gpu(run_one(tenancy({{0, {{}, "not supported by this GPU"}}}), f.ctx), 0);
+    EXPECT_EQ(r.verdict, Verdict::Pass);
+    const Measurement* m = find(r, "idle_utilization_mean_pct");
+    ASSERT_NE(m, nullptr);
+    EXPECT_FALSE(m->present());
+    EXPECT_EQ(m->absent_reason, "not supported by this GPU");
+    EXPECT_FALSE(find(r, "idle_utilization_max_pct")->present());
+}
+
+TEST(GpuTenancy, OnlySelectedLiveGpusAreSampled) {
+    Fixture f;
+    f.ctx.options.gpus = {1, 2, 5};
+    f.gpu(2).lost = true;
+    std::vector<int> asked;
+    auto check = std::make_unique<GpuTenancyCheck>(4242, [&asked](CheckContext&, const std::vector<int>& gpus) {
+        asked = gpus;
+        return std::map<int, IdleUtilization>{};
+    });
+    run_one(std::move(check), f.ctx);
+    EXPECT_EQ(asked, (std::vector<int>{1, 5}));
 }
 
 // --- gpu.health -----------------------------------------------------------------------------

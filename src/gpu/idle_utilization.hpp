@@ -1,0 +1,57 @@
+// GPU utilization while nothing of ours runs: NVML's counter sampled over a short window before any
+// gpuvet load, and the judgement of a GPU that is busy although no process shows on it. Inside a
+// container the processes of other containers and VMs are invisible to NVML, and a tenant using
+// little memory passes the memory rule; the utilization counter still sees their kernels.
+//
+// What the counter is (nvml.h, nvmlUtilization_t): "Percent of time over the past sample period
+// during which one or more kernels was executing on the GPU"; "each sample period may be between
+// 1 second and 1/6 second, depending on the product being queried". So reads 100 ms apart often
+// repeat one period's value; a window of about a second covers one to six periods, and the first
+// read already describes the time before it.
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.hpp"
+
+namespace gpuvet {
+
+struct NvmlApi;
+
+// Thresholds on an idle GPU, whose counter reads 0%. A display server or a monitoring agent (DCGM
+// profiling, a health probe) runs short kernels: a few % on average, an occasional blip in one
+// sample period. So: WARN when the mean reaches 10% (more than agents cause) or one sample reaches
+// 50% (a real burst of work); FAIL when the mean over the whole window reaches 50%: kernels ran at
+// least half the time, which no agent explains; someone is computing on the GPU.
+inline constexpr double kIdleBusyMeanWarnPct = 10;
+inline constexpr double kIdleBusyMaxWarnPct = 50;
+inline constexpr double kIdleBusyMeanFailPct = 50;
+
+// One GPU's window: the `gpu` field of every successful nvmlDeviceGetUtilizationRates read.
+struct IdleUtilization {
+    std::vector<double> samples_pct;
+    std::string absent_reason;  // why samples_pct is empty
+};
+
+struct IdleUtilizationJudgement {
+    std::optional<double> mean_pct, max_pct;  // empty without samples
+    Verdict verdict = Verdict::Pass;          // Pass: nothing to report
+    std::string finding;                      // the sentence, when not Pass
+};
+
+// Pure: the verdict on a window of samples. `visible_processes` counts the other processes NVML
+// lists on the GPU; when there are any, their own finding covers the load and this says nothing.
+IdleUtilizationJudgement judge_idle_utilization(const std::vector<double>& samples_pct, int visible_processes);
+
+// Reads the utilization of every GPU in `gpus` (NVML indexes) `count` times, `period` apart, all
+// GPUs in one loop so they share the window. `api` must be initialised; null: every GPU is absent
+// with that reason. Stops early (keeping what was read) when `stop` is set.
+std::map<int, IdleUtilization> sample_idle_utilization(const NvmlApi* api, const std::vector<int>& gpus, int count,
+                                                       std::chrono::milliseconds period,
+                                                       const std::atomic<bool>* stop = nullptr);
+
+}  // namespace gpuvet
