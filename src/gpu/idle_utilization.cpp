@@ -21,8 +21,9 @@ IdleUtilizationJudgement judge_idle_utilization(const std::vector<double>& sampl
     j.mean_pct = std::accumulate(samples_pct.begin(), samples_pct.end(), 0.0) / double(samples_pct.size());
     j.max_pct = *std::max_element(samples_pct.begin(), samples_pct.end());
     if (visible_processes > 0) return j;
-    if (*j.mean_pct >= kIdleBusyMeanFailPct) j.verdict = Verdict::Fail;
-    else if (*j.mean_pct >= kIdleBusyMeanWarnPct || *j.max_pct >= kIdleBusyMaxWarnPct) j.verdict = Verdict::Warn;
+    // Strictly above, as the report's references print them ("warn > 10 · fail > 50").
+    if (*j.mean_pct > kIdleBusyMeanFailPct) j.verdict = Verdict::Fail;
+    else if (*j.mean_pct > kIdleBusyMeanWarnPct || *j.max_pct > kIdleBusyMaxWarnPct) j.verdict = Verdict::Warn;
     else return j;
     j.finding = "the GPU is busy (mean " + pct(*j.mean_pct) + ", max " + pct(*j.max_pct) +
                 ") but shows no process: another tenant, a process in another container, or a stuck job";

@@ -24,9 +24,9 @@ struct NvmlApi;
 
 // Thresholds on an idle GPU, whose counter reads 0%. A display server or a monitoring agent (DCGM
 // profiling, a health probe) runs short kernels: a few % on average, an occasional blip in one
-// sample period. So: WARN when the mean reaches 10% (more than agents cause) or one sample reaches
-// 50% (a real burst of work); FAIL when the mean over the whole window reaches 50%: kernels ran at
-// least half the time, which no agent explains; someone is computing on the GPU.
+// sample period. So: WARN when the mean is above 10% (more than agents cause) or one sample is above
+// 50% (a real burst of work); FAIL when the mean over the whole window is above 50%: kernels ran
+// more than half the time, which no agent explains; someone is computing on the GPU.
 inline constexpr double kIdleBusyMeanWarnPct = 10;
 inline constexpr double kIdleBusyMaxWarnPct = 50;
 inline constexpr double kIdleBusyMeanFailPct = 50;

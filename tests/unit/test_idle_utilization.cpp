@@ -30,27 +30,27 @@ TEST(IdleUtilization, MonitoringNoisePasses) {
     EXPECT_EQ(j.verdict, Verdict::Pass);
     EXPECT_DOUBLE_EQ(*j.mean_pct, 1.5);
     EXPECT_EQ(j.max_pct, 5);
-    EXPECT_EQ(judge_idle_utilization(with_blip(49), 0).verdict, Verdict::Pass);  // mean 4.9, max under 50
+    EXPECT_EQ(judge_idle_utilization(with_blip(50), 0).verdict, Verdict::Pass);  // mean 5, max not above 50
 }
 
 TEST(IdleUtilization, SustainedTenPercentWarns) {
-    EXPECT_EQ(judge_idle_utilization(std::vector<double>(10, 9.9), 0).verdict, Verdict::Pass);
-    auto j = judge_idle_utilization(std::vector<double>(10, 10.0), 0);
+    EXPECT_EQ(judge_idle_utilization(std::vector<double>(10, 10.0), 0).verdict, Verdict::Pass);
+    auto j = judge_idle_utilization(std::vector<double>(10, 11.0), 0);
     EXPECT_EQ(j.verdict, Verdict::Warn);
     EXPECT_EQ(j.finding,
-              "the GPU is busy (mean 10%, max 10%) but shows no process: another tenant, a process in another "
+              "the GPU is busy (mean 11%, max 11%) but shows no process: another tenant, a process in another "
               "container, or a stuck job");
 }
 
 TEST(IdleUtilization, OneBurstOfHalfWarns) {
-    auto j = judge_idle_utilization(with_blip(50), 0);
+    auto j = judge_idle_utilization(with_blip(51), 0);
     EXPECT_EQ(j.verdict, Verdict::Warn);
-    EXPECT_NE(j.finding.find("mean 5%, max 50%"), std::string::npos) << j.finding;
+    EXPECT_NE(j.finding.find("mean 5%, max 51%"), std::string::npos) << j.finding;
 }
 
 TEST(IdleUtilization, HalfTheWindowBusyFails) {
-    EXPECT_EQ(judge_idle_utilization(std::vector<double>(10, 49.0), 0).verdict, Verdict::Warn);
-    EXPECT_EQ(judge_idle_utilization(std::vector<double>(10, 50.0), 0).verdict, Verdict::Fail);
+    EXPECT_EQ(judge_idle_utilization(std::vector<double>(10, 50.0), 0).verdict, Verdict::Warn);
+    EXPECT_EQ(judge_idle_utilization(std::vector<double>(10, 51.0), 0).verdict, Verdict::Fail);
     auto j = judge_idle_utilization({80, 85, 90, 85}, 0);
     EXPECT_EQ(j.verdict, Verdict::Fail);
     EXPECT_NE(j.finding.find("mean 85%, max 90%"), std::string::npos) << j.finding;
