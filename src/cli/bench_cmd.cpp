@@ -65,10 +65,7 @@ void add_bench_command(Cli cli) {
     add_output_flags(*sub, cli.global);
     sub->footer("Examples:\n  gpuvet bench memory\n  gpuvet bench fp --gpus 0,1 --json\n"
                 "Exit codes: 0 passed (warnings allowed), 1 a measurement failed, 2 bad input, 3 could not run.");
-    sub->callback([&g = cli.global, &action = cli.action, args] {
-        g.command = "bench";
-        action = [&g, args] { return run_bench(g, *args); };
-    });
+    on_chosen(cli, *sub, "bench", [args](const GlobalOptions& g) { return run_bench(g, *args); });
 }
 
 }  // namespace gpuvet

@@ -56,10 +56,7 @@ void add_burn_command(Cli cli) {
         "  gpuvet burn --load mixed --report out/   tensor and memory load; writes out/gpuvet-report.*\n"
         "Ctrl-C stops the load; the report of what was measured is still printed and written.\n"
         "Exit codes: 0 passed (warnings allowed), 1 a GPU failed, 2 bad input, 3 could not run.");
-    sub->callback([&g = cli.global, &action = cli.action, args] {
-        g.command = "burn";
-        action = [&g, args] { return run_burn_cmd(g, *args); };
-    });
+    on_chosen(cli, *sub, "burn", [args](const GlobalOptions& g) { return run_burn_cmd(g, *args); });
 }
 
 }  // namespace gpuvet

@@ -75,6 +75,16 @@ std::filesystem::path report_folder(const std::string& dir) {
     return dir;
 }
 
+void on_chosen(Cli cli, CLI::App& sub, std::string name, std::function<int(const GlobalOptions&)> run,
+               bool after_parts) {
+    auto chosen = [&g = cli.global, &action = cli.action, name = std::move(name), run = std::move(run)] {
+        g.command = name;
+        action = [&g, run] { return run(g); };
+    };
+    if (after_parts) sub.final_callback(chosen);
+    else sub.callback(chosen);
+}
+
 void check_data_dir(const std::string& dir) {
     std::error_code ec;
     if (!std::filesystem::exists(dir, ec))

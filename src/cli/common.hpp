@@ -34,6 +34,11 @@ struct Cli {
     Action& action;
 };
 
+// Registers what runs when `sub` is chosen: `name` becomes the report's command. `after_parts`:
+// wait until the subcommand's own subcommands were parsed (final_callback).
+void on_chosen(Cli cli, CLI::App& sub, std::string name, std::function<int(const GlobalOptions&)> run,
+               bool after_parts = false);
+
 void add_check_command(Cli cli);
 void add_specs_command(Cli cli);
 void add_inventory_command(Cli cli);

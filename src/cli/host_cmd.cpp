@@ -186,10 +186,7 @@ void add_host_command(Cli cli) {
         "  gpuvet host net --server 10.0.0.2         TCP both ways to an iperf3 server\n"
         "  gpuvet host net --serve                   be the server for another host\n"
         "Units: GB/s decimal for memory and storage, Gbit/s for the network.");
-    sub->final_callback([&g = cli.global, &action = cli.action, args] {
-        g.command = "host";
-        action = [&g, args] { return run_host(g, *args); };
-    });
+    on_chosen(cli, *sub, "host", [args](const GlobalOptions& g) { return run_host(g, *args); }, true);
 }
 
 }  // namespace gpuvet

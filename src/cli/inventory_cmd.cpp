@@ -53,10 +53,7 @@ void add_inventory_command(Cli cli) {
         "  gpuvet inventory --json          the same as a JSON document (docs/report-schema.md)\n"
         "  gpuvet inventory --report out/   also write out/gpuvet-inventory.{json,txt}\n"
         "Exit codes: 0 listed (also when no driver is found), 2 bad input, 3 could not run.");
-    sub->callback([&g = cli.global, &action = cli.action] {
-        g.command = "inventory";
-        action = [&g] { return run_inventory(g); };
-    });
+    on_chosen(cli, *sub, "inventory", run_inventory);
 }
 
 }  // namespace gpuvet

@@ -250,10 +250,7 @@ void add_plan_command(Cli cli) {
                 "  gpuvet check --json > box.json; gpuvet plan --model llama-3-8b --measured box.json\n"
                 "prices.toml:  currency = \"USD\"  [prices]  \"H100 SXM\" = 2.49  \"A100 80GB\" = 1.29\n"
                 "Exit: 0 something fits, 1 nothing fits (the last line says what would), 2 bad input.");
-    sub->callback([&g = cli.global, &action = cli.action, a] {
-        g.command = "plan";
-        action = [&g, a] { return run_plan(g, *a); };
-    });
+    on_chosen(cli, *sub, "plan", [a](const GlobalOptions& g) { return run_plan(g, *a); });
 }
 
 }  // namespace gpuvet

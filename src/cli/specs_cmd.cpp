@@ -100,18 +100,9 @@ void add_specs_command(Cli cli) {
         "  gpuvet specs list\n"
         "  gpuvet specs show 'a100 80g pcie'\n"
         "  gpuvet specs compare h100-sxm h200 --json");
-    l->callback([&g = cli.global, &action = cli.action] {
-        g.command = "specs list";
-        action = [&g] { return list(g); };
-    });
-    s->callback([&g = cli.global, &action = cli.action, args] {
-        g.command = "specs show";
-        action = [&g, args] { return show(g, args->show); };
-    });
-    c->callback([&g = cli.global, &action = cli.action, args] {
-        g.command = "specs compare";
-        action = [&g, args] { return compare(g, args->compare); };
-    });
+    on_chosen(cli, *l, "specs list", list);
+    on_chosen(cli, *s, "specs show", [args](const GlobalOptions& g) { return show(g, args->show); });
+    on_chosen(cli, *c, "specs compare", [args](const GlobalOptions& g) { return compare(g, args->compare); });
 }
 
 }  // namespace gpuvet
