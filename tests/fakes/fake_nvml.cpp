@@ -69,6 +69,15 @@ nvmlReturn_t enter(nvmlDevice_t h, Dev** out) {
 #define NEED(p) \
     if (!(p)) return NVML_ERROR_INVALID_ARGUMENT
 
+// An entry point that reports one unsigned int of this GPU's scenario; `expr` reads `g`.
+#define UINT_GETTER(fn, expr)                                   \
+    nvmlReturn_t fn(nvmlDevice_t h, unsigned int* out) {       \
+        DEVICE(h);                                             \
+        NEED(out);                                             \
+        *out = (expr);                                         \
+        return NVML_SUCCESS;                                   \
+    }
+
 nvmlReturn_t copy_str(const std::string& s, char* buf, unsigned len) {
     NEED(buf);
     if (len < s.size() + 1) return NVML_ERROR_INSUFFICIENT_SIZE;
@@ -272,12 +281,7 @@ nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char* bus_id, nvmlDevice_t* 
     }
     return NVML_ERROR_NOT_FOUND;
 }
-nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t h, unsigned int* index) {
-    DEVICE(h);
-    NEED(index);
-    *index = static_cast<unsigned>(d_ - g_devs.data());
-    return NVML_SUCCESS;
-}
+UINT_GETTER(nvmlDeviceGetIndex, static_cast<unsigned>(d_ - g_devs.data()))
 
 // ---- identity ------------------------------------------------------------------------------------
 nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t h, char* name, unsigned int length) {
@@ -300,12 +304,7 @@ nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t h, char* version, unsigned i
     DEVICE(h);
     return copy_str(g.vbios, version, length);
 }
-nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t h, unsigned int* minor) {
-    DEVICE(h);
-    NEED(minor);
-    *minor = g.minor_number;
-    return NVML_SUCCESS;
-}
+UINT_GETTER(nvmlDeviceGetMinorNumber, g.minor_number)
 nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t h, nvmlPciInfo_t* pci) {
     DEVICE(h);
     return fill_pci_info(g.pci_bus_id, g.pci_device_id, g.pci_vendor_id, g.pci_subsystem_id, pci);
@@ -349,19 +348,9 @@ nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t h, int* major, int*
     return NVML_SUCCESS;
 }
 #ifndef FAKE_OLD_DRIVER
-nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t h, unsigned int* cores) {
-    DEVICE(h);
-    NEED(cores);
-    *cores = g.gpu_cores;
-    return NVML_SUCCESS;
-}
+UINT_GETTER(nvmlDeviceGetNumGpuCores, g.gpu_cores)
 #endif
-nvmlReturn_t nvmlDeviceGetMultiGpuBoard(nvmlDevice_t h, unsigned int* multi) {
-    DEVICE(h);
-    NEED(multi);
-    *multi = g.multi_gpu_board ? 1 : 0;
-    return NVML_SUCCESS;
-}
+UINT_GETTER(nvmlDeviceGetMultiGpuBoard, g.multi_gpu_board ? 1 : 0)
 
 // ---- memory and ECC ------------------------------------------------------------------------------
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t h, nvmlMemory_t* m) {
@@ -458,45 +447,15 @@ nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t h, nvmlEnableSt
 }
 
 // ---- PCIe ----------------------------------------------------------------------------------------
-nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t h, unsigned int* v) {
-    DEVICE(h);
-    NEED(v);
-    *v = g.pcie_gen_current;
-    return NVML_SUCCESS;
-}
-nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t h, unsigned int* v) {
-    DEVICE(h);
-    NEED(v);
-    *v = g.pcie_width_current;
-    return NVML_SUCCESS;
-}
+UINT_GETTER(nvmlDeviceGetCurrPcieLinkGeneration, g.pcie_gen_current)
+UINT_GETTER(nvmlDeviceGetCurrPcieLinkWidth, g.pcie_width_current)
 // "Max" is what this device and this system can reach together; "GpuMax" the device alone.
-nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t h, unsigned int* v) {
-    DEVICE(h);
-    NEED(v);
-    *v = std::min(g.pcie_gen_gpu_max, g.host_pcie_gen_max);
-    return NVML_SUCCESS;
-}
-nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t h, unsigned int* v) {
-    DEVICE(h);
-    NEED(v);
-    *v = std::min(g.pcie_width_gpu_max, g.host_pcie_width_max);
-    return NVML_SUCCESS;
-}
+UINT_GETTER(nvmlDeviceGetMaxPcieLinkGeneration, std::min(g.pcie_gen_gpu_max, g.host_pcie_gen_max))
+UINT_GETTER(nvmlDeviceGetMaxPcieLinkWidth, std::min(g.pcie_width_gpu_max, g.host_pcie_width_max))
 #ifndef FAKE_OLD_DRIVER
-nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t h, unsigned int* v) {
-    DEVICE(h);
-    NEED(v);
-    *v = g.pcie_gen_gpu_max;
-    return NVML_SUCCESS;
-}
+UINT_GETTER(nvmlDeviceGetGpuMaxPcieLinkGeneration, g.pcie_gen_gpu_max)
 #endif
-nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t h, unsigned int* v) {
-    DEVICE(h);
-    NEED(v);
-    *v = g.pcie_replay_counter;
-    return NVML_SUCCESS;
-}
+UINT_GETTER(nvmlDeviceGetPcieReplayCounter, g.pcie_replay_counter)
 
 // ---- NVLink --------------------------------------------------------------------------------------
 nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t h, unsigned int link, nvmlEnableState_t* active) {
@@ -573,24 +532,9 @@ nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t h, nvmlGpuVirtualizati
 }
 
 // ---- power, clocks, thermals, utilisation --------------------------------------------------------
-nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t h, unsigned int* mw_out) {
-    DEVICE(h);
-    NEED(mw_out);
-    *mw_out = mw(g.power_draw_w);
-    return NVML_SUCCESS;
-}
-nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t h, unsigned int* v) {
-    DEVICE(h);
-    NEED(v);
-    *v = mw(g.power_limit_w);
-    return NVML_SUCCESS;
-}
-nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t h, unsigned int* v) {
-    DEVICE(h);
-    NEED(v);
-    *v = mw(g.power_default_limit_w);
-    return NVML_SUCCESS;
-}
+UINT_GETTER(nvmlDeviceGetPowerUsage, mw(g.power_draw_w))
+UINT_GETTER(nvmlDeviceGetPowerManagementLimit, mw(g.power_limit_w))
+UINT_GETTER(nvmlDeviceGetPowerManagementDefaultLimit, mw(g.power_default_limit_w))
 nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t h, unsigned int* lo, unsigned int* hi) {
     DEVICE(h);
     NEED(lo && hi);
@@ -598,12 +542,7 @@ nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t h, unsign
     *hi = mw(g.power_max_limit_w);
     return NVML_SUCCESS;
 }
-nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t h, unsigned int* v) {
-    DEVICE(h);
-    NEED(v);
-    *v = mw(g.power_enforced_limit_w);
-    return NVML_SUCCESS;
-}
+UINT_GETTER(nvmlDeviceGetEnforcedPowerLimit, mw(g.power_enforced_limit_w))
 nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t h, nvmlClockType_t type, unsigned int* mhz) {
     DEVICE(h);
     NEED(mhz);
@@ -723,12 +662,7 @@ nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses(nvmlDevice_t h, unsigned int*
 
 // ---- host placement and topology -----------------------------------------------------------------
 #ifndef FAKE_OLD_DRIVER
-nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t h, unsigned int* node) {
-    DEVICE(h);
-    NEED(node);
-    *node = static_cast<unsigned>(g.numa_node);
-    return NVML_SUCCESS;
-}
+UINT_GETTER(nvmlDeviceGetNumaNodeId, static_cast<unsigned>(g.numa_node))
 #endif
 nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t h, unsigned int size, unsigned long* set) {
     DEVICE(h);
