@@ -50,7 +50,7 @@ std::uint64_t parse_size(const std::string& s) {
     else if (unit == "g" || unit == "gib") mult = 1024.0 * 1024 * 1024;
     else if (unit == "t" || unit == "tib") mult = 1024.0 * 1024 * 1024 * 1024;
     else throw usage_error("bad size unit in '" + s + "'", "use K, M, G or T (binary multiples)");
-    if (v <= 0) throw usage_error("size must be positive: '" + s + "'");
+    if (v <= 0) throw usage_error("size must be positive: '" + s + "'", "write e.g. 1G, 512M or a number of bytes");
     return std::uint64_t(v * mult);
 }
 
@@ -114,8 +114,8 @@ int run_host(const GlobalOptions& g, const HostArgs& a) {
     if (a.part.empty() || a.part == "storage") check_data_dir(a.data_dir);
     if (a.storage_bytes) ctx.options.storage_bytes = parse_size(*a.storage_bytes);
     ctx.options.net_server = a.server;
-    if (a.seconds < 1 || a.seconds > 600) throw usage_error("--seconds must be from 1 to 600");
-    if (a.streams < 1 || a.streams > 128) throw usage_error("--streams must be from 1 to 128");
+    if (a.seconds < 1 || a.seconds > 600) throw usage_error("--seconds must be from 1 to 600", "3 s per direction is the default; 10-30 s smooths a busy link");
+    if (a.streams < 1 || a.streams > 128) throw usage_error("--streams must be from 1 to 128", "1 stream is the default; 4-8 fill a fast NIC");
     ctx.options.net_seconds = a.seconds;
     ctx.options.net_streams = a.streams;
     if (a.server) parse_host_port(*a.server);  // bad addresses are usage errors, before any work

@@ -26,13 +26,13 @@ private:
     std::string advice_;
 };
 
-inline Error usage_error(std::string msg, std::string advice = {}) {
+inline Error usage_error(std::string msg, std::string advice) {
     return {ErrorKind::Usage, std::move(msg), std::move(advice)};
 }
-inline Error input_error(std::string msg, std::string advice = {}) {
+inline Error input_error(std::string msg, std::string advice) {
     return {ErrorKind::Input, std::move(msg), std::move(advice)};
 }
-inline Error runtime_error(std::string msg, std::string advice = {}) {
+inline Error runtime_error(std::string msg, std::string advice) {
     return {ErrorKind::Runtime, std::move(msg), std::move(advice)};
 }
 

@@ -178,7 +178,8 @@ public:
         const gemm::InputTile ta = gemm::tile_a(p), tb = gemm::tile_b(p);
         g_ = std::make_unique<gemm::PreparedGemm>(lt, handle_, s, p, sh, ta, tb);
         if (!g_->has_algorithm())
-            throw runtime_error(std::string("cuBLASLt has no algorithm for a ") + p.name + " GEMM of " + sh.text());
+            throw runtime_error(std::string("cuBLASLt has no algorithm for a ") + p.name + " GEMM of " + sh.text(),
+                                "try another --dtype, or --load memory to burn without cuBLASLt");
         where_ = gemm::sample_positions(sh, kSamples, 0xB0E + sh.m);
         expected_ = gemm::expected_values(p, ta, tb, sh, where_);
         name_ = std::string("gemm ") + p.name + " " + sh.text();

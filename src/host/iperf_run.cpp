@@ -18,6 +18,11 @@
 
 namespace gpuvet {
 
+namespace {
+// The iperf test runs in a child process; without one, nothing can be measured.
+const char* const kNoChildAdvice = "the system is out of processes or file descriptors: check ulimit -u and -n";
+}  // namespace
+
 HostPort parse_host_port(const std::string& s) {
     HostPort hp;
     std::string port;
@@ -89,16 +94,16 @@ struct ChildRun {
 ChildRun run_in_child(const std::function<std::string()>& body, double timeout_s, const std::atomic<bool>* stop) {
     ChildRun r;
     int outp[2], errp[2];
-    if (pipe2(outp, O_CLOEXEC) != 0) throw runtime_error(std::string("pipe: ") + std::strerror(errno));
+    if (pipe2(outp, O_CLOEXEC) != 0) throw runtime_error(std::string("pipe: ") + std::strerror(errno), kNoChildAdvice);
     if (pipe2(errp, O_CLOEXEC) != 0) {
         close(outp[0]);
         close(outp[1]);
-        throw runtime_error(std::string("pipe: ") + std::strerror(errno));
+        throw runtime_error(std::string("pipe: ") + std::strerror(errno), kNoChildAdvice);
     }
     std::cout.flush();
     std::fflush(nullptr);  // else buffered parent output would be printed twice
     pid_t pid = fork();
-    if (pid < 0) throw runtime_error(std::string("fork: ") + std::strerror(errno));
+    if (pid < 0) throw runtime_error(std::string("fork: ") + std::strerror(errno), kNoChildAdvice);
     if (pid == 0) {
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);

@@ -36,7 +36,8 @@ using Buffer = std::unique_ptr<char, AlignedFree>;
 
 Buffer aligned_buffer(std::size_t bytes) {
     char* p = static_cast<char*>(std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096));
-    if (!p) throw runtime_error("cannot allocate " + std::to_string(bytes) + " bytes of I/O buffers");
+    if (!p) throw runtime_error("cannot allocate " + std::to_string(bytes) + " bytes of I/O buffers",
+                                 "free some memory, or raise this process's memory limit");
     // Non-repeating content: a filesystem or device that compresses or deduplicates zeros would
     // otherwise report speeds no real data reaches.
     std::mt19937_64 rng(0x9e3779b97f4a7c15ull);

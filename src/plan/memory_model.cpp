@@ -112,7 +112,8 @@ void plan_inference(const ModelArch& m, const Workload& w, MemoryPlan& p) {
 
 void plan_training(const ModelArch& m, const Workload& w, MemoryPlan& p) {
     const int tp = std::max(1, w.tp);
-    if (p.gpus % tp != 0) throw usage_error(fmt::format("{} GPUs cannot hold tensor-parallel degree {}", p.gpus, tp));
+    if (p.gpus % tp != 0) throw usage_error(fmt::format("{} GPUs cannot hold tensor-parallel degree {}", p.gpus, tp),
+                                            "make --gpus a multiple of --tp");
     const int dp = p.gpus / tp;
     const double P = double(p.params) / tp;  // parameters each tensor-parallel rank owns
     const bool adapters = w.task == Task::Lora || w.task == Task::Qlora;
@@ -148,10 +149,10 @@ void plan_training(const ModelArch& m, const Workload& w, MemoryPlan& p) {
     } else {
         p.trainable_params = p.params;
         int stage = w.zero_stage.value_or(dp > 1 ? 3 : 0);
-        if (stage < 0 || stage > 3) throw usage_error("--zero must be 0, 1, 2 or 3");
+        if (stage < 0 || stage > 3) throw usage_error("--zero must be 0, 1, 2 or 3", "2 shards gradients and optimizer, 3 also the weights");
         if ((w.offload_optimizer || w.offload_params) && stage == 0)
             throw usage_error("offload needs ZeRO", "add --zero 2 or --zero 3");
-        if (w.offload_params && stage != 3) throw usage_error("--offload-params needs --zero 3");
+        if (w.offload_params && stage != 3) throw usage_error("--offload-params needs --zero 3", "add --zero 3, or offload only the optimizer with --offload-optimizer");
         p.zero_stage = stage;
         p.bytes_per_param = r.bytes_per_param();
         p.bytes_per_param_how = fmt::format("{}: {} weights + {} gradients + {} optimizer = {} B per parameter",
@@ -215,15 +216,15 @@ void plan_training(const ModelArch& m, const Workload& w, MemoryPlan& p) {
 }  // namespace
 
 MemoryPlan plan_memory(const ModelArch& m, const Workload& w, int gpus) {
-    if (gpus < 1) throw usage_error("the GPU count must be at least 1");
-    if (w.batch < 1 || w.seq < 1) throw usage_error("--batch and --seq must be at least 1");
-    if (w.margin < 0 || w.margin > 10) throw usage_error("--margin must be between 0 and 10 (0.2 = 20%)");
+    if (gpus < 1) throw usage_error("the GPU count must be at least 1", "pass --gpus 1 or more");
+    if (w.batch < 1 || w.seq < 1) throw usage_error("--batch and --seq must be at least 1", "e.g. --batch 8 --seq 2048");
+    if (w.margin < 0 || w.margin > 10) throw usage_error("--margin must be between 0 and 10", "0.2 is the default, a 20% margin");
     MemoryPlan p;
     p.gpus = gpus;
     p.params = parameter_count(m);
     p.active_params = active_parameter_count(m);
     if (w.task == Task::Inference) {
-        if (w.zero_stage) throw usage_error("ZeRO applies to training, not inference");
+        if (w.zero_stage) throw usage_error("ZeRO applies to training, not inference", "drop --zero for --task inference");
         plan_inference(m, w, p);
     } else {
         plan_training(m, w, p);

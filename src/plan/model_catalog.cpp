@@ -14,6 +14,10 @@ std::string_view models_toml();
 namespace gpuvet {
 
 namespace {
+const char* const kCatalogAdvice = "each model is a [[model]] table with a key and HF config fields, as in data/models.toml";
+}  // namespace
+
+namespace {
 
 FieldSource toml_fields(const toml::table* t) {
     FieldSource f;
@@ -62,17 +66,18 @@ ModelCatalog ModelCatalog::parse(std::string_view text, const std::string& origi
     } catch (const toml::parse_error& e) {
         auto& b = e.source().begin;
         throw input_error(origin + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": " +
-                          std::string(e.description()));
+                          std::string(e.description()),
+                          kCatalogAdvice);
     }
     ModelCatalog cat;
     auto* arr = doc["model"].as_array();
-    if (!arr) throw input_error(origin + ": no [[model]] entries");
+    if (!arr) throw input_error(origin + ": no [[model]] entries", kCatalogAdvice);
     for (auto& node : *arr) {
         auto* t = node.as_table();
-        if (!t) throw input_error(origin + ": [[model]] must be a table");
+        if (!t) throw input_error(origin + ": [[model]] must be a table", kCatalogAdvice);
         auto key = (*t)["key"].value<std::string>();
         std::string where = origin + ":" + std::to_string(t->source().begin.line);
-        if (!key || key->empty()) throw input_error(where + ": [[model]] without key");
+        if (!key || key->empty()) throw input_error(where + ": [[model]] without key", kCatalogAdvice);
         ModelArch m = arch_from_fields(toml_fields(t), where + " (" + *key + ")");
         m.key = *key;
         m.name = (*t)["name"].value_or(*key);
