@@ -16,7 +16,7 @@ enum class ErrorKind {
 
 class Error : public std::runtime_error {
 public:
-    Error(ErrorKind kind, std::string message, std::string advice = {})
+    Error(ErrorKind kind, std::string message, std::string advice)
         : std::runtime_error(std::move(message)), kind_(kind), advice_(std::move(advice)) {}
     ErrorKind kind() const { return kind_; }
     const std::string& advice() const { return advice_; }
@@ -34,6 +34,10 @@ inline Error input_error(std::string msg, std::string advice) {
 }
 inline Error runtime_error(std::string msg, std::string advice) {
     return {ErrorKind::Runtime, std::move(msg), std::move(advice)};
+}
+// A broken promise inside gpuvet itself: the user can only report it.
+inline Error internal_error(std::string msg) {
+    return {ErrorKind::Internal, std::move(msg), "this is a gpuvet bug: please report it with the JSON report attached"};
 }
 
 // Exit codes, DESIGN.md §4.

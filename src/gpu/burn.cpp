@@ -400,7 +400,7 @@ double parse_duration_s(const std::string& s) {
 }
 
 std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt) {
-    if (!ctx.inventory) throw Error(ErrorKind::Internal, "burn needs the GPU inventory");
+    if (!ctx.inventory) throw internal_error("burn needs the GPU inventory");
     const auto t0 = Clock::now();
     const double report_offset = ctx.elapsed_s();  // series times are seconds since the report started
 

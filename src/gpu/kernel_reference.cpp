@@ -12,7 +12,7 @@ namespace gpuvet::kernel_ref {
 namespace {
 
 Error misuse(const std::string& what) {
-    return Error(ErrorKind::Internal, "kernel reference misused: " + what);
+    return internal_error("kernel reference misused: " + what);
 }
 
 template <class T>

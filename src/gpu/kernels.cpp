@@ -86,7 +86,7 @@ const KernelInfo* find_kernel(std::string_view name) {
 
 LaunchGeometry launch_geometry(const KernelInfo& k, uint32_t sm_count) {
     if (sm_count == 0)
-        throw Error(ErrorKind::Internal, "launch geometry asked for a GPU with 0 SMs");
+        throw internal_error("launch geometry asked for a GPU with 0 SMs");
     return {sm_count * k.blocks_per_sm, k.block_threads};
 }
 

@@ -199,7 +199,7 @@ cu::CUfunction GpuSession::function(std::string_view kernel) {
     std::lock_guard lock(mu_);
     if (auto it = functions_.find(kernel); it != functions_.end()) return it->second;
     const kernels::KernelInfo* k = kernels::find_kernel(kernel);
-    if (!k) throw Error(ErrorKind::Internal, "unknown GPU kernel " + std::string(kernel), "this is a gpuvet bug: please report it");
+    if (!k) throw internal_error("unknown GPU kernel " + std::string(kernel));
     int cc = compute_capability();
     if (cc < k->min_cc)
         throw driver_error("kernel " + std::string(kernel) + " needs compute capability " +
@@ -209,7 +209,7 @@ cu::CUfunction GpuSession::function(std::string_view kernel) {
     auto mit = modules_.find(k->module);
     if (mit == modules_.end()) {
         const kernels::PtxModule* m = kernels::find_module(k->module);
-        if (!m) throw Error(ErrorKind::Internal, "no embedded PTX module " + std::string(k->module));
+        if (!m) throw internal_error("no embedded PTX module " + std::string(k->module));
         std::string ptx(m->text());  // NUL-terminated copy: the driver reads a C string
         cu::CUmodule mod = nullptr;
         if (api_->cuModuleLoadDataEx) {
@@ -241,19 +241,18 @@ cu::CUfunction GpuSession::function(std::string_view kernel) {
 
 kernels::LaunchGeometry GpuSession::geometry(std::string_view kernel) const {
     const kernels::KernelInfo* k = kernels::find_kernel(kernel);
-    if (!k) throw Error(ErrorKind::Internal, "unknown GPU kernel " + std::string(kernel));
+    if (!k) throw internal_error("unknown GPU kernel " + std::string(kernel));
     return kernels::launch_geometry(*k, static_cast<uint32_t>(std::max(1, sm_count())));
 }
 
 void GpuSession::launch(std::string_view kernel, kernels::LaunchGeometry g, const Stream& s,
                         std::initializer_list<KernelArg> args) {
     const kernels::KernelInfo* k = kernels::find_kernel(kernel);
-    if (!k) throw Error(ErrorKind::Internal, "unknown GPU kernel " + std::string(kernel));
+    if (!k) throw internal_error("unknown GPU kernel " + std::string(kernel));
     bool same = k->params.size() == args.size();
     for (std::size_t i = 0; same && i < args.size(); ++i) same = k->params[i] == args.begin()[i].type;
     if (!same)
-        throw Error(ErrorKind::Internal, "arguments of " + std::string(kernel) + " do not match its parameter list",
-                    "this is a gpuvet bug: please report it");
+        throw internal_error("arguments of " + std::string(kernel) + " do not match its parameter list");
     cu::CUfunction f = function(kernel);
     // The driver copies each parameter from the address given; pointers into our own copy.
     std::vector<KernelArg> vals(args);
