@@ -85,15 +85,6 @@ void on_chosen(Cli cli, CLI::App& sub, std::string name, std::function<int(const
     else sub.callback(chosen);
 }
 
-void check_data_dir(const std::string& dir) {
-    std::error_code ec;
-    if (!std::filesystem::exists(dir, ec))
-        throw usage_error("data path " + dir + " does not exist",
-                          "pass --data-dir with the folder your training data will live in");
-    if (!std::filesystem::is_directory(dir, ec))
-        throw usage_error("data path " + dir + " is not a folder", "pass --data-dir with a folder on the data disk");
-}
-
 int emit_report(Report& r, const GlobalOptions& g) {
     r.finished_at = utc_now_rfc3339();
     r.finalize();

@@ -59,9 +59,6 @@ Report new_report(const GlobalOptions& g);
 // Creates the --report folder (and its parents); throws a Runtime error with advice when it cannot.
 std::filesystem::path report_folder(const std::string& dir);
 
-// --data-dir must name an existing folder: a typo is a usage error (exit 2) before anything runs.
-void check_data_dir(const std::string& dir);
-
 // Prints the report (JSON or scorecard), writes --report files atomically, returns the exit code.
 int emit_report(Report& r, const GlobalOptions& g);
 

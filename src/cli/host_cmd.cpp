@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/common.hpp"
+#include "host/storage_bench.hpp"
 #include "core/check.hpp"
 #include "core/context.hpp"
 #include "core/error.hpp"
@@ -111,7 +112,7 @@ int run_host(const GlobalOptions& g, const HostArgs& a) {
     if (const char* root = std::getenv("GPUVET_ROOT"); root && *root) ctx.options.root = root;
     ctx.options.tier = a.quick ? Tier::Quick : a.full ? Tier::Full : Tier::Standard;
     ctx.options.data_dir = a.data_dir;
-    if (a.part.empty() || a.part == "storage") check_data_dir(a.data_dir);
+    if (a.part.empty() || a.part == "storage") require_data_dir(a.data_dir);
     if (a.storage_bytes) ctx.options.storage_bytes = parse_size(*a.storage_bytes);
     ctx.options.net_server = a.server;
     if (a.seconds < 1 || a.seconds > 600) throw usage_error("--seconds must be from 1 to 600", "3 s per direction is the default; 10-30 s smooths a busy link");

@@ -220,14 +220,18 @@ std::string filesystem_type(const std::filesystem::path& dir) {
     return "unknown";
 }
 
+void require_data_dir(const std::filesystem::path& dir) {
+    std::error_code ec;
+    if (!std::filesystem::exists(dir, ec))
+        throw usage_error("data path " + dir.string() + " does not exist",
+                          "pass --data-dir with the folder your training data will live in");
+    if (!std::filesystem::is_directory(dir, ec))
+        throw usage_error("data path " + dir.string() + " is not a folder", "pass --data-dir with a folder on the data disk");
+}
+
 StorageResult run_storage_bench(const StorageOptions& o) {
     StorageResult res;
-    std::error_code ec;
-    if (!std::filesystem::exists(o.dir, ec))
-        throw input_error("data path " + o.dir.string() + " does not exist",
-                          "pass --data-dir with the folder your training data will live in");
-    if (!std::filesystem::is_directory(o.dir, ec))
-        throw input_error("data path " + o.dir.string() + " is not a folder", "pass --data-dir with a folder");
+    require_data_dir(o.dir);
     res.fs_type = filesystem_type(o.dir);
     struct statfs sf {};
     if (statfs(o.dir.c_str(), &sf) != 0) {

@@ -37,7 +37,10 @@ struct StorageResult {
     std::vector<std::string> notes;
 };
 
-// Throws gpuvet::Error (input) when `dir` does not exist or is not a folder.
+// --data-dir must name an existing folder: a usage error (exit 2) otherwise. Commands call it
+// before anything runs; run_storage_bench calls it too.
+void require_data_dir(const std::filesystem::path& dir);
+
 StorageResult run_storage_bench(const StorageOptions& o);
 
 // Bytes to write: the cap, reduced to leave a tenth of the free space (at least 64 MiB) free;
