@@ -45,7 +45,7 @@ int run_bench(const GlobalOptions& g, const BenchArgs& a) {
         if (a.what == r.name) row = &r;
     }
     if (!row) throw usage_error("unknown benchmark '" + a.what + "'", "choose one of: " + names);
-    auto run = start_check_run(g, load_specs(g), a.quick ? Tier::Quick : a.full ? Tier::Full : Tier::Standard, a.gpus);
+    auto run = start_check_run(g, load_specs(g), tier_from_flags(a.quick, a.full), a.gpus);
     CheckList chosen = select_checks(row->checks);
     run_checks(chosen, run->ctx);
     return emit_report(run->report, g);

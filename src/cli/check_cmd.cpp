@@ -41,7 +41,7 @@ int run_check(const GlobalOptions& g, const CheckArgs& a) {
     if (a.expect) order = parse_expect(*a.expect, specs);
     if (a.order_file) order = load_order_file(*a.order_file, specs);
     // Moving the database keeps its SKUs where they are, so the order's pointers to them stay valid.
-    auto run = start_check_run(g, std::move(specs), a.quick ? Tier::Quick : a.full ? Tier::Full : Tier::Standard,
+    auto run = start_check_run(g, std::move(specs), tier_from_flags(a.quick, a.full),
                                a.gpus);
     CheckContext& ctx = run->ctx;
     ctx.options.data_dir = a.data_dir;

@@ -75,6 +75,8 @@ std::filesystem::path report_folder(const std::string& dir) {
     return dir;
 }
 
+Tier tier_from_flags(bool quick, bool full) { return quick ? Tier::Quick : full ? Tier::Full : Tier::Standard; }
+
 void on_chosen(Cli cli, CLI::App& sub, std::string name, std::function<int(const GlobalOptions&)> run,
                bool after_parts) {
     auto chosen = [&g = cli.global, &action = cli.action, name = std::move(name), run = std::move(run)] {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/context.hpp"
 #include "core/result.hpp"
 
 namespace gpuvet {
@@ -33,6 +34,9 @@ struct Cli {
     GlobalOptions& global;
     Action& action;
 };
+
+// The tier the --quick and --full flags choose (neither: standard).
+Tier tier_from_flags(bool quick, bool full);
 
 // Registers what runs when `sub` is chosen: `name` becomes the report's command. `after_parts`:
 // wait until the subcommand's own subcommands were parsed (final_callback).

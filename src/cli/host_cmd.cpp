@@ -110,7 +110,7 @@ int run_host(const GlobalOptions& g, const HostArgs& a) {
     Report report = new_report(g);
     CheckContext ctx;
     if (const char* root = std::getenv("GPUVET_ROOT"); root && *root) ctx.options.root = root;
-    ctx.options.tier = a.quick ? Tier::Quick : a.full ? Tier::Full : Tier::Standard;
+    ctx.options.tier = tier_from_flags(a.quick, a.full);
     ctx.options.data_dir = a.data_dir;
     if (a.part.empty() || a.part == "storage") require_data_dir(a.data_dir);
     if (a.storage_bytes) ctx.options.storage_bytes = parse_size(*a.storage_bytes);
