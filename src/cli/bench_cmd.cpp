@@ -60,7 +60,7 @@ void add_bench_command(Cli cli) {
     for (const auto& r : bench_table()) help += std::string("\n  ") + r.name + ": " + r.what;
     sub->add_option("what", args->what, help)->required();
     sub->add_flag("--quick", args->quick, "shortest sizes and repetitions");
-    sub->add_flag("--full", args->full, "longest sizes and repetitions");
+    sub->add_flag("--full", args->full, "longest sizes and repetitions")->excludes("--quick");
     sub->add_option("--gpus", args->gpus, "comma-separated GPU indexes (default: all)");
     add_output_flags(*sub, cli.global);
     sub->footer("Examples:\n  gpuvet bench memory\n  gpuvet bench fp --gpus 0,1 --json\n"

@@ -59,7 +59,7 @@ void add_check_command(Cli cli) {
     auto* sub = cli.app.add_subcommand("check", "Acceptance test of this server: a go/no-go verdict");
     auto args = std::make_shared<CheckArgs>();
     sub->add_flag("--quick", args->quick, "shortest tier (about 1-2 minutes)");
-    sub->add_flag("--full", args->full, "longest tier: 10-minute burn and exhaustive sweeps");
+    sub->add_flag("--full", args->full, "longest tier: 10-minute burn and exhaustive sweeps")->excludes("--quick");
     sub->add_option("--data-dir", args->data_dir, "folder on the data disk for host.storage (default: here)");
     sub->add_option("--net-server", args->net_server, "iperf3 server HOST[:PORT] for host.network");
     sub->add_option("--burn-duration", args->burn_duration, "gpu.burn duration: 90s, 10m (default 20 s quick, 60 s, 10 min full)");

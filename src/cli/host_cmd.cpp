@@ -148,7 +148,7 @@ void add_host_command(Cli cli) {
     auto args = std::make_shared<HostArgs>();
     auto common = [&](CLI::App* s) {
         s->add_flag("--quick", args->quick, "shortest measurements");
-        s->add_flag("--full", args->full, "longest measurements");
+        s->add_flag("--full", args->full, "longest measurements")->excludes("--quick");
         add_output_flags(*s, cli.global, true, false);
     };
     auto storage_flags = [&](CLI::App* s) {
