@@ -33,6 +33,13 @@ def test_unknown_option_suggests_the_right_one():
     assert "did you mean '--json'" in err, err
 
 
+def test_quick_and_full_together_is_usage_error():
+    for cmd in (["check"], ["bench", "memory"], ["host", "cpu"]):
+        code, _, err = run(*cmd, "--quick", "--full")
+        assert code == 2, (cmd, err)
+        assert "--quick excludes --full" in err, err
+
+
 def test_no_command_is_usage_error():
     code, _, err = run()
     assert code == 2 and "gpuvet" in err
