@@ -152,7 +152,6 @@ DimmFindings add_dimm_facts(CheckResult& r, const Fact<MemoryLayout>& layout,
                      "; healthy STREAM reaches about 70-85% of it (TI SPRAD45A/SPRACV1B: triad 74-78% of the DDR "
                      "wire rate), less without streaming stores; triad WARN below 50%, never FAIL (channels are inferred)";
         f.stream_reference = ref;
-        f.theoretical_gbps = *l.theoretical_gbps;
     }
     if (l.slower_than_rated > 0) {
         std::string w = std::to_string(l.slower_than_rated) + " of " + std::to_string(l.populated) +
@@ -250,11 +249,11 @@ std::vector<CheckResult> HostMemoryCheck::run(CheckContext& ctx) {
     r.summary = format_bytes(double(m.memory_total_bytes.value_or(0))) + " RAM, STREAM triad " +
                 format_number(s.triad_gbps) + " GB/s with " + std::to_string(s.threads) + " threads, results verified.";
     if (!m.memory_total_bytes) r.summary = "STREAM triad " + format_number(s.triad_gbps) + " GB/s, results verified.";
-    if (dimms.theoretical_gbps && *dimms.theoretical_gbps > 0) {
-        double pct = 100.0 * s.triad_gbps / *dimms.theoretical_gbps;
+    if (ref.spec && *ref.spec > 0) {
+        double pct = 100.0 * s.triad_gbps / *ref.spec;
         r.summary.pop_back();
         r.summary += ", " + format_number(pct, 3) + "% of the theoretical " +
-                     format_number(*dimms.theoretical_gbps, 4) + " GB/s";
+                     format_number(*ref.spec, 4) + " GB/s";
         if (!all_cpus)
             r.summary += " (not graded: " + std::to_string(plan.thread_cpus.size()) + " of " +
                          std::to_string(*m.cpu_threads) + " CPUs allowed)";
@@ -262,7 +261,7 @@ std::vector<CheckResult> HostMemoryCheck::run(CheckContext& ctx) {
         if (triad_ref.warn_below && s.triad_gbps < *triad_ref.warn_below) {
             r.verdict = Verdict::Warn;
             r.summary = "STREAM triad " + format_number(s.triad_gbps) + " GB/s is only " + format_number(pct, 3) +
-                        "% of the theoretical " + format_number(*dimms.theoretical_gbps, 4) +
+                        "% of the theoretical " + format_number(*ref.spec, 4) +
                         " GB/s (healthy: about 70%): memory channels, NUMA placement or other load may hold it back.";
         }
     }

@@ -36,8 +36,7 @@ inline constexpr double kStreamWarnFraction = 0.50;
 // rate is known) and the plain-words warnings (DIMMs below their rated speed, fewer than half the
 // slots populated).
 struct DimmFindings {
-    std::optional<Reference> stream_reference;
-    std::optional<double> theoretical_gbps;
+    std::optional<Reference> stream_reference;  // spec: the theoretical rate, when known
     std::vector<std::string> warnings;
 };
 
