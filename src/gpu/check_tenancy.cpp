@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 
 #include "core/context.hpp"
 #include "core/strings.hpp"
@@ -36,11 +35,10 @@ GpuTenancyCheck::GpuTenancyCheck(std::uint32_t self_pid, UtilizationSampler samp
       sampler_(sampler ? std::move(sampler) : UtilizationSampler(sample_with_nvml)) {}
 
 std::vector<CheckResult> GpuTenancyCheck::run(CheckContext& ctx) {
-    // The same selection InventoryCheck::run assesses; lost GPUs are not asked.
+    // The GPUs InventoryCheck::run assesses; lost ones are not asked.
     std::vector<int> gpus;
-    const auto& sel = ctx.options.gpus;
-    for (const GpuInfo& g : ctx.inventory->gpus)
-        if (!g.lost && (sel.empty() || std::find(sel.begin(), sel.end(), g.index) != sel.end())) gpus.push_back(g.index);
+    for (const GpuInfo* g : selected(ctx))
+        if (!g->lost) gpus.push_back(g->index);
     idle_ = gpus.empty() ? std::map<int, IdleUtilization>{} : sampler_(ctx, gpus);
     return InventoryCheck::run(ctx);
 }

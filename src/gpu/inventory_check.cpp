@@ -20,11 +20,18 @@ CheckResult InventoryCheck::lost(const GpuInfo& g) {
     return r;
 }
 
+std::vector<const GpuInfo*> InventoryCheck::selected(const CheckContext& ctx) {
+    std::vector<const GpuInfo*> out;
+    const auto& sel = ctx.options.gpus;
+    for (const GpuInfo& g : ctx.inventory->gpus)
+        if (sel.empty() || std::find(sel.begin(), sel.end(), g.index) != sel.end()) out.push_back(&g);
+    return out;
+}
+
 std::vector<CheckResult> InventoryCheck::run(CheckContext& ctx) {
     std::vector<CheckResult> out;
-    const auto& sel = ctx.options.gpus;
-    for (const GpuInfo& g : ctx.inventory->gpus) {
-        if (!sel.empty() && std::find(sel.begin(), sel.end(), g.index) == sel.end()) continue;
+    for (const GpuInfo* gp : selected(ctx)) {
+        const GpuInfo& g = *gp;
         const GpuSpec* spec = ctx.specs ? identify_gpu(g, *ctx.specs).spec : nullptr;
         CheckResult r = g.lost ? lost(g) : assess(g, spec, ctx);
         r.key = std::string(key());

@@ -24,6 +24,8 @@ protected:
     virtual CheckResult assess(const GpuInfo& gpu, const GpuSpec* spec, CheckContext& ctx) = 0;
     // A GPU that fell off the bus while being read: SKIP here; gpu.identity reports it as FAIL.
     virtual CheckResult lost(const GpuInfo& gpu);
+    // The GPUs of the inventory that --gpus selects (all when it is empty), lost ones included.
+    static std::vector<const GpuInfo*> selected(const CheckContext& ctx);
 };
 
 // Findings of one GPU: the verdict is the worst; the summary names the first of the worst.
