@@ -28,8 +28,8 @@ constexpr const char* kStorageSource =
     "image training reads ~0.3 GB/s per A100 of tensor throughput (ResNet-50 at ~2,500 img/s x ~110 KB JPEG), "
     "scaled by each GPU's dense BF16 tensor TFLOPS / 312; video, audio and uncompressed data read ~3x more";
 constexpr const char* kStorageFlatSource =
-    "GPU throughput unknown, so a flat rule: ~1 GB/s per GPU keeps image training fed (ResNet-50 reads ~0.3 "
-    "GB/s per A100; video, audio and uncompressed data several times more)";
+    "the GPUs' throughput is unknown, so a flat rule holds: ~1 GB/s per GPU keeps image training fed (ResNet-50 "
+    "reads ~0.3 GB/s per A100; video, audio and uncompressed data several times more)";
 constexpr const char* kNetSource =
     "multi-node training exchanges gradients over the network: DGX H100 pairs each GPU with a 400 Gbit/s NIC; "
     "for one node, 10 Gbit/s or more keeps dataset and checkpoint transfers short";
@@ -111,40 +111,28 @@ CheckResult balance_result(const BalanceInputs& in) {
                                                      in.ram_bytes ? "GPU memory sizes unknown" : "host RAM unknown"));
     }
 
-    if (in.storage_read_gbps && in.a100_equivalents) {
-        // What these GPUs can consume: image training at their tensor throughput.
-        double need = kStorageGbpsPerA100 * *in.a100_equivalents;
+    if (in.storage_read_gbps) {
+        // What these GPUs read in image training at their tensor throughput; a flat rule per GPU
+        // when their throughput is unknown.
+        const bool by_class = in.a100_equivalents.has_value();
+        const double need = by_class ? kStorageGbpsPerA100 * *in.a100_equivalents : kStorageWarnPerGpu * g;
+        const double read = *in.storage_read_gbps;
         Reference ref;
         ref.warn_below = need / g;
-        ref.source = kStorageSource;
-        r.measurements.push_back(Measurement::number("storage_need_gbps", "Storage read needed",
-                                                     need, "GB/s"));
-        r.measurements.push_back(Measurement::number("storage_read_gbps_per_gpu", "Storage read per GPU",
-                                                     *in.storage_read_gbps / g, "GB/s").against(ref));
-        if (*in.storage_read_gbps < need) {
+        ref.expected_text = "≥ " + format_number(need) + " GB/s in total for image training";
+        ref.source = by_class ? std::string(kStorageSource)
+                              : "(" + in.a100_equivalents.absent_reason + ") " + kStorageFlatSource;
+        r.measurements.push_back(Measurement::number("storage_read_gbps_per_gpu", "Storage read per GPU", read / g,
+                                                     "GB/s").against(ref));
+        if (read < need) {
             v = worst(v, Verdict::Warn);
-            r.details.push_back("the data disk reads " + format_number(*in.storage_read_gbps) + " GB/s; image training on "
-                                "these GPUs reads about " + format_number(need) +
+            r.details.push_back("the data disk reads " + format_number(read) + " GB/s; image training on these GPUs "
+                                "reads about " + format_number(need) +
                                 " GB/s: stage data on local NVMe or cache the dataset in RAM");
-        } else if (*in.storage_read_gbps < need * kStorageRichFactor) {
-            r.details.push_back("the data disk reads " + format_number(*in.storage_read_gbps) +
-                                " GB/s: enough for image training on these GPUs (about " + format_number(need) +
-                                " GB/s), tight for video, audio or uncompressed data (about " +
-                                format_number(need * kStorageRichFactor) + " GB/s)");
-        }
-    } else if (in.storage_read_gbps) {
-        double per = *in.storage_read_gbps / g;
-        Reference ref;
-        ref.warn_below = kStorageWarnPerGpu;
-        ref.source = kStorageFlatSource;
-        r.measurements.push_back(Measurement::absent("storage_need_gbps", "Storage read needed",
-                                                     "GB/s", in.a100_equivalents.absent_reason));
-        r.measurements.push_back(Measurement::number("storage_read_gbps_per_gpu", "Storage read per GPU", per, "GB/s").against(ref));
-        if (per < kStorageWarnPerGpu) {
-            v = worst(v, Verdict::Warn);
-            r.details.push_back("the data disk reads " + format_number(per) +
-                                " GB/s per GPU: fine for text, slow for image/video training; stage data on local "
-                                "NVMe or cache the dataset in RAM");
+        } else if (read < need * kStorageRichFactor) {
+            r.details.push_back("the data disk reads " + format_number(read) + " GB/s: enough for image training on "
+                                "these GPUs (about " + format_number(need) + " GB/s), tight for video, audio or "
+                                "uncompressed data (about " + format_number(need * kStorageRichFactor) + " GB/s)");
         }
     } else {
         r.measurements.push_back(Measurement::absent("storage_read_gbps_per_gpu", "Storage read per GPU", "GB/s",

@@ -200,7 +200,7 @@ TEST(HostBalance, RulesPerGpu) {
     EXPECT_FALSE(find(good, "cpus_per_gpu")->reference->source.empty());
 
     // Without the GPUs' throughput the storage rule is flat, and says why.
-    EXPECT_FALSE(find(good, "storage_need_gbps")->present());
+    EXPECT_DOUBLE_EQ(find(good, "storage_read_gbps_per_gpu")->reference->warn_below.value_or(0), 1.0);
     EXPECT_NE(find(good, "storage_read_gbps_per_gpu")->reference->source.find("unknown"), std::string::npos);
 
     Report rep;
@@ -240,8 +240,8 @@ TEST(HostBalance, StorageNeedScalesWithTheGpus) {
     in.storage_read_gbps = 4;
     auto r = balance_result(in);
     EXPECT_EQ(r.verdict, Verdict::Warn);
-    ASSERT_TRUE(find(r, "storage_need_gbps")->present());
-    EXPECT_NEAR(*find(r, "storage_need_gbps")->value, 0.3 * 8 * 989.5 / 312, 1e-9);
+    ASSERT_TRUE(find(r, "storage_read_gbps_per_gpu")->reference->warn_below);
+    EXPECT_NEAR(*find(r, "storage_read_gbps_per_gpu")->reference->warn_below * 8, 0.3 * 8 * 989.5 / 312, 1e-9);
     // ...while 4 x T4 read ~0.25 GB/s: a 0.5 GB/s SATA SSD feeds them (the flat rule warned here).
     in.gpus = 4;
     in.gpu_memory_bytes = 64e9;
