@@ -5,6 +5,8 @@ BUILD      ?= build
 BUILD_TYPE ?= Release
 JOBS       ?= $(shell nproc)
 GPUVET     := $(BUILD)/gpuvet
+# The build's own make runs under this one: without this it prints every folder it enters.
+MAKEFLAGS  += --no-print-directory
 
 .PHONY: all deps build run test bench fuzz clean
 
