@@ -1,13 +1,16 @@
 // gpuvet's thin main: parse, dispatch, and turn errors into advice and an exit code.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <string_view>
 
 #include "cli/common.hpp"
+#include "cli/output_guard.hpp"
 #include "cli/suggest.hpp"
 #include "core/error.hpp"
 
 int main(int argc, char** argv) {
     using namespace gpuvet;
+    guard_standard_streams();
     GlobalOptions global;
     for (int i = 0; i < argc; ++i) global.argv.emplace_back(argv[i]);
     Action action;
@@ -45,24 +48,28 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         std::string msg = e.what();
         if (auto hint = suggest_fix(app, argc, argv)) msg = *hint;
+        // CLI11 may stop before it reaches --json: the argument list still says what was asked for.
+        for (int i = 1; i < argc && std::string_view(argv[i]) != "--"; ++i)
+            if (std::string_view(argv[i]) == "--json") global.json = true;
         std::cerr << "gpuvet: " << msg << "\n";
         if (!global.json) std::cerr << "Run 'gpuvet --help' for usage.\n";
         emit_fatal_json(global, "usage", msg, "run 'gpuvet --help' for usage", exit_code::bad_input);
-        return exit_code::bad_input;
+        return finish_output(exit_code::bad_input);
     }
 
     install_stop_handlers();
+    int code = exit_code::bad_input;
     try {
-        return action ? action() : exit_code::bad_input;
+        code = action ? action() : exit_code::bad_input;
     } catch (const Error& e) {
         std::cerr << "gpuvet: " << e.what() << "\n";
         if (!e.advice().empty()) std::cerr << "  → " << e.advice() << "\n";
-        int code = exit_code_for(e.kind());
+        code = exit_code_for(e.kind());
         emit_fatal_json(global, to_string(e.kind()), e.what(), e.advice(), code);
-        return code;
     } catch (const std::exception& e) {
         std::cerr << "gpuvet: internal error: " << e.what() << "\n";
-        emit_fatal_json(global, "internal", e.what(), "please report this", exit_code::could_not_run);
-        return exit_code::could_not_run;
+        code = exit_code::could_not_run;
+        emit_fatal_json(global, "internal", e.what(), "please report this", code);
     }
+    return finish_output(code);
 }

@@ -1,10 +1,12 @@
 #include "cli/common.hpp"
 
+#include <chrono>
 #include <csignal>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
 
+#include "cli/output_guard.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "report/json.hpp"
@@ -16,6 +18,8 @@ namespace gpuvet {
 
 namespace {
 std::atomic<bool> g_stop{false};
+// When the report was started, on the monotonic clock: duration_s must not follow wall-clock steps.
+std::chrono::steady_clock::time_point g_report_started = std::chrono::steady_clock::now();
 void on_signal(int) { g_stop.store(true); }
 }  // namespace
 
@@ -63,6 +67,7 @@ Report new_report(const GlobalOptions& g) {
     r.command = g.command;
     r.argv = g.argv;
     r.started_at = utc_now_rfc3339();
+    g_report_started = std::chrono::steady_clock::now();
     return r;
 }
 
@@ -81,7 +86,10 @@ void on_chosen(Cli cli, CLI::App& sub, std::string name, std::function<int(const
                bool after_parts) {
     auto chosen = [&g = cli.global, &action = cli.action, name = std::move(name), run = std::move(run)] {
         g.command = name;
-        action = [&g, run] { return run(g); };
+        action = [&g, run] {
+            if (g.report_dir) claim_report_dir(*g.report_dir);  // before anything is measured
+            return run(g);
+        };
     };
     if (after_parts) sub.final_callback(chosen);
     else sub.callback(chosen);
@@ -89,6 +97,7 @@ void on_chosen(Cli cli, CLI::App& sub, std::string name, std::function<int(const
 
 int emit_report(Report& r, const GlobalOptions& g) {
     r.finished_at = utc_now_rfc3339();
+    r.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - g_report_started).count();
     r.finalize();
     if (g.report_dir) {
         std::filesystem::path dir = report_folder(*g.report_dir);

@@ -82,9 +82,19 @@ struct ReportError {
     std::string advice;   // what to do about it
 };
 
+// Why the driver cannot be used as a whole, with the fix: shown first in every report.
+struct DriverProblem {
+    std::string headline;  // "the NVIDIA kernel module is not loaded": what skipped checks cite
+    std::string message;   // the whole explanation
+    std::string advice;    // what to do about it
+};
+
 struct DriverInfo {
-    bool present = false;
-    std::string absent_reason;  // "libcuda.so.1 could not be loaded: ..."
+    bool present = false;       // the driver is loaded: NVML or CUDA initialised
+    bool cuda_usable = false;   // cuInit succeeded: kernels and copies can run
+    std::string absent_reason;  // when !present: "libcuda.so.1 could not be loaded: ..."
+    std::string cuda_absent_reason;  // when !cuda_usable
+    std::vector<DriverProblem> problems;
     std::optional<std::string> driver_version;       // "570.86.15"
     std::optional<int> cuda_driver_version;          // 12080 as cuDriverGetVersion returns
     std::optional<std::string> nvml_version;

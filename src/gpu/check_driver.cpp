@@ -4,6 +4,13 @@
 
 namespace gpuvet {
 
+namespace {
+std::string capitalized(std::string s) {
+    if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = char(s[0] - 'a' + 'A');
+    return s;
+}
+}  // namespace
+
 // NVIDIA CUDA Compatibility, "Minor Version Compatibility" table: programs built with any CUDA 12.x
 // toolkit run on drivers >= 525 (CUDA 12.0), CUDA 13.x builds need >= 580 (CUDA 13.0). Framework
 // wheels (PyTorch, TensorFlow, JAX) are built for CUDA 12 or 13 today, so a driver that stops at
@@ -22,12 +29,19 @@ CudaSupport cuda_support(int cuda_driver_version) {
 std::vector<CheckResult> GpuDriverCheck::run(CheckContext& ctx) {
     const DriverInfo& d = ctx.report->machine.driver;
     CheckResult r;
+    if (!d.present && !d.problems.empty()) {
+        // Installed but not running (nvidia.ko not loaded): a GPU server that cannot run GPU work.
+        r.verdict = Verdict::Fail;
+        r.summary = capitalized(d.problems.front().headline) + ": " + d.problems.front().advice + ".";
+        return {r};
+    }
     if (!d.present) {
         // No driver is a fact about the machine, not a failure of gpuvet: the GPU checks SKIP.
         r.verdict = Verdict::Skip;
         r.summary = "no NVIDIA driver found (" + d.absent_reason + ")";
         return {r};
     }
+    for (const DriverProblem& p : d.problems) r.details.push_back(p.message + ": " + p.advice);
     r.verdict = Verdict::Pass;
     r.summary = "NVIDIA driver loaded";
     if (d.driver_version) {
@@ -48,6 +62,11 @@ std::vector<CheckResult> GpuDriverCheck::run(CheckContext& ctx) {
         r.verdict = support->verdict;
         if (support->verdict != Verdict::Pass) r.summary += " " + support->advice;
         else if (!support->advice.empty()) r.details.push_back(support->advice);
+    }
+    if (!d.problems.empty()) {
+        // The driver runs, but not as a whole: MIG, CUDA_VISIBLE_DEVICES, CUDA and NVML disagreeing.
+        r.verdict = worst(r.verdict, Verdict::Warn);
+        r.summary += " But " + d.problems.front().headline + ".";
     }
     return {r};
 }

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 
+#include "gpu/driver_problems.hpp"
 #include "gpu/memory_temperature.hpp"
 #include "gpu/vendor/cuda_api.hpp"
 #include "gpu/vendor/nvml_api.hpp"
@@ -55,6 +57,7 @@ std::vector<CudaDevice> read_cuda(const CudaApi& api, Inventory& inv) {
     if (int rc = api.cuDriverGetVersion(&v); rc == 0) inv.cuda_driver_version = v;
     else inv.cuda_driver_version = Fact<int>::absent(cuda_reason(api, "cuDriverGetVersion", rc));
     if (int rc = api.cuInit(0); rc != 0) {
+        inv.cuda_init_status = rc;
         inv.cuda_absent_reason = cuda_reason(api, "cuInit", rc);
         inv.errors.push_back(inv.cuda_absent_reason + ": " + cuda_advice(rc));
         return out;
@@ -515,6 +518,7 @@ void read_topology(const NvmlApi& a, const std::vector<nvmlDevice_t>& devs, Inve
 void read_nvml(const NvmlApi& a, Inventory& inv, const HostFs& fs) {
     int rc = a.nvmlInit();
     if (rc != NVML_SUCCESS) {
+        inv.nvml_init_status = rc;
         inv.nvml_absent_reason = "nvmlInit_v2 failed: " + a.error_name(rc) + " (" + nvml_status_name(rc) + ")";
         inv.errors.push_back(inv.nvml_absent_reason + ": " + nvml_advice(rc));
         return;
@@ -609,18 +613,21 @@ Inventory collect_inventory(const InventoryOptions& opt) {
     }
 
     // CUDA ordinals differ from NVML indices unless CUDA_DEVICE_ORDER=PCI_BUS_ID: match by bus id.
+    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
     for (auto& g : inv.gpus) {
         if (!inv.cuda_present) {
-            g.cuda_ordinal = Fact<int>::absent(inv.cuda_absent_reason);
-            g.sm_count = Fact<int>::absent(inv.cuda_absent_reason);
+            std::string why = g.mig_enabled.value_or(false) ? cuda_invisible_reason(g, visible) : inv.cuda_absent_reason;
+            g.cuda_ordinal = Fact<int>::absent(why);
+            g.sm_count = Fact<int>::absent(why);
             continue;
         }
         std::string bus = g.pci_bus_id ? normalize_pci_bus_id(*g.pci_bus_id) : "";
         auto it = std::find_if(cuda_devs.begin(), cuda_devs.end(),
                                [&](const CudaDevice& c) { return !bus.empty() && c.bus_id == bus; });
         if (it == cuda_devs.end()) {
-            g.cuda_ordinal = Fact<int>::absent("not visible to CUDA (CUDA_VISIBLE_DEVICES or MIG?)");
-            g.sm_count = Fact<int>::absent("not visible to CUDA");
+            std::string why = cuda_invisible_reason(g, visible);
+            g.cuda_ordinal = Fact<int>::absent(why);
+            g.sm_count = Fact<int>::absent(why);
             continue;
         }
         g.cuda_ordinal = it->ordinal;
@@ -628,13 +635,17 @@ Inventory collect_inventory(const InventoryOptions& opt) {
         if (!g.compute_capability) g.compute_capability = it->compute_capability;
         if (!g.memory_total_bytes) g.memory_total_bytes = it->memory_total_bytes;
     }
+    inv.problems = diagnose_driver(inv, visible);
     return inv;
 }
 
 DriverInfo driver_info_of(const Inventory& inv) {
     DriverInfo d;
-    d.present = inv.cuda_present;
-    if (!inv.cuda_present) d.absent_reason = inv.cuda_absent_reason;
+    d.present = inv.cuda_present || inv.nvml_present;
+    d.cuda_usable = inv.cuda_present;
+    if (!inv.cuda_present) d.cuda_absent_reason = inv.cuda_absent_reason;
+    if (!d.present) d.absent_reason = inv.cuda_absent_reason;
+    d.problems = inv.problems;
     if (inv.driver_version) d.driver_version = *inv.driver_version;
     if (inv.cuda_driver_version) d.cuda_driver_version = *inv.cuda_driver_version;
     if (inv.nvml_version) d.nvml_version = *inv.nvml_version;

@@ -100,6 +100,11 @@ struct Inventory {
     std::string cuda_absent_reason;           // "libcuda.so.1 could not be loaded: ..."
     bool nvml_present = false;                // libnvidia-ml loaded and nvmlInit succeeded
     std::string nvml_absent_reason;
+    int nvml_init_status = 0;                 // nvmlInit's return code when it failed
+    int cuda_init_status = 0;                 // cuInit's return code when it failed
+    // Why the driver cannot be used as a whole (kernel module not loaded, MIG hiding every GPU
+    // from CUDA, CUDA and NVML disagreeing), with the fix; empty when nothing is wrong.
+    std::vector<DriverProblem> problems;
     std::string libcuda_path, libnvml_path;
 };
 

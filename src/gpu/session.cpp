@@ -321,9 +321,15 @@ GpuSet GpuSet::open(const CheckContext& ctx) {
     }
     GpuSet set = open(shared_cuda_api(), pairs);
     for (std::size_t i = 0; i < set.members_.size(); ++i) {
-        set.members_[i].info = infos[i];
-        if (!set.members_[i].session && infos[i]->lost)
-            set.members_[i].error = "GPU " + std::to_string(infos[i]->index) + " has fallen off the bus";
+        Member& m = set.members_[i];
+        m.info = infos[i];
+        if (!m.session && infos[i]->lost) m.error = "GPU " + std::to_string(infos[i]->index) + " has fallen off the bus";
+        else if (!m.session && !infos[i]->cuda_ordinal) {
+            // The inventory knows why CUDA cannot see it; that is configuration, judged elsewhere.
+            m.error = "GPU " + std::to_string(m.index) + " cannot be measured: " + infos[i]->cuda_ordinal.absent_reason;
+            m.unavailable = true;
+            m.advice.clear();  // the report's Problem line says what to do
+        }
     }
     return set;
 }

@@ -218,6 +218,7 @@ public:
         std::unique_ptr<GpuSession> session;     // null when the GPU could not be opened
         std::string error;                       // why session is null
         std::string advice;
+        bool unavailable = false;                // CUDA cannot see it (MIG mode, CUDA_VISIBLE_DEVICES): SKIP, not ERROR
     };
 
     // Opens a session for each GPU of ctx.inventory selected by ctx.options.gpus (empty = all).

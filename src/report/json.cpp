@@ -37,6 +37,11 @@ Json to_json(const DriverInfo& d) {
     Json j;
     j["present"] = d.present;
     j["absent_reason"] = d.present ? Json(nullptr) : Json(d.absent_reason);
+    j["cuda_usable"] = d.cuda_usable;
+    j["cuda_absent_reason"] = d.cuda_usable ? Json(nullptr) : Json(d.cuda_absent_reason);
+    Json problems = Json::array();
+    for (const DriverProblem& p : d.problems) problems.push_back({{"headline", p.headline}, {"message", p.message}, {"advice", p.advice}});
+    j["problems"] = problems;
     j["driver_version"] = opt(d.driver_version);
     j["cuda_driver_version"] = opt(d.cuda_driver_version);
     j["nvml_version"] = opt(d.nvml_version);

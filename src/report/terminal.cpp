@@ -34,6 +34,7 @@ std::string machine_line(const MachineInfo& m) {
 }
 
 std::string driver_line(const DriverInfo& d) {
+    if (!d.present && !d.problems.empty()) return "NVIDIA driver installed but not running (see Problem)";
     if (!d.present) return "no NVIDIA driver found (" + d.absent_reason + ")";
     std::string s = "NVIDIA driver";
     if (d.driver_version) s += " " + *d.driver_version;
@@ -148,6 +149,11 @@ std::string render_scorecard(const Report& r, const Style& st) {
     // Commands that never looked for a driver (host, plan) have no driver line to print.
     if (r.machine.driver.present || !r.machine.driver.absent_reason.empty())
         o << wrap("Driver  ", driver_line(r.machine.driver), st.width, 8) << "\n";
+    // What keeps the GPUs from being used comes first, before any check: the cause and the fix.
+    for (const DriverProblem& p : r.machine.driver.problems) {
+        o << wrap(st.paint("Problem ", "1;31"), p.message, st.width, 8) << "\n";
+        o << wrap("  → fix ", p.advice, st.width, 8) << "\n";
+    }
     for (auto& g : r.gpus) {
         std::string s = g.name.value_or("(name unknown)");
         if (g.memory_total_bytes) s += " · " + format_bytes(double(*g.memory_total_bytes));

@@ -68,7 +68,11 @@ TEST(Collector, V1OnlyDriverGivesAbsentReasonsAndLostGpu) {
     EXPECT_EQ(g.numa_node.absent_reason, "GPU is lost");
     EXPECT_FALSE(g.cuda_ordinal.has_value());
 
+    // NVML runs, so the driver is there; CUDA is what is missing, and the report says so.
     DriverInfo d = driver_info_of(inv);
-    EXPECT_FALSE(d.present);
+    EXPECT_TRUE(d.present);
+    EXPECT_FALSE(d.cuda_usable);
+    ASSERT_FALSE(d.problems.empty());
+    EXPECT_NE(d.problems[0].message.find("NVML sees 1 GPU"), std::string::npos) << d.problems[0].message;
     EXPECT_EQ(gpu_summaries_of(inv).at(0).name.value_or(""), "V1-only GPU");
 }

@@ -1,8 +1,13 @@
 """The command line as a user meets it: help, version, errors, exit codes, JSON, reports."""
+import fcntl
 import json
 import os
 import re
+import subprocess
 import tempfile
+import time
+
+import harness
 
 from harness import NO_DRIVER, main, run, run_json
 
@@ -83,9 +88,51 @@ def test_report_dir_gets_complete_files():
 
 
 def test_report_dir_unwritable_is_an_error_not_a_crash():
-    code, _, err = run("check", "--report", "/proc/gpuvet-cannot-write", env=NO_DRIVER)
-    assert code == 3, (code, err)
-    assert "cannot" in err and "→" in err, err
+    # Found before anything is measured: a usage error (exit 2) with the fix, and fast.
+    with tempfile.NamedTemporaryFile() as f:
+        for bad in ("/proc/gpuvet-cannot-write", f.name, "/proc/self"):
+            t0 = time.monotonic()
+            code, out, err = run("check", "--report", bad, env=NO_DRIVER)
+            assert code == 2, (bad, code, err)
+            assert f"--report {bad}" in err and "→" in err, err
+            assert out == "" and time.monotonic() - t0 < 5, (bad, out)
+
+
+def test_concurrent_runs_cannot_mix_one_report_folder():
+    with tempfile.TemporaryDirectory() as d:
+        fd = os.open(d, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)  # as a running gpuvet holds it
+            code, _, err = run("check", "--only", "host.identity", "--report", d, env=NO_DRIVER)
+            assert code == 2 and "another gpuvet run" in err, (code, err)
+            assert os.listdir(d) == []
+        finally:
+            os.close(fd)
+        code, _, err = run("check", "--only", "host.identity", "--report", d, env=NO_DRIVER)
+        assert code == 0, err
+        assert sorted(os.listdir(d)) == ["gpuvet-report.json", "gpuvet-report.txt"]
+
+
+def test_stdout_write_errors_fail_the_command():
+    # A full disk or a closed stdout: the output is lost, so the command cannot say it succeeded.
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([harness.GPUVET, "specs", "list"], stdout=full, stderr=subprocess.PIPE, text=True)
+    assert p.returncode == 3 and "standard output" in p.stderr, (p.returncode, p.stderr)
+    p = subprocess.run([harness.GPUVET, "check", "--only", "host.identity", "--json"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True, env={**os.environ, **NO_DRIVER},
+                       preexec_fn=lambda: os.close(1))
+    assert p.returncode == 3 and "standard output is closed" in p.stderr, (p.returncode, p.stderr)
+    # A reader that goes away (| head) ends the output quietly.
+    p = subprocess.Popen([harness.GPUVET, "specs", "list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.read(10)
+    p.stdout.close()
+    p.wait(timeout=30)
+    assert p.returncode == 0 and p.stderr.read() == b"", p.returncode
+
+
+def test_usage_error_under_json_is_a_json_document():
+    code, doc, err = run_json("specs", "compare", "h100")
+    assert code == 2 and doc["fatal"]["kind"] == "usage", (code, doc)
 
 
 def test_bad_specs_file_names_line_and_column():

@@ -1,6 +1,6 @@
 """gpuvet check on delivery, through the driver test doubles: every scenario ends in the verdicts and
 the exit code a renter needs to see (issue: inventory and order verification)."""
-from harness import NO_DRIVER, fake_env, main, run_json
+from harness import NO_DRIVER, fake_env, main, run, run_json
 
 ORDER = "8x H100 SXM5 80GB"
 
@@ -138,6 +138,61 @@ def test_count_mismatch_is_a_failure():
     code, _, v = check("healthy_8x_h100_sxm", expect="4x H100 SXM5 80GB")
     assert code == 1
     assert v["order.gpu_count"][None] == "FAIL"
+
+
+def first_lines(out):
+    """The scorecard's header: everything before the table of checks."""
+    return out.split("CHECK", 1)[0]
+
+
+def test_kernel_module_not_loaded_is_said_first_with_the_fix():
+    code, out, err = run("check", "--no-color", "--only", "gpu.driver,gpu.identity,order", "--expect", ORDER,
+                         env=fake_env("kernel_driver_not_loaded"))
+    assert code == 1, err
+    head = first_lines(out)
+    assert "kernel module is not loaded" in head, out
+    assert "modprobe nvidia" in head, out
+    assert "no NVIDIA driver found" not in out, out
+    code, doc, v = check("kernel_driver_not_loaded")
+    assert v["gpu.driver"][None] == "FAIL", v["gpu.driver"]
+    problems = doc["machine"]["driver"]["problems"]
+    assert problems and problems[0]["headline"] == "the NVIDIA kernel module is not loaded", problems
+
+
+def test_mig_on_every_gpu_is_named_not_taken_for_a_missing_driver():
+    # cuInit finds no device; NVML sees the GPU in MIG mode: the checks judge it by NVML.
+    code, doc, v = check("mig_every_gpu", expect="1x H100 SXM5 80GB")
+    assert code == 1
+    driver = doc["machine"]["driver"]
+    assert driver["present"] is True and driver["cuda_usable"] is False, driver
+    assert "MIG mode is on for GPU 0" in driver["problems"][0]["message"], driver["problems"]
+    assert "nvidia-smi -i 0 -mig 0" in driver["problems"][0]["advice"], driver["problems"]
+    assert v["gpu.driver"][None] == "WARN", v["gpu.driver"]
+    assert v["gpu.identity"][0] == "PASS", v["gpu.identity"]
+    assert v["gpu.tenancy"][0] == "FAIL", v["gpu.tenancy"]
+    assert v["order.gpu_count"][None] == "PASS", v["order.gpu_count"]
+    for c in doc["checks"]:
+        assert "no NVIDIA driver" not in c["summary"], c
+        if c["key"] in ("gpu.memory_bandwidth", "gpu.fp_peak", "gpu.memtest", "gpu.burn"):
+            assert c["verdict"] == "SKIP" and "MIG" in c["summary"], c
+    # MIG slices ordered: slicing is what was rented, so tenancy no longer fails for it.
+    code, doc, v = check("mig_every_gpu", expect="1x H100 SXM5 80GB, mig")
+    assert v["gpu.tenancy"][0] != "FAIL", v["gpu.tenancy"]
+
+
+def test_mig_gpus_skip_the_measurements_the_others_run():
+    code, doc, v = check("mig_enabled")
+    bw = v["gpu.memory_bandwidth"]
+    assert bw[0] == "SKIP" and bw[1] == "SKIP", bw
+    assert all(bw[g] == "PASS" for g in range(2, 8)), bw
+    assert doc["machine"]["driver"]["cuda_usable"] is True
+    assert "GPUs 0, 1" in doc["machine"]["driver"]["problems"][0]["headline"]
+
+
+def test_duration_is_the_time_the_run_took():
+    code, doc, err = run_json("check", "--only", "gpu.burn", "--burn-duration", "2s", "--gpus", "0",
+                              env=fake_env("healthy_8x_h100_sxm"))
+    assert doc["duration_s"] >= 2.0, (doc["duration_s"], err)
 
 
 if __name__ == "__main__":

@@ -379,6 +379,8 @@ CUresult CUDAAPI cuInit(unsigned int flags) {
         d->next_addr = 0x7f0000000000ull + (uint64_t(g_devs.size()) << 40);
         g_devs.push_back(std::move(d));
     }
+    // As the real driver: with every GPU in MIG mode and no instance, cuInit finds no device.
+    if (g_devs.empty()) return CUDA_ERROR_NO_DEVICE;
     g_init = true;
     return CUDA_SUCCESS;
 }

@@ -76,6 +76,7 @@ struct Fixture {
     CheckContext ctx;
     explicit Fixture(Inventory inv = healthy_box()) : inventory(std::move(inv)) {
         report.machine.driver.present = true;
+        report.machine.driver.cuda_usable = true;
         report.machine.driver.driver_version = "570.86.15";
         report.machine.cpu_cores = 112;
         report.machine.cpu_threads = 224;

@@ -33,6 +33,7 @@ Report sample_report() {
     r.machine.virtualization = "none";
     r.machine.container = "docker";
     r.machine.driver.present = true;
+    r.machine.driver.cuda_usable = true;
     r.machine.driver.driver_version = "550.54.15";
     r.machine.driver.cuda_driver_version = 12040;
     r.gpus.push_back({0, "NVIDIA H100 80GB HBM3", "GPU-1d6b", "00000000:18:00.0", 85520809984ULL, "h100-sxm5-80gb", "pci-device-id"});

@@ -128,7 +128,10 @@ CheckResult error_result(std::string_view key, std::string_view title, int gpu, 
 GpuSet open_gpus(CheckContext& ctx, std::string_view key, std::string_view title, std::vector<CheckResult>& errors) {
     GpuSet set = GpuSet::open(ctx);
     for (auto& m : set.members())
-        if (!m.session) errors.push_back(error_result(key, title, m.index, m.error, m.advice));
+        if (!m.session) {
+            errors.push_back(error_result(key, title, m.index, m.error, m.advice));
+            if (m.unavailable) errors.back().verdict = Verdict::Skip;
+        }
     return set;
 }
 
