@@ -102,6 +102,11 @@ int run_plan(const GlobalOptions& g, PlanArgs a) {
     const Scenario& sc = find_scenario(a.scenario);
     std::map<std::string, MeasuredRates> measured;
     if (!a.measured.empty()) measured = read_measured_report(a.measured, db);
+    // A report that gives no rate would silently plan with datasheet rates under a --measured flag.
+    if (!a.measured.empty() && measured.empty())
+        throw input_error("--measured " + a.measured + ": the report holds no measured rate for a known GPU model",
+                          "pass the JSON of a 'gpuvet check' that ran gpu.identity with gpu.memory_bandwidth, "
+                          "gpu.gemm or gpu.fp_peak (a plain 'gpuvet check --json'), or drop --measured");
     std::optional<PriceTable> prices;
     if (!a.prices.empty()) prices = read_prices(a.prices, db);
     MemoryPlan one = plan_memory(m, a.w, a.w.gpus.value_or(1));

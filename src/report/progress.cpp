@@ -1,4 +1,5 @@
 #include "report/progress.hpp"
+#include "report/style.hpp"
 
 #include <unistd.h>
 
@@ -75,8 +76,9 @@ private:
 }  // namespace
 
 std::unique_ptr<Progress> make_progress(bool quiet_unless_tty) {
-    bool tty = ::isatty(STDERR_FILENO);
-    return std::make_unique<StderrProgress>(tty, quiet_unless_tty && !tty);
+    // A terminal that cannot redraw a line gets the log lines a pipe gets.
+    bool tty = escape_capable_terminal(STDERR_FILENO);
+    return std::make_unique<StderrProgress>(tty, quiet_unless_tty && !::isatty(STDERR_FILENO));
 }
 
 }  // namespace gpuvet

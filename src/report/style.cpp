@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <string_view>
 
 namespace gpuvet {
 
@@ -26,9 +27,14 @@ std::string Style::verdict(Verdict v) const {
     return paint(t, sgr);
 }
 
+bool escape_capable_terminal(int fd) {
+    const char* term = std::getenv("TERM");
+    return ::isatty(fd) && term && *term && std::string_view(term) != "dumb";
+}
+
 Style detect_style(bool no_color_flag) {
     Style s;
-    s.color = !no_color_flag && ::isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
+    s.color = !no_color_flag && escape_capable_terminal(STDOUT_FILENO) && !std::getenv("NO_COLOR");
     struct winsize ws {};
     if (::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 60)
         s.width = ws.ws_col < 140 ? ws.ws_col : 140;

@@ -18,7 +18,12 @@ struct Style {
     std::string dim(std::string_view t) const { return paint(t, "2"); }
 };
 
-// Colour when stdout is a terminal, NO_COLOR is unset and --no-color was not given.
+// Colour when stdout is a terminal that understands escape sequences, NO_COLOR is unset and
+// --no-color was not given.
 Style detect_style(bool no_color_flag);
+
+// Whether `fd` is a terminal that takes ANSI escape sequences: TERM=dumb (Emacs shells, some CI
+// consoles) and an unset TERM do not, so they get plain text and progress as log lines.
+bool escape_capable_terminal(int fd);
 
 }  // namespace gpuvet

@@ -154,5 +154,35 @@ def test_missing_specs_file():
     assert code == 2 and "/nonexistent.toml" in err, err
 
 
+def run_on_pty(term, *args):
+    """Runs gpuvet with stdout and stderr on a pseudo-terminal; returns everything it wrote there."""
+    import pty
+    master, slave = pty.openpty()
+    env = {**os.environ, **NO_DRIVER, "TERM": term}
+    env.pop("NO_COLOR", None)
+    p = subprocess.Popen([harness.GPUVET, *args], stdout=slave, stderr=slave, env=env)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    p.wait(timeout=60)
+    os.close(master)
+    return p.returncode, out.decode(errors="replace")
+
+
+def test_dumb_terminal_gets_no_escape_sequences():
+    code, out = run_on_pty("xterm-256color", "check", "--only", "host.identity")
+    assert "\x1b[" in out, "a capable terminal gets colour (else this test proves nothing)"
+    code, out = run_on_pty("dumb", "check", "--only", "host.identity")
+    assert code == 0 and "host.identity" in out, out
+    assert "\x1b[" not in out, repr(out[:400])
+
+
 if __name__ == "__main__":
     main(globals())

@@ -1,5 +1,7 @@
 """gpuvet plan: the real binary, its JSON, its exit codes and the table a person reads."""
+import json
 import os
+import tempfile
 
 from harness import main, run, run_json
 
@@ -132,6 +134,19 @@ def test_help_has_examples():
     code, out, _ = run("plan", "--help")
     assert code == 0
     assert "Examples:" in out and "--task qlora" in out and "--measured" in out
+
+
+def test_measured_report_without_usable_rates_is_refused():
+    # e.g. 'check --only gpu.gemm': no GPU has a SKU, so nothing could replace a datasheet rate.
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump({"schema_version": 1, "gpus": [{"index": 0, "name": "NVIDIA H100 80GB HBM3"}],
+                   "checks": [{"key": "gpu.gemm", "gpu": 0, "verdict": "PASS", "measurements": [
+                       {"key": "bf16_tflops", "value": 700.0, "unit": "TFLOPS"}]}]}, f)
+    try:
+        code, _, err = run("plan", "--model", "llama-2-7b", "--task", "qlora", "--measured", f.name)
+        assert code == 2 and f"--measured {f.name}" in err and "no measured rate" in err, (code, err)
+    finally:
+        os.unlink(f.name)
 
 
 main(globals())
