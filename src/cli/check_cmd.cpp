@@ -1,6 +1,7 @@
 // gpuvet check: the acceptance test of a delivered server.
 #include "cli/check_run.hpp"
 #include "cli/common.hpp"
+#include "host/iperf_run.hpp"
 #include "host/storage_bench.hpp"
 #include "core/check.hpp"
 #include "core/context.hpp"
@@ -38,6 +39,7 @@ int run_check(const GlobalOptions& g, const CheckArgs& a) {
     if (a.expect && a.order_file)
         throw usage_error("--expect and --order both given", "describe the order one way: --expect TEXT or --order FILE");
     require_data_dir(a.data_dir);
+    if (a.net_server) resolve_server(*a.net_server, "--net-server");
     if (a.expect) order = parse_expect(*a.expect, specs);
     if (a.order_file) order = load_order_file(*a.order_file, specs);
     // Moving the database keeps its SKUs where they are, so the order's pointers to them stay valid.

@@ -119,7 +119,7 @@ int run_host(const GlobalOptions& g, const HostArgs& a) {
     if (a.streams < 1 || a.streams > 128) throw usage_error("--streams must be from 1 to 128", "1 stream is the default; 4-8 fill a fast NIC");
     ctx.options.net_seconds = a.seconds;
     ctx.options.net_streams = a.streams;
-    if (a.server) parse_host_port(*a.server);  // bad addresses are usage errors, before any work
+    if (a.server) resolve_server(*a.server, "--server");  // bad or unknown addresses: usage errors, before any work
     ctx.report = &report;
     ctx.stop = &stop_flag();
     auto progress = make_progress(g.json);

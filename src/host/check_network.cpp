@@ -12,6 +12,19 @@ std::optional<std::string> HostNetworkCheck::unmet_requirement(const CheckContex
     return std::nullopt;
 }
 
+namespace {
+// What the iperf3 client's error says about the peer, in the user's terms.
+std::string peer_problem(const std::string& where, const std::string& error) {
+    if (error.find("unable to connect") != std::string::npos)
+        return "nothing accepts iperf3 connections at " + where + " (" + error + ")";
+    if (error == "the test did not finish in time")
+        return where + " accepts connections but does not answer as an iperf3 server (no reply before the time limit): "
+               "another service listens on that port, or the server is busy with another client";
+    if (error == "interrupted") return "interrupted before anything was measured";
+    return where + " does not answer as an iperf3 server (" + error + ")";
+}
+}  // namespace
+
 CheckResult network_result(const HostPort& server, int streams, int seconds, const IperfOutcome& up,
                            const IperfOutcome& down) {
     CheckResult r;
@@ -36,8 +49,9 @@ CheckResult network_result(const HostPort& server, int streams, int seconds, con
     retr("upload_retransmits", "Upload retransmits", up);
     retr("download_retransmits", "Download retransmits", down);
     if (!up.received_gbitps && !down.received_gbitps) {
-        r.verdict = Verdict::Fail;
-        r.summary = "Cannot measure the network to " + where + ": " + (up.error.empty() ? down.error : up.error) + ".";
+        // Nothing was measured: that is about the peer, not a verdict on this host's network.
+        r.verdict = Verdict::Error;
+        r.summary = "Could not run: " + peer_problem(where, up.error.empty() ? down.error : up.error) + ".";
         r.details.push_back("start `iperf3 -s` (or `gpuvet host net --serve`) on " + server.host +
                             ", and open TCP port " + std::to_string(server.port) + " in its firewall");
         return r;
@@ -61,7 +75,7 @@ std::vector<CheckResult> HostNetworkCheck::run(CheckContext& ctx) {
     IperfOutcome up = iperf_client(o, ctx.stop);
     IperfOutcome down;
     if (ctx.stop_requested()) down.error = "interrupted";
-    else if (!up.received_gbitps && up.error.find("onnect") != std::string::npos) down.error = up.error;  // same cause
+    else if (!up.received_gbitps && !up.error.empty()) down.error = up.error;  // the same peer would fail the same way
     else {
         if (ctx.progress) ctx.progress->update("iperf3 download from " + o.server.host);
         o.reverse = true;

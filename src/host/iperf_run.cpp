@@ -1,6 +1,7 @@
 #include "host/iperf_run.hpp"
 
 #include <fcntl.h>
+#include <netdb.h>
 #include <iperf_api.h>
 #include <poll.h>
 #include <signal.h>
@@ -50,6 +51,19 @@ HostPort parse_host_port(const std::string& s) {
             throw usage_error("bad port '" + port + "' in '" + s + "'", "a port is a number from 1 to 65535");
         }
     }
+    return hp;
+}
+
+HostPort resolve_server(const std::string& s, const std::string& flag) {
+    HostPort hp = parse_host_port(s);
+    addrinfo hints{};
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* res = nullptr;
+    int rc = ::getaddrinfo(hp.host.c_str(), nullptr, &hints, &res);
+    if (res) ::freeaddrinfo(res);
+    if (rc != 0)
+        throw usage_error(flag + " " + s + ": cannot resolve host '" + hp.host + "' (" + ::gai_strerror(rc) + ")",
+                          "check the name, or give the server's IP address");
     return hp;
 }
 

@@ -16,6 +16,9 @@ struct HostPort {
 };
 // "host", "host:5201", "[::1]:5201". Throws a usage error when malformed.
 HostPort parse_host_port(const std::string& s);
+// parse_host_port, then a name lookup, before any work: an unknown host is a usage error naming
+// `flag` ("--net-server"), not a measurement that fails later with the resolver's errno.
+HostPort resolve_server(const std::string& s, const std::string& flag);
 
 struct IperfClientOptions {
     HostPort server;

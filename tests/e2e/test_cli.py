@@ -184,5 +184,21 @@ def test_dumb_terminal_gets_no_escape_sequences():
     assert "\x1b[" not in out, repr(out[:400])
 
 
+def test_network_peer_problems_are_could_not_run_not_a_network_failure():
+    code, _, err = run("host", "net", "--server", "no-such-host.invalid", "--seconds", "1")
+    assert code == 2 and "cannot resolve host 'no-such-host.invalid'" in err, (code, err)
+    code, _, err = run("check", "--only", "host.network", "--net-server", "no-such-host.invalid", env=NO_DRIVER)
+    assert code == 2 and "--net-server" in err, (code, err)
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()  # a port nothing listens on
+    code, doc, _ = run_json("host", "net", "--server", f"127.0.0.1:{port}", "--seconds", "1")
+    net = next(c for c in doc["checks"] if c["key"] == "host.network")
+    assert code == 3 and net["verdict"] == "ERROR", (code, net)
+    assert "nothing accepts iperf3 connections" in net["summary"], net["summary"]
+
+
 if __name__ == "__main__":
     main(globals())

@@ -172,7 +172,14 @@ TEST(HostNetwork, IperfJsonAndVerdicts) {
     EXPECT_EQ(parse_iperf_json(R"({"error":"unable to connect"})").error, "unable to connect");
     IperfOutcome bad;
     bad.error = "unable to connect to server: Connection refused";
-    EXPECT_EQ(network_result({"h", 5201}, 1, 3, bad, bad).verdict, Verdict::Fail);
+    // No figure at all is the peer's problem, not a verdict on the network: could not run.
+    auto none = network_result({"h", 5201}, 1, 3, bad, bad);
+    EXPECT_EQ(none.verdict, Verdict::Error);
+    EXPECT_NE(none.summary.find("nothing accepts iperf3 connections at h:5201"), std::string::npos) << none.summary;
+    IperfOutcome silent;
+    silent.error = "the test did not finish in time";
+    EXPECT_NE(network_result({"h", 5201}, 1, 3, silent, silent).summary.find("does not answer as an iperf3 server"),
+              std::string::npos);
     EXPECT_EQ(network_result({"h", 5201}, 1, 3, o, bad).verdict, Verdict::Warn);
     auto ok = network_result({"h", 5201}, 1, 3, o, o);
     EXPECT_EQ(ok.verdict, Verdict::Pass);
