@@ -10,10 +10,12 @@ namespace gpuvet {
 
 struct GpuSpec;
 
-// Published driver figures for one SKU differ between driver generations by up to 1.04%
-// (A100-SXM4-40GB: 40960 MiB on R580, 40536 on R470; V100 32GB: 32768 on R525, 32480 on R410).
-// 1.5% covers that; the nearest pair it must still tell apart, GDDR with ECC on and off, is 6.25% apart.
-inline constexpr double kDriverMemoryTolerance = 0.015;
+// Healthy boards of one SKU can show less than the published figure: driver generations
+// differ by up to 1.04% (A100-SXM4-40GB: 40960 MiB on R580, 40536 on R470) and CUDA's total, used
+// when NVML cannot be read, leaves out the driver's reservation (A100-SXM4-40GB: 40339 MiB, 1.52%
+// under nvidia-smi). 2% covers both; the nearest pair it must still tell apart, GDDR with ECC on
+// and off, is 6.25% apart, and a card sold with the wrong size is 50% short.
+inline constexpr double kDriverMemoryTolerance = 0.02;
 
 // GDDR memory with ECC on stores the check bits in band: 1/16 of the memory is not reported
 // (T4: 15360 of 16384 MiB; A10 23028 and L4 23034 of 24576; L40S 46068 of 49152).

@@ -132,6 +132,9 @@ TEST(LineupIdentity, HealthyL40sWithEccOnPasses) {
     EXPECT_EQ(identity(card("NVIDIA GeForce RTX 4090", 0x2684u, 128, 24564, false)).verdict, Verdict::Pass);
     // An A100 40GB on an R470 driver, 1.04% under today's 40960.
     EXPECT_EQ(identity(card("NVIDIA A100-SXM4-40GB", 0x20b0u, 108, 40536, true)).verdict, Verdict::Pass);
+    // CUDA's total (NVML unreadable), 1.52% under nvidia-smi's 40960.
+    EXPECT_EQ(identity(card("NVIDIA A100-SXM4-40GB", 0x20b0u, 108, 40339, true)).verdict, Verdict::Pass);
+    EXPECT_EQ(identity(card("NVIDIA GeForce RTX 5090", 0x2b85u, 170, 32607, std::nullopt)).verdict, Verdict::Pass);
 }
 
 TEST(LineupIdentity, CardShortOfMemoryStillFails) {
