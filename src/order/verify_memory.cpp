@@ -85,8 +85,8 @@ CheckResult verify_gpu_memory(double ordered_gib, bool from_order, const std::ve
                                  : "The memory size of GPU " + unread + " could not be read.";
     } else {
         r.verdict = Verdict::Pass;
-        r.summary = "Every GPU has the " + format_number(ordered_gib) + " GiB ordered (smallest: " +
-                    mib_and_gib(smallest->have_mib) + " as the driver counts it).";
+        r.summary = "Every GPU has the " + format_number(ordered_gib) + " GiB ordered; the smallest shows " +
+                    mib_and_gib(smallest->have_mib) + ", as drivers count it.";
     }
     return r;
 }
