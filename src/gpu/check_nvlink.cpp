@@ -59,6 +59,12 @@ CheckResult GpuNvlinkCheck::assess(const GpuInfo& g, const GpuSpec* spec, CheckC
                         g.nvlink_absent_reason + ").";
             return r;
         }
+        if (ctx.inventory && ctx.inventory->gpus.size() == 1) {
+            r.verdict = Verdict::Pass;
+            r.summary = label + " is the only GPU in the box: its NVLink state could not be read (" + g.nvlink_absent_reason +
+                        "), and none is needed, since NVLink only carries traffic between GPUs.";
+            return r;
+        }
         r.verdict = Verdict::Warn;
         r.summary = label + ": the NVLink state could not be read (" + g.nvlink_absent_reason + ").";
         return r;

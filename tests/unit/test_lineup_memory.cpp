@@ -239,6 +239,25 @@ TEST(LineupNvlink, LoneSxmGpuWithUntrainedLinksPasses) {
     EXPECT_FALSE(r.details.empty());
 }
 
+TEST(LineupNvlink, LoneSxmGpuWhoseLinksCannotBeReadPasses) {
+    Inventory inv = healthy_box(1);
+    inv.gpus[0].nvlinks.clear();
+    inv.gpus[0].nvlink_absent_reason = "not supported by this driver";
+    Fixture f(inv);
+    CheckList list;
+    list.push_back(std::make_unique<GpuNvlinkCheck>());
+    run_checks(list, f.ctx);
+    EXPECT_EQ(f.report.checks.at(0).verdict, Verdict::Pass) << f.report.checks.at(0).summary;
+    // With peers it stays a warning: the links may matter and were not read.
+    Fixture two(healthy_box(2));
+    two.gpu(1).nvlinks.clear();
+    two.gpu(1).nvlink_absent_reason = "not supported by this driver";
+    CheckList list2;
+    list2.push_back(std::make_unique<GpuNvlinkCheck>());
+    run_checks(list2, two.ctx);
+    EXPECT_EQ(two.report.checks.at(1).verdict, Verdict::Warn);
+}
+
 TEST(LineupNvlink, GpuWithLinksDownInAnHgxBoxFails) {
     Fixture f(healthy_box(8));
     for (auto& l : f.gpu(3).nvlinks) l.active = false;
