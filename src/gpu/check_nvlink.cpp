@@ -39,6 +39,8 @@ CheckResult GpuNvlinkCheck::assess(const GpuInfo& g, const GpuSpec* spec, CheckC
     if (ctx.inventory) topology_row(*ctx.inventory, g, r);
     int present = int(g.nvlinks.size());
     int active = active_nvlinks(g);
+    // Links matter between the GPUs of this box: with a single GPU there is no peer to carry traffic to.
+    const int gpus_in_box = ctx.inventory ? int(ctx.inventory->gpus.size()) : 0;
 
     if (!spec) {
         r.verdict = Verdict::Skip;
@@ -59,7 +61,7 @@ CheckResult GpuNvlinkCheck::assess(const GpuInfo& g, const GpuSpec* spec, CheckC
                         g.nvlink_absent_reason + ").";
             return r;
         }
-        if (ctx.inventory && ctx.inventory->gpus.size() == 1) {
+        if (gpus_in_box == 1) {
             r.verdict = Verdict::Pass;
             r.summary = label + " is the only GPU in the box: its NVLink state could not be read (" + g.nvlink_absent_reason +
                         "), and none is needed, since NVLink only carries traffic between GPUs.";
@@ -71,8 +73,6 @@ CheckResult GpuNvlinkCheck::assess(const GpuInfo& g, const GpuSpec* spec, CheckC
     }
 
     Measurement am = Measurement::number("nvlink_links_active", "NVLink links active", active, "count");
-    // Links matter between the GPUs of this box: with a single GPU there is no peer to carry traffic to.
-    const int gpus_in_box = ctx.inventory ? int(ctx.inventory->gpus.size()) : 0;
     if (spec->nvlink_links && gpus_in_box != 1) {
         Reference ref;
         ref.spec = *spec->nvlink_links;
