@@ -3,6 +3,7 @@
 #include "core/context.hpp"
 #include "core/strings.hpp"
 #include "gpu/identify.hpp"
+#include "specs/driver_memory.hpp"
 #include "specs/spec_db.hpp"
 
 namespace gpuvet {
@@ -66,11 +67,14 @@ CheckResult GpuIdentityCheck::assess(const GpuInfo& g, const GpuSpec*, CheckCont
                           ? Measurement::number("memory_total_gib", "Memory (driver)", double(*g.memory_total_bytes) / double(1ull << 30), "GiB")
                           : Measurement::absent("memory_total_gib", "Memory (driver)", "GiB", g.memory_total_bytes.absent_reason);
     if (s) {
+        // The driver's figure for this SKU in its ECC state, not the size as sold (docs/gpu-specs.md).
+        DriverMemoryExpectation want =
+            expected_driver_memory(*s, g.ecc_enabled ? std::optional<bool>(*g.ecc_enabled) : std::nullopt);
         Reference ref;
-        ref.spec = s->memory_size_gib;
-        ref.fail_below = s->memory_size_gib * (1 - kMemoryReserveFraction);
-        ref.source = db_source + "; allowance " + format_number(kMemoryReserveFraction * 100) +
-                     "% for what firmware reserves (H100 SXM reports 79.6 of 80 GiB, H200 139.8 of 141)";
+        ref.spec = want.expected_mib / 1024;
+        ref.fail_below = want.low_mib / 1024;
+        ref.fail_above = want.high_mib / 1024;
+        ref.source = db_source + ": " + s->name + " with " + want.ecc_state + ", " + want.basis;
         mem.against(ref);
     }
     r.measurements.push_back(mem);
@@ -89,16 +93,16 @@ CheckResult GpuIdentityCheck::assess(const GpuInfo& g, const GpuSpec*, CheckCont
     std::string label = "GPU " + std::to_string(g.index);
     if (!id.conflicts.empty()) {
         r.verdict = Verdict::Fail;
-        r.summary = label + " is not the " + (s ? s->name : std::string("card")) + " it claims to be: " + id.conflicts.front() + ".";
+        r.summary = id.conflicts.front() + ".";
     } else if (!s) {
         r.verdict = Verdict::Warn;
         r.summary = label + " is not in the spec database, so it cannot be checked against a datasheet; use --specs FILE.";
     } else if (!id.unknowns.empty()) {
         r.verdict = Verdict::Warn;
-        r.summary = label + " looks like a " + s->name + " by its name, but its PCI device id is not in the database.";
+        r.summary = label + " looks like " + with_article(s->name) + " by its name, but its PCI device id is not in the database.";
     } else {
         r.verdict = Verdict::Pass;
-        r.summary = label + " is a " + s->name + ": PCI device id, name, SM count and memory size agree.";
+        r.summary = label + " is " + with_article(s->name) + ": PCI device id, name, SM count and memory size agree.";
     }
     return r;
 }

@@ -39,6 +39,8 @@ CheckResult GpuNvlinkCheck::assess(const GpuInfo& g, const GpuSpec* spec, CheckC
     if (ctx.inventory) topology_row(*ctx.inventory, g, r);
     int present = int(g.nvlinks.size());
     int active = active_nvlinks(g);
+    // Links matter between the GPUs of this box: with a single GPU there is no peer to carry traffic to.
+    const int gpus_in_box = ctx.inventory ? int(ctx.inventory->gpus.size()) : 0;
 
     if (!spec) {
         r.verdict = Verdict::Skip;
@@ -52,13 +54,26 @@ CheckResult GpuNvlinkCheck::assess(const GpuInfo& g, const GpuSpec* spec, CheckC
     }
     if (present == 0 && !g.nvlink_absent_reason.empty()) {
         r.measurements.push_back(Measurement::absent("nvlink_links_active", "NVLink links active", "count", g.nvlink_absent_reason));
+        if (nvlink_needs_bridge(*spec)) {
+            // Without a bridge the driver has no links to report: the usual state of these cards.
+            r.verdict = Verdict::Skip;
+            r.summary = "No NVLink bridge on " + label + ": the " + spec->name + " links GPUs only through an optional bridge (the driver reports NVLink as " +
+                        g.nvlink_absent_reason + ").";
+            return r;
+        }
+        if (gpus_in_box == 1) {
+            r.verdict = Verdict::Pass;
+            r.summary = label + " is the only GPU in the box: its NVLink state could not be read (" + g.nvlink_absent_reason +
+                        "), and none is needed, since NVLink only carries traffic between GPUs.";
+            return r;
+        }
         r.verdict = Verdict::Warn;
         r.summary = label + ": the NVLink state could not be read (" + g.nvlink_absent_reason + ").";
         return r;
     }
 
     Measurement am = Measurement::number("nvlink_links_active", "NVLink links active", active, "count");
-    if (spec->nvlink_links) {
+    if (spec->nvlink_links && gpus_in_box != 1) {
         Reference ref;
         ref.spec = *spec->nvlink_links;
         ref.fail_below = *spec->nvlink_links;
@@ -71,6 +86,17 @@ CheckResult GpuNvlinkCheck::assess(const GpuInfo& g, const GpuSpec* spec, CheckC
     if (nvlink_needs_bridge(*spec) && active == 0) {
         r.verdict = Verdict::Skip;
         r.summary = "No NVLink bridge on " + label + ": the " + spec->name + " links GPUs only through an optional bridge.";
+        return r;
+    }
+
+    if (gpus_in_box == 1) {
+        // A one-GPU slice of an HGX board reports its links present but untrained: nothing to link to.
+        r.verdict = Verdict::Pass;
+        r.summary = label + " is the only GPU in the box: " + std::to_string(active) + " of " + std::to_string(present) +
+                    " NVLink links active, and none is needed, since NVLink only carries traffic between GPUs.";
+        if (active < present)
+            r.details.push_back(std::to_string(present - active) + " link(s) not trained: expected without a peer GPU "
+                                "(a one-GPU slice of an NVLink board); they would matter only with other GPUs in the box");
         return r;
     }
 

@@ -1,28 +1,34 @@
 #include "gpu/identify.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 
 #include "core/strings.hpp"
+#include "specs/driver_memory.hpp"
 #include "specs/spec_db.hpp"
 
 namespace gpuvet {
 
 namespace {
 
-double gib(std::uint64_t bytes) { return double(bytes) / double(1ull << 30); }
+double mib(std::uint64_t bytes) { return double(bytes) / double(1ull << 20); }
+
+std::optional<bool> ecc_state(const GpuInfo& g) {
+    return g.ecc_enabled ? std::optional<bool>(*g.ecc_enabled) : std::nullopt;
+}
 
 bool contains(const std::vector<const GpuSpec*>& v, const GpuSpec* s) {
     return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-// Of several SKUs, the one whose size as sold is nearest the memory the driver reports.
-const GpuSpec* nearest_memory(const std::vector<const GpuSpec*>& v, const Fact<std::uint64_t>& total) {
-    if (!total) return v.front();
-    return *std::min_element(v.begin(), v.end(), [&](const GpuSpec* a, const GpuSpec* b) {
-        return std::fabs(a->memory_size_gib - gib(*total)) < std::fabs(b->memory_size_gib - gib(*total));
-    });
+// Of several SKUs, the one whose driver figure (for this ECC state) is nearest what the driver reports.
+const GpuSpec* nearest_memory(const std::vector<const GpuSpec*>& v, const GpuInfo& g) {
+    if (!g.memory_total_bytes) return v.front();
+    double have = mib(*g.memory_total_bytes);
+    auto distance = [&](const GpuSpec* s) { return std::fabs(expected_driver_memory(*s, ecc_state(g)).expected_mib - have); };
+    return *std::min_element(v.begin(), v.end(), [&](const GpuSpec* a, const GpuSpec* b) { return distance(a) < distance(b); });
 }
 
 }  // namespace
@@ -33,26 +39,44 @@ std::string hex_device_id(std::uint32_t id) {
     return buf;
 }
 
+std::string with_article(const std::string& name) {
+    if (name.empty()) return "a card";
+    std::string first = name.substr(0, name.find(' '));
+    bool acronym = std::any_of(first.begin(), first.end(), [](unsigned char c) { return std::isdigit(c); }) ||
+                   std::all_of(first.begin(), first.end(), [](unsigned char c) { return !std::islower(c); });
+    char c = char(std::toupper(static_cast<unsigned char>(name[0])));
+    // Spelled letter by letter ("H100", "RTX"): letters whose names start with a vowel sound take "an".
+    bool an = acronym ? std::string("AEFHILMNORSX").find(c) != std::string::npos
+                      : std::string("AEIOU").find(c) != std::string::npos;
+    return (an ? "an " : "a ") + name;
+}
+
 Identification identify_gpu(const GpuInfo& g, const SpecDb& specs) {
     Identification id;
     std::vector<const GpuSpec*> by_id, by_name;
     if (g.pci_device_id) by_id = specs.by_pci_device_id(*g.pci_device_id);
     if (g.name) by_name = specs.by_driver_name(*g.name);
+    if (!by_name.empty()) id.named = nearest_memory(by_name, g);
+    const std::string label = "GPU " + std::to_string(g.index);
 
+    std::string basis;  // what the claim rests on, for the findings below
     if (!by_id.empty()) {
         // Several SKUs may share an id: prefer the one the name also says, then the memory size.
         std::vector<const GpuSpec*> both;
         for (auto* s : by_id)
             if (contains(by_name, s)) both.push_back(s);
-        id.spec = nearest_memory(both.empty() ? by_id : both, g.memory_total_bytes);
+        id.spec = nearest_memory(both.empty() ? by_id : both, g);
         id.how = "pci-device-id";
-        if (!by_name.empty() && both.empty())
-            id.conflicts.push_back("the driver names it '" + *g.name + "' (" + by_name.front()->name +
-                                   ") but its PCI device id " + hex_device_id(*g.pci_device_id) + " is a " +
-                                   id.spec->name + ": a re-badged or modified card");
-    } else if (!by_name.empty()) {
-        id.spec = nearest_memory(by_name, g.memory_total_bytes);
+        basis = both.empty() ? "its PCI device id " + hex_device_id(*g.pci_device_id)
+                             : "its name '" + *g.name + "' and PCI device id " + hex_device_id(*g.pci_device_id);
+        if (id.named && both.empty())
+            id.conflicts.push_back(label + " claims to be " + with_article(id.named->name) + " (its name '" + *g.name +
+                                   "') but its PCI device id " + hex_device_id(*g.pci_device_id) + " is " +
+                                   with_article(id.spec->name) + ": a re-badged or modified card");
+    } else if (id.named) {
+        id.spec = id.named;
         id.how = g.memory_total_bytes ? "name+memory" : "name";
+        basis = "its name '" + *g.name + "'";
         if (g.pci_device_id)
             id.unknowns.push_back("PCI device id " + hex_device_id(*g.pci_device_id) +
                                   " is not in the spec database; identified by its name only (add the id with --specs FILE)");
@@ -64,19 +88,20 @@ Identification identify_gpu(const GpuInfo& g, const SpecDb& specs) {
     }
 
     const GpuSpec& s = *id.spec;
+    const std::string claim = label + " claims to be " + with_article(s.name) + " (" + basis + ")";
     if (g.sm_count && s.sm_count && *g.sm_count != *s.sm_count)
-        id.conflicts.push_back(std::to_string(*g.sm_count) + " SMs where the " + s.name + " has " +
-                               std::to_string(*s.sm_count) +
+        id.conflicts.push_back(claim + " but has " + std::to_string(*g.sm_count) + " SMs where " + with_article(s.name) +
+                               " has " + std::to_string(*s.sm_count) +
                                (*g.sm_count < *s.sm_count ? ": a cut-down part" : ": a different part"));
     if (g.memory_total_bytes) {
-        double have = gib(*g.memory_total_bytes);
-        if (have < s.memory_size_gib * (1 - kMemoryReserveFraction))
-            id.conflicts.push_back(format_number(have, 4) + " GiB of memory where the " + s.name + " has " +
-                                   format_number(s.memory_size_gib) + " GiB (more than " +
-                                   format_number(kMemoryReserveFraction * 100) + "% short: not the firmware reserve)");
-        else if (have > s.memory_size_gib * (1 + kMemoryReserveFraction))
-            id.conflicts.push_back(format_number(have, 4) + " GiB of memory where the " + s.name + " has " +
-                                   format_number(s.memory_size_gib) + " GiB: a different part");
+        double have = mib(*g.memory_total_bytes);
+        DriverMemoryExpectation want = expected_driver_memory(s, ecc_state(g));
+        id.memory_matches = have >= want.low_mib && have <= want.high_mib;
+        if (!id.memory_matches)
+            id.conflicts.push_back(claim + " but its driver reports " + mib_and_gib(have) + " of memory where " +
+                                   with_article(s.name) + " with " + want.ecc_state + " reports " +
+                                   mib_and_gib(want.expected_mib) +
+                                   (have < want.low_mib ? ": a smaller or cut-down part" : ": a different part"));
     }
     return id;
 }

@@ -12,20 +12,22 @@ namespace gpuvet {
 class SpecDb;
 struct GpuSpec;
 
-// Memory the driver reports may fall short of the size as sold by what firmware and ECC reserve:
-// H100 SXM 79.6 of 80 GiB, H200 139.8 of 141 GiB. Below this fraction it is a different (or cut) part.
-inline constexpr double kMemoryReserveFraction = 0.04;
-
 struct Identification {
     const GpuSpec* spec = nullptr;      // the SKU, or null when none fits
+    const GpuSpec* named = nullptr;     // the SKU the driver's name says, when the database knows the name
     std::string how;                    // "pci-device-id", "name+memory", "name"
-    std::vector<std::string> conflicts; // disagreements: each one is a FAIL finding
+    // Disagreements, each one a FAIL finding, written as whole sentences: "GPU 4 claims to be an
+    // H100 SXM5 80GB (its name 'NVIDIA H100 80GB HBM3') but its PCI device id 0x2324 is an H800 SXM5 80GB".
+    std::vector<std::string> conflicts;
     std::vector<std::string> unknowns;  // not in the database: WARN findings
+    bool memory_matches = false;        // driver memory within the SKU's figure for its ECC state
 };
 
 Identification identify_gpu(const GpuInfo& gpu, const SpecDb& specs);
 
 // "0x2330"
 std::string hex_device_id(std::uint32_t id);
+// "an H100 SXM5 80GB", "a GeForce RTX 4090": the article as the name is spoken.
+std::string with_article(const std::string& name);
 
 }  // namespace gpuvet

@@ -8,6 +8,7 @@
 #include "gpu/requirements.hpp"
 #include "order/order.hpp"
 #include "order/verify.hpp"
+#include "order/verify_memory.hpp"
 #include "specs/spec_db.hpp"
 
 namespace gpuvet {
@@ -91,7 +92,7 @@ std::vector<CheckResult> verify_gpu_items(const Order& o, const CheckContext& ct
             bool ok = id.spec && std::find(o.gpu_skus.begin(), o.gpu_skus.end(), id.spec->key) != o.gpu_skus.end();
             right += ok ? 1 : 0;
             if (!ok) {
-                std::string is = id.spec ? "a " + id.spec->name : (g.name ? "'" + *g.name + "' (not in the spec database)" : "unidentified");
+                std::string is = id.spec ? with_article(id.spec->name) : (g.name ? "'" + *g.name + "' (not in the spec database)" : "unidentified");
                 r.details.push_back("GPU " + std::to_string(g.index) + " is " + is);
                 if (first_wrong.empty()) first_wrong = "GPU " + std::to_string(g.index) + " is " + is;
             }
@@ -113,45 +114,7 @@ std::vector<CheckResult> verify_gpu_items(const Order& o, const CheckContext& ct
         out.push_back(r);
     }
 
-    if (mem_gib) {
-        CheckResult r = order_item("order.gpu_memory", "Order: memory per GPU");
-        double floor = *mem_gib * (1 - kMemoryReserveFraction);
-        std::optional<double> smallest;
-        std::string short_of, unread;
-        for (const GpuInfo& g : gpus) {
-            if (!g.memory_total_bytes) {
-                unread += (unread.empty() ? "" : ", ") + std::to_string(g.index);
-                continue;
-            }
-            double have = double(*g.memory_total_bytes) / double(1ull << 30);
-            smallest = smallest ? std::min(*smallest, have) : have;
-            if (have < floor) {
-                short_of += (short_of.empty() ? "" : ", ") + std::to_string(g.index);
-                r.details.push_back("GPU " + std::to_string(g.index) + " has " + format_number(have, 4) + " GiB");
-            }
-        }
-        Reference ref = ordered(format_number(*mem_gib) + " GiB per GPU", *mem_gib);
-        ref.fail_below = floor;
-        ref.source = std::string(o.gpu_memory_gib ? "the order" : "the ordered model's datasheet") + "; allowance " +
-                     format_number(kMemoryReserveFraction * 100) + "% for what firmware reserves";
-        Measurement m = smallest ? Measurement::number("gpu_memory_min_gib", "Smallest GPU memory", *smallest, "GiB")
-                                 : Measurement::absent("gpu_memory_min_gib", "Smallest GPU memory", "GiB",
-                                                       absent ? *absent : "memory size not read");
-        r.measurements.push_back(m.against(ref));
-        if (absent) fail_absent(r, format_number(*mem_gib) + " GiB per GPU");
-        else if (!short_of.empty()) {
-            r.verdict = Verdict::Fail;
-            r.summary = "GPU " + short_of + " ha" + (short_of.find(',') == std::string::npos ? "s" : "ve") + " less than the " +
-                        format_number(*mem_gib) + " GiB ordered.";
-        } else if (!unread.empty() || n == 0) {
-            r.verdict = Verdict::Warn;
-            r.summary = n == 0 ? "The driver sees no GPU to hold to the ordered memory." : "The memory size of GPU " + unread + " could not be read.";
-        } else {
-            r.verdict = Verdict::Pass;
-            r.summary = "Every GPU has at least the " + format_number(*mem_gib) + " GiB ordered (smallest " + format_number(*smallest, 4) + " GiB).";
-        }
-        out.push_back(r);
-    }
+    if (mem_gib) out.push_back(verify_gpu_memory(*mem_gib, o.gpu_memory_gib.has_value(), gpus, absent, db));
 
     if (o.nvlink_required.value_or(false)) {
         CheckResult r = order_item("order.nvlink", "Order: NVLink");
@@ -165,7 +128,16 @@ std::vector<CheckResult> verify_gpu_items(const Order& o, const CheckContext& ct
                                : Measurement::number("gpus_with_nvlink", "GPUs with active NVLink", with, "count");
         r.measurements.push_back(m.against(ordered("every GPU", n)));
         if (absent) fail_absent(r, "NVLink");
-        else if (n > 0 && without.empty()) {
+        else if (n == 1) {
+            // NVLink joins GPUs to each other: with one GPU there is nothing to verify, and an SXM GPU
+            // rented alone from an HGX board shows its links present but untrained.
+            r.verdict = Verdict::Warn;
+            r.summary = "NVLink was ordered, but the box has one GPU: NVLink only carries traffic between GPUs, so it "
+                        "cannot be used or verified here (" + std::to_string(int(gpus[0].nvlinks.size())) +
+                        " links present, " + std::to_string(active_nvlinks(gpus[0])) +
+                        " active); order two or more GPUs of one NVLink domain if you need it.";
+            r.details.push_back("a one-GPU slice of an NVLink board keeps its links untrained: there is no peer to link to");
+        } else if (n > 0 && without.empty()) {
             r.verdict = Verdict::Pass;
             r.summary = "Every GPU has active NVLink links, as ordered.";
         } else {

@@ -21,6 +21,12 @@ struct GpuSpec {
     std::optional<int> sm_count;
 
     double memory_size_gib = 0;             // as sold (GPU memory "GB" are binary)
+    // Total memory the driver reports (nvidia-smi / NVML), MiB: with ECC on (HBM parts: always), and
+    // with ECC off (GDDR parts, whose in-band ECC costs capacity). Absent: no published figure, so
+    // the rule in specs/driver_memory.hpp applies. driver_memory_source says where each comes from.
+    std::optional<int> driver_memory_ecc_on_mib;
+    std::optional<int> driver_memory_ecc_off_mib;
+    std::string driver_memory_source;
     std::string memory_type;                // "HBM3", "GDDR6X"
     std::optional<int> memory_bus_width_bits;
     std::optional<double> memory_bandwidth_gbps;  // decimal GB/s

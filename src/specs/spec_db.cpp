@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/strings.hpp"
+#include "specs/driver_memory.hpp"
 
 namespace gpuvet {
 
@@ -125,6 +126,9 @@ void read_spec(Reader& r, GpuSpec& s) {
     r.str("compute_capability", s.compute_capability);
     r.integer("sm_count", s.sm_count);
     r.num("memory_size_gib", s.memory_size_gib);
+    r.integer("driver_memory_ecc_on_mib", s.driver_memory_ecc_on_mib);
+    r.integer("driver_memory_ecc_off_mib", s.driver_memory_ecc_off_mib);
+    r.str("driver_memory_source", s.driver_memory_source);
     r.str("memory_type", s.memory_type);
     r.integer("memory_bus_width_bits", s.memory_bus_width_bits);
     r.num("memory_bandwidth_gbps", s.memory_bandwidth_gbps);
@@ -163,6 +167,16 @@ void require_complete(const GpuSpec& s, const std::string& origin, const toml::t
     if (!(s.memory_size_gib > 0)) missing("memory_size_gib");
     if (s.memory_type.empty()) missing("memory_type");
     if (s.source.empty()) missing("source");
+    if ((s.driver_memory_ecc_on_mib || s.driver_memory_ecc_off_mib) && s.driver_memory_source.empty())
+        missing("driver_memory_source");
+    if (s.driver_memory_ecc_off_mib && !ecc_changes_capacity(s.memory_type))
+        bad(origin, t, "SKU '" + s.key + "' has " + s.memory_type +
+                           " memory, whose capacity ECC does not change: give driver_memory_ecc_on_mib only");
+    // A published figure far from the size as sold is a typo (MB for MiB, another SKU's value).
+    for (auto& v : {s.driver_memory_ecc_on_mib, s.driver_memory_ecc_off_mib})
+        if (v && (*v > s.memory_size_gib * 1024 * 1.02 || *v < s.memory_size_gib * 1024 * 0.9))
+            bad(origin, t, "SKU '" + s.key + "': driver memory " + std::to_string(*v) + " MiB does not fit " +
+                               format_number(s.memory_size_gib) + " GiB as sold (MiB = 1024 x 1024 bytes)");
 }
 
 // Words that say nothing about which SKU is meant.

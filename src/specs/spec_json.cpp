@@ -19,6 +19,9 @@ Json to_json(const GpuSpec& s) {
         auto v = f.get(s);
         j[f.key] = v ? Json(*v) : Json(nullptr);
     }
+    j["driver_memory_ecc_on_mib"] = s.driver_memory_ecc_on_mib ? Json(*s.driver_memory_ecc_on_mib) : Json(nullptr);
+    j["driver_memory_ecc_off_mib"] = s.driver_memory_ecc_off_mib ? Json(*s.driver_memory_ecc_off_mib) : Json(nullptr);
+    j["driver_memory_source"] = s.driver_memory_source;
     j["ecc"] = s.ecc;
     j["mig_instances_max"] = s.mig_instances_max;
     Json ids = Json::array();

@@ -259,7 +259,7 @@ CUresult attribute(const Device& d, CUdevice_attribute a, int* v) {
         case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = 232448; break;
         case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: *v = 233472; break;
         case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: *v = 65536; break;
-        case CU_DEVICE_ATTRIBUTE_ECC_ENABLED: *v = g.ecc_enabled ? 1 : 0; break;
+        case CU_DEVICE_ATTRIBUTE_ECC_ENABLED: *v = g.ecc_supported && g.ecc_enabled ? 1 : 0; break;
         case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: *v = 1; break;
         case CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: *v = 1; break;
         case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: *v = 3; break;

@@ -378,6 +378,7 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t h, nvmlMemory_v2_t* m) {
 nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t h, nvmlEnableState_t* current, nvmlEnableState_t* pending) {
     DEVICE(h);
     NEED(current && pending);
+    if (!g.ecc_supported) return NVML_ERROR_NOT_SUPPORTED;
     *current = g.ecc_enabled ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
     *pending = g.ecc_pending_enabled ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
     return NVML_SUCCESS;
@@ -386,7 +387,7 @@ nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t h, nvmlMemoryErrorType_t t
                                          unsigned long long* count) {
     DEVICE(h);
     NEED(count);
-    if (!g.ecc_enabled) return NVML_ERROR_NOT_SUPPORTED;
+    if (!g.ecc_supported || !g.ecc_enabled) return NVML_ERROR_NOT_SUPPORTED;
     bool corrected = type == NVML_MEMORY_ERROR_TYPE_CORRECTED;
     NEED(corrected || type == NVML_MEMORY_ERROR_TYPE_UNCORRECTED);
     NEED(counter == NVML_VOLATILE_ECC || counter == NVML_AGGREGATE_ECC);
@@ -399,6 +400,7 @@ nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t h, unsigned int* corr, unsig
                                        unsigned int* failure) {
     DEVICE(h);
     NEED(corr && unc && pending && failure);
+    if (!g.ecc_supported || !g.remapped_rows_supported) return NVML_ERROR_NOT_SUPPORTED;
     *corr = g.remapped_rows_correctable;
     *unc = g.remapped_rows_uncorrectable;
     *pending = g.remap_pending ? 1 : 0;
@@ -412,6 +414,7 @@ nvmlReturn_t retired(nvmlDevice_t h, nvmlPageRetirementCause_t cause, unsigned* 
                      unsigned long long* stamps) {
     DEVICE(h);
     NEED(count);
+    if (!g.ecc_supported) return NVML_ERROR_NOT_SUPPORTED;
     // Hopper replaced page retirement with row remapping; the scenario can still script pages.
     unsigned n = cause == NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS ? g.retired_pages_sbe
                : cause == NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR          ? g.retired_pages_dbe
@@ -442,6 +445,7 @@ nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t h, nvmlPageRetirementCaus
 nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t h, nvmlEnableState_t* pending) {
     DEVICE(h);
     NEED(pending);
+    if (!g.ecc_supported) return NVML_ERROR_NOT_SUPPORTED;
     *pending = g.retired_pages_pending ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
     return NVML_SUCCESS;
 }

@@ -73,6 +73,8 @@ const std::map<std::string, Setter>& setters() {
         m["memory_used_mib"] = mib_field(&Gpu::memory_used_bytes);
         m["ecc_enabled"] = field(&Gpu::ecc_enabled);
         m["ecc_pending_enabled"] = field(&Gpu::ecc_pending_enabled);
+        m["ecc_supported"] = field(&Gpu::ecc_supported);
+        m["remapped_rows_supported"] = field(&Gpu::remapped_rows_supported);
         m["ecc_volatile_corrected"] = field(&Gpu::ecc_volatile_corrected);
         m["ecc_volatile_uncorrected"] = field(&Gpu::ecc_volatile_uncorrected);
         m["ecc_aggregate_corrected"] = field(&Gpu::ecc_aggregate_corrected);

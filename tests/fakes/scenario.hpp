@@ -61,6 +61,10 @@ struct Gpu {
     uint64_t memory_used_bytes = 0;  // used by processes not listed in `processes`
     // ECC
     bool ecc_enabled = true, ecc_pending_enabled = true;
+    // false: the board has no ECC (GeForce RTX 30): ECC mode, counters, row remapping and page
+    // retirement all return NOT_SUPPORTED
+    bool ecc_supported = true;
+    bool remapped_rows_supported = true;  // false: NOT_SUPPORTED, as before Ampere (Volta, Turing)
     uint64_t ecc_volatile_corrected = 0, ecc_volatile_uncorrected = 0;
     uint64_t ecc_aggregate_corrected = 0, ecc_aggregate_uncorrected = 0;
     unsigned remapped_rows_correctable = 0, remapped_rows_uncorrectable = 0;

@@ -188,7 +188,7 @@ TEST(OrderChecks, WrongModelAndMemoryFail) {
     ASSERT_EQ(rs.size(), 3u);
     EXPECT_EQ(rs[1].key, "order.gpu_model");
     EXPECT_EQ(rs[1].verdict, Verdict::Fail);
-    EXPECT_NE(rs[1].summary.find("GPU 1 is a H100 PCIe 80GB"), std::string::npos) << rs[1].summary;
+    EXPECT_NE(rs[1].summary.find("GPU 1 is an H100 PCIe 80GB"), std::string::npos) << rs[1].summary;
     // "H100" alone accepts any H100.
     Order loose = parse_expect("2x H100", spec_db());
     EXPECT_EQ(verify_gpu_items(loose, f.ctx)[1].verdict, Verdict::Pass);
