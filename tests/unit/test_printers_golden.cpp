@@ -158,5 +158,5 @@ TEST(Json, ValidEvenWithNonFiniteAndFatal) {
     EXPECT_TRUE(j["checks"][0]["measurements"][0]["value"].is_null());
     EXPECT_EQ(j["fatal"]["message"], "GPU lost");
     EXPECT_EQ(j["exit_code"], 3);
-    EXPECT_EQ(j["schema_version"], kSchemaVersion);
+    EXPECT_EQ(j["schema_version"], kReportSchemaVersion);
 }
