@@ -1,6 +1,7 @@
 // gpuvet's thin main: parse, dispatch, and turn errors into advice and an exit code.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <unistd.h>
 
 #include "cli/common.hpp"
 #include "cli/suggest.hpp"
@@ -51,7 +52,7 @@ int main(int argc, char** argv) {
         return exit_code::bad_input;
     }
 
-    install_stop_handlers();
+    install_stop_handlers(::isatty(STDERR_FILENO) != 0);
     try {
         return action ? action() : exit_code::bad_input;
     } catch (const Error& e) {

@@ -1,6 +1,5 @@
 #include "cli/common.hpp"
 
-#include <csignal>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -13,21 +12,6 @@
 #include "specs/spec_db.hpp"
 
 namespace gpuvet {
-
-namespace {
-std::atomic<bool> g_stop{false};
-void on_signal(int) { g_stop.store(true); }
-}  // namespace
-
-const std::atomic<bool>& stop_flag() { return g_stop; }
-
-void install_stop_handlers() {
-    struct sigaction sa {};
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
-}
 
 std::string utc_now_rfc3339() {
     std::time_t t = std::time(nullptr);
