@@ -14,7 +14,10 @@ void fill_repeating(GpuSession& s, cu::CUdeviceptr dst, std::size_t bytes, const
     // Every copy starts at a multiple of the tile length, so the pattern stays aligned: a step is
     // a whole number of the filled part's lengths up to kFillStepBytes.
     for (std::size_t done = first; done < bytes;) {
-        if (stop && stop->load()) throw Interrupted{};
+        if (stop && stop->load()) {
+            s.synchronize();  // the copies in flight end before the caller frees the buffer
+            throw Interrupted{};
+        }
         std::size_t n = std::min(done, bytes - done);
         if (stop && n > kFillStepBytes && first <= kFillStepBytes) n = std::max(first, kFillStepBytes / first * first);
         cuda_check(s.api(), s.api().cuMemcpyDtoD(dst + done, dst, n), "cuMemcpyDtoD");

@@ -83,23 +83,35 @@ struct Rig {
     GpuSession& s;
     const CudaApi& api;
     std::size_t bytes;
+    const CheckContext& ctx;  // polled before every copy: one buffer's copy is the most a stop waits for
     PinnedBuffer src, dst;
     DeviceBuffer da, db;
     Stream a, b;
     Event e0, eb, e1;
 
-    Rig(GpuSession& session, std::size_t n, std::uint64_t seed)
-        : s(session), api(session.api()), bytes(n), src(s.alloc_pinned(n)), dst(s.alloc_pinned(n)),
+    Rig(GpuSession& session, std::size_t n, std::uint64_t seed, const CheckContext& c)
+        : s(session), api(session.api()), bytes(n), ctx(c), src(s.alloc_pinned(n)), dst(s.alloc_pinned(n)),
           da(s.alloc(n)), db(s.alloc(n)), a(s.stream()), b(s.stream()), e0(s.event()), eb(s.event()), e1(s.event()) {
         if (!api.cuMemcpyHtoDAsync || !api.cuMemcpyDtoHAsync || !api.cuStreamWaitEvent)
             throw Error(ErrorKind::Driver, "libcuda at " + api.path + " lacks the asynchronous copy calls",
                         "update the NVIDIA driver: GPU measurements need it");
         fill_pattern(src.data(), n, seed);
     }
+    ~Rig() {  // a stop can leave copies in flight: they end before their buffers are freed
+        try {
+            a.synchronize();
+            b.synchronize();
+        } catch (const Error&) {  // a GPU lost mid-copy: nothing left to wait for
+        }
+    }
+    Rig(const Rig&) = delete;
+    Rig& operator=(const Rig&) = delete;
     void h2d(const DeviceBuffer& d, const Stream& st) const {
+        ctx.throw_if_stopped();
         cuda_check(api, api.cuMemcpyHtoDAsync(d.ptr(), src.data(), bytes, st.get()), "cuMemcpyHtoDAsync_v2");
     }
     void d2h(const DeviceBuffer& d, const Stream& st) const {
+        ctx.throw_if_stopped();
         cuda_check(api, api.cuMemcpyDtoHAsync(dst.data(), d.ptr(), bytes, st.get()), "cuMemcpyDtoHAsync_v2");
     }
 };
@@ -107,9 +119,9 @@ struct Rig {
 // H2D, D2H and both at once; `sync` lines the phases up across GPUs (a no-op alone) and is called
 // once more at the end so no GPU frees its buffers while others still copy. `link` (when given)
 // receives the link state read while the first copies run.
-// A stop is polled before every sample (a few copies), and throws Interrupted.
-Rates run_rig(Rig& r, int samples, int iters, const std::function<void()>& sync, LinkNow* link, int index,
-              const CheckContext& ctx) {
+// A stop is polled before every sample and every copy, and throws Interrupted.
+Rates run_rig(Rig& r, int samples, int iters, const std::function<void()>& sync, LinkNow* link, int index) {
+    const CheckContext& ctx = r.ctx;
     Rates out;
     const double per_sample = double(r.bytes) * iters;
     auto median_ms = [&](const std::function<void()>& work) {
@@ -222,8 +234,8 @@ std::vector<CheckResult> GpuHostCopyCheck::run(CheckContext& ctx) {
         auto t0 = std::chrono::steady_clock::now();
         try {
             m.session->make_current();
-            Rig rig(*m.session, bytes, seed(m.index));
-            p.alone = run_rig(rig, samples, iters, no_sync, &p.link, m.index, ctx);
+            Rig rig(*m.session, bytes, seed(m.index), ctx);
+            p.alone = run_rig(rig, samples, iters, no_sync, &p.link, m.index);
         } catch (const Interrupted&) {
             p.interrupted = true;
         } catch (const Error& e) {
@@ -243,8 +255,8 @@ std::vector<CheckResult> GpuHostCopyCheck::run(CheckContext& ctx) {
             auto it = per.find(m.index);
             if (it == per.end() || !it->second.error.empty() || it->second.interrupted) return;
             try {
-                Rig rig(*m.session, bytes, seed(m.index) ^ 0xFFull);
-                it->second.all = run_rig(rig, samples, iters, [&] { phase.arrive_and_wait(); }, nullptr, m.index, ctx);
+                Rig rig(*m.session, bytes, seed(m.index) ^ 0xFFull, ctx);
+                it->second.all = run_rig(rig, samples, iters, [&] { phase.arrive_and_wait(); }, nullptr, m.index);
                 it->second.all_measured = true;
             } catch (const Interrupted&) {
                 phase.arrive_and_drop();  // the alone figures stand; the shared phase is not reported

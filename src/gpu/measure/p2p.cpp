@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/result.hpp"
+#include "gpu/device_fill.hpp"
 #include "gpu/inventory.hpp"
 #include "gpu/measure/host_copy.hpp"
 #include "specs/gpu_spec.hpp"
@@ -137,7 +138,16 @@ std::vector<CheckResult> GpuP2pCheck::run(CheckContext& ctx) {
         s.e0 = g.event();
         s.eb = g.event();
         s.e1 = g.event();
-        cuda_check(api, api.cuMemsetD32Async(s.src.ptr(), pattern_of(s.m->index), bytes / 4, s.st.get()), "cuMemsetD32Async");
+        // In steps a stop can end: the fakes write host memory, and 256 MiB take a while there.
+        for (std::size_t off = 0; off < bytes; off += kFillStepBytes) {
+            if (ctx.stop_requested()) {
+                s.st.synchronize();
+                throw Interrupted{};  // before any pair was measured: the runner reports it
+            }
+            cuda_check(api, api.cuMemsetD32Async(s.src.ptr() + off, pattern_of(s.m->index),
+                                                 std::min(kFillStepBytes, bytes - off) / 4, s.st.get()),
+                       "cuMemsetD32Async");
+        }
         s.st.synchronize();
     }
 
