@@ -156,6 +156,11 @@ LtHandle::~LtHandle() {
 PrecisionRun run_precision(const CublasLtApi& lt, LtHandle& handle, GpuSession& s, const PrecisionInfo& p,
                            const RunSettings& rs) {
     PrecisionRun run;
+    if (rs.stop && rs.stop->load()) {  // before the input tiles: making them takes a while on a CPU
+        run.interrupted = true;
+        run.absent_reason = kInterrupted;
+        return run;
+    }
     s.make_current();
     auto mem = s.mem_info();
     std::vector<Shape> shapes = sweep(rs.tier, p, budget_bytes(mem.free_bytes));
