@@ -251,9 +251,16 @@ std::string render_scorecard(const Report& r, const Style& st) {
     bool gpu_judged = false;
     for (auto& c : r.checks)
         gpu_judged = gpu_judged || (starts_with(c.key, "gpu.") && c.verdict != Verdict::Skip && c.verdict != Verdict::Error);
-    std::vector<std::string> not_run;
-    for (auto& c : r.checks)
-        if (c.verdict == Verdict::Skip && c.summary == kNotRunInterrupted) not_run.push_back(c.key);
+    // The checks a stop kept from running, per-GPU ones once with their GPUs: "gpu.gemm (GPUs 2, 3)".
+    std::vector<std::pair<std::string, std::string>> not_run;  // key, GPU list
+    for (auto& c : r.checks) {
+        if (c.verdict != Verdict::Skip || c.summary != kNotRunInterrupted) continue;
+        std::string g = c.gpu ? std::to_string(*c.gpu) : "";
+        if (!not_run.empty() && not_run.back().first == c.key && !g.empty() && !not_run.back().second.empty())
+            not_run.back().second += ", " + g;
+        else
+            not_run.emplace_back(c.key, g);
+    }
     std::string stopped;  // what an interruption left out, said next to the verdict
     if (r.interrupted) {
         stopped = "interrupted";
@@ -281,7 +288,9 @@ std::string render_scorecard(const Report& r, const Style& st) {
     const char* sgr = r.exit_code == 0 ? (r.verdict == RunVerdict::GoWithWarnings ? "1;33" : "1;32") : "1;31";
     if (!not_run.empty()) {
         std::string list;
-        for (auto& k : not_run) list += (list.empty() ? "" : ", ") + k;
+        for (auto& [k, g] : not_run)
+            list += (list.empty() ? "" : ", ") + k +
+                    (g.empty() ? "" : (g.find(',') == std::string::npos ? " (GPU " : " (GPUs ") + g + ")");
         o << wrap("Not run (interrupted): ", list, st.width, 4) << "\n";
     }
     o << st.paint("Verdict: " + verdict_word, sgr) << " — " << tally;
