@@ -189,7 +189,7 @@ def test_sigint_leaves_a_complete_report():
     with open(os.path.join(out, "gpuvet-report.json")) as f:
         doc = json.load(f)
     assert doc["interrupted"] is True, doc.get("interrupted")
-    assert doc["verdict"] == "INCOMPLETE", doc["verdict"]
+    assert doc["verdict"] in ("INCOMPLETE", "COULD_NOT_RUN"), doc["verdict"]  # the latter: stopped before a batch
     burns = [c for c in doc["checks"] if c["key"] == "gpu.burn"]
     assert len(burns) == 2, stderr
     assert any("interrupted after" in d for c in burns for d in c.get("details", [])), burns
