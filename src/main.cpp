@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <string_view>
+#include <unistd.h>
 
 #include "cli/common.hpp"
 #include "cli/output_guard.hpp"
@@ -57,7 +58,7 @@ int main(int argc, char** argv) {
         return finish_output(exit_code::bad_input);
     }
 
-    install_stop_handlers();
+    install_stop_handlers(::isatty(STDERR_FILENO) != 0);
     int code = exit_code::bad_input;
     try {
         code = action ? action() : exit_code::bad_input;

@@ -54,8 +54,8 @@ void add_burn_command(Cli cli) {
         "  gpuvet burn                          10 minutes on every GPU, bf16\n"
         "  gpuvet burn --duration 2m --gpus 0,1 --dtype fp32\n"
         "  gpuvet burn --load mixed --report out/   tensor and memory load; writes out/gpuvet-report.*\n"
-        "Ctrl-C stops the load; the report of what was measured is still printed and written.\n"
-        "Exit codes: 0 passed (warnings allowed), 1 a GPU failed, 2 bad input, 3 could not run.");
+        "Ctrl-C stops the load; the report of what was measured is still printed and written (INCOMPLETE).\n"
+        "Exit codes: 0 passed (warnings allowed), 1 a GPU failed, 2 bad input, 3 incomplete (interrupted) or nothing could run.");
     on_chosen(cli, *sub, "burn", [args](const GlobalOptions& g) { return run_burn_cmd(g, *args); });
 }
 

@@ -77,7 +77,7 @@ void add_check_command(Cli cli) {
         "  gpuvet check --report out/       also write out/gpuvet-report.{json,txt}\n"
         "  gpuvet check --expect \"8x H100-SXM-80GB, nvlink\"   verify the delivery against the order\n"
         "  gpuvet check --only gpu.,host.cpu --gpus 0,1   just the GPU checks and host.cpu, on GPUs 0 and 1\n"
-        "Exit codes: 0 all passed (warnings allowed), 1 a check failed, 2 bad input, 3 could not run.");
+        "Exit codes: 0 all passed (warnings allowed), 1 a check failed, 2 bad input, 3 incomplete (interrupted) or nothing could run.");
     on_chosen(cli, *sub, "check", [args](const GlobalOptions& g) { return run_check(g, *args); });
 }
 

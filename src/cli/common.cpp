@@ -1,7 +1,6 @@
 #include "cli/common.hpp"
 
 #include <chrono>
-#include <csignal>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -17,21 +16,9 @@
 namespace gpuvet {
 
 namespace {
-std::atomic<bool> g_stop{false};
 // When the report was started, on the monotonic clock: duration_s must not follow wall-clock steps.
 std::chrono::steady_clock::time_point g_report_started = std::chrono::steady_clock::now();
-void on_signal(int) { g_stop.store(true); }
 }  // namespace
-
-const std::atomic<bool>& stop_flag() { return g_stop; }
-
-void install_stop_handlers() {
-    struct sigaction sa {};
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
-}
 
 std::string utc_now_rfc3339() {
     std::time_t t = std::time(nullptr);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/context.hpp"
+#include "core/interrupt.hpp"  // stop_flag(): Ctrl-C / SIGTERM
 #include "core/result.hpp"
 
 namespace gpuvet {
@@ -70,9 +71,6 @@ int emit_report(Report& r, const GlobalOptions& g);
 void emit_fatal_json(const GlobalOptions& g, const std::string& kind, const std::string& message,
                      const std::string& advice, int exit_code);
 
-// Ctrl-C / SIGTERM set this; long work polls it and ends cleanly.
-const std::atomic<bool>& stop_flag();
-void install_stop_handlers();
 
 std::string utc_now_rfc3339();
 

@@ -1,5 +1,7 @@
 #include "core/context.hpp"
 
+#include "core/error.hpp"
+
 namespace gpuvet {
 
 const char* to_string(Tier t) {
@@ -11,4 +13,10 @@ const char* to_string(Tier t) {
     return "?";
 }
 
+}  // namespace gpuvet
+
+namespace gpuvet {
+void CheckContext::throw_if_stopped() const {
+    if (stop_requested()) throw Interrupted{};
+}
 }  // namespace gpuvet

@@ -58,6 +58,9 @@ struct CheckContext {
     std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
 
     bool stop_requested() const { return stop && stop->load(); }
+    // Polled between bounded pieces of work (a copy, a batch of kernels) so that a check stops
+    // within a second of the signal: throws Interrupted (core/error.hpp) once a stop was asked.
+    void throw_if_stopped() const;
     double elapsed_s() const {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }

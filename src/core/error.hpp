@@ -40,6 +40,13 @@ inline Error internal_error(std::string msg) {
     return {ErrorKind::Internal, std::move(msg), "this is a gpuvet bug: please report it with the JSON report attached"};
 }
 
+// Thrown where a stop (Ctrl-C, SIGTERM) cuts a measurement short. Not an Error: nothing went wrong
+// with the machine. The runner and the per-GPU loops turn it into an "interrupted" result (SKIP),
+// and the figure it cut short is absent with the reason "interrupted", never a zero.
+struct Interrupted : std::exception {
+    const char* what() const noexcept override { return "interrupted"; }
+};
+
 // Exit codes, DESIGN.md §4.
 namespace exit_code {
 inline constexpr int ok = 0;

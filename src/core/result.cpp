@@ -26,6 +26,17 @@ int severity(Verdict v) {
     return 0;
 }
 
+const char* to_string(RunVerdict v) {
+    switch (v) {
+        case RunVerdict::Go: return "PASS";
+        case RunVerdict::GoWithWarnings: return "WARN";
+        case RunVerdict::NoGo: return "FAIL";
+        case RunVerdict::Incomplete: return "INCOMPLETE";
+        case RunVerdict::CouldNotRun: return "COULD_NOT_RUN";
+    }
+    return "?";
+}
+
 Verdict worst(Verdict a, Verdict b) { return severity(a) >= severity(b) ? a : b; }
 
 const char* to_string(ErrorKind k) {
@@ -67,19 +78,28 @@ Measurement Measurement::absent(std::string key, std::string label, std::string 
 }
 
 void Report::finalize() {
-    Verdict v = Verdict::Skip;
-    for (const auto& c : checks) v = worst(v, c.verdict);
-    verdict = v;
-    bool any_fail = false;
-    for (const auto& c : checks) any_fail = any_fail || c.verdict == Verdict::Fail;
-    if (fatal) {
-        exit_code = exit_code::could_not_run;
-    } else if (any_fail) {
-        exit_code = exit_code::check_failed;  // a hardware finding outranks a check that errored
-    } else if (v == Verdict::Error) {
-        exit_code = exit_code::could_not_run;
-    } else {
-        exit_code = exit_code::ok;
+    Verdict w = Verdict::Skip;
+    bool any_fail = false, any_error = false, any_judged = false;
+    for (const auto& c : checks) {
+        w = worst(w, c.verdict);
+        any_fail = any_fail || c.verdict == Verdict::Fail;
+        any_error = any_error || c.verdict == Verdict::Error;
+        any_judged = any_judged || c.verdict == Verdict::Pass || c.verdict == Verdict::Warn;
+    }
+    worst_check = w;
+    // A fatal error leaves nothing to trust; otherwise a hardware finding outranks an interruption
+    // or a check that errored: the box is NO-GO either way.
+    if (fatal) verdict = RunVerdict::CouldNotRun;
+    else if (any_fail) verdict = RunVerdict::NoGo;
+    else if (!any_judged) verdict = RunVerdict::CouldNotRun;  // nothing checked is not a pass
+    else if (interrupted || any_error) verdict = RunVerdict::Incomplete;
+    else verdict = w == Verdict::Warn ? RunVerdict::GoWithWarnings : RunVerdict::Go;
+    switch (verdict) {
+        case RunVerdict::Go:
+        case RunVerdict::GoWithWarnings: exit_code = exit_code::ok; break;
+        case RunVerdict::NoGo: exit_code = exit_code::check_failed; break;
+        case RunVerdict::Incomplete:
+        case RunVerdict::CouldNotRun: exit_code = exit_code::could_not_run; break;
     }
 }
 

@@ -8,13 +8,33 @@
 
 namespace gpuvet {
 
+// Documents other than the report (specs, plan, inventory).
 inline constexpr int kSchemaVersion = 1;
+// The report of check, bench, burn and host. 2: the top-level "verdict" is the run's outcome
+// (INCOMPLETE and COULD_NOT_RUN added; SKIP and ERROR are per-check verdicts only), and
+// "interrupted_during" was added.
+inline constexpr int kReportSchemaVersion = 2;
 
 enum class Verdict { Pass, Warn, Fail, Skip, Error };
 const char* to_string(Verdict v);
 // Order used to fold verdicts into one: ERROR > FAIL > WARN > PASS > SKIP.
 int severity(Verdict v);
 Verdict worst(Verdict a, Verdict b);
+
+// The verdict of a whole run, what a script acts on. Only Go and GoWithWarnings exit 0.
+enum class RunVerdict {
+    Go,              // every check that ran passed, and the run completed
+    GoWithWarnings,  // the same, with warnings
+    NoGo,            // a check failed (also when the run was then interrupted)
+    Incomplete,      // interrupted, or a check could not run, before anything failed
+    CouldNotRun,     // nothing was checked: every check skipped or not run, or a fatal error
+};
+const char* to_string(RunVerdict v);  // the JSON words: PASS, WARN, FAIL, INCOMPLETE, COULD_NOT_RUN
+
+// The measurement's reason when a stop (Ctrl-C, SIGTERM) cut it short, and the summary of a check
+// that a stop kept from running.
+inline constexpr const char* kInterrupted = "interrupted";
+inline constexpr const char* kNotRunInterrupted = "not run: interrupted";
 
 // What a measurement was held against. Every number here carries its source.
 struct Reference {
@@ -133,7 +153,7 @@ struct GpuSummary {
 };
 
 struct Report {
-    int schema_version = kSchemaVersion;
+    int schema_version = kReportSchemaVersion;
     std::string tool = "gpuvet";
     std::string tool_version;
     std::string command;        // "check", "inventory", ...
@@ -146,12 +166,15 @@ struct Report {
     std::vector<CheckResult> checks;
     std::vector<TimeSeries> series;
     std::vector<ReportError> errors;
-    bool interrupted = false;
+    bool interrupted = false;          // Ctrl-C / SIGTERM stopped the run before its end
+    std::string interrupted_during;    // the check that was running when the stop came, if any
     std::optional<ReportError> fatal;  // set when the run could not complete
-    Verdict verdict = Verdict::Skip;   // worst over checks
+    Verdict worst_check = Verdict::Skip;     // worst over checks
+    RunVerdict verdict = RunVerdict::CouldNotRun;
     int exit_code = 0;
 
-    // Folds check verdicts into `verdict` and sets `exit_code` (0 pass/warn, 1 fail, 3 fatal).
+    // Folds the checks, `interrupted` and `fatal` into `verdict` and `exit_code`: 0 GO (warnings
+    // allowed), 1 NO-GO (a check failed, interrupted or not), 3 INCOMPLETE or COULD NOT RUN.
     void finalize();
 };
 

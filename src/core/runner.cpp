@@ -20,7 +20,7 @@ void run_checks(CheckList& checks, CheckContext& ctx) {
     for (auto& check : checks) {
         if (ctx.stop_requested()) {
             ctx.report->interrupted = true;
-            ctx.report->checks.push_back(skipped(*check, "not run: interrupted"));
+            ctx.report->checks.push_back(skipped(*check, kNotRunInterrupted));
             continue;
         }
         if (auto why = check->unmet_requirement(ctx)) {
@@ -35,6 +35,10 @@ void run_checks(CheckList& checks, CheckContext& ctx) {
         std::vector<CheckResult> results;
         try {
             results = check->run(ctx);
+        } catch (const Interrupted&) {
+            // Cut short before it had a result: not a finding about the machine.
+            CheckResult r = skipped(*check, "interrupted before a result");
+            results = {r};
         } catch (const Error& e) {
             CheckResult r = skipped(*check, e.what());
             r.verdict = Verdict::Error;
@@ -56,7 +60,10 @@ void run_checks(CheckList& checks, CheckContext& ctx) {
             if (r.duration_s == 0) r.duration_s = d / double(results.size());
             ctx.report->checks.push_back(std::move(r));
         }
-        if (ctx.stop_requested()) ctx.report->interrupted = true;
+        if (ctx.stop_requested()) {  // the stop came while this check ran (checks may mark it themselves)
+            ctx.report->interrupted = true;
+            if (ctx.report->interrupted_during.empty()) ctx.report->interrupted_during = std::string(check->key());
+        }
     }
 }
 

@@ -170,13 +170,15 @@ private:
 // batch, then the same sampled outputs compared with their CPU reference, computed once.
 class GemmLoad {
 public:
-    GemmLoad(const CublasLtApi& lt, GpuSession& s, const gemm::PrecisionInfo& p) : s_(s), handle_(lt, s), st_(s.stream()) {
+    // `stop` is polled while the inputs are filled (throws Interrupted).
+    GemmLoad(const CublasLtApi& lt, GpuSession& s, const gemm::PrecisionInfo& p, const std::atomic<bool>* stop)
+        : s_(s), handle_(lt, s), st_(s.stream()) {
         auto shapes = gemm::sweep(Tier::Quick, p, gemm::budget_bytes(s.mem_info().free_bytes));
         if (shapes.empty())
             throw runtime_error("not enough free GPU memory for a 1024^3 GEMM", "stop other processes on this GPU");
         const gemm::Shape sh = shapes.front();
         const gemm::InputTile ta = gemm::tile_a(p), tb = gemm::tile_b(p);
-        g_ = std::make_unique<gemm::PreparedGemm>(lt, handle_, s, p, sh, ta, tb);
+        g_ = std::make_unique<gemm::PreparedGemm>(lt, handle_, s, p, sh, ta, tb, stop);
         if (!g_->has_algorithm())
             throw runtime_error(std::string("cuBLASLt has no algorithm for a ") + p.name + " GEMM of " + sh.text(),
                                 "try another --dtype, or --load memory to burn without cuBLASLt");
@@ -276,7 +278,7 @@ void load_thread(GpuSession& s, Live& L, const BurnOptions& opt, const CublasLtA
                        std::to_string(p->min_cc / 10) + "." + std::to_string(p->min_cc % 10) + "): FMA kernels instead";
                 p = nullptr;
             }
-            if (p) gemm_load = std::make_unique<GemmLoad>(*lt, s, *p);
+            if (p) gemm_load = std::make_unique<GemmLoad>(*lt, s, *p, &stop);
             else fma.emplace(s, opt.dtype);
         }
         if (opt.load != BurnLoad::gemm) mem.emplace(s, opt.memory_fraction);
@@ -321,6 +323,8 @@ void load_thread(GpuSession& s, Live& L, const BurnOptions& opt, const CublasLtA
             L.errors = L.out.mismatches + L.out.nans;
             L.out.duration_s = now_s() - start;
         }
+    } catch (const Interrupted&) {
+        // Stopped while the load was being prepared: nothing measured, and nothing wrong.
     } catch (const std::exception& e) {
         std::lock_guard<std::mutex> lk(L.mu);
         L.out.load_error = e.what();

@@ -247,7 +247,8 @@ std::vector<CheckResult> burn_verdicts(const BurnInput& in) {
         Verdict v = Verdict::Pass;
         for (const auto& x : f) v = worst(v, x.verdict);
         const bool measured = !g.batch_tflops.empty();
-        if (!measured && v == Verdict::Pass) v = Verdict::Error;
+        // Nothing measured: a load that could not start is an error; one a stop came before is not.
+        if (!measured && v == Verdict::Pass) v = in.interrupted ? Verdict::Skip : Verdict::Error;
 
         // Measurements: the figures behind the verdicts.
         auto avg = mean(g.batch_tflops);
@@ -301,7 +302,8 @@ std::vector<CheckResult> burn_verdicts(const BurnInput& in) {
             for (const auto& x : f) others += (&x != worst_f && x.verdict != Verdict::Pass);
             if (others) r.summary += " (+" + std::to_string(others) + " more finding" + (others == 1 ? "" : "s") + ")";
         } else if (!measured) {
-            r.summary = "no batch of the load completed, so nothing was measured";
+            r.summary = in.interrupted ? "interrupted before a batch of the load completed; no verdict"
+                                       : "no batch of the load completed, so nothing was measured";
         } else {
             auto peak = max_of(*samples, [](const TelemetrySample& x) { return x.temperature_c; });
             auto mpeak = max_of(*samples, [](const TelemetrySample& x) { return x.memory_temperature_c; });

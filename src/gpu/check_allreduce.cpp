@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "core/context.hpp"
+#include "core/error.hpp"
 #include "gpu/allreduce_plan.hpp"
 #include "gpu/check_gemm.hpp"
 #include "gpu/device_fill.hpp"
@@ -118,7 +119,13 @@ std::vector<CheckResult> GpuAllReduceCheck::run(CheckContext& ctx) {
         k.end = k.s->event();
         std::vector<float> tile(7 << 16);  // a multiple of 7 elements keeps i % 7 aligned
         for (std::size_t e = 0; e < tile.size(); ++e) tile[e] = allreduce::pattern(i, e);
-        fill_repeating(*k.s, k.send.ptr(), max_bytes, tile.data(), tile.size() * sizeof(float));
+        try {
+            fill_repeating(*k.s, k.send.ptr(), max_bytes, tile.data(), tile.size() * sizeof(float), ctx.stop);
+        } catch (const Interrupted&) {
+            r.verdict = Verdict::Skip;
+            r.summary = "interrupted while the buffers were filled, before any all-reduce ran; no verdict";
+            return {r};
+        }
     }
 
     auto one_pass = [&](std::uint64_t bytes) {
@@ -133,17 +140,27 @@ std::vector<CheckResult> GpuAllReduceCheck::run(CheckContext& ctx) {
     };
 
     std::string algo = allreduce::algorithm_label(std::getenv("NCCL_ALGO"));
-    double last_busbw = 0, last_algbw = 0, peak_busbw = 0;
-    std::uint64_t wrong = 0, checked = 0;
-    bool first = true;
+    // Figures at the largest size, absent until that size was measured (a stop can come first).
+    std::optional<double> last_busbw, last_algbw, peak_busbw;
+    std::uint64_t wrong = 0, checked = 0, measured_bytes = 0;
+    bool first = true, cut = false;
+    // A stop is polled before every pass; a pass in flight is waited for, never judged.
+    auto polled_pass = [&](std::uint64_t bytes) {
+        if (ctx.stop_requested()) {
+            for (auto& k : ranks) k.stream.synchronize();
+            throw Interrupted{};
+        }
+        one_pass(bytes);
+    };
+    try {
     for (std::uint64_t bytes : sizes) {
-        if (ctx.stop_requested()) break;
+        ctx.throw_if_stopped();
         if (ctx.progress) ctx.progress->update("all-reduce " + size_text(bytes));
-        for (int w = 0; w < (first ? 5 : 2); ++w) one_pass(bytes);
+        for (int w = 0; w < (first ? 5 : 2); ++w) polled_pass(bytes);
         first = false;
         int iters = bytes <= (64ull << 20) ? 20 : 5;
         for (auto& k : ranks) k.start.record(k.stream);
-        for (int it = 0; it < iters; ++it) one_pass(bytes);
+        for (int it = 0; it < iters; ++it) polled_pass(bytes);
         for (auto& k : ranks) k.end.record(k.stream);
         double ms = 0;
         for (auto& k : ranks) ms = std::max(ms, elapsed_ms(k.s->api(), k.start, k.end));
@@ -173,10 +190,22 @@ std::vector<CheckResult> GpuAllReduceCheck::run(CheckContext& ctx) {
         wrong += sz_wrong;
         r.details.push_back(size_text(bytes) + ": algbw " + fmt(algbw) + " GB/s, busbw " + fmt(busbw) + " GB/s" +
                             (sz_wrong ? ", " + std::to_string(sz_wrong) + " WRONG elements" : ", verified"));
-        last_algbw = algbw, last_busbw = busbw, peak_busbw = std::max(peak_busbw, busbw);
+        last_algbw = algbw, last_busbw = busbw, peak_busbw = std::max(peak_busbw.value_or(0), busbw);
+        measured_bytes = bytes;
+    }
+    } catch (const Interrupted&) {
+        cut = true;
+    }
+    if (cut) {  // the figures at the largest size were not reached: absent, and no verdict on speed
+        last_busbw.reset();
+        last_algbw.reset();
+        r.details.push_back("interrupted" + (measured_bytes ? " after the " + size_text(measured_bytes) + " size"
+                                                            : std::string(" before the first size was measured")) +
+                            "; the figures at " + size_text(max_bytes) + " were not measured");
     }
 
-    Measurement bus = Measurement::number("busbw_gbps", "Bus bandwidth at " + size_text(max_bytes), last_busbw, "GB/s");
+    Measurement bus = Measurement::maybe("busbw_gbps", "Bus bandwidth at " + size_text(max_bytes), last_busbw, "GB/s",
+                                         kInterrupted);
     auto fl = spec ? allreduce::floor_for(spec->key, n, all_nvlink) : std::nullopt;
     Verdict v = Verdict::Pass;
     if (fl) {
@@ -185,12 +214,13 @@ std::vector<CheckResult> GpuAllReduceCheck::run(CheckContext& ctx) {
         ref.warn_below = fl->busbw_gbps * 1.05;
         ref.source = fl->source;
         bus.against(ref);
-        if (last_busbw < fl->busbw_gbps) v = Verdict::Fail;
-        else if (last_busbw < fl->busbw_gbps * 1.05) v = Verdict::Warn;
+        if (last_busbw && *last_busbw < fl->busbw_gbps) v = Verdict::Fail;
+        else if (last_busbw && *last_busbw < fl->busbw_gbps * 1.05) v = Verdict::Warn;
     }
     r.measurements.push_back(bus);
-    r.measurements.push_back(Measurement::number("algbw_gbps", "Algorithm bandwidth at " + size_text(max_bytes), last_algbw, "GB/s"));
-    r.measurements.push_back(Measurement::number("peak_busbw_gbps", "Peak bus bandwidth", peak_busbw, "GB/s"));
+    r.measurements.push_back(Measurement::maybe("algbw_gbps", "Algorithm bandwidth at " + size_text(max_bytes), last_algbw,
+                                                "GB/s", kInterrupted));
+    r.measurements.push_back(Measurement::maybe("peak_busbw_gbps", "Peak bus bandwidth", peak_busbw, "GB/s", kInterrupted));
     r.measurements.push_back(Measurement::number("gpus", "GPUs in the all-reduce", n, "count"));
     r.measurements.push_back(Measurement::textual("algorithm", "Algorithm", algo));
     r.measurements.push_back(Measurement::textual("nccl", "NCCL used", nccl.path + ", NCCL " + nccl.version_text()));
@@ -202,9 +232,13 @@ std::vector<CheckResult> GpuAllReduceCheck::run(CheckContext& ctx) {
     if (wrong) {
         r.verdict = Verdict::Fail;
         r.summary = std::to_string(wrong) + " of " + std::to_string(checked) + " checked all-reduce results are WRONG";
+    } else if (cut) {
+        r.verdict = Verdict::Skip;
+        r.summary = "interrupted before the " + size_text(max_bytes) + " all-reduce was measured; no verdict" +
+                    (peak_busbw ? " (peak so far " + fmt(*peak_busbw) + " GB/s, results verified)" : std::string());
     } else {
         r.verdict = v;
-        r.summary = "busbw " + fmt(last_busbw) + " GB/s at " + size_text(max_bytes) + " over " + std::to_string(n) +
+        r.summary = "busbw " + fmt(*last_busbw) + " GB/s at " + size_text(max_bytes) + " over " + std::to_string(n) +
                     " GPUs" + (fl ? " (floor " + fmt(fl->busbw_gbps, 0) + ")" : "") + ", all results verified";
     }
     return {r};

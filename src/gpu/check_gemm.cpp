@@ -67,6 +67,12 @@ std::vector<CheckResult> GpuGemmCheck::run(CheckContext& ctx) {
     for (auto& m : set.members()) {
         CheckResult r;
         r.gpu = m.index;
+        if (ctx.stop_requested()) {  // the GPUs a stop kept from running are listed as such
+            r.verdict = Verdict::Skip;
+            r.summary = kNotRunInterrupted;
+            out.push_back(r);
+            continue;
+        }
         if (!m.session) {
             r.verdict = Verdict::Error;
             r.summary = "could not open GPU " + std::to_string(m.index) + ": " + m.error;
@@ -81,7 +87,7 @@ std::vector<CheckResult> GpuGemmCheck::run(CheckContext& ctx) {
         gemm::LtHandle handle(lt, s);
 
         Verdict v = Verdict::Pass;
-        std::vector<std::string> parts, wrong;
+        std::vector<std::string> parts, wrong, cut;  // cut: precisions a stop left unmeasured
         for (const auto& p : gemm::precisions()) {
             std::string key = std::string(p.name) + (p.precision == gemm::Precision::int8 ? "_tops" : "_tflops");
             if (cc < p.min_cc) {
@@ -108,13 +114,18 @@ std::vector<CheckResult> GpuGemmCheck::run(CheckContext& ctx) {
                 }
             }
             const gemm::ShapeResult* best = run.best();
+            if (run.mismatches()) wrong.push_back(std::string(p.name) + " " + std::to_string(run.mismatches()) + "/" +
+                                                  std::to_string(run.checked()));
+            if (run.interrupted) {  // the best of a partial sweep is not the GPU's rate: absent, not judged
+                cut.push_back(p.name);
+                r.measurements.push_back(Measurement::absent(key, p.label, p.unit, kInterrupted).on_gpu(m.index));
+                continue;
+            }
             if (!best) {
                 r.measurements.push_back(
                     Measurement::absent(key, p.label, p.unit, run.absent_reason).on_gpu(m.index));
                 continue;
             }
-            if (run.mismatches()) wrong.push_back(std::string(p.name) + " " + std::to_string(run.mismatches()) + "/" +
-                                                  std::to_string(run.checked()));
             Measurement meas = Measurement::number(key, p.label, *best->rate, p.unit).on_gpu(m.index);
             std::string part = std::string(p.name) + " " + fmt(*best->rate) + " " + p.unit;
             if (auto sr = spec ? gemm::spec_rate(*spec, p.precision) : std::nullopt) {
@@ -146,10 +157,16 @@ std::vector<CheckResult> GpuGemmCheck::run(CheckContext& ctx) {
             r.summary = "GEMM results are WRONG (" + w + " sampled outputs differ from the CPU reference)";
         } else if (parts.empty()) {
             r.verdict = Verdict::Skip;
-            r.summary = "no precision could be measured";
+            r.summary = cut.empty() ? "no precision could be measured" : "interrupted before a precision was measured; no verdict";
         } else {
             r.verdict = v;
             r.summary = joined + (spec ? "" : "; no datasheet figure to compare with") + "; outputs verified";
+            if (!cut.empty()) r.summary += "; interrupted before " + std::to_string(cut.size()) + " precision(s)";
+        }
+        if (!cut.empty()) {
+            std::string list;
+            for (const auto& x : cut) list += (list.empty() ? "" : ", ") + x;
+            r.details.push_back("not measured (interrupted): " + list);
         }
         r.details.push_back("cuBLASLt: " + lib_text);
         if (!spec) r.details.push_back("GPU not in the spec database: rates are reported without a verdict");

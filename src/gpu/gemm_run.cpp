@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/error.hpp"
+#include "core/result.hpp"
 #include "gpu/device_fill.hpp"
 #include "gpu/session.hpp"
 
@@ -19,8 +21,8 @@ void lt_check(const CublasLtApi& lt, cublasStatus_t st, const char* call) {
     if (st != CUBLAS_STATUS_SUCCESS) throw CublasError(call, st, lt.status_name(st));
 }
 
-void fill(GpuSession& s, const DeviceBuffer& buf, const InputTile& t) {
-    fill_repeating(s, buf.ptr(), buf.bytes(), t.bytes.data(), t.bytes.size());
+void fill(GpuSession& s, const DeviceBuffer& buf, const InputTile& t, const std::atomic<bool>* stop) {
+    fill_repeating(s, buf.ptr(), buf.bytes(), t.bytes.data(), t.bytes.size(), stop);
 }
 
 double median(std::vector<double> v) {
@@ -53,15 +55,15 @@ InputTile tile_a(const PrecisionInfo& p) { return random_tile(p, kTileElements, 
 InputTile tile_b(const PrecisionInfo& p) { return random_tile(p, kTileElements + 2, 0xB0B + int(p.precision)); }
 
 PreparedGemm::PreparedGemm(const CublasLtApi& lt, LtHandle& handle, GpuSession& s, const PrecisionInfo& p,
-                           const Shape& sh, const InputTile& ta, const InputTile& tb)
+                           const Shape& sh, const InputTile& ta, const InputTile& tb, const std::atomic<bool>* stop)
     : lt_(lt), handle_(handle), s_(s), p_(p), shape_(sh) {
     s.make_current();
     a_ = s.alloc(sh.m * sh.k * p.ab_bytes);
     b_ = s.alloc(sh.k * sh.n * p.ab_bytes);
     d_ = s.alloc(sh.m * sh.n * p.d_bytes);
     workspace_ = s.alloc(kWorkspaceBytes);
-    fill(s, a_, ta);
-    fill(s, b_, tb);
+    fill(s, a_, ta, stop);
+    fill(s, b_, tb, stop);
 
     ds_ = std::make_unique<GemmDescs>(GemmDescs{lt});
     GemmDescs& ds = *ds_;
@@ -154,6 +156,11 @@ LtHandle::~LtHandle() {
 PrecisionRun run_precision(const CublasLtApi& lt, LtHandle& handle, GpuSession& s, const PrecisionInfo& p,
                            const RunSettings& rs) {
     PrecisionRun run;
+    if (rs.stop && rs.stop->load()) {  // before the input tiles: making them takes a while on a CPU
+        run.interrupted = true;
+        run.absent_reason = kInterrupted;
+        return run;
+    }
     s.make_current();
     auto mem = s.mem_info();
     std::vector<Shape> shapes = sweep(rs.tier, p, budget_bytes(mem.free_bytes));
@@ -164,16 +171,25 @@ PrecisionRun run_precision(const CublasLtApi& lt, LtHandle& handle, GpuSession& 
     Stream stream = s.stream();
     const InputTile ta = tile_a(p), tb = tile_b(p);
 
+    auto stopped = [&] { return rs.stop && rs.stop->load(); };
+    try {
     for (const Shape& sh : shapes) {
-        if (rs.stop && rs.stop->load()) break;
+        if (stopped()) throw Interrupted{};
         ShapeResult r{sh};
-        PreparedGemm g(lt, handle, s, p, sh, ta, tb);
+        PreparedGemm g(lt, handle, s, p, sh, ta, tb, rs.stop);
         if (!g.has_algorithm()) {
             r.absent_reason = "cuBLASLt has no algorithm for this shape and precision";
             run.shapes.push_back(r);
             continue;
         }
-        auto matmul = [&] { g.enqueue(stream); };
+        // One GEMM per poll: milliseconds on a GPU; the work in flight is waited for before the buffers go.
+        auto matmul = [&] {
+            if (stopped()) {
+                stream.synchronize();
+                throw Interrupted{};
+            }
+            g.enqueue(stream);
+        };
         for (int i = 0; i < rs.warmup; ++i) matmul();
         std::vector<double> ms;
         for (int i = 0; i < rs.timed; ++i) ms.push_back(s.time_ms(stream, matmul));
@@ -187,8 +203,11 @@ PrecisionRun run_precision(const CublasLtApi& lt, LtHandle& handle, GpuSession& 
         r.mismatches = verify(p, ta, tb, sh, where, g.read(where));
         run.shapes.push_back(r);
     }
-    if (!run.best() && run.absent_reason.empty())
-        run.absent_reason = run.shapes.empty() ? "interrupted" : run.shapes.front().absent_reason;
+    } catch (const Interrupted&) {
+        run.interrupted = true;
+        run.absent_reason = kInterrupted;
+    }
+    if (!run.best() && run.absent_reason.empty()) run.absent_reason = run.shapes.front().absent_reason;
     return run;
 }
 

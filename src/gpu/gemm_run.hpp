@@ -26,6 +26,7 @@ struct ShapeResult {
 struct PrecisionRun {
     std::vector<ShapeResult> shapes;
     std::string absent_reason;  // set when nothing was measured (no shape fits, none supported)
+    bool interrupted = false;   // a stop ended the sweep early: the best rate so far is not the best
     const ShapeResult* best() const;
     std::size_t mismatches() const;
     std::size_t checked() const;
@@ -62,8 +63,9 @@ struct GemmDescs;  // cuBLASLt descriptors (gemm_run.cpp)
 // Throws CublasError / CudaError (an allocation that does not fit, a failing cuBLASLt call).
 class PreparedGemm {
 public:
+    // `stop`, when given, is polled while the inputs are filled (throws Interrupted).
     PreparedGemm(const CublasLtApi& lt, LtHandle& handle, GpuSession& s, const PrecisionInfo& p, const Shape& shape,
-                 const InputTile& a, const InputTile& b);
+                 const InputTile& a, const InputTile& b, const std::atomic<bool>* stop = nullptr);
     ~PreparedGemm();
     PreparedGemm(const PreparedGemm&) = delete;
     PreparedGemm& operator=(const PreparedGemm&) = delete;

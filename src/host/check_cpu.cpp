@@ -129,6 +129,7 @@ std::vector<CheckResult> HostCpuCheck::run(CheckContext& ctx) {
     auto cpus = allowed_cpus();
     if (ctx.progress) ctx.progress->update("per-core speed on " + std::to_string(cpus.size()) + " CPUs");
     auto speeds = measure_core_speeds(cpus, slice_for(ctx.options.tier, cpus.size()), ctx.stop);
+    ctx.throw_if_stopped();  // the cores a stop left unmeasured would be judged as missing
     v = worst(v, judge_core_speeds(speeds, r));
 
     auto stat_after = read_proc_stat(fs);

@@ -204,6 +204,7 @@ std::vector<CheckResult> HostMemoryCheck::run(CheckContext& ctx) {
         ctx.progress->update("STREAM, " + std::to_string(plan.thread_cpus.size()) + " threads, 3 x " +
                              format_bytes(double(*bytes)));
     StreamResult s = run_stream(plan, ctx.stop);
+    ctx.throw_if_stopped();  // best-of-N over fewer runs than planned is not the STREAM figure
     Reference ref;
     ref.source = "best of " + std::to_string(plan.repeats) + " runs, first discarded (McCalpin STREAM rules); " +
                  "bytes counted as STREAM does (copy/scale 16, add/triad 24 per element), decimal GB/s";

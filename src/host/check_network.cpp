@@ -20,7 +20,6 @@ std::string peer_problem(const std::string& where, const std::string& error) {
     if (error == "the test did not finish in time")
         return where + " accepts connections but does not answer as an iperf3 server (no reply before the time limit): "
                "another service listens on that port, or the server is busy with another client";
-    if (error == "interrupted") return "interrupted before anything was measured";
     return where + " does not answer as an iperf3 server (" + error + ")";
 }
 }  // namespace
@@ -48,6 +47,12 @@ CheckResult network_result(const HostPort& server, int streams, int seconds, con
     };
     retr("upload_retransmits", "Upload retransmits", up);
     retr("download_retransmits", "Download retransmits", down);
+    const bool up_cut = up.error == kInterrupted, down_cut = down.error == kInterrupted;
+    if (!up.received_gbitps && !down.received_gbitps && (up_cut || down_cut)) {
+        r.verdict = Verdict::Skip;  // a stop is not a network failure
+        r.summary = "Network to " + where + " not measured: interrupted.";
+        return r;
+    }
     if (!up.received_gbitps && !down.received_gbitps) {
         // Nothing was measured: that is about the peer, not a verdict on this host's network.
         r.verdict = Verdict::Error;
@@ -56,12 +61,13 @@ CheckResult network_result(const HostPort& server, int streams, int seconds, con
                             ", and open TCP port " + std::to_string(server.port) + " in its firewall");
         return r;
     }
-    r.verdict = up.received_gbitps && down.received_gbitps ? Verdict::Pass : Verdict::Warn;
+    // One direction cut short by a stop leaves the other judged; a direction that failed warns.
+    r.verdict = (up.received_gbitps || up_cut) && (down.received_gbitps || down_cut) ? Verdict::Pass : Verdict::Warn;
     std::string s = "To " + where + ":";
     if (up.received_gbitps) s += " upload " + format_number(*up.received_gbitps) + " Gbit/s";
-    else s += " upload failed (" + up.error + ")";
+    else s += std::string(up_cut ? " upload not measured (" : " upload failed (") + up.error + ")";
     if (down.received_gbitps) s += ", download " + format_number(*down.received_gbitps) + " Gbit/s";
-    else s += ", download failed (" + down.error + ")";
+    else s += std::string(down_cut ? ", download not measured (" : ", download failed (") + down.error + ")";
     r.summary = s + ".";
     return r;
 }
@@ -74,7 +80,7 @@ std::vector<CheckResult> HostNetworkCheck::run(CheckContext& ctx) {
     if (ctx.progress) ctx.progress->update("iperf3 upload to " + o.server.host);
     IperfOutcome up = iperf_client(o, ctx.stop);
     IperfOutcome down;
-    if (ctx.stop_requested()) down.error = "interrupted";
+    if (ctx.stop_requested()) down.error = kInterrupted;
     else if (!up.received_gbitps && !up.error.empty()) down.error = up.error;  // the same peer would fail the same way
     else {
         if (ctx.progress) ctx.progress->update("iperf3 download from " + o.server.host);

@@ -5,9 +5,11 @@
 #include <iperf_api.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/result.hpp"
 
 namespace gpuvet {
 
@@ -105,62 +108,103 @@ struct ChildRun {
     bool stopped = false, timed_out = false;
 };
 
+// Our child, killed and reaped whatever path the parent leaves by (return, exception).
+struct ChildGuard {
+    pid_t pid = -1;
+    ~ChildGuard() {
+        if (pid <= 0) return;
+        kill(pid, SIGKILL);  // our own child, by its id
+        int status = 0;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+    }
+    // Gives the child `grace_s` to exit (asked with SIGTERM when `ask`), then kills it; reaps it either way.
+    void end(bool ask, double grace_s) {
+        if (pid <= 0) return;
+        if (ask) kill(pid, SIGTERM);
+        auto t0 = std::chrono::steady_clock::now();
+        int status = 0;
+        for (;;) {
+            pid_t w = waitpid(pid, &status, WNOHANG);
+            if (w == pid || (w < 0 && errno != EINTR)) {
+                pid = -1;
+                return;
+            }
+            if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > grace_s) break;
+            usleep(10000);
+        }
+        // ~ChildGuard kills and reaps
+    }
+};
+
+struct Pipe {
+    int fd[2] = {-1, -1};
+    ~Pipe() {
+        for (int f : fd)
+            if (f >= 0) close(f);
+    }
+    void close_end(int i) {
+        if (fd[i] >= 0) close(fd[i]);
+        fd[i] = -1;
+    }
+};
+
 ChildRun run_in_child(const std::function<std::string()>& body, double timeout_s, const std::atomic<bool>* stop) {
     ChildRun r;
-    int outp[2], errp[2];
-    if (pipe2(outp, O_CLOEXEC) != 0) throw runtime_error(std::string("pipe: ") + std::strerror(errno), kNoChildAdvice);
-    if (pipe2(errp, O_CLOEXEC) != 0) {
-        close(outp[0]);
-        close(outp[1]);
+    Pipe outp, errp;
+    if (pipe2(outp.fd, O_CLOEXEC) != 0 || pipe2(errp.fd, O_CLOEXEC) != 0)
         throw runtime_error(std::string("pipe: ") + std::strerror(errno), kNoChildAdvice);
-    }
     std::cout.flush();
     std::fflush(nullptr);  // else buffered parent output would be printed twice
-    pid_t pid = fork();
-    if (pid < 0) throw runtime_error(std::string("fork: ") + std::strerror(errno), kNoChildAdvice);
-    if (pid == 0) {
+    const pid_t parent = getpid();
+    ChildGuard child;
+    child.pid = fork();
+    if (child.pid < 0) throw runtime_error(std::string("fork: ") + std::strerror(errno), kNoChildAdvice);
+    if (child.pid == 0) {
+        // The child dies with gpuvet, even when gpuvet is killed (SIGKILL runs no cleanup): a
+        // server child would otherwise hold its port forever. The getppid() test closes the race
+        // of a parent that died before prctl.
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(1);
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGPIPE, SIG_IGN);
-        dup2(outp[1], STDOUT_FILENO);
+        dup2(outp.fd[1], STDOUT_FILENO);
         std::string e = body();
         std::fflush(stdout);
-        if (!e.empty()) (void)!write(errp[1], e.data(), e.size());
+        if (!e.empty()) (void)!write(errp.fd[1], e.data(), e.size());
         _exit(e.empty() ? 0 : 1);
     }
-    close(outp[1]);
-    close(errp[1]);
+    outp.close_end(1);
+    errp.close_end(1);
     auto t0 = std::chrono::steady_clock::now();
-    pollfd fds[2] = {{outp[0], POLLIN, 0}, {errp[0], POLLIN, 0}};
+    pollfd fds[2] = {{outp.fd[0], POLLIN, 0}, {errp.fd[0], POLLIN, 0}};
     int open_fds = 2;
-    bool killed = false;
     char buf[65536];
+    auto stopped = [&] { return stop && stop->load(); };
     while (open_fds > 0) {
-        int n = poll(fds, 2, 200);
+        int n = poll(fds, 2, 100);
         if (n > 0) {
             for (int i = 0; i < 2; ++i) {
                 if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
                 ssize_t k = read(fds[i].fd, buf, sizeof buf);
                 if (k > 0) (i == 0 ? r.out : r.err).append(buf, std::size_t(k));
-                else {
-                    close(fds[i].fd);
-                    fds[i].fd = -1;
+                else if (k == 0 || errno != EINTR) {
+                    fds[i].fd = -1;  // closed by the Pipe guards
                     --open_fds;
                 }
             }
         }
         double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (!killed && ((stop && stop->load()) || (timeout_s > 0 && el > timeout_s))) {
-            r.stopped = stop && stop->load();
-            r.timed_out = !r.stopped;
-            kill(pid, SIGTERM);  // our own child, by its id
-            killed = true;
-        }
+        if (stopped() || (timeout_s > 0 && el > timeout_s)) break;
     }
-    for (auto& f : fds)
-        if (f.fd >= 0) close(f.fd);
-    int status = 0;
-    waitpid(pid, &status, 0);
+    // Ctrl-C on a terminal reaches the child too, which then ends with a partial document: a stop
+    // seen at any point means the test was cut short, not that it failed.
+    r.stopped = stopped();
+    r.timed_out = !r.stopped && open_fds > 0;
+    // A child that closed its pipes is exiting on its own; one cut short is asked to stop.
+    if (r.stopped || r.timed_out) child.end(true, 0.3);
+    else child.end(false, 5.0);
     return r;
 }
 
@@ -188,7 +232,7 @@ IperfOutcome iperf_client(const IperfClientOptions& o, const std::atomic<bool>* 
     // Bound: the test itself, connection setup and the end exchange.
     ChildRun c = run_in_child(body, o.seconds + o.connect_timeout_ms / 1000.0 + 15, stop);
     IperfOutcome out;
-    if (c.stopped) out.error = "interrupted";
+    if (c.stopped) out.error = kInterrupted;
     else if (c.timed_out) out.error = "the test did not finish in time";
     else if (!c.err.empty()) out.error = c.err;
     if (!out.error.empty()) return out;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "core/strings.hpp"
 
 namespace gpuvet {
@@ -256,6 +257,7 @@ StorageResult run_storage_bench(const StorageOptions& o) {
 
     std::string name = ".gpuvet-storage-" + std::to_string(getpid()) + "-" + std::to_string(std::random_device{}());
     auto file = o.dir / name;
+    CleanupPath on_second_signal(file);  // the file exists only between open and unlink below
     Fd f;
     f.fd = open(file.c_str(), O_RDWR | O_CREAT | O_EXCL | O_DIRECT | O_CLOEXEC, 0600);
     if (f.fd < 0 && errno == EINVAL) {
@@ -301,7 +303,9 @@ StorageResult run_storage_bench(const StorageOptions& o) {
     // Sequential write, then fdatasync inside the timing: data on the device, not in a cache.
     IoRun w = go(true, sblock, o.seq_depth, seq, nblocks, no_limit);
     auto t_sync = clk::now();
-    if (w.error.empty() && fdatasync(f.fd) != 0) w.error = std::string("fdatasync: ") + std::strerror(errno);
+    // A stop skips the flush: the figure is not reported then, and a large flush can take seconds.
+    const bool stopped = o.stop && o.stop->load();
+    if (w.error.empty() && !stopped && fdatasync(f.fd) != 0) w.error = std::string("fdatasync: ") + std::strerror(errno);
     w.seconds += since(t_sync);
     if (!w.error.empty()) {
         res.seq_absent = res.rand_absent = "writing the test file failed: " + w.error;
@@ -310,7 +314,7 @@ StorageResult run_storage_bench(const StorageOptions& o) {
                               "): free space on it, or pass a smaller --storage-bytes";
         return res;
     }
-    if (o.stop && o.stop->load()) {
+    if (stopped || (o.stop && o.stop->load())) {
         res.seq_absent = res.rand_absent = "interrupted";
         return res;
     }

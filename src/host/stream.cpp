@@ -59,6 +59,10 @@ struct FreeDeleter {
 
 }  // namespace
 
+// Elements between two looks at the stop flag (8 MiB of doubles): cheap against the pass, short
+// enough to stop within a second.
+constexpr std::size_t kStopBlock = std::size_t(1) << 20;
+
 StreamResult run_stream(const StreamPlan& plan, const std::atomic<bool>* stop) {
     StreamResult res;
     const std::size_t n = plan.elements;
@@ -78,6 +82,7 @@ StreamResult run_stream(const StreamPlan& plan, const std::atomic<bool>* stop) {
     std::barrier sync(T + 1);
     std::atomic<int> phase{0};  // kernel 0-3, 4 = verify, -1 = quit
     std::atomic<bool> bad{false};
+    auto stopped = [stop] { return stop && stop->load(std::memory_order_relaxed); };
     // Expected values, from the scalar recurrence (STREAM's checkSTREAMresults).
     double ea = 1, eb = 2, ec = 0;
 
@@ -89,16 +94,26 @@ StreamResult run_stream(const StreamPlan& plan, const std::atomic<bool>* stop) {
             pthread_setaffinity_np(pthread_self(), sizeof set, &set);
         }
         const std::size_t lo = n * t / T, hi = n * (t + 1) / T;
-        for (std::size_t i = lo; i < hi; ++i) { a[i] = 1.0; b[i] = 2.0; c[i] = 0.0; }
+        // The arrays are walked in blocks with a look at the stop between them: a pass over large
+        // arrays takes seconds on a busy machine. A pass a stop cut short is never reported.
+        auto blocks = [&](auto&& body) {
+            for (std::size_t x = lo; x < hi; x += kStopBlock) {
+                if (stopped()) return;
+                body(x, std::min(hi, x + kStopBlock));
+            }
+        };
+        blocks([&](std::size_t x, std::size_t y) {
+            for (std::size_t i = x; i < y; ++i) { a[i] = 1.0; b[i] = 2.0; c[i] = 0.0; }
+        });
         for (;;) {
             sync.arrive_and_wait();  // start
             const int k = phase.load();
             if (k < 0) break;
             switch (k) {
-                case 0: for (std::size_t i = lo; i < hi; ++i) c[i] = a[i]; break;
-                case 1: for (std::size_t i = lo; i < hi; ++i) b[i] = s * c[i]; break;
-                case 2: for (std::size_t i = lo; i < hi; ++i) c[i] = a[i] + b[i]; break;
-                case 3: for (std::size_t i = lo; i < hi; ++i) a[i] = b[i] + s * c[i]; break;
+                case 0: blocks([&](std::size_t x, std::size_t y) { for (std::size_t i = x; i < y; ++i) c[i] = a[i]; }); break;
+                case 1: blocks([&](std::size_t x, std::size_t y) { for (std::size_t i = x; i < y; ++i) b[i] = s * c[i]; }); break;
+                case 2: blocks([&](std::size_t x, std::size_t y) { for (std::size_t i = x; i < y; ++i) c[i] = a[i] + b[i]; }); break;
+                case 3: blocks([&](std::size_t x, std::size_t y) { for (std::size_t i = x; i < y; ++i) a[i] = b[i] + s * c[i]; }); break;
                 default:
                     for (std::size_t i = lo; i < hi; ++i)
                         if (std::fabs(a[i] - ea) > 1e-13 * ea || std::fabs(b[i] - eb) > 1e-13 * eb ||
@@ -132,12 +147,18 @@ StreamResult run_stream(const StreamPlan& plan, const std::atomic<bool>* stop) {
         ++done;
         ec = ea; eb = s * ec; ec = ea + eb; ea = eb + s * ec;
     }
-    phase = 4;
-    sync.arrive_and_wait();
-    sync.arrive_and_wait();
+    if (!stopped()) {  // verify: one more pass, not worth waiting for once stopped
+        phase = 4;
+        sync.arrive_and_wait();
+        sync.arrive_and_wait();
+    }
     phase = -1;
     sync.arrive_and_wait();
     for (auto& th : threads) th.join();
+    if (stopped()) {
+        res.verify_error = "interrupted";
+        return res;
+    }
 
     if (done < 2 && plan.repeats > 1) {
         res.verify_error = "interrupted before a timed run";

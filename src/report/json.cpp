@@ -113,6 +113,7 @@ Json to_json(const Report& r) {
     j["verdict"] = to_string(r.verdict);
     j["exit_code"] = r.exit_code;
     j["interrupted"] = r.interrupted;
+    j["interrupted_during"] = r.interrupted_during.empty() ? Json(nullptr) : Json(r.interrupted_during);
     j["fatal"] = r.fatal ? to_json(*r.fatal) : Json(nullptr);
     j["machine"] = to_json(r.machine);
     j["gpus"] = Json::array();

@@ -257,15 +257,49 @@ std::string render_scorecard(const Report& r, const Style& st) {
     bool gpu_judged = false;
     for (auto& c : r.checks)
         gpu_judged = gpu_judged || (starts_with(c.key, "gpu.") && c.verdict != Verdict::Skip && c.verdict != Verdict::Error);
-    std::string verdict_word = r.fatal                              ? "COULD NOT RUN"
-                               : r.exit_code == 1                   ? "NO-GO"
-                               : r.exit_code == 3                   ? "INCOMPLETE"
-                               : !gpu_judged && r.command == "check" ? "GO for the host only (no GPU was checked)"
-                               : counts[int(Verdict::Warn)]         ? "GO (with warnings)"
-                                                                    : "GO";
-    const char* sgr = r.exit_code == 0 ? (counts[int(Verdict::Warn)] ? "1;33" : "1;32") : "1;31";
+    // The checks a stop kept from running, per-GPU ones once with their GPUs: "gpu.gemm (GPUs 2, 3)".
+    std::vector<std::pair<std::string, std::string>> not_run;  // key, GPU list
+    for (auto& c : r.checks) {
+        if (c.verdict != Verdict::Skip || c.summary != kNotRunInterrupted) continue;
+        std::string g = c.gpu ? std::to_string(*c.gpu) : "";
+        if (!not_run.empty() && not_run.back().first == c.key && !g.empty() && !not_run.back().second.empty())
+            not_run.back().second += ", " + g;
+        else
+            not_run.emplace_back(c.key, g);
+    }
+    std::string stopped;  // what an interruption left out, said next to the verdict
+    if (r.interrupted) {
+        stopped = "interrupted";
+        if (!r.interrupted_during.empty()) stopped += " during " + r.interrupted_during;
+        if (!not_run.empty()) stopped += ", " + std::to_string(not_run.size()) + " not run";
+    }
+    std::string verdict_word;
+    switch (r.verdict) {
+        case RunVerdict::Go:
+        case RunVerdict::GoWithWarnings:
+            verdict_word = !gpu_judged && r.command == "check" ? "GO for the host only (no GPU was checked)"
+                           : r.verdict == RunVerdict::GoWithWarnings ? "GO (with warnings)"
+                                                                      : "GO";
+            break;
+        case RunVerdict::NoGo: verdict_word = "NO-GO" + (stopped.empty() ? "" : " (" + stopped + ")"); break;
+        case RunVerdict::Incomplete:
+            verdict_word = "INCOMPLETE (" + (stopped.empty() ? std::string("a check could not run") : stopped) + ")";
+            break;
+        case RunVerdict::CouldNotRun:
+            verdict_word = "COULD NOT RUN (" + (r.fatal          ? std::string("fatal error")
+                                                : r.interrupted ? stopped + " before anything was checked"
+                                                                : std::string("nothing was checked")) + ")";
+            break;
+    }
+    const char* sgr = r.exit_code == 0 ? (r.verdict == RunVerdict::GoWithWarnings ? "1;33" : "1;32") : "1;31";
+    if (!not_run.empty()) {
+        std::string list;
+        for (auto& [k, g] : not_run)
+            list += (list.empty() ? "" : ", ") + k +
+                    (g.empty() ? "" : (g.find(',') == std::string::npos ? " (GPU " : " (GPUs ") + g + ")");
+        o << wrap("Not run (interrupted): ", list, st.width, 4) << "\n";
+    }
     o << st.paint("Verdict: " + verdict_word, sgr) << " — " << tally;
-    if (r.interrupted) o << " (interrupted)";
     o << " · exit " << r.exit_code << "\n";
     return o.str();
 }

@@ -184,11 +184,12 @@ def test_sigint_leaves_a_complete_report():
     p.send_signal(signal.SIGINT)
     stdout, stderr = p.communicate(timeout=30)
     assert time.monotonic() - t < 5, "the load did not stop promptly"
-    # Exit follows what was measured (docs/checks.md): the partial run passed.
-    assert p.returncode == 0, (p.returncode, stderr)
+    # An interrupted run is never GO (docs/report-schema.md): INCOMPLETE, exit 3, although what ran passed.
+    assert p.returncode == 3, (p.returncode, stderr)
     with open(os.path.join(out, "gpuvet-report.json")) as f:
         doc = json.load(f)
     assert doc["interrupted"] is True, doc.get("interrupted")
+    assert doc["verdict"] in ("INCOMPLETE", "COULD_NOT_RUN"), doc["verdict"]  # the latter: stopped before a batch
     burns = [c for c in doc["checks"] if c["key"] == "gpu.burn"]
     assert len(burns) == 2, stderr
     assert any("interrupted after" in d for c in burns for d in c.get("details", [])), burns

@@ -78,7 +78,8 @@ def test_unknown_benchmark_and_bad_gpu_list_are_usage_errors():
 
 def test_no_driver_skips_gpu_measurements():
     code, doc, _ = harness.run_json("bench", "memory", env=harness.NO_DRIVER)
-    assert code == 0
+    # Nothing was measured: not a pass (COULD NOT RUN, exit 3).
+    assert code == 3 and doc["verdict"] == "COULD_NOT_RUN", (code, doc["verdict"])
     assert [c["verdict"] for c in doc["checks"]] == ["SKIP"]
 
 

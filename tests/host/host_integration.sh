@@ -144,7 +144,9 @@ storage_fills_up)
   rc=0; timeout 40 "$DENY" --no-io-uring --no-space -- "$GPUVET" host storage --data-dir "$WORK/d" \
     --storage-bytes 64M --quick --json >"$WORK/r.json" || rc=$?
   [ "$rc" = 77 ] && exit 77
-  [ "$rc" = 0 ] || fail "storage exit $rc"
+  # Nothing was measured: COULD NOT RUN, exit 3 (docs/report-schema.md), not a pass.
+  [ "$rc" = 3 ] || fail "storage exit $rc, expected 3"
+  json "$WORK/r.json" "d['verdict']" | grep -q COULD_NOT_RUN || fail "full disk: run verdict not COULD_NOT_RUN"
   json "$WORK/r.json" "d['checks'][0]['verdict']" | grep -qi skip || fail "full disk not skipped"
   json "$WORK/r.json" "d['checks'][0]['summary']" | grep -q "The data path filled up while the test file was written (No space left on device): free space on it" ||
     fail "unclear message: $(json "$WORK/r.json" "d['checks'][0]['summary']")"

@@ -267,6 +267,14 @@ TEST(BurnVerdicts, NothingMeasuredIsAnError) {
     EXPECT_EQ(burn_verdicts(in2)[0].verdict, Verdict::Error);
 }
 
+TEST(BurnVerdicts, StoppedBeforeTheLoadIsNoError) {
+    auto in = input({outcome(0, 50, 0)});
+    in.interrupted = true;  // Ctrl-C while the load was being prepared: nothing measured, nothing wrong
+    auto r = burn_verdicts(in);
+    EXPECT_EQ(r[0].verdict, Verdict::Skip);
+    EXPECT_NE(r[0].summary.find("interrupted"), std::string::npos) << r[0].summary;
+}
+
 TEST(BurnVerdicts, LostGpuFails) {
     auto in = input({outcome(0, 50)});
     in.telemetry.gpus[0].lost = true;

@@ -159,5 +159,52 @@ TEST(Json, ValidEvenWithNonFiniteAndFatal) {
     EXPECT_TRUE(j["checks"][0]["measurements"][0]["value"].is_null());
     EXPECT_EQ(j["fatal"]["message"], "GPU lost");
     EXPECT_EQ(j["exit_code"], 3);
-    EXPECT_EQ(j["schema_version"], kSchemaVersion);
+    EXPECT_EQ(j["schema_version"], kReportSchemaVersion);
+}
+
+namespace {
+// A run stopped during gpu.p2p, before gpu.burn ran on GPUs 0 and 1.
+Report interrupted_report() {
+    Report r;
+    r.command = "check";
+    r.checks.push_back({.key = "gpu.memory_bandwidth", .verdict = Verdict::Pass, .summary = "copy 3000 GB/s", .gpu = 0});
+    CheckResult p2p{.key = "gpu.p2p", .verdict = Verdict::Skip, .summary = "interrupted after 2 of 56 pairs"};
+    p2p.measurements.push_back(Measurement::absent("uni_gbps_0_1", "GPU 0 -> 1", "GB/s", kInterrupted));
+    r.checks.push_back(p2p);
+    r.checks.push_back({.key = "gpu.burn", .verdict = Verdict::Skip, .summary = kNotRunInterrupted, .gpu = 0});
+    r.checks.push_back({.key = "gpu.burn", .verdict = Verdict::Skip, .summary = kNotRunInterrupted, .gpu = 1});
+    r.interrupted = true;
+    r.interrupted_during = "gpu.p2p";
+    r.finalize();
+    return r;
+}
+}  // namespace
+
+TEST(Scorecard, InterruptedRunIsIncompleteAndSaysWhatDidNotRun) {
+    std::string out = render_scorecard(interrupted_report(), Style{false, 100});
+    EXPECT_NE(out.find("Not run (interrupted): gpu.burn (GPUs 0, 1)"), std::string::npos) << out;
+    EXPECT_NE(out.find("Verdict: INCOMPLETE (interrupted during gpu.p2p, 1 not run)"), std::string::npos) << out;
+    EXPECT_NE(out.find("· exit 3"), std::string::npos) << out;
+    EXPECT_EQ(out.find("Verdict: GO"), std::string::npos) << out;
+    EXPECT_NE(out.find("— (interrupted)"), std::string::npos) << out;  // the cut-short figure, not a 0
+}
+
+TEST(Json, InterruptedRunCarriesTheRunVerdict) {
+    auto j = nlohmann::json::parse(render_json(interrupted_report()));
+    EXPECT_EQ(j["verdict"], "INCOMPLETE");
+    EXPECT_EQ(j["exit_code"], 3);
+    EXPECT_EQ(j["interrupted"], true);
+    EXPECT_EQ(j["interrupted_during"], "gpu.p2p");
+    EXPECT_TRUE(j["checks"][1]["measurements"][0]["value"].is_null());
+    EXPECT_EQ(j["checks"][1]["measurements"][0]["absent_reason"], "interrupted");
+}
+
+TEST(Scorecard, NothingCheckedCouldNotRun) {
+    Report r;
+    r.command = "burn";
+    r.checks.push_back({.key = "gpu.burn", .verdict = Verdict::Skip, .summary = "no NVIDIA driver"});
+    r.finalize();
+    std::string out = render_scorecard(r, Style{false, 100});
+    EXPECT_NE(out.find("Verdict: COULD NOT RUN (nothing was checked)"), std::string::npos) << out;
+    EXPECT_NE(out.find("· exit 3"), std::string::npos) << out;
 }

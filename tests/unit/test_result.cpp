@@ -14,16 +14,19 @@ TEST(Verdict, WorstFoldsBySeverity) {
 TEST(Report, ExitCodes) {
     Report r;
     r.finalize();
-    EXPECT_EQ(r.exit_code, 0);  // nothing ran: nothing failed
+    EXPECT_EQ(r.exit_code, 3);  // nothing ran: nothing was checked, which is not a pass
+    EXPECT_EQ(r.verdict, RunVerdict::CouldNotRun);
 
     r.checks.push_back({.key = "a", .verdict = Verdict::Warn});
     r.finalize();
     EXPECT_EQ(r.exit_code, 0);  // warnings allowed
-    EXPECT_EQ(r.verdict, Verdict::Warn);
+    EXPECT_EQ(r.verdict, RunVerdict::GoWithWarnings);
+    EXPECT_EQ(r.worst_check, Verdict::Warn);
 
     r.checks.push_back({.key = "b", .verdict = Verdict::Error});
     r.finalize();
-    EXPECT_EQ(r.exit_code, 3);  // could not run
+    EXPECT_EQ(r.exit_code, 3);  // a check could not run
+    EXPECT_EQ(r.verdict, RunVerdict::Incomplete);
 
     r.checks.push_back({.key = "c", .verdict = Verdict::Fail});
     r.finalize();
@@ -32,6 +35,51 @@ TEST(Report, ExitCodes) {
     r.fatal = ReportError{"x", "driver", "boom", ""};
     r.finalize();
     EXPECT_EQ(r.exit_code, 3);
+}
+
+TEST(Report, NothingCheckedIsNotAPass) {
+    Report r;
+    r.checks.push_back({.key = "gpu.burn", .verdict = Verdict::Skip, .summary = "no NVIDIA driver"});
+    r.checks.push_back({.key = "gpu.p2p", .verdict = Verdict::Skip});
+    r.finalize();
+    EXPECT_EQ(r.verdict, RunVerdict::CouldNotRun);
+    EXPECT_EQ(r.exit_code, 3);
+    EXPECT_STREQ(to_string(r.verdict), "COULD_NOT_RUN");
+}
+
+TEST(Report, InterruptedIsNeverGo) {
+    Report r;
+    r.checks.push_back({.key = "gpu.memory_bandwidth", .verdict = Verdict::Pass});
+    r.checks.push_back({.key = "gpu.burn", .verdict = Verdict::Skip, .summary = kNotRunInterrupted});
+    r.interrupted = true;
+    r.finalize();
+    EXPECT_EQ(r.verdict, RunVerdict::Incomplete);
+    EXPECT_EQ(r.exit_code, 3);
+    EXPECT_STREQ(to_string(r.verdict), "INCOMPLETE");
+
+    // What already failed stays a failure: NO-GO, exit 1, interrupted or not.
+    r.checks.push_back({.key = "gpu.p2p", .verdict = Verdict::Fail});
+    r.finalize();
+    EXPECT_EQ(r.verdict, RunVerdict::NoGo);
+    EXPECT_EQ(r.exit_code, 1);
+
+    // Interrupted before anything was judged: nothing checked.
+    Report early;
+    early.checks.push_back({.key = "gpu.p2p", .verdict = Verdict::Skip, .summary = "interrupted before a result"});
+    early.interrupted = true;
+    early.finalize();
+    EXPECT_EQ(early.verdict, RunVerdict::CouldNotRun);
+    EXPECT_EQ(early.exit_code, 3);
+}
+
+TEST(Report, CompleteRunIsGo) {
+    Report r;
+    r.checks.push_back({.key = "a", .verdict = Verdict::Pass});
+    r.checks.push_back({.key = "b", .verdict = Verdict::Skip});
+    r.finalize();
+    EXPECT_EQ(r.verdict, RunVerdict::Go);
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_STREQ(to_string(r.verdict), "PASS");
 }
 
 TEST(Measurement, AbsentCarriesReason) {

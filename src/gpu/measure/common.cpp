@@ -141,7 +141,15 @@ std::vector<CheckResult> for_each_gpu(CheckContext& ctx, std::string_view key, s
     GpuSet set = open_gpus(ctx, key, title, out);
     for (auto& m : set.members()) {
         if (!m.session) continue;
-        if (ctx.stop_requested()) break;
+        if (ctx.stop_requested()) {  // the GPUs a stop kept from running are listed as such
+            CheckResult r;
+            r.key = std::string(key);
+            r.title = std::string(title);
+            r.gpu = m.index;
+            r.summary = kNotRunInterrupted;
+            out.push_back(std::move(r));
+            continue;
+        }
         if (ctx.progress) ctx.progress->update("GPU " + std::to_string(m.index));
         CheckResult r;
         r.key = std::string(key);
@@ -152,6 +160,11 @@ std::vector<CheckResult> for_each_gpu(CheckContext& ctx, std::string_view key, s
         try {
             m.session->make_current();
             fn(m, r);
+        } catch (const Interrupted&) {
+            // The figures measured before the stop stay; those it cut short are not judged.
+            r.verdict = Verdict::Skip;
+            r.summary = "interrupted before this GPU's measurement was complete; no verdict";
+            r.details.clear();
         } catch (const Error& e) {
             r = error_result(key, title, m.index, e.what(), e.advice());
         }

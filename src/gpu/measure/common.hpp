@@ -11,6 +11,7 @@
 
 #include "core/check.hpp"
 #include "core/context.hpp"
+#include "core/error.hpp"  // Interrupted
 #include "core/result.hpp"
 #include "gpu/session.hpp"
 

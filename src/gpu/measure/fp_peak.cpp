@@ -87,6 +87,7 @@ void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
         launch();  // warm-up (JIT, clocks up)
         std::vector<double> tflops;
         for (int i = 0; i < samples; ++i) {
+            ctx.throw_if_stopped();  // one launch per poll
             double ms = s.time_ms(st, launch);
             tflops.push_back(ref::fma_flops(g.threads(), iterations, d.lanes) / (ms * 1e-3) / 1e12);
         }

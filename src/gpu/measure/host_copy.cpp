@@ -83,23 +83,35 @@ struct Rig {
     GpuSession& s;
     const CudaApi& api;
     std::size_t bytes;
+    const CheckContext& ctx;  // polled before every copy: one buffer's copy is the most a stop waits for
     PinnedBuffer src, dst;
     DeviceBuffer da, db;
     Stream a, b;
     Event e0, eb, e1;
 
-    Rig(GpuSession& session, std::size_t n, std::uint64_t seed)
-        : s(session), api(session.api()), bytes(n), src(s.alloc_pinned(n)), dst(s.alloc_pinned(n)),
+    Rig(GpuSession& session, std::size_t n, std::uint64_t seed, const CheckContext& c)
+        : s(session), api(session.api()), bytes(n), ctx(c), src(s.alloc_pinned(n)), dst(s.alloc_pinned(n)),
           da(s.alloc(n)), db(s.alloc(n)), a(s.stream()), b(s.stream()), e0(s.event()), eb(s.event()), e1(s.event()) {
         if (!api.cuMemcpyHtoDAsync || !api.cuMemcpyDtoHAsync || !api.cuStreamWaitEvent)
             throw Error(ErrorKind::Driver, "libcuda at " + api.path + " lacks the asynchronous copy calls",
                         "update the NVIDIA driver: GPU measurements need it");
         fill_pattern(src.data(), n, seed);
     }
+    ~Rig() {  // a stop can leave copies in flight: they end before their buffers are freed
+        try {
+            a.synchronize();
+            b.synchronize();
+        } catch (const Error&) {  // a GPU lost mid-copy: nothing left to wait for
+        }
+    }
+    Rig(const Rig&) = delete;
+    Rig& operator=(const Rig&) = delete;
     void h2d(const DeviceBuffer& d, const Stream& st) const {
+        ctx.throw_if_stopped();
         cuda_check(api, api.cuMemcpyHtoDAsync(d.ptr(), src.data(), bytes, st.get()), "cuMemcpyHtoDAsync_v2");
     }
     void d2h(const DeviceBuffer& d, const Stream& st) const {
+        ctx.throw_if_stopped();
         cuda_check(api, api.cuMemcpyDtoHAsync(dst.data(), d.ptr(), bytes, st.get()), "cuMemcpyDtoHAsync_v2");
     }
 };
@@ -107,12 +119,17 @@ struct Rig {
 // H2D, D2H and both at once; `sync` lines the phases up across GPUs (a no-op alone) and is called
 // once more at the end so no GPU frees its buffers while others still copy. `link` (when given)
 // receives the link state read while the first copies run.
+// A stop is polled before every sample and every copy, and throws Interrupted.
 Rates run_rig(Rig& r, int samples, int iters, const std::function<void()>& sync, LinkNow* link, int index) {
+    const CheckContext& ctx = r.ctx;
     Rates out;
     const double per_sample = double(r.bytes) * iters;
     auto median_ms = [&](const std::function<void()>& work) {
         std::vector<double> ms;
-        for (int i = 0; i < samples; ++i) ms.push_back(r.s.time_ms(r.a, work));
+        for (int i = 0; i < samples; ++i) {
+            ctx.throw_if_stopped();
+            ms.push_back(r.s.time_ms(r.a, work));
+        }
         return median(ms);
     };
 
@@ -133,6 +150,7 @@ Rates run_rig(Rig& r, int samples, int iters, const std::function<void()>& sync,
     sync();
     std::vector<double> ms;
     for (int i = 0; i < samples; ++i) {
+        ctx.throw_if_stopped();
         r.e0.record(r.a);
         cuda_check(r.api, r.api.cuStreamWaitEvent(r.b.get(), r.e0.get(), 0), "cuStreamWaitEvent");
         for (int k = 0; k < iters; ++k) {
@@ -157,6 +175,7 @@ Rates run_rig(Rig& r, int samples, int iters, const std::function<void()>& sync,
 struct GpuCopies {
     Rates alone, all;
     bool all_measured = false;
+    bool interrupted = false;  // a stop cut this GPU's own measurement short
     LinkNow link;
     std::string error, advice;
     double duration_s = 0;
@@ -215,8 +234,10 @@ std::vector<CheckResult> GpuHostCopyCheck::run(CheckContext& ctx) {
         auto t0 = std::chrono::steady_clock::now();
         try {
             m.session->make_current();
-            Rig rig(*m.session, bytes, seed(m.index));
+            Rig rig(*m.session, bytes, seed(m.index), ctx);
             p.alone = run_rig(rig, samples, iters, no_sync, &p.link, m.index);
+        } catch (const Interrupted&) {
+            p.interrupted = true;
         } catch (const Error& e) {
             p.error = e.what();
             p.advice = e.advice();
@@ -226,17 +247,19 @@ std::vector<CheckResult> GpuHostCopyCheck::run(CheckContext& ctx) {
 
     // All at once, one thread per GPU, phases lined up: GPUs behind one switch or root port share it.
     std::ptrdiff_t n_ok = 0;
-    for (auto& [i, p] : per) n_ok += p.error.empty();
+    for (auto& [i, p] : per) n_ok += p.error.empty() && !p.interrupted;
     if (n_ok >= 2 && !ctx.stop_requested()) {
         if (ctx.progress) ctx.progress->update("all " + std::to_string(n_ok) + " GPUs at once");
         std::barrier<> phase(n_ok);
         set.run_parallel([&](GpuSet::Member& m) {
             auto it = per.find(m.index);
-            if (it == per.end() || !it->second.error.empty()) return;
+            if (it == per.end() || !it->second.error.empty() || it->second.interrupted) return;
             try {
-                Rig rig(*m.session, bytes, seed(m.index) ^ 0xFFull);
+                Rig rig(*m.session, bytes, seed(m.index) ^ 0xFFull, ctx);
                 it->second.all = run_rig(rig, samples, iters, [&] { phase.arrive_and_wait(); }, nullptr, m.index);
                 it->second.all_measured = true;
+            } catch (const Interrupted&) {
+                phase.arrive_and_drop();  // the alone figures stand; the shared phase is not reported
             } catch (const Error& e) {
                 phase.arrive_and_drop();  // the others go on without this GPU
                 it->second.error = std::string("with all GPUs copying: ") + e.what();
@@ -254,7 +277,16 @@ std::vector<CheckResult> GpuHostCopyCheck::run(CheckContext& ctx) {
 
     for (auto& m : set.members()) {
         auto it = per.find(m.index);
-        if (it == per.end()) continue;
+        if (!m.session) continue;
+        if (it == per.end() || it->second.interrupted) {  // a stop kept it from running, or cut it short
+            CheckResult r;
+            r.key = std::string(key());
+            r.title = std::string(title());
+            r.gpu = m.index;
+            r.summary = it == per.end() ? kNotRunInterrupted : "interrupted before this GPU's copies were measured; no verdict";
+            out.push_back(std::move(r));
+            continue;
+        }
         const GpuCopies& p = it->second;
         if (!p.error.empty()) {
             out.push_back(error_result(key(), title(), m.index, p.error, p.advice));

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 
+#include "core/error.hpp"
 #include "gpu/kernel_reference.hpp"
 #include "specs/gpu_spec.hpp"
 
@@ -88,6 +89,7 @@ void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
         launch(op.name);  // warm-up
         std::vector<double> gbps;
         for (int i = 0; i < samples; ++i) {
+            ctx.throw_if_stopped();  // a sample is a few launches: the stop is seen within a second
             double ms = s.time_ms(st, [&] {
                 for (int k = 0; k < iters; ++k) launch(op.name);
             });

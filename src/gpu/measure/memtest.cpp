@@ -67,11 +67,17 @@ void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
     std::uint64_t errors = 0;
     std::vector<std::string> found;
     double ms_total = 0;
-    for (int pass = 0; pass < passes && !ctx.stop_requested(); ++pass)
+    bool cut = false;  // a stop ended the test early: errors found so far still count
+    for (int pass = 0; pass < passes && !cut; ++pass)
         for (ref::MemtestPattern pat : patterns(ctx)) {
+            if (cut) break;
             std::uint64_t seed = kSeed + static_cast<std::uint64_t>(pass);
             std::uint64_t offset = 0;
             for (const DeviceBuffer& c : chunks) {
+                if (ctx.stop_requested()) {  // one chunk per poll
+                    cut = true;
+                    break;
+                }
                 std::uint64_t words = c.bytes() / 8;
                 s.zero(result, &st);
                 ms_total += s.time_ms(st, [&] {
@@ -121,10 +127,12 @@ void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
     add_clocks(r, m.index);
     std::string what = fixed(gib, 1) + " GiB tested with " + std::to_string(patterns(ctx).size()) + " pattern(s) x " +
                        std::to_string(passes) + " pass(es)";
+    if (cut && !errors) throw Interrupted{};  // no verdict on a test that did not cover the memory
     if (errors) {
         r.verdict = Verdict::Fail;
         r.summary = std::to_string(errors) + " memory error(s) in " + what + ": " + found.front();
         r.details = found;
+        if (cut) r.details.push_back("interrupted before the whole memory was tested: the errors above were found before the stop");
         r.details.push_back("a GPU with memory errors must be replaced or repaired: report it to the provider with this report");
         return;
     }

@@ -6,6 +6,8 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "core/result.hpp"
+#include "gpu/device_fill.hpp"
 #include "gpu/inventory.hpp"
 #include "gpu/measure/host_copy.hpp"
 #include "specs/gpu_spec.hpp"
@@ -46,7 +48,8 @@ struct Pair {
     std::string enable_error;
     std::string path;  // topology label
     int nvlinks = 0;
-    double uni_gbps = 0, latency_us = 0, bidir_gbps = 0;  // bidir on the (lower, higher) entry only
+    // Absent until measured: a stop can leave any of them unmeasured (bidir: the (lower, higher) entry only).
+    std::optional<double> uni_gbps, latency_us, bidir_gbps;
     std::uint64_t wrong_words = 0;
     std::optional<double> spec_gbps;  // per direction
     std::string spec_source;
@@ -135,7 +138,16 @@ std::vector<CheckResult> GpuP2pCheck::run(CheckContext& ctx) {
         s.e0 = g.event();
         s.eb = g.event();
         s.e1 = g.event();
-        cuda_check(api, api.cuMemsetD32Async(s.src.ptr(), pattern_of(s.m->index), bytes / 4, s.st.get()), "cuMemsetD32Async");
+        // In steps a stop can end: the fakes write host memory, and 256 MiB take a while there.
+        for (std::size_t off = 0; off < bytes; off += kFillStepBytes) {
+            if (ctx.stop_requested()) {
+                s.st.synchronize();
+                throw Interrupted{};  // before any pair was measured: the runner reports it
+            }
+            cuda_check(api, api.cuMemsetD32Async(s.src.ptr() + off, pattern_of(s.m->index),
+                                                 std::min(kFillStepBytes, bytes - off) / 4, s.st.get()),
+                       "cuMemsetD32Async");
+        }
         s.st.synchronize();
     }
 
@@ -177,19 +189,26 @@ std::vector<CheckResult> GpuP2pCheck::run(CheckContext& ctx) {
             }
         }
 
-    // One direction at a time, then latency: copies issued on the source GPU's stream.
-    for (std::size_t i = 0; i < n && !ctx.stop_requested(); ++i)
+    // One direction at a time, then latency: copies issued on the source GPU's stream. A stop is
+    // polled before every copy (one buffer, well under a second), and ends both loops.
+    bool cut = false;
+    try {
+    for (std::size_t i = 0; i < n; ++i)
         for (std::size_t j = 0; j < n; ++j) {
             if (i == j) continue;
             Side &a = sides[i], &b = sides[j];
             Pair& p = pairs[{a.m->index, b.m->index}];
             if (ctx.progress) ctx.progress->update("GPU " + std::to_string(a.m->index) + " -> " + std::to_string(b.m->index));
             a.m->session->make_current();
+            ctx.throw_if_stopped();
             copy(api, b, a, a.src, bytes, a.st);  // warm-up
             std::vector<double> ms;
             for (int k = 0; k < samples; ++k)
                 ms.push_back(a.m->session->time_ms(a.st, [&] {
-                    for (int q = 0; q < iters; ++q) copy(api, b, a, a.src, bytes, a.st);
+                    for (int q = 0; q < iters; ++q) {
+                        ctx.throw_if_stopped();
+                        copy(api, b, a, a.src, bytes, a.st);
+                    }
                 }));
             p.uni_gbps = double(bytes) * iters / (median(ms) * 1e-3) / 1e9;
             double lat_ms = a.m->session->time_ms(a.st, [&] {
@@ -204,7 +223,7 @@ std::vector<CheckResult> GpuP2pCheck::run(CheckContext& ctx) {
         }
 
     // Both directions at once: a->b on a's stream and b->a on b's, from e0 until both are done.
-    for (std::size_t i = 0; i < n && !ctx.stop_requested(); ++i)
+    for (std::size_t i = 0; i < n; ++i)
         for (std::size_t j = i + 1; j < n; ++j) {
             Side &a = sides[i], &b = sides[j];
             Pair& p = pairs[{a.m->index, b.m->index}];
@@ -216,6 +235,7 @@ std::vector<CheckResult> GpuP2pCheck::run(CheckContext& ctx) {
                 b.m->session->make_current();
                 cuda_check(api, api.cuStreamWaitEvent(b.st.get(), a.e0.get(), 0), "cuStreamWaitEvent");
                 for (int q = 0; q < iters; ++q) {
+                    ctx.throw_if_stopped();
                     a.m->session->make_current();
                     copy(api, b, a, a.src, bytes, a.st);
                     b.m->session->make_current();
@@ -232,6 +252,13 @@ std::vector<CheckResult> GpuP2pCheck::run(CheckContext& ctx) {
             b.m->session->make_current();
             p.wrong_words += count_wrong(*b.m->session, b.st, b.dst, pattern_of(a.m->index), b.counter);
         }
+    } catch (const Interrupted&) {
+        cut = true;
+        for (Side& s : sides) {  // let the copies in flight finish before the buffers are freed
+            s.m->session->make_current();
+            s.st.synchronize();
+        }
+    }
     r.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     // Findings, the worst pair and the matrices.
@@ -254,24 +281,27 @@ std::vector<CheckResult> GpuP2pCheck::run(CheckContext& ctx) {
         for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
         return s;
     };
+    // A figure a stop kept from being measured is absent with the reason, never a zero.
+    auto figure = [](std::string key, std::string label, const std::optional<double>& v, const char* unit) {
+        return Measurement::maybe(std::move(key), std::move(label), v, unit, kInterrupted);
+    };
+    std::size_t measured = 0;
+    bool any_latency = false;
     for (auto& [k, p] : pairs) {
         auto [a, b] = k;
-        Measurement uni = Measurement::number("uni_gbps_" + std::to_string(a) + "_" + std::to_string(b),
-                                              "GPU " + name(a, b, " -> "), p.uni_gbps, "GB/s");
-        r.measurements.push_back(uni);
-        r.measurements.push_back(Measurement::number("latency_us_" + std::to_string(a) + "_" + std::to_string(b),
-                                                     "Small-copy latency " + name(a, b, " -> "), p.latency_us, "us"));
-        if (a < b)
-            r.measurements.push_back(Measurement::number("bidir_gbps_" + std::to_string(a) + "_" + std::to_string(b),
-                                                         "GPU " + name(a, b, " <-> "), p.bidir_gbps, "GB/s"));
-        max_latency = std::max(max_latency, p.latency_us);
+        const std::string ab = std::to_string(a) + "_" + std::to_string(b);
+        r.measurements.push_back(figure("uni_gbps_" + ab, "GPU " + name(a, b, " -> "), p.uni_gbps, "GB/s"));
+        r.measurements.push_back(figure("latency_us_" + ab, "Small-copy latency " + name(a, b, " -> "), p.latency_us, "us"));
+        if (a < b) r.measurements.push_back(figure("bidir_gbps_" + ab, "GPU " + name(a, b, " <-> "), p.bidir_gbps, "GB/s"));
+        measured += p.uni_gbps.has_value();
+        if (p.latency_us) max_latency = std::max(max_latency, *p.latency_us), any_latency = true;
         if (p.wrong_words)
             find(Verdict::Fail, "wrong data copied GPU " + name(a, b, " -> ") + ": " + std::to_string(p.wrong_words) +
                                     " words differ (a fast wrong answer is a failure: check dmesg for Xid errors)");
         if (!p.can && a < b) {
             if (p.nvlinks > 0) {
                 refused.push_back(name(a, b, "-"));
-                refused_gbps = std::min(refused_gbps, p.uni_gbps);
+                if (p.uni_gbps) refused_gbps = std::min(refused_gbps, *p.uni_gbps);
                 refused_path = p.path;
             } else {
                 staged.push_back(name(a, b, "-"));
@@ -280,15 +310,16 @@ std::vector<CheckResult> GpuP2pCheck::run(CheckContext& ctx) {
         if (p.can && !p.enabled)
             find(Verdict::Fail, "peer access between GPUs " + name(a, b, " and ") + " is supported but could not be enabled: " +
                                     p.enable_error);
-        if (p.can && p.enabled && p.spec_gbps) {
-            double frac = p.uni_gbps / *p.spec_gbps;
+        if (p.can && p.enabled && p.spec_gbps && p.uni_gbps) {
+            double frac = *p.uni_gbps / *p.spec_gbps;
             if (frac < worst_frac) worst_frac = frac, worst_pair = &p, worst_key = k;
         }
     }
     if (!refused.empty())
         find(Verdict::Fail, "peer access is not supported between GPUs " + list(refused) + ", which are joined by " +
-                                refused_path + ": their copies go through host memory (" + fixed(refused_gbps, 1) +
-                                " GB/s); check the NVLink and fabric manager state (nvidia-smi nvlink -s) and the driver");
+                                refused_path + ": their copies go through host memory" +
+                                (refused_gbps < 1e300 ? " (" + fixed(refused_gbps, 1) + " GB/s)" : std::string()) +
+                                "; check the NVLink and fabric manager state (nvidia-smi nvlink -s) and the driver");
     if (!staged.empty())
         find(Verdict::Warn, "peer access is off between GPUs " + list(staged) + " (PCIe only): GPU-to-GPU copies go through host memory. Consumer cards commonly have P2P disabled by "
               "the driver; multi-GPU training then moves data over the host (NCCL falls back to shared memory)");
@@ -301,7 +332,7 @@ std::vector<CheckResult> GpuP2pCheck::run(CheckContext& ctx) {
                            : Reference{*p.spec_gbps, {}, *p.spec_gbps * kPcieP2pWarn, {}, {}, {}, {}, p.spec_source};
         Measurement m = Measurement::number("uni_gbps_min", "Slowest pair, one direction (GPU " +
                                                                 name(worst_key.first, worst_key.second, " -> ") + ")",
-                                            p.uni_gbps, "GB/s")
+                                            *p.uni_gbps, "GB/s")
                             .against(ref);
         Reference bref = ref;
         bref.spec = 2 * *p.spec_gbps;
@@ -309,18 +340,20 @@ std::vector<CheckResult> GpuP2pCheck::run(CheckContext& ctx) {
         if (bref.fail_below) bref.fail_below = *bref.fail_below * 2;
         auto lo = std::minmax(worst_key.first, worst_key.second);
         const Pair& both = pairs[{lo.first, lo.second}];
-        Measurement mb = Measurement::number("bidir_gbps_of_slowest_pair", "That pair, both directions", both.bidir_gbps, "GB/s")
+        Measurement mb = figure("bidir_gbps_of_slowest_pair", "That pair, both directions", both.bidir_gbps, "GB/s")
                              .against(bref);
-        Verdict v = worst(grade(m.value.value(), ref), grade(mb.value.value(), bref));
+        Verdict v = grade(m.value.value(), ref);
+        if (mb.value) v = worst(v, grade(*mb.value, bref));
         r.measurements.insert(r.measurements.begin(), {m, mb});
         if (v != Verdict::Pass)
-            find(v, "GPU " + name(worst_key.first, worst_key.second, " -> ") + " copies at " + fixed(p.uni_gbps, 1) +
+            find(v, "GPU " + name(worst_key.first, worst_key.second, " -> ") + " copies at " + fixed(*p.uni_gbps, 1) +
                         " GB/s over " + (nv ? p.path : "PCIe (" + p.path + ")") + ", " + fixed(100 * worst_frac, 0) +
                         "% of its " + fixed(*p.spec_gbps, 0) + " GB/s (" +
                         (nv ? "healthy 83-87%" : "PCIe P2P varies with the path") + ")");
     }
     r.measurements.insert(r.measurements.begin(),
-                          Measurement::number("latency_us_max", "Highest small-copy latency (4 bytes)", max_latency, "us"));
+                          figure("latency_us_max", "Highest small-copy latency (4 bytes)",
+                                 any_latency ? std::optional<double>(max_latency) : std::nullopt, "us"));
     r.measurements.push_back(Measurement::number("buffer_bytes", "Bytes per copy", double(bytes), "bytes"));
 
     // Compact matrices: one direction (row -> column), both directions, latency.
@@ -339,20 +372,31 @@ std::vector<CheckResult> GpuP2pCheck::run(CheckContext& ctx) {
     };
     matrix("GB/s one direction (row -> column; * = no peer access, staged through the host):", [&](int a, int b) {
         const Pair& p = pairs[{a, b}];
-        return fixed(p.uni_gbps, 0) + (p.can && p.enabled ? "" : "*");
+        return (p.uni_gbps ? fixed(*p.uni_gbps, 0) : std::string("?")) + (p.can && p.enabled ? "" : "*");
     });
+    auto cell = [](const std::optional<double>& v, int digits) { return v ? fixed(*v, digits) : std::string("?"); };
     matrix("GB/s both directions:", [&](int a, int b) {
         auto lo = std::minmax(a, b);
-        return fixed(pairs[{lo.first, lo.second}].bidir_gbps, 0);
+        return cell(pairs[{lo.first, lo.second}].bidir_gbps, 0);
     });
-    matrix("small-copy latency, us:", [&](int a, int b) { return fixed(pairs[{a, b}].latency_us, 1); });
+    matrix("small-copy latency, us:", [&](int a, int b) { return cell(pairs[{a, b}].latency_us, 1); });
     matrix("path:", [&](int a, int b) { return pairs[{a, b}].path; });
 
     const std::string counts = std::to_string(pairs.size()) + " directed pairs of " + std::to_string(n) + " GPUs";
+    if (cut) {
+        const std::string what = "interrupted after " + std::to_string(measured) + " of " + counts + " were measured ('?': not measured)";
+        r.details.insert(r.details.begin(), what);
+        if (findings.empty()) {  // no verdict on a matrix the stop left unfinished
+            r.verdict = Verdict::Skip;
+            r.summary = what + "; no verdict.";
+            out.push_back(std::move(r));
+            return out;
+        }
+    }
     if (findings.empty()) {
         if (worst_pair)
             r.summary = "slowest pair GPU " + name(worst_key.first, worst_key.second, " -> ") + ": " +
-                        fixed(worst_pair->uni_gbps, 1) + " GB/s one way over " + worst_pair->path + " (" +
+                        fixed(*worst_pair->uni_gbps, 1) + " GB/s one way over " + worst_pair->path + " (" +
                         fixed(100 * worst_frac, 0) + "% of " + fixed(*worst_pair->spec_gbps, 0) + " GB/s), " + counts +
                         ", latency up to " + fixed(max_latency, 1) + " us.";
         else

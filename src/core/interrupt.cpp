@@ -1,0 +1,74 @@
+#include "core/interrupt.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "core/error.hpp"
+
+namespace gpuvet {
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+bool g_tty = false;
+
+// Fixed slots: the handler reads them without locks. `state`: 0 free, 1 being written, 2 ready.
+constexpr int kSlots = 8;
+constexpr std::size_t kPathMax = 4096;
+struct Slot {
+    std::atomic<int> state{0};
+    char path[kPathMax];
+};
+Slot g_slots[kSlots];
+
+void say(const char* s) { (void)!write(STDERR_FILENO, s, std::strlen(s)); }
+
+void on_signal(int) {
+    if (!g_stop.exchange(true)) {
+        say("\ngpuvet: stopping; the report of what was measured follows (again to exit at once)\n");
+        return;
+    }
+    // The second signal: leave the terminal clean, remove what is ours, go.
+    if (g_tty) say("\r\x1b[2K\x1b[0m");
+    for (auto& s : g_slots)
+        if (s.state.load() == 2) unlink(s.path);
+    say("gpuvet: interrupted again: exiting without a report (exit 3)\n");
+    _exit(exit_code::could_not_run);
+}
+
+}  // namespace
+
+const std::atomic<bool>& stop_flag() { return g_stop; }
+
+void install_stop_handlers(bool stderr_is_tty) {
+    g_tty = stderr_is_tty;
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESTART;  // reads and writes in flight carry on; the stop flag ends the work
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);  // one handler at a time: the second waits for the first to return
+    sigaddset(&sa.sa_mask, SIGTERM);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+}
+
+CleanupPath::CleanupPath(const std::filesystem::path& p) {
+    const std::string& s = p.native();
+    if (s.size() >= kPathMax) return;
+    for (int i = 0; i < kSlots; ++i) {
+        int expected = 0;
+        if (!g_slots[i].state.compare_exchange_strong(expected, 1)) continue;
+        std::memcpy(g_slots[i].path, s.c_str(), s.size() + 1);
+        g_slots[i].state.store(2);
+        slot_ = i;
+        return;
+    }
+}
+
+CleanupPath::~CleanupPath() {
+    if (slot_ >= 0) g_slots[slot_].state.store(0);
+}
+
+}  // namespace gpuvet

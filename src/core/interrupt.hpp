@@ -1,0 +1,29 @@
+// Ctrl-C and SIGTERM. The first signal sets the stop flag: long work polls it, ends within a second
+// and the report of what was measured is printed (INCOMPLETE). A second signal exits at once with
+// exit code 3, after clearing the progress line and removing the files registered here: the
+// handler does only async-signal-safe things (write, unlink of pre-registered paths, _exit).
+#pragma once
+#include <atomic>
+#include <filesystem>
+
+namespace gpuvet {
+
+// Set by the first SIGINT / SIGTERM.
+const std::atomic<bool>& stop_flag();
+// Installs the handlers; `stderr_is_tty`: the second signal clears the live progress line there.
+void install_stop_handlers(bool stderr_is_tty);
+
+// A temporary file the second signal removes before exiting; the slot is freed on destruction.
+// Registration takes no lock and allocates nothing in the handler's path.
+class CleanupPath {
+public:
+    explicit CleanupPath(const std::filesystem::path& p);
+    ~CleanupPath();
+    CleanupPath(const CleanupPath&) = delete;
+    CleanupPath& operator=(const CleanupPath&) = delete;
+
+private:
+    int slot_ = -1;  // -1: no free slot (or path too long); the file is then unlinked early as usual
+};
+
+}  // namespace gpuvet
