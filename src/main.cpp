@@ -3,8 +3,10 @@
 #include <iostream>
 
 #include "cli/common.hpp"
+#include "cli/number_option.hpp"
 #include "cli/suggest.hpp"
 #include "core/error.hpp"
+#include "core/input_file.hpp"
 
 int main(int argc, char** argv) {
     using namespace gpuvet;
@@ -52,7 +54,9 @@ int main(int argc, char** argv) {
     }
 
     install_stop_handlers();
+    set_input_stop_flag(&stop_flag());
     try {
+        rethrow_option_error();  // a numeric option its rule refused, kept from parse()
         return action ? action() : exit_code::bad_input;
     } catch (const Error& e) {
         std::cerr << "gpuvet: " << e.what() << "\n";
