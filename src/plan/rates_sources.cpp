@@ -128,12 +128,6 @@ PriceTable parse_prices(std::string_view text, const std::string& path, const Sp
         throw input_error(where(path, e.source()) + ": " + std::string(e.description()), example);
     }
     PriceTable p;
-    // An unknown key is refused: a mistyped `curency` would otherwise price everything in USD.
-    for (auto& [k, v] : t)
-        if (k.str() != "currency" && k.str() != "prices")
-            throw input_error(where(path, v.source()) + ": unknown key '" + std::string(k.str()) +
-                                  "'; a price file has currency = \"...\" and a [prices] table",
-                              example);
     if (auto* c = t.get("currency")) {
         auto cur = c->value<std::string>();
         if (!cur || cur->empty() || cur->size() > 8)
@@ -142,6 +136,12 @@ PriceTable parse_prices(std::string_view text, const std::string& path, const Sp
     }
     auto* node = t.get("prices");
     if (!node) throw input_error(path + ": no [prices] table", example);
+    // An unknown key is refused: a mistyped `curency` would otherwise price everything in USD.
+    for (auto& [k, v] : t)
+        if (k.str() != "currency" && k.str() != "prices")
+            throw input_error(where(path, k.source()) + ": unknown key '" + std::string(k.str()) +
+                                  "'; a price file has currency = \"...\" and a [prices] table",
+                              example);
     auto* prices = node->as_table();
     if (!prices) throw input_error(where(path, node->source()) + ": 'prices' must be a table", example);
     if (prices->empty()) throw input_error(where(path, node->source()) + ": [prices] lists no GPU", example);
