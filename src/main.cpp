@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include "cli/common.hpp"
+#include "cli/number_option.hpp"
 #include "cli/output_guard.hpp"
 #include "cli/suggest.hpp"
 #include "core/error.hpp"
+#include "core/input_file.hpp"
 
 int main(int argc, char** argv) {
     using namespace gpuvet;
@@ -59,8 +61,10 @@ int main(int argc, char** argv) {
     }
 
     install_stop_handlers(::isatty(STDERR_FILENO) != 0);
+    set_input_stop_flag(&stop_flag());
     int code = exit_code::bad_input;
     try {
+        rethrow_option_error();  // a numeric option its rule refused, kept from parse()
         code = action ? action() : exit_code::bad_input;
     } catch (const Error& e) {
         std::cerr << "gpuvet: " << e.what() << "\n";

@@ -1,6 +1,7 @@
 // gpuvet burn: every selected GPU under sustained full load, judged (throttling, errors, outliers).
 #include "cli/check_run.hpp"
 #include "cli/common.hpp"
+#include "cli/number_option.hpp"
 #include "core/check.hpp"
 #include "core/context.hpp"
 #include "core/error.hpp"
@@ -14,20 +15,21 @@ namespace gpuvet {
 namespace {
 
 struct BurnArgs {
-    std::string duration = "10m";
+    double duration_s = 600;
     std::string gpus;
     std::string dtype = "bf16";
     std::string load = "gemm";
     double sample_hz = 1;
 };
 
+// NVML refreshes most fields about once a second; 20 Hz is as fast as it is worth asking.
+constexpr NumberRule kSampleHzRule{1, 20, false, false, false, NumberUnit::None, "a rate", "Hz", "2"};
+
 int run_burn_cmd(const GlobalOptions& g, const BurnArgs& a) {
     BurnOptions o;
-    o.duration_s = parse_duration_s(a.duration);
+    o.duration_s = a.duration_s;
     o.dtype = parse_burn_dtype(a.dtype);
     o.load = parse_burn_load(a.load);
-    if (a.sample_hz < 1 || a.sample_hz > 20)
-        throw usage_error("--sample-hz must be between 1 and 20", "NVML telemetry is read at 1-20 Hz; 1 is the default");
     o.sample_hz = a.sample_hz;
 
     auto run = start_check_run(g, load_specs(g), Tier::Standard, a.gpus);
@@ -43,11 +45,11 @@ int run_burn_cmd(const GlobalOptions& g, const BurnArgs& a) {
 void add_burn_command(Cli cli) {
     auto* sub = cli.app.add_subcommand("burn", "Sustained full load on the GPUs, judged: throttling, errors, slow GPUs");
     auto args = std::make_shared<BurnArgs>();
-    sub->add_option("--duration", args->duration, "how long: 90s, 10m, 1h (default 10m)");
+    add_number_option(*sub, "--duration", args->duration_s, kBurnDurationRule, "how long: 90s, 10m, 1h (default 10m)");
     sub->add_option("--gpus", args->gpus, "GPU indexes, comma-separated (default: all)");
     sub->add_option("--dtype", args->dtype, "bf16 | fp16 | tf32 | fp32 | fp64 (default bf16)");
     sub->add_option("--load", args->load, "gemm | memory | mixed (default gemm)");
-    sub->add_option("--sample-hz", args->sample_hz, "NVML telemetry rate, 1-20 (default 1)");
+    add_number_option(*sub, "--sample-hz", args->sample_hz, kSampleHzRule, "NVML telemetry rate (default 1)");
     add_output_flags(*sub, cli.global);
     sub->footer(
         "Examples:\n"

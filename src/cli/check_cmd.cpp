@@ -1,6 +1,7 @@
 // gpuvet check: the acceptance test of a delivered server.
 #include "cli/check_run.hpp"
 #include "cli/common.hpp"
+#include "cli/number_option.hpp"
 #include "host/iperf_run.hpp"
 #include "host/storage_bench.hpp"
 #include "core/check.hpp"
@@ -20,7 +21,7 @@ struct CheckArgs {
     bool full = false;
     std::string data_dir = ".";
     std::optional<std::string> net_server;
-    std::optional<std::string> burn_duration;
+    std::optional<double> burn_duration_s;
     std::optional<std::string> expect;      // --expect "8x H100-SXM-80GB, 64 cores"
     std::optional<std::string> order_file;  // --order order.toml
     std::string gpus;                       // --gpus 0,1
@@ -48,7 +49,7 @@ int run_check(const GlobalOptions& g, const CheckArgs& a) {
     CheckContext& ctx = run->ctx;
     ctx.options.data_dir = a.data_dir;
     ctx.options.net_server = a.net_server;
-    if (a.burn_duration) ctx.options.burn_s = parse_duration_s(*a.burn_duration);
+    if (a.burn_duration_s) ctx.options.burn_s = *a.burn_duration_s;
     if (order) ctx.order = &*order;
 
     run_checks(checks, ctx);
@@ -64,7 +65,8 @@ void add_check_command(Cli cli) {
     sub->add_flag("--full", args->full, "longest tier: 10-minute burn and exhaustive sweeps")->excludes("--quick");
     sub->add_option("--data-dir", args->data_dir, "folder on the data disk for host.storage (default: here)");
     sub->add_option("--net-server", args->net_server, "iperf3 server HOST[:PORT] for host.network");
-    sub->add_option("--burn-duration", args->burn_duration, "gpu.burn duration: 90s, 10m (default 20 s quick, 60 s, 10 min full)");
+    add_number_option(*sub, "--burn-duration", args->burn_duration_s, kBurnDurationRule,
+                      "gpu.burn duration: 90s, 10m (default 20 s quick, 60 s, 10 min full)");
     sub->add_option("--expect", args->expect, "what was ordered, e.g. \"8x H100-SXM-80GB, 64 cores, 1TB RAM\" (docs/order.md)");
     sub->add_option("--order", args->order_file, "order file (TOML) to verify the server against (docs/order.md)");
     sub->add_option("--gpus", args->gpus, "comma-separated GPU indexes to measure (default: all)");

@@ -1,9 +1,9 @@
 // Parsing of --gpus and --only, shared by check and bench.
-#include <cstdlib>
 #include <sstream>
 
 #include "cli/common.hpp"
 #include "core/error.hpp"
+#include "core/numbers.hpp"
 #include "gpu/inventory.hpp"
 
 namespace gpuvet {
@@ -21,13 +21,15 @@ std::vector<int> parse_gpu_list(const std::string& s) {
     std::vector<int> out;
     std::stringstream ss(s);
     std::string item;
+    // NVML numbers GPUs from 0; no server holds more than 1024.
+    constexpr NumberRule kIndexRule{0, 1023, false, false, true, NumberUnit::None, "a GPU index", "", "0,1"};
     while (std::getline(ss, item, ',')) {
-        char* end = nullptr;
-        long v = std::strtol(item.c_str(), &end, 10);
-        if (item.empty() || *end || v < 0 || v > 1023)
-            throw usage_error("--gpus: '" + item + "' is not a GPU index",
-                              "give indexes as listed by gpuvet inventory, e.g. --gpus 0,1");
-        out.push_back(static_cast<int>(v));
+        NumberRead n = read_number(item, kIndexRule);
+        if (n.problem)
+            throw usage_error("--gpus: '" + item.substr(0, 40) + "' is not a GPU index (" + *n.problem + ")",
+                              "give indexes " + describe_range(kIndexRule) +
+                                  " as listed by gpuvet inventory, e.g. --gpus 0,1");
+        out.push_back(static_cast<int>(n.value));
     }
     if (out.empty()) throw usage_error("--gpus: no GPU index given", "give indexes as listed by gpuvet inventory, e.g. --gpus 0,1");
     return out;

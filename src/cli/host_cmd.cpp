@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/common.hpp"
+#include "cli/number_option.hpp"
 #include "host/storage_bench.hpp"
 #include "core/check.hpp"
 #include "core/context.hpp"
@@ -25,7 +26,7 @@ struct HostArgs {
     std::string part;  // "", "cpu", "memory", "storage", "net"
     bool quick = false, full = false;
     std::string data_dir = ".";
-    std::optional<std::string> storage_bytes;
+    std::optional<std::uint64_t> storage_bytes;
     std::optional<std::string> server;
     bool serve = false, one_off = false;
     int port = kIperfDefaultPort;
@@ -34,26 +35,13 @@ struct HostArgs {
     int streams = 1;
 };
 
-// "1G", "512M", "1GiB", "1073741824": binary multiples, as sizes of files are read.
-std::uint64_t parse_size(const std::string& s) {
-    std::size_t used = 0;
-    double v = 0;
-    try {
-        v = std::stod(s, &used);
-    } catch (...) {
-        throw usage_error("bad size '" + s + "'", "write e.g. 1G, 512M or a number of bytes");
-    }
-    std::string unit = to_lower(trim(s.substr(used)));
-    double mult = 1;
-    if (unit.empty() || unit == "b") mult = 1;
-    else if (unit == "k" || unit == "kib") mult = 1024.0;
-    else if (unit == "m" || unit == "mib") mult = 1024.0 * 1024;
-    else if (unit == "g" || unit == "gib") mult = 1024.0 * 1024 * 1024;
-    else if (unit == "t" || unit == "tib") mult = 1024.0 * 1024 * 1024 * 1024;
-    else throw usage_error("bad size unit in '" + s + "'", "use K, M, G or T (binary multiples)");
-    if (v <= 0) throw usage_error("size must be positive: '" + s + "'", "write e.g. 1G, 512M or a number of bytes");
-    return std::uint64_t(v * mult);
-}
+// The storage test writes a file of this size (capped by the free space): below 1 MiB the
+// measurement is cache noise; 16 TiB is beyond any single data disk.
+constexpr NumberRule kStorageBytesRule{1024.0 * 1024, 16.0 * 1024 * 1024 * 1024 * 1024, false, false, true,
+                                       NumberUnit::Bytes, "a size", "", "1G"};
+constexpr NumberRule kSecondsRule{1, 600, false, false, false, NumberUnit::None, "a time", "s", "10"};
+constexpr NumberRule kStreamsRule{1, 128, false, false, true, NumberUnit::None, "a stream count", "", "4"};
+constexpr NumberRule kPortRule{1, 65535, false, false, true, NumberUnit::None, "a TCP port", "", "5201"};
 
 int serve(const GlobalOptions& g, const HostArgs& a) {
     Report report = new_report(g);
@@ -114,10 +102,8 @@ int run_host(const GlobalOptions& g, const HostArgs& a) {
     ctx.options.tier = tier_from_flags(a.quick, a.full);
     ctx.options.data_dir = a.data_dir;
     if (a.part.empty() || a.part == "storage") require_data_dir(a.data_dir);
-    if (a.storage_bytes) ctx.options.storage_bytes = parse_size(*a.storage_bytes);
+    ctx.options.storage_bytes = a.storage_bytes;
     ctx.options.net_server = a.server;
-    if (a.seconds < 1 || a.seconds > 600) throw usage_error("--seconds must be from 1 to 600", "3 s per direction is the default; 10-30 s smooths a busy link");
-    if (a.streams < 1 || a.streams > 128) throw usage_error("--streams must be from 1 to 128", "1 stream is the default; 4-8 fill a fast NIC");
     ctx.options.net_seconds = a.seconds;
     ctx.options.net_streams = a.streams;
     if (a.server) resolve_server(*a.server, "--server");  // bad or unknown addresses: usage errors, before any work
@@ -154,12 +140,13 @@ void add_host_command(Cli cli) {
     };
     auto storage_flags = [&](CLI::App* s) {
         s->add_option("--data-dir", args->data_dir, "folder on the data disk to measure (default: here)");
-        s->add_option("--storage-bytes", args->storage_bytes, "cap on bytes written, e.g. 1G (default 1G)");
+        add_number_option(*s, "--storage-bytes", args->storage_bytes, kStorageBytesRule,
+                          "cap on bytes written, e.g. 512M, 1G (default 1G)");
     };
     auto net_flags = [&](CLI::App* s) {
         s->add_option("--server", args->server, "iperf3 server HOST[:PORT] to measure against");
-        s->add_option("--seconds", args->seconds, "seconds per direction (default 3)");
-        s->add_option("--streams", args->streams, "parallel TCP streams (default 1, as iperf3 -P)");
+        add_number_option(*s, "--seconds", args->seconds, kSecondsRule, "seconds per direction (default 3)");
+        add_number_option(*s, "--streams", args->streams, kStreamsRule, "parallel TCP streams (default 1, as iperf3 -P)");
     };
     common(sub);
     storage_flags(sub);
@@ -175,7 +162,7 @@ void add_host_command(Cli cli) {
         if (std::string(name) == "net") {
             net_flags(p);
             p->add_flag("--serve", args->serve, "be an iperf3 server until Ctrl-C");
-            p->add_option("--port", args->port, "port to serve on (default 5201)")->check(CLI::Range(1, 65535));
+            add_number_option(*p, "--port", args->port, kPortRule, "port to serve on (default 5201)");
             p->add_option("--bind", args->bind, "address to listen on (default: all)");
             p->add_flag("--one-off", args->one_off, "serve one test, then exit");
         }

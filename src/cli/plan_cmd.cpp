@@ -5,8 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common.hpp"
+#include "cli/number_option.hpp"
 #include "core/error.hpp"
 #include "plan/hf_config.hpp"
+#include "plan/memory_model.hpp"
 #include "plan/model_catalog.hpp"
 #include "plan/recommender.hpp"
 #include "core/strings.hpp"
@@ -31,16 +33,40 @@ struct PlanArgs {
     int top = 10;
 };
 
-std::int64_t parse_count(const std::string& s) {
-    try {
-        std::size_t pos = 0;
-        double v = std::stod(s, &pos);
-        std::string unit = s.substr(pos);
-        double mult = unit == "B" || unit == "b" ? 1e9 : unit == "M" || unit == "m" ? 1e6 : unit == "T" || unit == "t" ? 1e12 : unit.empty() ? 1 : -1;
-        if (mult < 0 || v <= 0 || v * mult > 1e15) throw 0;
-        return std::int64_t(v * mult);
-    } catch (...) {
-        throw usage_error("--params '" + s + "' is not a count", "write e.g. 70B, 350M or 7000000000");
+// Every numeric option of plan, with the range it accepts. Bounds are wide enough for any real
+// workload and small enough that the memory and speed arithmetic stays finite.
+constexpr NumberRule kParamsRule{1, 1e15, false, false, true, NumberUnit::Count, "a parameter count", "", "7B"};
+constexpr NumberRule kBatchRule{1, 4096, false, false, true, NumberUnit::None, "a batch size", "sequences", "8"};
+constexpr NumberRule kSeqRule{1, 1048576, false, false, true, NumberUnit::None, "a length", "tokens", "4096"};
+constexpr NumberRule kLoraRankRule{1, 4096, false, false, true, NumberUnit::None, "a rank", "", "16"};
+constexpr NumberRule kZeroRule{0, 3, false, false, true, NumberUnit::None, "a ZeRO stage", "", "3"};
+constexpr NumberRule kTpRule{1, 64, false, false, true, NumberUnit::None, "a tensor-parallel degree", "", "8"};
+constexpr NumberRule kGpusRule{1, 1024, false, false, true, NumberUnit::None, "a card count", "", "8"};
+constexpr NumberRule kMarginRule{0, 1, false, false, false, NumberUnit::None, "a share", "(0.2 = 20%)", "0.2"};
+constexpr NumberRule kContextGibRule{0, 64, false, false, false, NumberUnit::None, "a size", "GiB", "0.5"};
+constexpr NumberRule kFractionRule{0, 1, true, false, false, NumberUnit::None, "a share", "", "0.9"};
+constexpr NumberRule kActivationsRule{0, 65536, false, false, false, NumberUnit::None, "a size", "GiB", "12"};
+constexpr NumberRule kTokensRule{1, 1e15, false, false, true, NumberUnit::Count, "a token count", "", "2e9"};
+constexpr NumberRule kMfuRule{0, 1, true, false, false, NumberUnit::None, "a utilization", "", "0.4"};
+constexpr NumberRule kTopRule{1, 1000, false, false, true, NumberUnit::None, "a row count", "", "20"};
+
+std::int64_t parse_count(const std::string& s) { return parse_whole_option("--params", s, kParamsRule); }
+
+// Each --lora-targets name must match a linear layer of the model, or LoRA would train nothing.
+void check_lora_targets(const ModelArch& m, const Workload& w) {
+    if (w.lora_targets.empty())
+        throw usage_error("--lora-targets: no layer named", "give layer names, e.g. --lora-targets q_proj,v_proj, or all");
+    auto linears = block_linears(m);
+    if (linears.empty()) return;  // a fixed-size model has no layer list to check against
+    std::string names;
+    for (auto& l : linears)
+        if (names.find(l.name) == std::string::npos) names += (names.empty() ? "" : ", ") + l.name;
+    for (auto& t : w.lora_targets) {
+        bool hit = t == "all";
+        for (auto& l : linears) hit = hit || lora_target_matches(t, l.name);
+        if (!hit)
+            throw usage_error("--lora-targets: '" + t + "' matches no linear layer of " + m.name,
+                              "choose among: " + names + " (or all)");
     }
 }
 
@@ -68,7 +94,7 @@ ModelArch resolve_model(const PlanArgs& a) {
     return ModelCatalog::embedded().find(a.model);
 }
 
-std::string g2(double bytes) { return fmt::format("{:.2f}", bytes / kGiB); }
+std::string g2(double bytes) { return format_fixed(bytes / kGiB, 2); }
 
 nlohmann::json to_json(const MemoryPlan& p) {
     nlohmann::json items = nlohmann::json::array();
@@ -87,7 +113,8 @@ nlohmann::json opt(const std::optional<T>& v) { return v ? nlohmann::json(*v) : 
 
 int run_plan(const GlobalOptions& g, PlanArgs a) {
     if (a.list_models) {
-        for (auto& m : ModelCatalog::embedded().all())
+        const ModelCatalog catalog = ModelCatalog::embedded();
+        for (auto& m : catalog.all())
             std::cout << fmt::format("{:<16} {:<22} {:>8.2f}B params\n", m.key, m.name, parameter_count(m) / 1e9);
         return 0;
     }
@@ -96,8 +123,10 @@ int run_plan(const GlobalOptions& g, PlanArgs a) {
     a.w.gpus = a.gpus;
     a.w.token_budget = a.tokens;
     a.w.lora_targets.clear();
-    for (auto& t : split(a.lora_targets, ',')) a.w.lora_targets.push_back(trim(t));
+    for (auto& t : split(a.lora_targets, ','))
+        if (!trim(t).empty()) a.w.lora_targets.push_back(trim(t));
     ModelArch m = resolve_model(a);
+    if (a.w.task == Task::Lora || a.w.task == Task::Qlora) check_lora_targets(m, a.w);
     SpecDb db = load_specs(g);
     const Scenario& sc = find_scenario(a.scenario);
     std::map<std::string, MeasuredRates> measured;
@@ -193,8 +222,8 @@ int run_plan(const GlobalOptions& g, PlanArgs a) {
             comm = fmt::format("{:.0f}", 100 * *r.speed.comm_s_per_step / (*r.speed.comm_s_per_step + *r.speed.compute_s_per_step));
         row(r.spec->name + (r.rates_source == "measured" ? "*" : ""), fmt::format("{:.0f}", r.spec->memory_size_gib),
             std::to_string(*r.cards), g2(r.plan->need_per_gpu), nv, tok ? format_number(*tok) : "—", comm,
-            r.speed.hours_for_budget ? fmt::format("{:.1f}", *r.speed.hours_for_budget) : "—",
-            r.cost ? fmt::format("{:.0f}", *r.cost) : "—");
+            r.speed.hours_for_budget ? format_fixed(*r.speed.hours_for_budget, 1) : "—",
+            r.cost ? format_fixed(*r.cost, 0) : "—");
     }
     if (hidden) std::cout << fmt::format("  ({} more SKU(s){}; --all lists every one)\n", hidden, rec.any_fits ? "" : " (none fits)");
     std::string legend = "per box: tokens per second of all the row's cards together.";
@@ -216,33 +245,37 @@ void add_plan_command(Cli cli) {
     auto a = std::make_shared<PlanArgs>();
     sub->add_option("--model", a->model, "model from the catalog (see --list-models)");
     sub->add_option("--config", a->config, "a Hugging Face config.json")->check(CLI::ExistingFile);
-    sub->add_option("--params", a->params, "a bare parameter count: 70B, 350M");
+    sub->add_option("--params", a->params, "a bare parameter count: 70B, 350M, 7e9; " + describe_range(kParamsRule))
+        ->type_name("COUNT");
     sub->add_flag("--list-models", a->list_models, "list the catalog");
     sub->add_option("--task", a->task, "inference, full, lora, qlora, pretrain")->capture_default_str();
     sub->add_option("--recipe", a->w.recipe, "mixed-adamw, amp-adamw, fp32-adamw, bf16-adamw, adamw-8bit, sgd")->capture_default_str();
-    sub->add_option("--batch", a->w.batch, "sequences per GPU")->capture_default_str();
-    sub->add_option("--seq", a->w.seq, "tokens per sequence (inference: context)")->capture_default_str();
+    add_number_option(*sub, "--batch", a->w.batch, kBatchRule, "sequences per GPU (default 1)");
+    add_number_option(*sub, "--seq", a->w.seq, kSeqRule, "tokens per sequence, inference: context (default 2048)");
     sub->add_option("--dtype", a->w.weight_dtype, "inference weights: bf16, fp16, fp32, fp8, int8, int4")->capture_default_str();
     sub->add_option("--kv-dtype", a->w.kv_dtype, "KV cache: bf16, fp16, fp8")->capture_default_str();
-    sub->add_option("--lora-rank", a->w.lora_rank)->capture_default_str();
+    add_number_option(*sub, "--lora-rank", a->w.lora_rank, kLoraRankRule, "LoRA rank r (default 16)");
     sub->add_option("--lora-targets", a->lora_targets, "comma list (q_proj,v_proj) or all")->capture_default_str();
     sub->add_flag("--checkpointing", a->w.checkpointing, "activation checkpointing");
     sub->add_flag("!--eager-attention", a->w.flash_attention, "attention without flash/SDPA (keeps s² scores)");
-    sub->add_option("--zero", a->zero, "ZeRO stage 0-3 (default: 0 on one GPU, 3 on several)");
+    add_number_option(*sub, "--zero", a->zero, kZeroRule, "ZeRO stage (default: 0 on one GPU, 3 on several)");
     sub->add_flag("--offload-optimizer", a->w.offload_optimizer);
     sub->add_flag("--offload-params", a->w.offload_params);
-    sub->add_option("--tp", a->w.tp, "tensor-parallel degree (training)")->capture_default_str();
-    sub->add_option("--gpus", a->gpus, "evaluate exactly N cards per SKU");
-    sub->add_option("--margin", a->w.margin, "safety margin, 0.2 = 20%")->capture_default_str();
-    sub->add_option("--cuda-context-gib", a->w.cuda_context_gib)->capture_default_str();
-    sub->add_option("--engine-fraction", a->w.engine_memory_fraction, "usable share of a card (vLLM: 0.9)")->capture_default_str();
-    sub->add_option("--activations-gib", a->w.activations_gib, "activation memory of a fixed model (CNN, UNet)");
-    sub->add_option("--tokens", a->tokens, "training token budget D (time = 6·N·D / rate)");
-    sub->add_option("--mfu", a->a.mfu, "compute utilization for training/prefill")->capture_default_str();
+    add_number_option(*sub, "--tp", a->w.tp, kTpRule, "tensor-parallel degree, training (default 1)");
+    add_number_option(*sub, "--gpus", a->gpus, kGpusRule, "evaluate exactly N cards per SKU");
+    add_number_option(*sub, "--margin", a->w.margin, kMarginRule, "safety margin (default 0.2)");
+    add_number_option(*sub, "--cuda-context-gib", a->w.cuda_context_gib, kContextGibRule,
+                      "CUDA context and kernels per GPU (default 0.5)");
+    add_number_option(*sub, "--engine-fraction", a->w.engine_memory_fraction, kFractionRule,
+                      "usable share of a card, vLLM: 0.9 (default 1)");
+    add_number_option(*sub, "--activations-gib", a->w.activations_gib, kActivationsRule,
+                      "activation memory of a fixed model (CNN, UNet)");
+    add_number_option(*sub, "--tokens", a->tokens, kTokensRule, "training token budget D: 2e9, 300B (time = 6·N·D / rate)");
+    add_number_option(*sub, "--mfu", a->a.mfu, kMfuRule, "compute utilization for training/prefill (default 0.4)");
     sub->add_option("--scenario", a->scenario, "llm-finetune, diffusion, video-render, quant-backtest, av-sim")->capture_default_str();
     sub->add_option("--measured", a->measured, "use the rates a 'gpuvet check --json' report measured")->check(CLI::ExistingFile);
     sub->add_option("--prices", a->prices, "TOML [prices] per card-hour")->check(CLI::ExistingFile);
-    sub->add_option("--top", a->top, "rows of the card table")->capture_default_str()->check(CLI::Range(1, 1000));
+    add_number_option(*sub, "--top", a->top, kTopRule, "rows of the card table (default 10)");
     sub->add_flag("--all", a->all, "every SKU, including those that do not fit");
     add_output_flags(*sub, cli.global, false, true);
     sub->footer("Examples:\n"

@@ -36,10 +36,28 @@ bool starts_with(std::string_view s, std::string_view prefix) {
     return s.substr(0, prefix.size()) == prefix;
 }
 
+namespace {
+// 1.23e+20: for magnitudes fixed notation would print as dozens of digits (or as 0).
+std::string scientific(double v, int significant) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*e", std::max(0, significant - 1), v);
+    std::string s = buf;
+    auto e = s.find('e');
+    std::string mant = s.substr(0, e), exp = s.substr(e);
+    if (mant.find('.') != std::string::npos) {
+        while (mant.back() == '0') mant.pop_back();
+        if (mant.back() == '.') mant.pop_back();
+    }
+    return mant + exp;
+}
+constexpr double kFixedMax = 1e15;  // beyond this, digits are noise to a reader
+}  // namespace
+
 std::string format_number(double v, int significant) {
     if (!std::isfinite(v)) return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
     if (v == 0) return "0";
     double a = std::fabs(v);
+    if (a >= kFixedMax || a < 1e-6) return scientific(v, significant);
     int digits_before = a >= 1 ? int(std::floor(std::log10(a))) + 1 : 0;
     int decimals = std::max(0, significant - digits_before);
     if (a < 1) decimals = std::min(6, significant + int(-std::floor(std::log10(a))) - 1);
@@ -51,6 +69,13 @@ std::string format_number(double v, int significant) {
         if (!s.empty() && s.back() == '.') s.pop_back();
     }
     return s;
+}
+
+std::string format_fixed(double v, int decimals) {
+    if (!std::isfinite(v) || std::fabs(v) >= kFixedMax) return format_number(v, 3);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
 }
 
 std::string format_bytes(double bytes) {

@@ -387,20 +387,8 @@ BurnLoad parse_burn_load(const std::string& s) {
         if (s == to_string(l)) return l;
     throw Error(ErrorKind::Usage, "unknown --load '" + s + "'", "use one of gemm, memory, mixed");
 }
-double parse_duration_s(const std::string& s) {
-    std::size_t used = 0;
-    double v = 0;
-    try {
-        v = std::stod(s, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    std::string unit = used ? s.substr(used) : "";
-    double mul = unit.empty() || unit == "s" ? 1 : unit == "m" || unit == "min" ? 60 : unit == "h" ? 3600 : -1;
-    if (!used || mul < 0 || !(v > 0) || !std::isfinite(v))
-        throw Error(ErrorKind::Usage, "invalid duration '" + s + "'",
-                    "give a positive number with an optional unit: 90s, 10m, 1h (plain numbers are seconds)");
-    return v * mul;
+double parse_duration_s(const std::string& s, std::string_view option) {
+    return parse_number_option(option, s, kBurnDurationRule);
 }
 
 std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt) {

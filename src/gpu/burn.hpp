@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/context.hpp"
+#include "core/numbers.hpp"
 #include "core/result.hpp"
 #include "gpu/burn_verdicts.hpp"
 
@@ -24,8 +25,10 @@ const char* to_string(BurnLoad l);
 // Parse "bf16" / "gemm"...; throw a Usage Error naming the accepted values.
 BurnDtype parse_burn_dtype(const std::string& s);
 BurnLoad parse_burn_load(const std::string& s);
-// "10m", "90s", "1h", "45" (seconds); throws a Usage Error otherwise.
-double parse_duration_s(const std::string& s);
+// How long a burn may run: long enough to reach steady clocks, short enough to end within a day.
+inline constexpr NumberRule kBurnDurationRule{1, 86400, false, false, false, NumberUnit::Seconds, "a duration", "", "10m"};
+// "10m", "90s", "1h", "45" (seconds) under kBurnDurationRule; throws a Usage Error naming `option`.
+double parse_duration_s(const std::string& s, std::string_view option = "--duration");
 
 struct BurnOptions {
     double duration_s = 60;

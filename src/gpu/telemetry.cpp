@@ -1,6 +1,7 @@
 #include "gpu/telemetry.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "gpu/memory_temperature.hpp"
 
@@ -32,7 +33,7 @@ bool is_critical_xid(std::uint64_t xid) {
 
 TelemetrySampler::TelemetrySampler(const NvmlApi& api, std::vector<int> gpus, double hz,
                                    Clock::time_point t0)
-    : api_(api), indexes_(std::move(gpus)), hz_(std::clamp(hz, 1.0, 20.0)), t0_(t0) {
+    : api_(api), indexes_(std::move(gpus)), hz_(std::isfinite(hz) ? std::clamp(hz, 1.0, 20.0) : 1.0), t0_(t0) {
     data_.sample_hz = hz_;
     for (int i : indexes_) data_.gpus.push_back(GpuTelemetry{i, {}, {}, false});
 }

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/numbers.hpp"
 #include "core/result.hpp"
 
 namespace gpuvet {
@@ -46,13 +47,12 @@ HostPort parse_host_port(const std::string& s) {
     }
     if (hp.host.empty()) throw usage_error("no host in server address '" + s + "'", "write HOST or HOST:PORT");
     if (!port.empty()) {
-        try {
-            std::size_t used = 0;
-            hp.port = std::stoi(port, &used);
-            if (used != port.size() || hp.port < 1 || hp.port > 65535) throw 0;
-        } catch (...) {
-            throw usage_error("bad port '" + port + "' in '" + s + "'", "a port is a number from 1 to 65535");
-        }
+        constexpr NumberRule kPortRule{1, 65535, false, false, true, NumberUnit::None, "a TCP port", "", "5201"};
+        NumberRead n = read_number(port, kPortRule);
+        if (n.problem)
+            throw usage_error("bad port '" + port.substr(0, 40) + "' in the server address (" + *n.problem + ")",
+                              "a port is a whole number between 1 and 65535, e.g. 10.0.0.2:5201");
+        hp.port = int(n.value);
     }
     return hp;
 }

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "core/error.hpp"
+#include "core/numbers.hpp"
 #include "core/strings.hpp"
 #include "order/order.hpp"
 #include "specs/spec_db.hpp"
@@ -35,7 +36,6 @@ namespace {
 
 struct Quantity {
     double number = 0;
-    bool integral = true;
     std::string unit;  // letters and '/' right after the number: "tb", "g", "gbit/s", "x"
     std::string noun;  // the words after it, lower case, single-spaced
 };
@@ -47,11 +47,10 @@ std::optional<Quantity> read_quantity(std::string_view item) {
     Quantity q;
     std::string digits;
     while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) {
-        if (s[i] == '.') q.integral = false;
         digits += s[i++];
     }
-    if (digits.empty() || digits.size() > 12 || digits.front() == '.' ||
-        std::count(digits.begin(), digits.end(), '.') > 1)
+    // However long, a number followed by a noun is a quantity: its range is judged by its noun.
+    if (digits.empty() || digits.front() == '.' || std::count(digits.begin(), digits.end(), '.') > 1)
         return std::nullopt;
     q.number = std::strtod(digits.c_str(), nullptr);
     while (i < s.size() && s[i] == ' ') ++i;
@@ -94,6 +93,19 @@ double gbitps(std::string_view item, const Quantity& q) {
     if (one_of(q.unit, {"m", "mb", "mbit", "mbits", "mbit/s", "mb/s", "mbps"})) return q.number / 1000;
     bad_item(item, q.unit.empty() ? "give a unit, e.g. 100G or 25Gbit/s" : "unknown speed unit '" + q.unit + "'");
 }
+
+// The amount in the unit the order is kept in, within what a real server has.
+double amount(std::string_view item, double v, const NumberRule& r) {
+    if (auto p = number_problem(v, r))
+        bad_item(item, *p + "; give " + std::string(r.what) + " " + describe_range(r) + ", e.g. '" +
+                           std::string(r.example) + "'");
+    return v;
+}
+constexpr NumberRule kCoresRule{1, 1000000, false, false, true, NumberUnit::None, "a core count", "", "64 cores"};
+constexpr NumberRule kMemoryRule{0, 1e9, true, false, false, NumberUnit::None, "a size", "GiB", "1TB RAM"};
+constexpr NumberRule kVramRule{0, 1e6, true, false, false, NumberUnit::None, "a size", "GiB", "80GB VRAM"};
+constexpr NumberRule kDiskRule{0, 1e9, true, false, false, NumberUnit::None, "a size", "GB", "4TB disk"};
+constexpr NumberRule kNetworkRule{0, 1e6, true, false, false, NumberUnit::None, "a speed", "Gbit/s", "100G network"};
 
 void set_once(std::string_view item, bool already) {
     if (already) bad_item(item, "this item was already given");
@@ -146,36 +158,35 @@ void read_item(std::string_view item, Order& o, const SpecDb& specs) {
     }
     if (auto q = read_quantity(item)) {
         const std::string& n = q->noun;
-        bool positive = q->number > 0 && std::isfinite(q->number);
         if (one_of(n, {"core", "cores", "cpu", "cpus", "cpu cores", "vcpu", "vcpus", "cpu core"})) {
-            if (!positive) bad_item(item, "the number must be greater than 0");
-            if (!q->unit.empty() || !q->integral || q->number > 1e6) bad_item(item, "write a whole number of cores, e.g. 64 cores");
+            if (!q->unit.empty()) bad_item(item, "write a whole number of cores, e.g. 64 cores");
+            double cores = amount(item, q->number, kCoresRule);
             set_once(item, o.cpu_cores.has_value());
-            o.cpu_cores = int(q->number);
+            o.cpu_cores = int(cores);
             return;
         }
         if (one_of(n, {"ram", "memory", "mem", "system memory", "system ram"})) {
-            if (!positive) bad_item(item, "the number must be greater than 0");
+            double gib = amount(item, binary_gib(item, *q), kMemoryRule);
             set_once(item, o.ram_gib.has_value());
-            o.ram_gib = binary_gib(item, *q);
+            o.ram_gib = gib;
             return;
         }
         if (one_of(n, {"vram", "gpu memory", "hbm", "vram per gpu", "per gpu"})) {
-            if (!positive) bad_item(item, "the number must be greater than 0");
+            double gib = amount(item, binary_gib(item, *q), kVramRule);
             set_once(item, o.gpu_memory_gib.has_value());
-            o.gpu_memory_gib = binary_gib(item, *q);
+            o.gpu_memory_gib = gib;
             return;
         }
         if (one_of(n, {"disk", "disks", "storage", "ssd", "nvme", "data disk"})) {
-            if (!positive) bad_item(item, "the number must be greater than 0");
+            double gb = amount(item, decimal_gb(item, *q), kDiskRule);
             set_once(item, o.disk_gb.has_value());
-            o.disk_gb = decimal_gb(item, *q);
+            o.disk_gb = gb;
             return;
         }
         if (one_of(n, {"network", "net", "nic", "ethernet", "bandwidth", "uplink"})) {
-            if (!positive) bad_item(item, "the number must be greater than 0");
+            double g = amount(item, gbitps(item, *q), kNetworkRule);
             set_once(item, o.network_gbitps.has_value());
-            o.network_gbitps = gbitps(item, *q);
+            o.network_gbitps = g;
             return;
         }
     }

@@ -1,10 +1,12 @@
 // The order file: flat TOML, one key per order item (docs/order.md). Unknown keys are errors,
 // so a typo never silently drops an item from the verification.
-#include <fstream>
 #include <sstream>
 #include <toml++/toml.h>
 
 #include "core/error.hpp"
+#include "core/input_file.hpp"
+#include "core/numbers.hpp"
+#include "core/text_limits.hpp"
 #include "order/order.hpp"
 #include "specs/spec_db.hpp"
 
@@ -27,20 +29,26 @@ std::string where(const std::string& origin, const toml::source_region& src) {
                       std::string("docs/order.md lists the keys with their units: ") + kKeys);
 }
 
+// Amounts (GiB, GB, Gbit/s) of a real server: positive and far below 10^9.
+constexpr NumberRule kAmountRule{0, 1e9, true, false, false, NumberUnit::None, "an amount", "", "80"};
+constexpr NumberRule kGpuCountRule{1, 1024, false, false, true, NumberUnit::None, "a GPU count", "", "8"};
+constexpr NumberRule kCoresRule{1, 1000000, false, false, true, NumberUnit::None, "a core count", "", "64"};
+
+std::string advice() { return std::string("docs/order.md lists the keys with their units: ") + kKeys; }
+
 double positive(const std::string& origin, const toml::node& n, const char* k) {
     double v = 0;
     if (n.is_integer()) v = double(*n.value<std::int64_t>());
     else if (n.is_floating_point()) v = *n.value<double>();
     else bad(origin, n, std::string("'") + k + "' must be a number");
-    if (!(v > 0) || !(v < 1e12)) bad(origin, n, std::string("'") + k + "' must be greater than 0");
-    return v;
+    return check_number_field(where(origin, n.source()), k, v, kAmountRule, advice());
 }
 
-int whole(const std::string& origin, const toml::node& n, const char* k, int max) {
+int whole(const std::string& origin, const toml::node& n, const char* k, const NumberRule& rule) {
     if (!n.is_integer()) bad(origin, n, std::string("'") + k + "' must be a whole number");
-    auto v = *n.value<std::int64_t>();
-    if (v < 1 || v > max) bad(origin, n, std::string("'") + k + "' must be between 1 and " + std::to_string(max));
-    return int(v);
+    if ((n.as_integer()->flags() & toml::value_flags::format_as_hexadecimal) != toml::value_flags::none)
+        bad(origin, n, std::string("'") + k + "' is written in hexadecimal; write it in decimal");
+    return int(check_whole_field(where(origin, n.source()), k, double(*n.value<std::int64_t>()), rule, advice()));
 }
 
 bool boolean(const std::string& origin, const toml::node& n, const char* k) {
@@ -51,6 +59,7 @@ bool boolean(const std::string& origin, const toml::node& n, const char* k) {
 }  // namespace
 
 Order parse_order_toml(std::string_view text, const std::string& origin, const SpecDb& specs) {
+    check_toml_nesting(text, origin);
     toml::table root;
     try {
         root = toml::parse(text, origin);
@@ -71,7 +80,7 @@ Order parse_order_toml(std::string_view text, const std::string& origin, const S
                 throw input_error(where(origin, node.source()) + ": " + e.what(), e.advice());
             }
         } else if (k == "gpu_count") {
-            o.gpu_count = whole(origin, node, "gpu_count", 1024);
+            o.gpu_count = whole(origin, node, "gpu_count", kGpuCountRule);
         } else if (k == "gpu_memory_gib") {
             o.gpu_memory_gib = positive(origin, node, "gpu_memory_gib");
         } else if (k == "nvlink_required") {
@@ -79,7 +88,7 @@ Order parse_order_toml(std::string_view text, const std::string& origin, const S
         } else if (k == "mig_expected") {
             o.mig_expected = boolean(origin, node, "mig_expected");
         } else if (k == "cpu_cores") {
-            o.cpu_cores = whole(origin, node, "cpu_cores", 1000000);
+            o.cpu_cores = whole(origin, node, "cpu_cores", kCoresRule);
         } else if (k == "ram_gib") {
             o.ram_gib = positive(origin, node, "ram_gib");
         } else if (k == "disk_gb") {
@@ -97,11 +106,7 @@ Order parse_order_toml(std::string_view text, const std::string& origin, const S
 }
 
 Order load_order_file(const std::string& path, const SpecDb& specs) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw input_error("cannot read order file " + path, "check the path given to --order");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse_order_toml(ss.str(), path, specs);
+    return parse_order_toml(read_input_file(path, "--order"), path, specs);
 }
 
 }  // namespace gpuvet

@@ -2,12 +2,13 @@
 
 #include <cmath>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/input_file.hpp"
+#include "core/numbers.hpp"
+#include "core/text_limits.hpp"
 #include "core/strings.hpp"
 
 namespace gpuvet {
@@ -16,12 +17,15 @@ namespace {
 
 using nlohmann::json;
 
+// Each look-up keeps the whole document alive and points into it: a nested object is not copied,
+// so following text_config inside text_config costs nothing per level.
 FieldSource json_fields(std::shared_ptr<const json> j) {
     FieldSource f;
     auto find = [j](std::string_view k) -> const json* {
         auto it = j->find(std::string(k));
         return (it == j->end() || it->is_null()) ? nullptr : &*it;
     };
+    f.has = [find](std::string_view k) { return find(k) != nullptr; };
     f.integer = [find](std::string_view k) -> std::optional<std::int64_t> {
         auto* v = find(k);
         if (!v) return std::nullopt;
@@ -49,49 +53,93 @@ FieldSource json_fields(std::shared_ptr<const json> j) {
         if (v && v->is_string()) return v->get<std::string>();
         return std::nullopt;
     };
-    f.object = [find](std::string_view k) -> std::optional<FieldSource> {
+    f.object = [j, find](std::string_view k) -> std::optional<FieldSource> {
         auto* v = find(k);
         if (!v || !v->is_object()) return std::nullopt;
-        return json_fields(std::make_shared<const json>(*v));
+        return json_fields(std::shared_ptr<const json>(j, v));
     };
     return f;
 }
 
-// No hyper-parameter of a real model comes near this; larger values would only overflow the
-// arithmetic before the plausibility checks at the end of arch_from_fields run.
 // What to do about a config that cannot be read as a model.
 constexpr const char* kConfigAdvice =
     "pass the model's config.json as published in its repository, or give a bare count with --params";
 
-constexpr std::int64_t kFieldLimit = std::int64_t(1) << 40;
+// Ranges of the integer fields. No real model comes near the upper bounds; larger values would
+// only overflow the arithmetic. Wrappers (text_config in a multimodal config) nest a few deep.
+constexpr double kSizeMax = double(1 << 24);
+constexpr NumberRule kSizeRule{1, kSizeMax, false, false, true, NumberUnit::None, "a size", "", "4096"};
+constexpr NumberRule kOptionalSizeRule{0, kSizeMax, false, false, true, NumberUnit::None, "a size (0: none)", "", "0"};
+constexpr NumberRule kHeadDimRule{1, 65536, false, false, true, NumberUnit::None, "a head size", "", "128"};
+constexpr NumberRule kVocabRule{1, double(1 << 28), false, false, true, NumberUnit::None, "a vocabulary size", "", "32000"};
+constexpr NumberRule kPositionsRule{1, 4294967296.0, false, false, true, NumberUnit::None, "a context length", "", "8192"};
+constexpr NumberRule kWindowRule{0, 4294967296.0, false, false, true, NumberUnit::None, "a window (0: none)", "", "4096"};
+constexpr NumberRule kExpertsRule{0, 65536, false, false, true, NumberUnit::None, "an expert count (0: dense)", "", "8"};
+constexpr NumberRule kTopKRule{1, 65536, false, false, true, NumberUnit::None, "an expert count", "", "2"};
+constexpr NumberRule kTypeVocabRule{0, 65536, false, false, true, NumberUnit::None, "a count", "", "2"};
+constexpr NumberRule kParamsRule{1, 1e15, false, false, true, NumberUnit::None, "a parameter count", "", "25557032"};
+constexpr NumberRule kDropoutRule{0, 1, false, false, false, NumberUnit::None, "a probability", "", "0.1"};
+constexpr NumberRule kGroupRule{-1, double(1 << 20), false, false, true, NumberUnit::None, "a group size (-1: per column)", "", "128"};
+constexpr int kMaxWrapperDepth = 4;
+
+// A field that is present must be a number the rule allows; nullopt when absent (or null).
+std::optional<double> number_field(const FieldSource& f, const std::string& origin, std::string_view k,
+                                   const NumberRule& r) {
+    if (f.has && !f.has(k)) return std::nullopt;
+    auto v = f.number(k);
+    if (!v) {
+        if (!f.has) return std::nullopt;
+        throw input_error(origin + ": field " + std::string(k) + " must be a number; give " + std::string(r.what) +
+                              " " + describe_range(r) + ", e.g. " + std::string(k) + " = " + std::string(r.example),
+                          kConfigAdvice);
+    }
+    return check_number_field(origin, k, *v, r, kConfigAdvice);
+}
+
+std::optional<std::int64_t> whole_field(const FieldSource& f, const std::string& origin,
+                                        std::initializer_list<std::string_view> names, const NumberRule& r) {
+    NumberRule w = r;
+    w.whole = true;
+    for (auto n : names)
+        if (auto v = number_field(f, origin, n, w)) return std::int64_t(*v);
+    return std::nullopt;
+}
 
 // Collects the names of required fields that are absent, so one error names them all.
 struct Required {
     const FieldSource& f;
     const std::string& origin;
     std::vector<std::string> missing;
-    std::int64_t integer(std::initializer_list<std::string_view> names) {
-        for (auto n : names)
-            if (auto v = f.integer(n)) {
-                if (*v < 0) throw input_error(origin + ": field " + std::string(n) + " is negative", kConfigAdvice);
-                if (*v > kFieldLimit) throw input_error(origin + ": field " + std::string(n) + " is implausibly large", kConfigAdvice);
-                return *v;
-            }
+    std::int64_t integer(std::initializer_list<std::string_view> names, const NumberRule& r = kSizeRule) {
+        if (auto v = whole_field(f, origin, names, r)) return *v;
         missing.emplace_back(*names.begin());
         return 0;
     }
 };
 
-std::int64_t opt_int(const FieldSource& f, std::initializer_list<std::string_view> names, std::int64_t dflt) {
-    for (auto n : names)
-        if (auto v = f.integer(n)) {
-            if (*v > kFieldLimit) throw input_error("config field " + std::string(n) + " is implausibly large", kConfigAdvice);
-            return *v >= 0 ? *v : dflt;
-        }
+std::int64_t opt_int(const FieldSource& f, const std::string& origin, std::initializer_list<std::string_view> names,
+                     std::int64_t dflt, const NumberRule& r = kOptionalSizeRule) {
+    return whole_field(f, origin, names, r).value_or(dflt);
+}
+
+// GPTQ and AWQ pack weights in these widths.
+double quant_bits(const FieldSource& q, const std::string& origin, std::initializer_list<std::string_view> names,
+                  double dflt) {
+    for (auto n : names) {
+        if (q.has && !q.has(n)) continue;
+        auto v = q.number(n);
+        if (!v && !q.has) continue;
+        for (double ok : {2, 3, 4, 5, 6, 8, 16})
+            if (v && *v == ok) return ok;
+        throw input_error(origin + ": quantization_config field " + std::string(n) + " = " +
+                              (v ? format_number(*v) : std::string("(not a number)")) +
+                              ": not a supported width; give one of 2, 3, 4, 5, 6, 8, 16, e.g. bits = 4",
+                          kConfigAdvice);
+    }
     return dflt;
 }
 
-void read_quantization(const FieldSource& f, ModelArch& m) {
+void read_quantization(const FieldSource& f, const std::string& origin, ModelArch& m) {
     if (!f.object) return;
     auto q = f.object("quantization_config");
     if (!q) return;
@@ -107,32 +155,37 @@ void read_quantization(const FieldSource& f, ModelArch& m) {
             m.quantized_bits = 8.0 + 32.0 / 4096;  // LLM.int8(): int8 plus an fp32 scale per row
         }
     } else if (method == "gptq" || method == "awq") {
-        double bits = double(opt_int(*q, {"bits", "w_bit"}, 4));
-        double group = double(opt_int(*q, {"group_size", "q_group_size"}, 128));
-        // fp16 scale and packed zero point per group.
+        double bits = quant_bits(*q, origin, {"bits", "w_bit"}, 4);
+        double group = double(opt_int(*q, origin, {"group_size", "q_group_size"}, 128, kGroupRule));
+        // fp16 scale and packed zero point per group; -1 is one scale per column.
         m.quantized_bits = bits + (group > 0 ? (16.0 + bits) / group : 0.0);
     } else if (method == "fp8" || method == "fbgemm_fp8" || method == "compressed-tensors") {
         m.quantized_bits = 8.0;
     } else if (!method.empty()) {
-        double bits = double(opt_int(*q, {"bits"}, 0));
+        double bits = quant_bits(*q, origin, {"bits"}, 0);
         if (bits > 0) m.quantized_bits = bits;
     }
 }
 
-}  // namespace
-
-ModelArch arch_from_fields(const FieldSource& f, const std::string& origin) {
+ModelArch arch_at_depth(const FieldSource& f, const std::string& origin, int depth) {
     ModelArch m;
     Required req{f, origin, {}};
     m.model_type = to_lower(f.text("model_type").value_or(""));
     if (m.model_type.empty()) {
-        // A multimodal wrapper keeps the language model in text_config.
-        if (f.object)
-            if (auto t = f.object("text_config")) return arch_from_fields(*t, origin);
+        // A multimodal wrapper keeps the language model in text_config (InternVL: llm_config).
+        for (const char* wrapper : {"text_config", "llm_config"})
+            if (f.object)
+                if (auto t = f.object(wrapper)) {
+                    if (depth >= kMaxWrapperDepth)
+                        throw input_error(origin + ": " + wrapper + " nested more than " +
+                                              std::to_string(kMaxWrapperDepth) + " levels deep",
+                                          kConfigAdvice);
+                    return arch_at_depth(*t, origin, depth + 1);
+                }
         m.model_type = "llama";
     }
     if (m.model_type == "fixed") {
-        m.fixed_params = req.integer({"num_parameters"});
+        m.fixed_params = req.integer({"num_parameters"}, kParamsRule);
         if (!req.missing.empty() || m.fixed_params <= 0)
             throw input_error(origin + ": a fixed model needs num_parameters > 0", kConfigAdvice);
         return m;
@@ -144,10 +197,10 @@ ModelArch arch_from_fields(const FieldSource& f, const std::string& origin) {
     m.hidden = req.integer({"hidden_size", "n_embd", "d_model"});
     m.layers = req.integer({"num_hidden_layers", "n_layer", "num_layers"});
     m.heads = req.integer({"num_attention_heads", "n_head"});
-    m.vocab = req.integer({"vocab_size"});
-    m.kv_heads = opt_int(f, {"num_key_value_heads", "n_head_kv", "num_kv_heads"}, m.heads);
+    m.vocab = req.integer({"vocab_size"}, kVocabRule);
+    m.kv_heads = opt_int(f, origin, {"num_key_value_heads", "n_head_kv", "num_kv_heads"}, m.heads, kSizeRule);
     if (f.boolean("multi_query").value_or(false)) m.kv_heads = 1;  // GPTBigCode
-    m.max_positions = opt_int(f, {"max_position_embeddings", "n_positions", "n_ctx"}, 0);
+    m.max_positions = opt_int(f, origin, {"max_position_embeddings", "n_positions", "n_ctx"}, 0, kPositionsRule);
 
     if (gpt2 || bert || t == "gpt_bigcode" || t == "gpt_neox" || t == "opt" || t == "phi") {
         m.norm = NormKind::LayerNorm;
@@ -159,18 +212,18 @@ ModelArch arch_from_fields(const FieldSource& f, const std::string& origin) {
     if (bert) {
         m.encoder = true;
         m.learned_positions = true;
-        m.type_vocab = opt_int(f, {"type_vocab_size"}, 2);
+        m.type_vocab = opt_int(f, origin, {"type_vocab_size"}, 2, kTypeVocabRule);
         m.pooler = true;
         m.embedding_norm = true;
     }
     if (t == "qwen2" || t == "qwen2_moe") m.qkv_bias = true;
     if (auto b = f.boolean("attention_bias")) m.qkv_bias = m.o_bias = *b;
     if (auto b = f.boolean("mlp_bias")) m.mlp_bias = *b;
-    if (auto d = f.number("attention_dropout")) m.dropout = std::max(m.dropout, *d);
-    if (auto d = f.number("hidden_dropout_prob")) m.dropout = *d;
+    if (auto d = number_field(f, origin, "attention_dropout", kDropoutRule)) m.dropout = std::max(m.dropout, *d);
+    if (auto d = number_field(f, origin, "hidden_dropout_prob", kDropoutRule)) m.dropout = *d;
 
     std::int64_t dflt_inter = (gpt2 || t == "gpt_bigcode") ? 4 * m.hidden : -1;
-    m.intermediate = opt_int(f, {"intermediate_size", "n_inner", "ffn_dim"}, dflt_inter);
+    m.intermediate = opt_int(f, origin, {"intermediate_size", "n_inner", "ffn_dim"}, dflt_inter, kSizeRule);
     if (m.intermediate < 0) {
         req.missing.emplace_back("intermediate_size");
         m.intermediate = 0;
@@ -178,39 +231,40 @@ ModelArch arch_from_fields(const FieldSource& f, const std::string& origin) {
     m.tied_embeddings = f.boolean("tie_word_embeddings").value_or(gpt2 || t == "gpt_bigcode");
 
     // MoE: Mixtral (num_local_experts), Qwen-MoE (num_experts), DeepSeek (n_routed_experts).
-    m.experts = opt_int(f, {"num_local_experts", "num_experts", "n_routed_experts"}, 0);
+    m.experts = opt_int(f, origin, {"num_local_experts", "num_experts", "n_routed_experts"}, 0, kExpertsRule);
     if (m.experts > 0) {
-        m.experts_per_token = opt_int(f, {"num_experts_per_tok", "top_k"}, 0);
+        m.experts_per_token = opt_int(f, origin, {"num_experts_per_tok", "top_k"}, 0, kTopKRule);
         if (m.experts_per_token == 0) req.missing.emplace_back("num_experts_per_tok");
-        m.moe_intermediate = opt_int(f, {"moe_intermediate_size"}, m.intermediate);
-        m.shared_experts = opt_int(f, {"n_shared_experts"}, 0);
-        m.shared_intermediate = opt_int(f, {"shared_expert_intermediate_size"}, 0);
+        m.moe_intermediate = opt_int(f, origin, {"moe_intermediate_size"}, m.intermediate, kSizeRule);
+        m.shared_experts = opt_int(f, origin, {"n_shared_experts"}, 0, kExpertsRule);
+        m.shared_intermediate = opt_int(f, origin, {"shared_expert_intermediate_size"}, 0);
         if (m.shared_intermediate > 0 && m.shared_experts == 0) m.shared_experts = 1;
-        m.first_dense_layers = opt_int(f, {"first_k_dense_replace"}, 0);
+        m.first_dense_layers = opt_int(f, origin, {"first_k_dense_replace"}, 0);
         m.router_bias = t == "deepseek_v3";
     }
     // Multi-head latent attention.
-    m.kv_lora_rank = opt_int(f, {"kv_lora_rank"}, 0);
+    m.kv_lora_rank = opt_int(f, origin, {"kv_lora_rank"}, 0);
     if (m.kv_lora_rank > 0) {
-        m.q_lora_rank = opt_int(f, {"q_lora_rank"}, 0);
-        m.qk_nope_head_dim = req.integer({"qk_nope_head_dim"});
-        m.qk_rope_head_dim = req.integer({"qk_rope_head_dim"});
-        m.v_head_dim = req.integer({"v_head_dim"});
+        m.q_lora_rank = opt_int(f, origin, {"q_lora_rank"}, 0);
+        m.qk_nope_head_dim = req.integer({"qk_nope_head_dim"}, kHeadDimRule);
+        m.qk_rope_head_dim = req.integer({"qk_rope_head_dim"}, kHeadDimRule);
+        m.v_head_dim = req.integer({"v_head_dim"}, kHeadDimRule);
         m.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
     }
-    if (m.heads > 0 && m.head_dim == 0) m.head_dim = opt_int(f, {"head_dim"}, m.hidden / m.heads);
+    if (m.heads > 0 && m.head_dim == 0)
+        m.head_dim = opt_int(f, origin, {"head_dim"}, std::max<std::int64_t>(1, m.hidden / m.heads), kHeadDimRule);
 
     // Sliding windows: Mistral sets sliding_window; Qwen2 only uses it when use_sliding_window is
     // true, and then only above max_window_layers.
-    if (auto w = f.integer("sliding_window"); w && *w > 0) {
+    if (auto w = whole_field(f, origin, {"sliding_window"}, kWindowRule); w && *w > 0) {
         bool used = f.boolean("use_sliding_window").value_or(t != "qwen2" && t != "qwen2_moe");
         if (used) {
             m.sliding_window = *w;
-            std::int64_t from = opt_int(f, {"max_window_layers"}, 0);
+            std::int64_t from = opt_int(f, origin, {"max_window_layers"}, 0);
             m.sliding_layers = (t == "qwen2" || t == "qwen2_moe") ? std::max<std::int64_t>(0, m.layers - from) : m.layers;
         }
     }
-    read_quantization(f, m);
+    read_quantization(f, origin, m);
 
     if (!req.missing.empty()) {
         std::string list;
@@ -218,23 +272,12 @@ ModelArch arch_from_fields(const FieldSource& f, const std::string& origin) {
         throw input_error(origin + ": config is missing " + list,
                           "add the field(s) from the model's config.json, or use --params for a bare count");
     }
-    if (m.hidden == 0 || m.layers == 0 || m.heads == 0 || m.vocab == 0)
-        throw input_error(origin + ": hidden_size, num_hidden_layers, num_attention_heads and vocab_size must be > 0",
-                          kConfigAdvice);
     if (m.kv_heads == 0 || m.heads % m.kv_heads != 0)
         throw input_error(origin + ": num_key_value_heads (" + std::to_string(m.kv_heads) +
                           ") must divide num_attention_heads (" + std::to_string(m.heads) + ")",
                           kConfigAdvice);
     if (m.experts > 0 && m.experts_per_token > m.experts)
         throw input_error(origin + ": num_experts_per_tok is larger than the number of experts", kConfigAdvice);
-    // Sizes beyond any real model would only overflow the arithmetic.
-    const std::int64_t big = std::int64_t(1) << 24;
-    for (auto v : {m.hidden, m.layers, m.heads, m.kv_heads, m.head_dim, m.intermediate, m.experts,
-                   m.moe_intermediate, m.kv_lora_rank, m.q_lora_rank, m.qk_nope_head_dim,
-                   m.qk_rope_head_dim, m.v_head_dim, m.shared_experts, m.shared_intermediate})
-        if (v > big) throw input_error(origin + ": a size field is implausibly large (> 16777216)", kConfigAdvice);
-    if (m.vocab > (std::int64_t(1) << 28) || m.max_positions > (std::int64_t(1) << 32))
-        throw input_error(origin + ": vocab_size or max_position_embeddings is implausibly large", kConfigAdvice);
     // The parameter count, estimated in floating point, must stay far inside 64-bit integers.
     double experts = double(std::max<std::int64_t>(1, m.experts));
     double ffn = double(std::max(m.intermediate, m.moe_intermediate)) + double(m.shared_intermediate);
@@ -243,12 +286,17 @@ ModelArch arch_from_fields(const FieldSource& f, const std::string& origin) {
                       double(m.vocab) * double(m.hidden);
     if (estimate > 1e15)
         throw input_error(origin + ": the config describes an implausibly large model (~" +
-                          std::to_string(estimate / 1e12) + " trillion parameters)",
+                          format_number(estimate / 1e12) + " trillion parameters)",
                           kConfigAdvice);
     return m;
 }
 
+}  // namespace
+
+ModelArch arch_from_fields(const FieldSource& f, const std::string& origin) { return arch_at_depth(f, origin, 0); }
+
 ModelArch parse_hf_config(std::string_view text, const std::string& origin) {
+    check_json_nesting(text, origin);
     json j;
     try {
         j = json::parse(text);
@@ -264,12 +312,6 @@ ModelArch parse_hf_config(std::string_view text, const std::string& origin) {
     return m;
 }
 
-ModelArch load_hf_config(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw input_error("cannot read " + path, "check the path given to --config");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse_hf_config(ss.str(), path);
-}
+ModelArch load_hf_config(const std::string& path) { return parse_hf_config(read_input_file(path, "--config"), path); }
 
 }  // namespace gpuvet

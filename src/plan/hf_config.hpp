@@ -15,6 +15,9 @@ namespace gpuvet {
 
 // Typed look-ups over one flat set of fields (a JSON object or a TOML table).
 struct FieldSource {
+    // Whether the field is there (and not null), whatever its type; lets a mistyped field be told
+    // apart from a missing one.
+    std::function<bool(std::string_view)> has;
     std::function<std::optional<std::int64_t>(std::string_view)> integer;
     std::function<std::optional<double>(std::string_view)> number;
     std::function<std::optional<bool>(std::string_view)> boolean;

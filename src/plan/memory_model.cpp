@@ -38,6 +38,12 @@ double MemoryPlan::item(const std::string& key) const {
     return s;
 }
 
+bool lora_target_matches(const std::string& target, const std::string& linear) {
+    // "gate_proj" also matches experts' gate_proj.
+    return linear == target || (linear.size() > target.size() &&
+                                linear.compare(linear.size() - target.size(), target.size(), target) == 0);
+}
+
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
@@ -45,12 +51,8 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kNf4DqBits = 4.0 + 8.0 / 64 + 32.0 / (64 * 256);
 
 bool targeted(const Workload& w, const std::string& linear) {
-    for (auto& t : w.lora_targets) {
-        if (t == "all") return true;
-        // "gate_proj" also matches experts' gate_proj.
-        if (linear == t || (linear.size() > t.size() && linear.compare(linear.size() - t.size(), t.size(), t) == 0))
-            return true;
-    }
+    for (auto& t : w.lora_targets)
+        if (t == "all" || lora_target_matches(t, linear)) return true;
     return false;
 }
 

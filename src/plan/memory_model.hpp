@@ -38,5 +38,8 @@ MemoryPlan plan_memory(const ModelArch& m, const Workload& w, int gpus);
 
 // Bytes per stored weight for an inference dtype name.
 double dtype_bytes(const std::string& dtype);
+// Whether a --lora-targets name selects the linear layer `linear` ("gate_proj" also selects
+// "experts.gate_proj").
+bool lora_target_matches(const std::string& target, const std::string& linear);
 
 }  // namespace gpuvet

@@ -4,6 +4,7 @@
 #include <toml++/toml.h>
 
 #include "core/error.hpp"
+#include "core/text_limits.hpp"
 #include "core/strings.hpp"
 #include "plan/hf_config.hpp"
 
@@ -21,6 +22,7 @@ namespace {
 
 FieldSource toml_fields(const toml::table* t) {
     FieldSource f;
+    f.has = [t](std::string_view k) { return t->get(k) != nullptr; };
     f.integer = [t](std::string_view k) -> std::optional<std::int64_t> {
         // Only TOML integers: toml++ converting a huge float to int64 is undefined behaviour.
         if (auto* n = t->get(k); n && n->is_integer()) return n->value<std::int64_t>();
@@ -60,6 +62,7 @@ std::vector<std::string> names_of(const ModelArch& m) {
 ModelCatalog ModelCatalog::embedded() { return parse(embedded::models_toml(), "data/models.toml"); }
 
 ModelCatalog ModelCatalog::parse(std::string_view text, const std::string& origin) {
+    check_toml_nesting(text, origin);
     toml::table doc;
     try {
         doc = toml::parse(text, origin);

@@ -3,25 +3,19 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <toml++/toml.h>
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/input_file.hpp"
+#include "core/numbers.hpp"
+#include "core/text_limits.hpp"
 #include "core/strings.hpp"
 
 namespace gpuvet {
 
 namespace {
-std::string slurp(const std::string& path, const char* flag) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw input_error(std::string("cannot read ") + path, std::string("check the path given to ") + flag);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 std::optional<double> median(std::vector<double> v) {
     if (v.empty()) return std::nullopt;
     std::sort(v.begin(), v.end());
@@ -30,7 +24,7 @@ std::optional<double> median(std::vector<double> v) {
 }  // namespace
 
 std::map<std::string, MeasuredRates> read_measured_report(const std::string& path, const SpecDb& db) {
-    return parse_measured_report(slurp(path, "--measured"), path, db);
+    return parse_measured_report(read_input_file(path, "--measured", kReportFileLimitBytes), path, db);
 }
 
 namespace {
@@ -40,6 +34,8 @@ std::string str_member(const nlohmann::json& o, const char* k) {
     return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 // A GPU index: an integer in [0, 65535], else absent.
+// GB/s and TFLOPS of one GPU; a datasheet's largest figures are in the tens of thousands.
+constexpr NumberRule kMeasuredRateRule{0, 1e7, true, false, false, NumberUnit::None, "a measured rate", "", "3350"};
 std::optional<int> index_member(const nlohmann::json& o, const char* k) {
     auto it = o.find(k);
     if (it == o.end() || !it->is_number_integer()) return std::nullopt;
@@ -51,6 +47,7 @@ std::optional<int> index_member(const nlohmann::json& o, const char* k) {
 
 std::map<std::string, MeasuredRates> parse_measured_report(std::string_view text, const std::string& path,
                                                            const SpecDb& db) {
+    check_json_nesting(text, path);
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(text);
@@ -84,6 +81,10 @@ std::map<std::string, MeasuredRates> parse_measured_report(std::string_view text
             double v = m["value"].get<double>();
             if (!std::isfinite(v) || v <= 0) continue;
             std::string mk = to_lower(str_member(m, "key")), unit = str_member(m, "unit");
+            // A rate this plan uses replaces a datasheet figure: it must be one a GPU could reach.
+            if ((unit == "GB/s" || unit == "TFLOPS") &&
+                (key == "gpu.memory_bandwidth" || key == "gpu.gemm" || key == "gpu.fp_peak"))
+                check_number_field(path, key + " " + mk, v, kMeasuredRateRule, "pass the file 'gpuvet check --json' wrote");
             if (key == "gpu.memory_bandwidth" && unit == "GB/s") {
                 if (mk.find("triad") != std::string::npos) triad = v;
                 else if (mk.find("copy") != std::string::npos) copy = v;
@@ -106,10 +107,12 @@ std::map<std::string, MeasuredRates> parse_measured_report(std::string_view text
 }
 
 PriceTable read_prices(const std::string& path, const SpecDb& db) {
-    return parse_prices(slurp(path, "--prices"), path, db);
+    return parse_prices(read_input_file(path, "--prices"), path, db);
 }
 
 namespace {
+// Per card-hour; no rental comes near a million in any currency.
+constexpr NumberRule kPriceRule{0, 1e6, false, false, false, NumberUnit::None, "a price per card-hour", "", "2.49"};
 std::string where(const std::string& path, const toml::source_region& r) {
     return fmt::format("{}:{}:{}", path, r.begin.line, r.begin.column);
 }
@@ -117,6 +120,7 @@ std::string where(const std::string& path, const toml::source_region& r) {
 
 PriceTable parse_prices(std::string_view text, const std::string& path, const SpecDb& db) {
     const char* example = "write e.g.\ncurrency = \"USD\"\n[prices]\n\"H100 SXM\" = 2.49";
+    check_toml_nesting(text, path);
     toml::table t;
     try {
         t = toml::parse(text, path);
@@ -132,6 +136,12 @@ PriceTable parse_prices(std::string_view text, const std::string& path, const Sp
     }
     auto* node = t.get("prices");
     if (!node) throw input_error(path + ": no [prices] table", example);
+    // An unknown key is refused: a mistyped `curency` would otherwise price everything in USD.
+    for (auto& [k, v] : t)
+        if (k.str() != "currency" && k.str() != "prices")
+            throw input_error(where(path, k.source()) + ": unknown key '" + std::string(k.str()) +
+                                  "'; a price file has currency = \"...\" and a [prices] table",
+                              example);
     auto* prices = node->as_table();
     if (!prices) throw input_error(where(path, node->source()) + ": 'prices' must be a table", example);
     if (prices->empty()) throw input_error(where(path, node->source()) + ": [prices] lists no GPU", example);
@@ -144,10 +154,12 @@ PriceTable parse_prices(std::string_view text, const std::string& path, const Sp
     std::vector<std::pair<std::string, std::size_t>> broad;       // names that fitted several SKUs
     for (auto& [k, v] : *prices) {
         auto price = v.value<double>();
-        if (!price || !std::isfinite(*price) || *price < 0)
+        if (!price || !(v.is_integer() || v.is_floating_point()))
             throw input_error(where(path, v.source()) + ": price of '" + std::string(k.str()) +
-                                  "' must be a number >= 0 (per card-hour)",
+                                  "' must be a number (per card-hour)",
                               example);
+        check_number_field(where(path, v.source()), "price of '" + std::string(k.str()) + "'", *price, kPriceRule,
+                           example);
         auto m = db.try_match(k.str());
         if (!m) {
             auto near = db.closest(k.str());

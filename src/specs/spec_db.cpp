@@ -1,12 +1,15 @@
 #include "specs/spec_db.hpp"
 
 #include <algorithm>
-#include <fstream>
+#include <cstdio>
 #include <set>
 #include <sstream>
 #include <toml++/toml.h>
 
 #include "core/error.hpp"
+#include "core/input_file.hpp"
+#include "core/numbers.hpp"
+#include "core/text_limits.hpp"
 #include "core/strings.hpp"
 #include "specs/driver_memory.hpp"
 
@@ -24,9 +27,14 @@ std::string where(const std::string& origin, const toml::source_region& src) {
     return o.str();
 }
 
+constexpr const char* kSpecAdvice = "fix the value; docs/gpu-specs.md lists every key with its unit";
+// Datasheet figures (GiB, GB/s, TFLOPS, W, MHz) are positive and far below a billion.
+constexpr NumberRule kFigureRule{0, 1e9, true, false, false, NumberUnit::None, "a figure", "(omit the key when unknown)", "80"};
+constexpr NumberRule kCountRule{1, 1000000, false, false, true, NumberUnit::None, "a count", "", "132"};
+constexpr NumberRule kSmallCountRule{0, 1000, false, false, true, NumberUnit::None, "a count", "", "7"};
+
 [[noreturn]] void bad(const std::string& origin, const toml::node& node, const std::string& what) {
-    throw input_error(where(origin, node.source()) + ": " + what,
-                      "fix the value; docs/gpu-specs.md lists every key with its unit");
+    throw input_error(where(origin, node.source()) + ": " + what, kSpecAdvice);
 }
 
 struct Reader {
@@ -61,8 +69,12 @@ struct Reader {
         if (n.is_integer()) v = double(*n.value<std::int64_t>());
         else if (n.is_floating_point()) v = *n.value<double>();
         else bad(origin, n, std::string("'") + k + "' must be a number");
-        if (!(v > 0)) bad(origin, n, std::string("'") + k + "' must be greater than 0 (omit it when unknown)");
-        return v;
+        return check_number_field(where(origin, n.source()), k, v, kFigureRule, kSpecAdvice);
+    }
+    // Hex is for PCI ids; a count written as 0x84 is almost surely a slip.
+    void decimal(const toml::node& n, const char* k) {
+        if (auto* i = n.as_integer(); i && (i->flags() & toml::value_flags::format_as_hexadecimal) != toml::value_flags::none)
+            bad(origin, n, std::string("'") + k + "' is written in hexadecimal; write it in decimal");
     }
     void num(const char* k, std::optional<double>& out) {
         if (auto* n = get(k)) out = positive(*n, k);
@@ -73,17 +85,17 @@ struct Reader {
     void integer(const char* k, std::optional<int>& out) {
         if (auto* n = get(k)) {
             if (!n->is_integer()) bad(origin, *n, std::string("'") + k + "' must be a whole number");
-            auto v = *n->value<std::int64_t>();
-            if (v <= 0 || v > 1000000) bad(origin, *n, std::string("'") + k + "' is out of range");
-            out = int(v);
+            decimal(*n, k);
+            out = int(check_whole_field(where(origin, n->source()), k, double(*n->value<std::int64_t>()), kCountRule,
+                                        kSpecAdvice));
         }
     }
     void nonneg_int(const char* k, int& out) {
         if (auto* n = get(k)) {
             if (!n->is_integer()) bad(origin, *n, std::string("'") + k + "' must be a whole number");
-            auto v = *n->value<std::int64_t>();
-            if (v < 0 || v > 1000) bad(origin, *n, std::string("'") + k + "' is out of range");
-            out = int(v);
+            decimal(*n, k);
+            out = int(check_whole_field(where(origin, n->source()), k, double(*n->value<std::int64_t>()),
+                                        kSmallCountRule, kSpecAdvice));
         }
     }
     void boolean(const char* k, bool& out) {
@@ -208,6 +220,40 @@ int form_rank(const GpuSpec& s) {
     return 3;
 }
 
+// A SKU that claims another SKU's PCI id, alias or driver name would silently change what the
+// inventory and --expect resolve to; overriding that SKU by its key is the way to change it.
+// `prior`: the SKU as it was before this file overrode it; what it already had is not a claim.
+void check_no_takeover(const std::vector<GpuSpec>& specs, std::size_t before, const GpuSpec& s,
+                       const GpuSpec* prior, const std::string& at) {
+    auto same = [](const std::string& a, const std::string& b) { return to_lower(trim(a)) == to_lower(trim(b)); };
+    auto had = [&](auto member, const auto& v) {
+        return prior && std::find((prior->*member).begin(), (prior->*member).end(), v) != (prior->*member).end();
+    };
+    for (std::size_t i = 0; i < before && i < specs.size(); ++i) {
+        const GpuSpec& o = specs[i];
+        if (o.key == s.key) continue;
+        auto refuse = [&](const std::string& what) {
+            throw input_error(at + ": SKU '" + s.key + "' claims " + what + " of SKU '" + o.key +
+                                  "'",
+                              "to change that SKU, write key = \"" + o.key +
+                                  "\" in the [[gpu]] table: it then overrides just the fields it sets");
+        };
+        for (auto id : s.pci_device_ids)
+            for (auto oid : o.pci_device_ids)
+                if (id == oid && !had(&GpuSpec::pci_device_ids, id)) {
+                    char hex[16];
+                    std::snprintf(hex, sizeof hex, "0x%04x", unsigned(id));
+                    refuse(std::string("PCI device id ") + hex);
+                }
+        for (auto& a : s.aliases)
+            for (auto& n : names_of(o))
+                if (same(a, n) && !had(&GpuSpec::aliases, a)) refuse("the name '" + a + "'");
+        for (auto& d : s.driver_names)
+            for (auto& od : o.driver_names)
+                if (same(d, od) && !had(&GpuSpec::driver_names, d)) refuse("the driver name '" + d + "'");
+    }
+}
+
 }  // namespace
 
 std::vector<std::string> spec_name_tokens(std::string_view name) {
@@ -252,6 +298,7 @@ SpecDb SpecDb::embedded() {
 }
 
 void SpecDb::merge_toml(std::string_view text, const std::string& origin) {
+    check_toml_nesting(text, origin);
     toml::table root;
     try {
         root = toml::parse(text, origin);
@@ -267,6 +314,7 @@ void SpecDb::merge_toml(std::string_view text, const std::string& origin) {
     }
     auto* list = root.get("gpu");
     if (!list) return;
+    const std::size_t before = specs_.size();  // SKUs of earlier files: a later file may not take theirs
     auto* arr = list->as_array();
     if (!arr) bad(origin, *list, "'gpu' must be an array of tables: write [[gpu]]");
     for (auto& node : *arr) {
@@ -284,19 +332,14 @@ void SpecDb::merge_toml(std::string_view text, const std::string& origin) {
         Reader r{*t, origin, {}};
         read_spec(r, spec);
         require_complete(spec, origin, *t);
+        check_no_takeover(specs_, before, spec, existing, where(origin, t->source()));
         if (existing) *existing = std::move(spec);
         else specs_.push_back(std::move(spec));
     }
 }
 
 void SpecDb::merge_file(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw input_error("cannot read specs file " + path.string(),
-                          "check the path given to --specs");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    merge_toml(ss.str(), path.string());
+    merge_toml(read_input_file(path, "--specs"), path.string());
 }
 
 const GpuSpec* SpecDb::by_key(std::string_view key) const {

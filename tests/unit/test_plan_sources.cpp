@@ -108,7 +108,10 @@ TEST(PlanPrices, BadFilesNameFileLineColumn) {
                   .find("p.toml:2:14"),
               std::string::npos);
     EXPECT_NE(input_error_of([] { (void)parse_prices("[prices]\n\"H100 SXM\" = -1.0\n", "p.toml", db()); })
-                  .find(">= 0"),
+                  .find("between 0 and 1000000"),
+              std::string::npos);
+    EXPECT_NE(input_error_of([] { (void)parse_prices("[prices]\n\"H100 SXM\" = 1e300\n", "p.toml", db()); })
+                  .find("too large"),
               std::string::npos);
     EXPECT_NE(input_error_of([] { (void)parse_prices("[prices]\n\"H100 SXM\" = nan\n", "p.toml", db()); }).find("p.toml:2:"),
               std::string::npos);
