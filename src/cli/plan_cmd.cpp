@@ -65,7 +65,8 @@ ModelArch resolve_model(const PlanArgs& a) {
         m.key = m.name = a.params + " parameters";
         return m;
     }
-    return ModelCatalog::embedded().find(a.model);
+    const ModelCatalog catalog = ModelCatalog::embedded();
+    return catalog.find(a.model);
 }
 
 std::string g2(double bytes) { return fmt::format("{:.2f}", bytes / kGiB); }
@@ -87,7 +88,9 @@ nlohmann::json opt(const std::optional<T>& v) { return v ? nlohmann::json(*v) : 
 
 int run_plan(const GlobalOptions& g, PlanArgs a) {
     if (a.list_models) {
-        for (auto& m : ModelCatalog::embedded().all())
+        // A named catalog: a range-for over a temporary's all() would read it after destruction.
+        const ModelCatalog catalog = ModelCatalog::embedded();
+        for (auto& m : catalog.all())
             std::cout << fmt::format("{:<16} {:<22} {:>8.2f}B params\n", m.key, m.name, parameter_count(m) / 1e9);
         return 0;
     }
