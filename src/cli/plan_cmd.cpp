@@ -91,7 +91,8 @@ ModelArch resolve_model(const PlanArgs& a) {
         m.key = m.name = a.params + " parameters";
         return m;
     }
-    return ModelCatalog::embedded().find(a.model);
+    const ModelCatalog catalog = ModelCatalog::embedded();
+    return catalog.find(a.model);
 }
 
 std::string g2(double bytes) { return format_fixed(bytes / kGiB, 2); }
@@ -113,6 +114,7 @@ nlohmann::json opt(const std::optional<T>& v) { return v ? nlohmann::json(*v) : 
 
 int run_plan(const GlobalOptions& g, PlanArgs a) {
     if (a.list_models) {
+        // A named catalog: a range-for over a temporary's all() would read it after destruction.
         const ModelCatalog catalog = ModelCatalog::embedded();
         for (auto& m : catalog.all())
             std::cout << fmt::format("{:<16} {:<22} {:>8.2f}B params\n", m.key, m.name, parameter_count(m) / 1e9);

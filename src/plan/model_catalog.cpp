@@ -95,7 +95,7 @@ ModelCatalog ModelCatalog::parse(std::string_view text, const std::string& origi
     return cat;
 }
 
-const ModelArch& ModelCatalog::find(std::string_view query) const {
+const ModelArch& ModelCatalog::find(std::string_view query) const& {
     std::string q = compact(query);
     for (auto& m : models_)
         for (auto& n : names_of(m))

@@ -27,7 +27,10 @@ public:
     void merge_toml(std::string_view text, const std::string& origin);
     void merge_file(const std::filesystem::path& path);
 
-    const std::vector<GpuSpec>& all() const { return specs_; }
+    // Refused on a temporary: the reference would outlive the database (a range-for over
+    // `SpecDb::embedded().all()` reads freed memory).
+    const std::vector<GpuSpec>& all() const& { return specs_; }
+    const std::vector<GpuSpec>& all() && = delete;
     const GpuSpec* by_key(std::string_view key) const;
     std::vector<const GpuSpec*> by_pci_device_id(std::uint32_t device_id) const;
     // An exact (case-insensitive) driver-reported name, e.g. "NVIDIA H100 80GB HBM3".

@@ -1,7 +1,9 @@
 """gpuvet plan: the real binary, its JSON, its exit codes and the table a person reads."""
 import json
 import os
+import re
 import tempfile
+import tomllib
 
 from harness import main, run, run_json
 
@@ -24,6 +26,22 @@ def test_json_is_valid_and_complete():
     assert abs(need - 1.2 * doc["memory"]["subtotal_bytes_per_gpu"]) < 1.0
     assert len(doc["gpus"]) > 20
     assert doc["gpus"][0]["cards"] == 1
+
+
+def test_list_models_prints_every_catalog_entry_intact():
+    # The list was once read from a destroyed temporary catalog and printed freed memory as names.
+    with open(os.path.join(os.environ["GPUVET_TEST_DIR"], "..", "data", "models.toml"), "rb") as f:
+        models = tomllib.load(f)["model"]
+    code, out, err = run("plan", "--list-models")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert len(lines) == len(models), out
+    for line, m in zip(lines, models):
+        got = re.fullmatch(r"(\S+) +(.+?) +(\d+\.\d\d)B params", line)
+        assert got, repr(line)
+        assert got[1] == m["key"] and got[2] == m["name"], (repr(line), m["key"], m["name"])
+        # The planner derives its own count; it agrees with the published one to the printed digits.
+        assert abs(float(got[3]) - m["published_params"] / 1e9) <= 0.01 + 0.005 * m["published_params"] / 1e9, line
 
 
 def test_exit_1_when_nothing_fits_and_says_what_would():
