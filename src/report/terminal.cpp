@@ -254,9 +254,14 @@ std::string render_scorecard(const Report& r, const Style& st) {
                         std::to_string(counts[int(Verdict::Error)]) +
                         (counts[int(Verdict::Error)] == 1 ? " error" : " errors");
     // A GPU server on which no GPU was measured is not a plain GO: say what the verdict covers.
-    bool gpu_judged = false;
-    for (auto& c : r.checks)
-        gpu_judged = gpu_judged || (starts_with(c.key, "gpu.") && c.verdict != Verdict::Skip && c.verdict != Verdict::Error);
+    bool gpu_judged = false, gpus_held_to_order = false;
+    for (auto& c : r.checks) {
+        bool judged = c.verdict != Verdict::Skip && c.verdict != Verdict::Error;
+        gpu_judged = gpu_judged || (starts_with(c.key, "gpu.") && judged);
+        // order.gpu_count, order.gpu_model, order.gpu_memory, order.nvlink, order.mig read the GPUs.
+        gpus_held_to_order = gpus_held_to_order || (judged && (starts_with(c.key, "order.gpu_") || c.key == "order.nvlink" ||
+                                                               c.key == "order.mig"));
+    }
     // The checks a stop kept from running, per-GPU ones once with their GPUs: "gpu.gemm (GPUs 2, 3)".
     std::vector<std::pair<std::string, std::string>> not_run;  // key, GPU list
     for (auto& c : r.checks) {
@@ -277,7 +282,9 @@ std::string render_scorecard(const Report& r, const Style& st) {
     switch (r.verdict) {
         case RunVerdict::Go:
         case RunVerdict::GoWithWarnings:
-            verdict_word = !gpu_judged && r.command == "check" ? "GO for the host only (no GPU was checked)"
+            verdict_word = !gpu_judged && gpus_held_to_order && r.command == "check"
+                               ? "GO (the GPUs were held to the order, none was measured)"
+                           : !gpu_judged && r.command == "check" ? "GO for the host only (no GPU was checked)"
                            : r.verdict == RunVerdict::GoWithWarnings ? "GO (with warnings)"
                                                                       : "GO";
             break;

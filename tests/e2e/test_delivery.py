@@ -195,5 +195,12 @@ def test_duration_is_the_time_the_run_took():
     assert doc["duration_s"] >= 2.0, (doc["duration_s"], err)
 
 
+def test_order_only_run_does_not_claim_no_gpu_was_checked():
+    code, out, err = run("check", "--no-color", "--only", "order", "--expect", ORDER, env=fake_env("healthy_8x_h100_sxm"))
+    verdict = [l for l in out.splitlines() if l.startswith("Verdict:")]
+    assert code == 0 and verdict, (code, out, err)
+    assert "host only" not in verdict[0] and "held to the order" in verdict[0], verdict
+
+
 if __name__ == "__main__":
     main(globals())
