@@ -4,6 +4,7 @@ And the crafted input files: oversized, deeply nested JSON, a TOML key of 50,000
 """
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -76,6 +77,15 @@ def test_option_errors_are_json_documents_under_json():
         assert args[-2] in doc["fatal"]["message"], doc["fatal"]
 
 
+def test_bytes_that_are_not_utf8_still_give_a_json_error():
+    # The byte 0xff is not UTF-8: the JSON document replaces it instead of failing to print.
+    for args in ([b"burn", b"--sample-hz", b"\xff"], [b"check", b"--expect", b"\xff cores"]):
+        env = dict(os.environ, **NO_DRIVER)
+        p = subprocess.run([harness.GPUVET, *args, b"--json"], capture_output=True, env=env, timeout=60)
+        assert p.returncode == 2, (args, p.returncode, p.stderr[-300:])
+        assert json.loads(p.stdout)["fatal"]["kind"] in ("usage", "input"), p.stdout
+
+
 def test_help_states_each_range():
     for words, option, needle in ((["burn"], "--sample-hz", "between 1 and 20 Hz"),
                                   (["burn"], "--duration", "between 1 s and 24 h"),
@@ -115,6 +125,9 @@ def test_crafted_files_are_refused_quickly():
             (["specs", "list", "--specs", "/dev/zero"], "4.0 MiB limit"),
             (["plan", "--config", "/dev/zero"], "4.0 MiB limit"),
             (["plan", "--model", "llama-3-8b", "--measured", "/dev/zero"], "64.0 MiB limit"),
+            # "Did you mean" over a 3 MB name must not be quadratic.
+            (["plan", "--model", "llama-3-8b", "--prices",
+              write(tmp, "long.toml", '[prices]\n"' + "x" * 3_000_000 + '" = 1\n')], "unknown GPU"),
         ]
         for args, needle in cases:
             t0 = time.monotonic()
