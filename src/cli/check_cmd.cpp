@@ -2,6 +2,7 @@
 #include "cli/check_run.hpp"
 #include "cli/common.hpp"
 #include "cli/number_option.hpp"
+#include "host/iperf_run.hpp"
 #include "host/storage_bench.hpp"
 #include "core/check.hpp"
 #include "core/context.hpp"
@@ -39,6 +40,7 @@ int run_check(const GlobalOptions& g, const CheckArgs& a) {
     if (a.expect && a.order_file)
         throw usage_error("--expect and --order both given", "describe the order one way: --expect TEXT or --order FILE");
     require_data_dir(a.data_dir);
+    if (a.net_server) parse_host_port(*a.net_server);  // a bad port is exit 2 here, not an ERROR later
     if (a.expect) order = parse_expect(*a.expect, specs);
     if (a.order_file) order = load_order_file(*a.order_file, specs);
     // Moving the database keeps its SKUs where they are, so the order's pointers to them stay valid.

@@ -98,6 +98,13 @@ def test_help_states_each_range():
         assert needle in line, (option, out)
 
 
+def test_a_bad_port_in_a_server_address_is_exit_2_before_anything_runs():
+    for args in (["check", "--net-server", "10.0.0.1:nan"], ["host", "net", "--server", "10.0.0.1:0x50"],
+                 ["check", "--net-server", "10.0.0.1:70000"]):
+        code, _, err = run(*args, env=NO_DRIVER, timeout=60)
+        assert code == 2 and "port" in err, (args, code, err[-300:])
+
+
 def test_lora_targets_must_name_a_layer():
     code, _, err = run("plan", "--model", "llama-3-8b", "--task", "lora", "--lora-targets", "nonsense")
     assert code == 2 and "--lora-targets" in err and "q_proj" in err, err
