@@ -54,6 +54,16 @@ def test_every_numeric_option_refuses_bad_values():
             code, out, err = run(*args, env=NO_DRIVER, timeout=60)
             if code != 2 or option not in err:
                 failures.append(f"{' '.join(args)!r}: exit {code}, stderr {err.strip()[:200]!r}")
+        # Under --json the same refusal is a document whose fatal error names the option.
+        for value in ("nan", "-1", extra[0]):
+            code, out, err = run(*words, f"{option}={value}", "--json", env=NO_DRIVER, timeout=60)
+            try:
+                fatal = json.loads(out)["fatal"]
+            except (ValueError, KeyError, TypeError) as ex:
+                failures.append(f"{option}={value} --json: no JSON error ({ex}): {out[:200]!r}")
+                continue
+            if code != 2 or option not in fatal["message"] or fatal["kind"] != "usage":
+                failures.append(f"{option}={value} --json: exit {code}, fatal {fatal}")
     assert not failures, "\n".join(failures)
 
 
