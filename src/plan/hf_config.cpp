@@ -1,7 +1,5 @@
 #include "plan/hf_config.hpp"
 
-#include <cmath>
-
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -26,18 +24,6 @@ FieldSource json_fields(std::shared_ptr<const json> j) {
         return (it == j->end() || it->is_null()) ? nullptr : &*it;
     };
     f.has = [find](std::string_view k) { return find(k) != nullptr; };
-    f.integer = [find](std::string_view k) -> std::optional<std::int64_t> {
-        auto* v = find(k);
-        if (!v) return std::nullopt;
-        if (v->is_number_integer()) return v->get<std::int64_t>();
-        if (v->is_number_float()) {
-            // Whole numbers written as 4096.0; anything outside int64 is not a size (and casting it
-            // would be undefined).
-            double d = v->get<double>();
-            if (std::isfinite(d) && std::fabs(d) < 9.0e18 && d == std::floor(d)) return std::int64_t(d);
-        }
-        return std::nullopt;
-    };
     f.number = [find](std::string_view k) -> std::optional<double> {
         auto* v = find(k);
         if (v && v->is_number()) return v->get<double>();
