@@ -40,6 +40,7 @@ int run_check(const GlobalOptions& g, const CheckArgs& a) {
     if (a.expect && a.order_file)
         throw usage_error("--expect and --order both given", "describe the order one way: --expect TEXT or --order FILE");
     require_data_dir(a.data_dir);
+    // A bad port or an unknown host is exit 2 here, not an ERROR after the other checks ran.
     if (a.net_server) resolve_server(*a.net_server, "--net-server");
     if (a.expect) order = parse_expect(*a.expect, specs);
     if (a.order_file) order = load_order_file(*a.order_file, specs);

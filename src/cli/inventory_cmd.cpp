@@ -29,7 +29,7 @@ int run_inventory(const GlobalOptions& g) {
     doc["generated_at"] = utc_now_rfc3339();
     Json body = inventory_to_json(inv, host);
     for (auto& [k, v] : body.items()) doc[k] = v;
-    std::string json_text = doc.dump(2) + "\n";
+    std::string json_text = doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 
     if (g.report_dir) {
         std::filesystem::path dir = report_folder(*g.report_dir);

@@ -166,7 +166,7 @@ int run_plan(const GlobalOptions& g, PlanArgs a) {
                          {"memory", to_json(one)}, {"gpus", rows}, {"fits", rec.any_fits}, {"suggestion", rec.suggestion},
                          {"currency", prices ? nlohmann::json(prices->currency) : nlohmann::json(nullptr)},
                          {"price_notes", prices ? nlohmann::json(prices->notes) : nlohmann::json::array()}};
-        std::cout << j.dump(2) << "\n";
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         return code;
     }
     std::cout << fmt::format("{} — {} — {:.3f}B parameters{}\n", m.name, to_string(a.w.task), one.params / 1e9,

@@ -28,7 +28,7 @@ int list(const GlobalOptions& g) {
     if (g.json) {
         Json j{{"schema_version", kSchemaVersion}, {"gpus", Json::array()}};
         for (auto& s : db.all()) j["gpus"].push_back(to_json(s));
-        std::cout << j.dump(2) << "\n";
+        std::cout << j.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
     } else {
         std::cout << render_specs_list(db, detect_style(g.no_color));
     }
@@ -40,7 +40,7 @@ int show(const GlobalOptions& g, const std::string& name) {
     SpecMatch m = db.match(name);
     if (g.json) {
         Json j{{"schema_version", kSchemaVersion}, {"match", match_json(name, m)}, {"gpu", to_json(*m.spec)}};
-        std::cout << j.dump(2) << "\n";
+        std::cout << j.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
     } else {
         Style st = detect_style(g.no_color);
         std::cout << st.dim(describe_match(name, m)) << "\n" << render_spec_show(*m.spec, st);
@@ -74,7 +74,7 @@ int compare(const GlobalOptions& g, const std::vector<std::string>& names) {
             }
             j["ratios_to_first"][f.key] = row;
         }
-        std::cout << j.dump(2) << "\n";
+        std::cout << j.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
     } else {
         Style st = detect_style(g.no_color);
         for (std::size_t i = 0; i < names.size(); ++i) std::cout << st.dim(describe_match(names[i], matches[i])) << "\n";

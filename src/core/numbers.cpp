@@ -40,6 +40,8 @@ std::string bound_text(double v, NumberUnit unit) {
 // What the user typed, short enough for one line.
 std::string shown(std::string_view text) {
     std::string s(text.substr(0, 40));
+    for (char& c : s)  // a control or non-ASCII byte is not echoed to the terminal as is
+        if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
     if (text.size() > 40) s += "...";
     if (s.empty() || s.find_first_of(" \t") != std::string::npos) s = "'" + s + "'";
     return s;

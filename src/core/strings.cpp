@@ -91,6 +91,12 @@ std::string format_bytes(double bytes) {
 }
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
+    // Names are short; a longer text is compared by its first characters plus the excess, so a
+    // crafted name (a 4 MiB key of a price file) cannot make "did you mean" quadratic.
+    constexpr std::size_t kMax = 256;
+    if (a.size() > kMax || b.size() > kMax)
+        return edit_distance(a.substr(0, kMax), b.substr(0, kMax)) + (a.size() - std::min(a.size(), kMax)) +
+               (b.size() - std::min(b.size(), kMax));
     std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
     for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
     for (std::size_t i = 1; i <= a.size(); ++i) {

@@ -17,7 +17,7 @@ std::string format_number(double v, int significant = 3);
 std::string format_fixed(double v, int decimals);
 // 85899345920 -> "80.0 GiB"
 std::string format_bytes(double bytes);
-// Levenshtein distance, for "did you mean".
+// Levenshtein distance, for "did you mean"; texts beyond 256 characters count their excess as edits.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
 }  // namespace gpuvet

@@ -1,7 +1,5 @@
 #include "plan/hf_config.hpp"
 
-#include <cmath>
-
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -26,18 +24,6 @@ FieldSource json_fields(std::shared_ptr<const json> j) {
         return (it == j->end() || it->is_null()) ? nullptr : &*it;
     };
     f.has = [find](std::string_view k) { return find(k) != nullptr; };
-    f.integer = [find](std::string_view k) -> std::optional<std::int64_t> {
-        auto* v = find(k);
-        if (!v) return std::nullopt;
-        if (v->is_number_integer()) return v->get<std::int64_t>();
-        if (v->is_number_float()) {
-            // Whole numbers written as 4096.0; anything outside int64 is not a size (and casting it
-            // would be undefined).
-            double d = v->get<double>();
-            if (std::isfinite(d) && std::fabs(d) < 9.0e18 && d == std::floor(d)) return std::int64_t(d);
-        }
-        return std::nullopt;
-    };
     f.number = [find](std::string_view k) -> std::optional<double> {
         auto* v = find(k);
         if (v && v->is_number()) return v->get<double>();
@@ -278,12 +264,24 @@ ModelArch arch_at_depth(const FieldSource& f, const std::string& origin, int dep
                           kConfigAdvice);
     if (m.experts > 0 && m.experts_per_token > m.experts)
         throw input_error(origin + ": num_experts_per_tok is larger than the number of experts", kConfigAdvice);
-    // The parameter count, estimated in floating point, must stay far inside 64-bit integers.
-    double experts = double(std::max<std::int64_t>(1, m.experts));
-    double ffn = double(std::max(m.intermediate, m.moe_intermediate)) + double(m.shared_intermediate);
-    double estimate = double(m.layers) * (4.0 * double(m.hidden) * double(m.hidden) +
-                                          3.0 * double(m.hidden) * ffn * experts) +
-                      double(m.vocab) * double(m.hidden);
+    if (m.first_dense_layers > m.layers)
+        throw input_error(origin + ": first_k_dense_replace (" + std::to_string(m.first_dense_layers) +
+                              ") is larger than num_hidden_layers (" + std::to_string(m.layers) + ")",
+                          kConfigAdvice);
+    // The parameter count, bounded in floating point with every product model_arch forms, must
+    // stay far inside 64-bit integers (each field alone is in range; their products may not be).
+    const double h = double(m.hidden), heads = double(m.heads), hd = double(m.head_dim);
+    const double qk = double(m.qk_nope_head_dim + m.qk_rope_head_dim), heads_qk = heads * qk;
+    const double attn = 2 * h * heads * hd + 2 * h * double(m.kv_heads) * hd + double(m.q_lora_rank) * (h + heads_qk) +
+                        h * heads_qk + h * double(m.kv_lora_rank + m.qk_rope_head_dim) +
+                        double(m.kv_lora_rank) * heads * double(m.qk_nope_head_dim + m.v_head_dim) +
+                        heads * double(m.v_head_dim) * h;
+    const double ffn = 3 * h * double(m.intermediate) + 3 * h * double(m.experts) * double(m.moe_intermediate) +
+                       3 * h * double(m.shared_experts) * double(std::max(m.shared_intermediate, m.moe_intermediate)) +
+                       h * double(m.experts);
+    const double embeddings = 2 * double(m.vocab) * h + double(m.type_vocab) * h +
+                              (m.learned_positions ? double(m.max_positions) * h : 0.0);
+    const double estimate = double(m.layers) * (attn + ffn + 4 * h) + embeddings;
     if (estimate > 1e15)
         throw input_error(origin + ": the config describes an implausibly large model (~" +
                           format_number(estimate / 1e12) + " trillion parameters)",

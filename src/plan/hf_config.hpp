@@ -18,7 +18,7 @@ struct FieldSource {
     // Whether the field is there (and not null), whatever its type; lets a mistyped field be told
     // apart from a missing one.
     std::function<bool(std::string_view)> has;
-    std::function<std::optional<std::int64_t>(std::string_view)> integer;
+    // Any number; whole-number fields are checked by the reader's rules, not by the source.
     std::function<std::optional<double>(std::string_view)> number;
     std::function<std::optional<bool>(std::string_view)> boolean;
     std::function<std::optional<std::string>(std::string_view)> text;

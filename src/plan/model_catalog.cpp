@@ -23,11 +23,6 @@ namespace {
 FieldSource toml_fields(const toml::table* t) {
     FieldSource f;
     f.has = [t](std::string_view k) { return t->get(k) != nullptr; };
-    f.integer = [t](std::string_view k) -> std::optional<std::int64_t> {
-        // Only TOML integers: toml++ converting a huge float to int64 is undefined behaviour.
-        if (auto* n = t->get(k); n && n->is_integer()) return n->value<std::int64_t>();
-        return std::nullopt;
-    };
     f.number = [t](std::string_view k) -> std::optional<double> { return (*t)[k].value<double>(); };
     f.boolean = [t](std::string_view k) -> std::optional<bool> {
         if (auto* n = t->get(k); n && n->is_boolean()) return n->value<bool>();

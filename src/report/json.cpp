@@ -139,6 +139,8 @@ Json to_json(const Report& r) {
     return j;
 }
 
-std::string render_json(const Report& r) { return to_json(r).dump(2) + "\n"; }
+// Invalid UTF-8 (an argument, a name from a user file) is replaced, not thrown: a fatal error's
+// JSON document must always come out.
+std::string render_json(const Report& r) { return to_json(r).dump(2, ' ', false, Json::error_handler_t::replace) + "\n"; }
 
 }  // namespace gpuvet

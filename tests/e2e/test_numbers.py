@@ -4,6 +4,7 @@ And the crafted input files: oversized, deeply nested JSON, a TOML key of 50,000
 """
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -53,6 +54,16 @@ def test_every_numeric_option_refuses_bad_values():
             code, out, err = run(*args, env=NO_DRIVER, timeout=60)
             if code != 2 or option not in err:
                 failures.append(f"{' '.join(args)!r}: exit {code}, stderr {err.strip()[:200]!r}")
+        # Under --json the same refusal is a document whose fatal error names the option.
+        for value in ("nan", "-1", extra[0]):
+            code, out, err = run(*words, f"{option}={value}", "--json", env=NO_DRIVER, timeout=60)
+            try:
+                fatal = json.loads(out)["fatal"]
+            except (ValueError, KeyError, TypeError) as ex:
+                failures.append(f"{option}={value} --json: no JSON error ({ex}): {out[:200]!r}")
+                continue
+            if code != 2 or option not in fatal["message"] or fatal["kind"] != "usage":
+                failures.append(f"{option}={value} --json: exit {code}, fatal {fatal}")
     assert not failures, "\n".join(failures)
 
 
@@ -76,6 +87,15 @@ def test_option_errors_are_json_documents_under_json():
         assert args[-2] in doc["fatal"]["message"], doc["fatal"]
 
 
+def test_bytes_that_are_not_utf8_still_give_a_json_error():
+    # The byte 0xff is not UTF-8: the JSON document replaces it instead of failing to print.
+    for args in ([b"burn", b"--sample-hz", b"\xff"], [b"check", b"--expect", b"\xff cores"]):
+        env = dict(os.environ, **NO_DRIVER)
+        p = subprocess.run([harness.GPUVET, *args, b"--json"], capture_output=True, env=env, timeout=60)
+        assert p.returncode == 2, (args, p.returncode, p.stderr[-300:])
+        assert json.loads(p.stdout)["fatal"]["kind"] in ("usage", "input"), p.stdout
+
+
 def test_help_states_each_range():
     for words, option, needle in ((["burn"], "--sample-hz", "between 1 and 20 Hz"),
                                   (["burn"], "--duration", "between 1 s and 24 h"),
@@ -86,6 +106,13 @@ def test_help_states_each_range():
         assert code == 0
         line = " ".join(l.strip() for l in out.splitlines() if option in l or needle in l)
         assert needle in line, (option, out)
+
+
+def test_a_bad_port_in_a_server_address_is_exit_2_before_anything_runs():
+    for args in (["check", "--net-server", "10.0.0.1:nan"], ["host", "net", "--server", "10.0.0.1:0x50"],
+                 ["check", "--net-server", "10.0.0.1:70000"]):
+        code, _, err = run(*args, env=NO_DRIVER, timeout=60)
+        assert code == 2 and "port" in err, (args, code, err[-300:])
 
 
 def test_lora_targets_must_name_a_layer():
@@ -115,6 +142,9 @@ def test_crafted_files_are_refused_quickly():
             (["specs", "list", "--specs", "/dev/zero"], "4.0 MiB limit"),
             (["plan", "--config", "/dev/zero"], "4.0 MiB limit"),
             (["plan", "--model", "llama-3-8b", "--measured", "/dev/zero"], "64.0 MiB limit"),
+            # "Did you mean" over a 3 MB name must not be quadratic.
+            (["plan", "--model", "llama-3-8b", "--prices",
+              write(tmp, "long.toml", '[prices]\n"' + "x" * 3_000_000 + '" = 1\n')], "unknown GPU"),
         ]
         for args, needle in cases:
             t0 = time.monotonic()

@@ -120,3 +120,15 @@ TEST(CraftedInputs, MistypedConfigFieldIsNotCalledMissing) {
     EXPECT_HAS(e, "hidden_size must be a number");
     EXPECT_EQ(e.find("missing"), std::string::npos) << e;
 }
+
+// Each field within its range, their products beyond int64: refused before any count is taken.
+TEST(CraftedInputs, FieldProductsBeyondAnyModelAreRefused) {
+    const char* mla = R"({"model_type":"deepseek_v3","hidden_size":64,"num_hidden_layers":1,
+        "num_attention_heads":16777216,"num_key_value_heads":16777216,"vocab_size":100,"intermediate_size":64,
+        "kv_lora_rank":16777216,"qk_nope_head_dim":65536,"qk_rope_head_dim":65536,"v_head_dim":65536})";
+    EXPECT_HAS(input_error_of([&] { parse_hf_config(mla, "mla.json"); }), "implausibly large model");
+    const char* dense = R"({"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,
+        "vocab_size":100,"intermediate_size":64,"num_local_experts":4,"num_experts_per_tok":2,
+        "first_k_dense_replace":3})";
+    EXPECT_HAS(input_error_of([&] { parse_hf_config(dense, "moe.json"); }), "first_k_dense_replace (3)");
+}

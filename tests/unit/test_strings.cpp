@@ -27,6 +27,10 @@ TEST(Strings, FormatBytes) {
 TEST(Strings, EditDistance) {
     EXPECT_EQ(edit_distance("check", "chek"), 1u);
     EXPECT_EQ(edit_distance("", "abc"), 3u);
+    // A crafted 4 MiB name is compared by its first 256 characters plus the excess, at once.
+    std::string huge(4u << 20, 'x');
+    EXPECT_EQ(edit_distance(huge, "h100"), 256u + (huge.size() - 256));
+    EXPECT_EQ(edit_distance("h100", huge), edit_distance(huge, "h100"));
 }
 
 TEST(CpuList, Counts) {
