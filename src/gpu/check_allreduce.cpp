@@ -153,46 +153,46 @@ std::vector<CheckResult> GpuAllReduceCheck::run(CheckContext& ctx) {
         one_pass(bytes);
     };
     try {
-    for (std::uint64_t bytes : sizes) {
-        ctx.throw_if_stopped();
-        if (ctx.progress) ctx.progress->update("all-reduce " + size_text(bytes));
-        for (int w = 0; w < (first ? 5 : 2); ++w) polled_pass(bytes);
-        first = false;
-        int iters = bytes <= (64ull << 20) ? 20 : 5;
-        for (auto& k : ranks) k.start.record(k.stream);
-        for (int it = 0; it < iters; ++it) polled_pass(bytes);
-        for (auto& k : ranks) k.end.record(k.stream);
-        double ms = 0;
-        for (auto& k : ranks) ms = std::max(ms, elapsed_ms(k.s->api(), k.start, k.end));
-        for (auto& k : ranks) k.stream.synchronize();
-        if (nccl.ncclCommGetAsyncError)
-            for (auto* c : comms.c) {
-                nccl::ncclResult_t async = nccl::ncclSuccess;
-                nccl.ncclCommGetAsyncError(c, &async);
-                nccl_check(nccl, async, "ncclCommGetAsyncError");
-            }
-        double algbw = ms > 0 ? double(bytes) / (ms / iters * 1e-3) / 1e9 : 0;
-        double busbw = allreduce::bus_bandwidth(algbw, n);
+        for (std::uint64_t bytes : sizes) {
+            ctx.throw_if_stopped();
+            if (ctx.progress) ctx.progress->update("all-reduce " + size_text(bytes));
+            for (int w = 0; w < (first ? 5 : 2); ++w) polled_pass(bytes);
+            first = false;
+            int iters = bytes <= (64ull << 20) ? 20 : 5;
+            for (auto& k : ranks) k.start.record(k.stream);
+            for (int it = 0; it < iters; ++it) polled_pass(bytes);
+            for (auto& k : ranks) k.end.record(k.stream);
+            double ms = 0;
+            for (auto& k : ranks) ms = std::max(ms, elapsed_ms(k.s->api(), k.start, k.end));
+            for (auto& k : ranks) k.stream.synchronize();
+            if (nccl.ncclCommGetAsyncError)
+                for (auto* c : comms.c) {
+                    nccl::ncclResult_t async = nccl::ncclSuccess;
+                    nccl.ncclCommGetAsyncError(c, &async);
+                    nccl_check(nccl, async, "ncclCommGetAsyncError");
+                }
+            double algbw = ms > 0 ? double(bytes) / (ms / iters * 1e-3) / 1e9 : 0;
+            double busbw = allreduce::bus_bandwidth(algbw, n);
 
-        // Verify: start, middle and end of every rank's result.
-        std::uint64_t sz_wrong = 0;
-        std::uint64_t count = bytes / sizeof(float), chunk = std::min<std::uint64_t>(kCheckChunk / 4, count);
-        std::vector<float> host(chunk);
-        for (auto& k : ranks) {
-            k.s->make_current();
-            for (std::uint64_t at : {std::uint64_t{0}, (count - chunk) / 2, count - chunk}) {
-                k.s->download(host.data(), k.recv.ptr() + at * sizeof(float), chunk * sizeof(float));
-                for (std::uint64_t e = 0; e < chunk; ++e)
-                    if (host[e] != allreduce::expected_sum(n, at + e)) ++sz_wrong;
-                checked += chunk;
+            // Verify: start, middle and end of every rank's result.
+            std::uint64_t sz_wrong = 0;
+            std::uint64_t count = bytes / sizeof(float), chunk = std::min<std::uint64_t>(kCheckChunk / 4, count);
+            std::vector<float> host(chunk);
+            for (auto& k : ranks) {
+                k.s->make_current();
+                for (std::uint64_t at : {std::uint64_t{0}, (count - chunk) / 2, count - chunk}) {
+                    k.s->download(host.data(), k.recv.ptr() + at * sizeof(float), chunk * sizeof(float));
+                    for (std::uint64_t e = 0; e < chunk; ++e)
+                        if (host[e] != allreduce::expected_sum(n, at + e)) ++sz_wrong;
+                    checked += chunk;
+                }
             }
+            wrong += sz_wrong;
+            r.details.push_back(size_text(bytes) + ": algbw " + fmt(algbw) + " GB/s, busbw " + fmt(busbw) + " GB/s" +
+                                (sz_wrong ? ", " + std::to_string(sz_wrong) + " WRONG elements" : ", verified"));
+            last_algbw = algbw, last_busbw = busbw, peak_busbw = std::max(peak_busbw.value_or(0), busbw);
+            measured_bytes = bytes;
         }
-        wrong += sz_wrong;
-        r.details.push_back(size_text(bytes) + ": algbw " + fmt(algbw) + " GB/s, busbw " + fmt(busbw) + " GB/s" +
-                            (sz_wrong ? ", " + std::to_string(sz_wrong) + " WRONG elements" : ", verified"));
-        last_algbw = algbw, last_busbw = busbw, peak_busbw = std::max(peak_busbw.value_or(0), busbw);
-        measured_bytes = bytes;
-    }
     } catch (const Interrupted&) {
         cut = true;
     }

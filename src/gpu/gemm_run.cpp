@@ -173,36 +173,36 @@ PrecisionRun run_precision(const CublasLtApi& lt, LtHandle& handle, GpuSession& 
 
     auto stopped = [&] { return rs.stop && rs.stop->load(); };
     try {
-    for (const Shape& sh : shapes) {
-        if (stopped()) throw Interrupted{};
-        ShapeResult r{sh};
-        PreparedGemm g(lt, handle, s, p, sh, ta, tb, rs.stop);
-        if (!g.has_algorithm()) {
-            r.absent_reason = "cuBLASLt has no algorithm for this shape and precision";
-            run.shapes.push_back(r);
-            continue;
-        }
-        // One GEMM per poll: milliseconds on a GPU; the work in flight is waited for before the buffers go.
-        auto matmul = [&] {
-            if (stopped()) {
-                stream.synchronize();
-                throw Interrupted{};
+        for (const Shape& sh : shapes) {
+            if (stopped()) throw Interrupted{};
+            ShapeResult r{sh};
+            PreparedGemm g(lt, handle, s, p, sh, ta, tb, rs.stop);
+            if (!g.has_algorithm()) {
+                r.absent_reason = "cuBLASLt has no algorithm for this shape and precision";
+                run.shapes.push_back(r);
+                continue;
             }
-            g.enqueue(stream);
-        };
-        for (int i = 0; i < rs.warmup; ++i) matmul();
-        std::vector<double> ms;
-        for (int i = 0; i < rs.timed; ++i) ms.push_back(s.time_ms(stream, matmul));
-        stream.synchronize();
-        r.median_ms = median(ms);
-        if (r.median_ms > 0) r.rate = sh.flops() / (r.median_ms * 1e-3) / 1e12;
+            // One GEMM per poll: milliseconds on a GPU; the work in flight is waited for before the buffers go.
+            auto matmul = [&] {
+                if (stopped()) {
+                    stream.synchronize();
+                    throw Interrupted{};
+                }
+                g.enqueue(stream);
+            };
+            for (int i = 0; i < rs.warmup; ++i) matmul();
+            std::vector<double> ms;
+            for (int i = 0; i < rs.timed; ++i) ms.push_back(s.time_ms(stream, matmul));
+            stream.synchronize();
+            r.median_ms = median(ms);
+            if (r.median_ms > 0) r.rate = sh.flops() / (r.median_ms * 1e-3) / 1e12;
 
-        // Read back sampled outputs and compare with the CPU in double precision.
-        auto where = sample_positions(sh, rs.samples, 0x5EED + sh.m + sh.n + sh.k);
-        r.checked = where.size();
-        r.mismatches = verify(p, ta, tb, sh, where, g.read(where));
-        run.shapes.push_back(r);
-    }
+            // Read back sampled outputs and compare with the CPU in double precision.
+            auto where = sample_positions(sh, rs.samples, 0x5EED + sh.m + sh.n + sh.k);
+            r.checked = where.size();
+            r.mismatches = verify(p, ta, tb, sh, where, g.read(where));
+            run.shapes.push_back(r);
+        }
     } catch (const Interrupted&) {
         run.interrupted = true;
         run.absent_reason = kInterrupted;

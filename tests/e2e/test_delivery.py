@@ -123,7 +123,9 @@ def test_no_driver_at_all():
     assert v["gpu.identity"][None] == "SKIP"
     assert v["order.gpu_count"][None] == "FAIL"
     code, doc, v = check(None, expect=None)
-    assert code == 0, "without an order, a machine without GPUs is not a failure of the GPU checks"
+    # Without an order, a machine without GPUs is not a failure of the GPU checks (not 1), but nothing
+    # was checked either: COULD NOT RUN, exit 3 (was 0, a pass).
+    assert code == 3 and doc["verdict"] == "COULD_NOT_RUN", (code, doc["verdict"])
 
 
 def test_gpu_lost_in_the_middle_of_the_inventory():

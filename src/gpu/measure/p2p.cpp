@@ -193,65 +193,65 @@ std::vector<CheckResult> GpuP2pCheck::run(CheckContext& ctx) {
     // polled before every copy (one buffer, well under a second), and ends both loops.
     bool cut = false;
     try {
-    for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j < n; ++j) {
-            if (i == j) continue;
-            Side &a = sides[i], &b = sides[j];
-            Pair& p = pairs[{a.m->index, b.m->index}];
-            if (ctx.progress) ctx.progress->update("GPU " + std::to_string(a.m->index) + " -> " + std::to_string(b.m->index));
-            a.m->session->make_current();
-            ctx.throw_if_stopped();
-            copy(api, b, a, a.src, bytes, a.st);  // warm-up
-            std::vector<double> ms;
-            for (int k = 0; k < samples; ++k)
-                ms.push_back(a.m->session->time_ms(a.st, [&] {
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t j = 0; j < n; ++j) {
+                if (i == j) continue;
+                Side &a = sides[i], &b = sides[j];
+                Pair& p = pairs[{a.m->index, b.m->index}];
+                if (ctx.progress) ctx.progress->update("GPU " + std::to_string(a.m->index) + " -> " + std::to_string(b.m->index));
+                a.m->session->make_current();
+                ctx.throw_if_stopped();
+                copy(api, b, a, a.src, bytes, a.st);  // warm-up
+                std::vector<double> ms;
+                for (int k = 0; k < samples; ++k)
+                    ms.push_back(a.m->session->time_ms(a.st, [&] {
+                        for (int q = 0; q < iters; ++q) {
+                            ctx.throw_if_stopped();
+                            copy(api, b, a, a.src, bytes, a.st);
+                        }
+                    }));
+                p.uni_gbps = double(bytes) * iters / (median(ms) * 1e-3) / 1e9;
+                double lat_ms = a.m->session->time_ms(a.st, [&] {
+                    for (int q = 0; q < small; ++q)
+                        cuda_check(api, api.cuMemcpyPeerAsync(b.tiny.ptr(), b.m->session->context(), a.tiny.ptr(),
+                                                              a.m->session->context(), 4, a.st.get()),
+                                   "cuMemcpyPeerAsync");
+                });
+                p.latency_us = lat_ms * 1e3 / small;
+                b.m->session->make_current();
+                p.wrong_words += count_wrong(*b.m->session, b.st, b.dst, pattern_of(a.m->index), b.counter);
+            }
+
+        // Both directions at once: a->b on a's stream and b->a on b's, from e0 until both are done.
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t j = i + 1; j < n; ++j) {
+                Side &a = sides[i], &b = sides[j];
+                Pair& p = pairs[{a.m->index, b.m->index}];
+                if (ctx.progress) ctx.progress->update("GPU " + std::to_string(a.m->index) + " <-> " + std::to_string(b.m->index));
+                std::vector<double> ms;
+                for (int k = 0; k < samples; ++k) {
+                    a.m->session->make_current();
+                    a.e0.record(a.st);
+                    b.m->session->make_current();
+                    cuda_check(api, api.cuStreamWaitEvent(b.st.get(), a.e0.get(), 0), "cuStreamWaitEvent");
                     for (int q = 0; q < iters; ++q) {
                         ctx.throw_if_stopped();
+                        a.m->session->make_current();
                         copy(api, b, a, a.src, bytes, a.st);
+                        b.m->session->make_current();
+                        copy(api, a, b, b.src, bytes, b.st);
                     }
-                }));
-            p.uni_gbps = double(bytes) * iters / (median(ms) * 1e-3) / 1e9;
-            double lat_ms = a.m->session->time_ms(a.st, [&] {
-                for (int q = 0; q < small; ++q)
-                    cuda_check(api, api.cuMemcpyPeerAsync(b.tiny.ptr(), b.m->session->context(), a.tiny.ptr(),
-                                                          a.m->session->context(), 4, a.st.get()),
-                               "cuMemcpyPeerAsync");
-            });
-            p.latency_us = lat_ms * 1e3 / small;
-            b.m->session->make_current();
-            p.wrong_words += count_wrong(*b.m->session, b.st, b.dst, pattern_of(a.m->index), b.counter);
-        }
-
-    // Both directions at once: a->b on a's stream and b->a on b's, from e0 until both are done.
-    for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = i + 1; j < n; ++j) {
-            Side &a = sides[i], &b = sides[j];
-            Pair& p = pairs[{a.m->index, b.m->index}];
-            if (ctx.progress) ctx.progress->update("GPU " + std::to_string(a.m->index) + " <-> " + std::to_string(b.m->index));
-            std::vector<double> ms;
-            for (int k = 0; k < samples; ++k) {
-                a.m->session->make_current();
-                a.e0.record(a.st);
-                b.m->session->make_current();
-                cuda_check(api, api.cuStreamWaitEvent(b.st.get(), a.e0.get(), 0), "cuStreamWaitEvent");
-                for (int q = 0; q < iters; ++q) {
-                    ctx.throw_if_stopped();
+                    b.eb.record(b.st);
                     a.m->session->make_current();
-                    copy(api, b, a, a.src, bytes, a.st);
-                    b.m->session->make_current();
-                    copy(api, a, b, b.src, bytes, b.st);
+                    cuda_check(api, api.cuStreamWaitEvent(a.st.get(), b.eb.get(), 0), "cuStreamWaitEvent");
+                    a.e1.record(a.st);
+                    ms.push_back(elapsed_ms(api, a.e0, a.e1));
                 }
-                b.eb.record(b.st);
-                a.m->session->make_current();
-                cuda_check(api, api.cuStreamWaitEvent(a.st.get(), b.eb.get(), 0), "cuStreamWaitEvent");
-                a.e1.record(a.st);
-                ms.push_back(elapsed_ms(api, a.e0, a.e1));
+                p.bidir_gbps = 2.0 * double(bytes) * iters / (median(ms) * 1e-3) / 1e9;
+                p.wrong_words += count_wrong(*a.m->session, a.st, a.dst, pattern_of(b.m->index), a.counter);
+                b.m->session->make_current();
+                p.wrong_words += count_wrong(*b.m->session, b.st, b.dst, pattern_of(a.m->index), b.counter);
             }
-            p.bidir_gbps = 2.0 * double(bytes) * iters / (median(ms) * 1e-3) / 1e9;
-            p.wrong_words += count_wrong(*a.m->session, a.st, a.dst, pattern_of(b.m->index), a.counter);
-            b.m->session->make_current();
-            p.wrong_words += count_wrong(*b.m->session, b.st, b.dst, pattern_of(a.m->index), b.counter);
-        }
     } catch (const Interrupted&) {
         cut = true;
         for (Side& s : sides) {  // let the copies in flight finish before the buffers are freed
