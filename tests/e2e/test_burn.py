@@ -183,6 +183,7 @@ def test_sigint_leaves_a_complete_report():
     t = time.monotonic()
     p.send_signal(signal.SIGINT)
     stdout, stderr = p.communicate(timeout=30)
+    harness.check_no_crash(p.args[1:], p.returncode, stderr)
     assert time.monotonic() - t < 5, "the load did not stop promptly"
     # Exit follows what was measured (docs/checks.md): the partial run passed.
     assert p.returncode == 0, (p.returncode, stderr)
