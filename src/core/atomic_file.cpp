@@ -14,7 +14,12 @@ namespace gpuvet {
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
     auto dir = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
-    std::string tmpl = (dir / ("." + path.filename().string() + ".XXXXXX")).string();
+    // Appended rather than `"." + name + ...`: GCC 12 misreads that operator+ as an overlapping
+    // memcpy (a false -Wrestrict).
+    std::string hidden = ".";
+    hidden += path.filename().string();
+    hidden += ".XXXXXX";
+    std::string tmpl = (dir / hidden).string();
     int fd = ::mkstemp(tmpl.data());
     auto fail = [&](const char* what) {
         int e = errno;

@@ -45,9 +45,9 @@ struct Comms {
 
 struct Rank {
     GpuSession* s;
-    DeviceBuffer send, recv;
-    Stream stream;
-    Event start, end;
+    DeviceBuffer send{}, recv{};  // {}: built as Rank{session}, the rest filled in later
+    Stream stream{};
+    Event start{}, end{};
 };
 
 constexpr std::uint64_t kCheckChunk = 1u << 20;  // bytes verified at the start, middle and end

@@ -42,8 +42,11 @@ std::string reason_names(std::uint64_t mask) {
         {kHwThermalSlowdown, "HW_THERMAL"}, {kHwPowerBrakeSlowdown, "HW_POWER_BRAKE"},
         {kDisplayClockSetting, "DISPLAY_CLOCKS"}};
     std::string s;
-    for (auto& [bit, name] : names)
-        if (mask & bit) s += (s.empty() ? "" : "|") + std::string(name);
+    for (auto& [bit, name] : names) {
+        if (!(mask & bit)) continue;
+        if (!s.empty()) s += '|';
+        s += name;  // appended: `sep + std::string(name)` draws a false -Wrestrict from GCC 12
+    }
     return s.empty() ? "none" : s;
 }
 

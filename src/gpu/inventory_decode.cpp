@@ -69,7 +69,10 @@ std::string cpu_list_from_mask(const std::uint64_t* words, std::size_t n_words) 
         if (start < 0) return;
         if (!out.empty()) out += ",";
         out += std::to_string(start);
-        if (end - 1 > start) out += "-" + std::to_string(end - 1);
+        if (end - 1 > start) {
+            out += '-';  // appended: `"-" + std::to_string()` draws a false -Wrestrict from GCC 12
+            out += std::to_string(end - 1);
+        }
         start = -1;
     };
     for (long cpu = 0; cpu < total; ++cpu) {

@@ -281,7 +281,8 @@ MemoryLayout summarize_memory(const std::vector<MemoryDevice>& devices) {
                                                       (d.device_locator.empty() ? std::to_string(index) : d.device_locator));
             return m;
         }
-        std::string key = readable ? channel_of(d)->channel : "#" + std::to_string(index);
+        // Not `"#" + std::to_string()`: GCC 12 reports a false -Wrestrict on it.
+        std::string key = readable ? channel_of(d)->channel : std::string("#").append(std::to_string(index));
         auto [it, fresh] = channels.try_emplace(key, Channel{*d.configured_mts, *d.data_width_bits});
         if (!fresh) {
             it->second.mts = std::min(it->second.mts, *d.configured_mts);

@@ -152,8 +152,10 @@ std::string render_inventory(const Inventory& inv, const MachineInfo& host, cons
     if (!inv.libnvml_path.empty()) line("libnvidia-ml", inv.libnvml_path);
     for (const auto& e : inv.errors) line("problem", e);
 
+    // Appended piece by piece: `"\n" + std::string&&` draws a false -Wrestrict from GCC 12.
     for (const auto& g : inv.gpus) {
-        out += "\n" + st.bold(fmt::format("GPU {}", g.index));
+        out += '\n';
+        out += st.bold(fmt::format("GPU {}", g.index));
         if (g.name) out += "  " + *g.name;
         if (g.lost) out += "  " + st.paint("LOST (fell off the bus)", "31");
         out += "\n";
@@ -183,7 +185,9 @@ std::string render_inventory(const Inventory& inv, const MachineInfo& host, cons
     }
 
     if (!inv.gpus.empty()) {
-        out += "\n" + st.bold("Topology") + "\n";
+        out += '\n';
+        out += st.bold("Topology");
+        out += '\n';
         if (!inv.topology.absent_reason.empty()) line("", "— (" + inv.topology.absent_reason + ")");
         if (!inv.topology.matrix.empty()) {
             out += "        ";
@@ -199,7 +203,9 @@ std::string render_inventory(const Inventory& inv, const MachineInfo& host, cons
         }
     }
 
-    out += "\n" + st.bold("Host") + "\n";
+    out += '\n';
+    out += st.bold("Host");
+    out += '\n';
     auto opt = [&](const char* label, const auto& v) {
         if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::optional<std::string>>) line(label, v ? *v : "—");
         else line(label, v ? fmt::format("{}", *v) : "—");

@@ -72,7 +72,9 @@ std::string wrap(const std::string& prefix, const std::string& text, int width, 
     while (in >> word) {
         int w = int(visible_width(word));
         if (!first_word && col + 1 + w > width) {
-            out += "\n" + std::string(std::size_t(indent), ' ') + word;
+            out += '\n';  // appended: `"\n" + std::string&&` draws a false -Wrestrict from GCC 12
+            out.append(std::size_t(indent), ' ');
+            out += word;
             col = indent + w;
         } else {
             out += (first_word ? "" : " ") + word;

@@ -147,8 +147,13 @@ ABI_SAME_FN(n::nvmlDeviceGetUInt_fn, nvmlDeviceGetEnforcedPowerLimit);
 ABI_SAME_FN(n::nvmlDeviceGetClockInfo_fn, nvmlDeviceGetClockInfo);
 ABI_SAME_FN(n::nvmlDeviceGetClockInfo_fn, nvmlDeviceGetMaxClockInfo);
 ABI_SAME_FN(n::nvmlDeviceGetClocksEventReasons_fn, nvmlDeviceGetCurrentClocksEventReasons);
+// nvml.h 13 marks these deprecated; gpuvet still calls them on drivers that lack the new names,
+// so their signatures are checked all the same.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 ABI_SAME_FN(n::nvmlDeviceGetClocksEventReasons_fn, nvmlDeviceGetCurrentClocksThrottleReasons);
 ABI_SAME_FN(n::nvmlDeviceGetTemperature_fn, nvmlDeviceGetTemperature);
+#pragma GCC diagnostic pop
 ABI_SAME_FN(n::nvmlDeviceGetTemperatureThreshold_fn, nvmlDeviceGetTemperatureThreshold);
 ABI_SAME_FN(n::nvmlDeviceGetUInt_fn, nvmlDeviceGetFanSpeed);
 ABI_SAME_FN(n::nvmlDeviceGetUtilizationRates_fn, nvmlDeviceGetUtilizationRates);

@@ -4,11 +4,26 @@ Each test module calls main(globals()); the gpuvet binary is argv[1].
 """
 import json
 import os
+import re
+import signal
 import subprocess
 import sys
 import traceback
 
 GPUVET = None
+
+# What a sanitizer prints (the sanitized tree, tests/sanitize/checked): UBSan's "runtime error:" goes
+# to stderr only, so a test that reads stderr and accepts a non-zero exit would otherwise swallow it.
+SANITIZER_REPORT = re.compile(r"ERROR: (Address|Leak|UndefinedBehavior)Sanitizer|^\S+:\d+:\d+: runtime error: ", re.M)
+CRASH_SIGNALS = {signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGFPE}
+
+
+def check_no_crash(args, returncode, stderr):
+    """Fails the test when gpuvet crashed or a sanitizer reported, whatever exit code it expects."""
+    if SANITIZER_REPORT.search(stderr or ""):
+        raise AssertionError(f"sanitizer report from gpuvet {' '.join(args)}:\n{stderr}")
+    if returncode < 0 and -returncode in CRASH_SIGNALS:
+        raise AssertionError(f"gpuvet {' '.join(args)} died of {signal.Signals(-returncode).name}:\n{stderr}")
 
 
 def run(*args, env=None, input=None, timeout=240):
@@ -17,7 +32,8 @@ def run(*args, env=None, input=None, timeout=240):
     e.pop("NO_COLOR", None)
     if env:
         e.update(env)
-    p = subprocess.run([GPUVET, *args], capture_output=True, text=True, env=e, input=input, timeout=timeout)
+    p = subprocess.run([GPUVET, *args], capture_output=True, text=True, errors="replace", env=e, input=input, timeout=timeout)
+    check_no_crash(args, p.returncode, p.stderr)
     return p.returncode, p.stdout, p.stderr
 
 

@@ -183,6 +183,7 @@ def test_sigint_leaves_a_complete_report():
     t = time.monotonic()
     p.send_signal(signal.SIGINT)
     stdout, stderr = p.communicate(timeout=30)
+    harness.check_no_crash(p.args[1:], p.returncode, stderr)
     assert time.monotonic() - t < 5, "the load did not stop promptly"
     # An interrupted run is never GO (docs/report-schema.md): INCOMPLETE, exit 3, although what ran passed.
     assert p.returncode == 3, (p.returncode, stderr)

@@ -23,7 +23,7 @@ struct Dev {
     fake::Gpu gpu;            // current state: scenario plus changes already due
     uint64_t calls = 0;       // NVML calls that named this device
     size_t changes_applied = 0;
-    std::set<size_t> xids_delivered;
+    std::set<size_t> xids_delivered{};
     bool lost_event_delivered = false;
 };
 

@@ -255,6 +255,10 @@ TEST(FakeDrivers, OldDriverLacksNewerSymbols) {
               nullptr);
 }
 
+// nvml.h 13 marks the old names deprecated; the fakes serve them for older gpuvet fallbacks, and
+// these tests call them on purpose.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 TEST(FakeNvml, OldDriverScenarioInitialises) {
     Nvml n(scenario("old_driver"), FAKE_NVML_OLD);
     ASSERT_EQ(SYM(n.lib, nvmlInit_v2)(), NVML_SUCCESS);
@@ -266,6 +270,8 @@ TEST(FakeNvml, OldDriverScenarioInitialises) {
     EXPECT_EQ(reasons, 0u);
 }
 
+#pragma GCC diagnostic pop
+
 TEST(FakeDrivers, KernelDriverNotLoaded) {
     Nvml n(scenario("kernel_driver_not_loaded"));
     EXPECT_EQ(SYM(n.lib, nvmlInit_v2)(), NVML_ERROR_DRIVER_NOT_LOADED);
@@ -275,6 +281,10 @@ TEST(FakeDrivers, KernelDriverNotLoaded) {
     EXPECT_EQ(SYM(c.lib, cuDeviceGetCount)(&count), CUDA_ERROR_NOT_INITIALIZED);
 }
 
+// nvml.h 13 marks the old names deprecated; the fakes serve them for older gpuvet fallbacks, and
+// these tests call them on purpose.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 TEST(FakeNvml, GpuLostMidInventory) {
     Nvml n(scenario("gpu_lost_mid_inventory"));
     ASSERT_EQ(SYM(n.lib, nvmlInit_v2)(), NVML_SUCCESS);
@@ -297,6 +307,8 @@ TEST(FakeNvml, GpuLostMidInventory) {
     EXPECT_EQ(SYM(n.lib, nvmlEventSetFree)(set), NVML_SUCCESS);
 }
 
+#pragma GCC diagnostic pop
+
 TEST(FakeNvml, FieldValuesHavePerEntryStatus) {
     Nvml n(scenario("burn_hot_memory"));
     ASSERT_EQ(SYM(n.lib, nvmlInit_v2)(), NVML_SUCCESS);
@@ -317,6 +329,10 @@ TEST(FakeNvml, FieldValuesHavePerEntryStatus) {
     EXPECT_EQ(SYM(n.lib, nvmlDeviceGetFieldValues)(n.dev(0), 1, nullptr), NVML_ERROR_INVALID_ARGUMENT);
 }
 
+// nvml.h 13 marks the old names deprecated; the fakes serve them for older gpuvet fallbacks, and
+// these tests call them on purpose.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 TEST(FakeNvml, ThrottlingReasons) {
     Nvml n(scenario("throttling"));
     ASSERT_EQ(SYM(n.lib, nvmlInit_v2)(), NVML_SUCCESS);
@@ -330,6 +346,8 @@ TEST(FakeNvml, ThrottlingReasons) {
     EXPECT_EQ(SYM(n.lib, nvmlDeviceGetPowerUsage)(n.dev(6), &mw), NVML_SUCCESS);
     EXPECT_EQ(mw, 699000u);
 }
+
+#pragma GCC diagnostic pop
 
 TEST(FakeNvml, EccErrorsAppearAfterScriptedCalls) {
     Nvml n(scenario("ecc_errors_appearing"));

@@ -46,7 +46,9 @@ TEST(PlanRecommender, FewestCardsPerSku) {
     for (auto& x : r.rows) {
         if (!x.cards) continue;
         EXPECT_LE(plan_memory(m, w, *x.cards).need_per_gpu, x.usable_gib * GiB) << x.spec->key;
-        if (*x.cards > 1) EXPECT_GT(plan_memory(m, w, *x.cards / 2).need_per_gpu, x.usable_gib * GiB) << x.spec->key;
+        if (*x.cards > 1) {
+            EXPECT_GT(plan_memory(m, w, *x.cards / 2).need_per_gpu, x.usable_gib * GiB) << x.spec->key;
+        }
         ++checked;
     }
     EXPECT_GT(checked, 10);

@@ -4,6 +4,15 @@
 
 using namespace gpuvet;
 
+namespace {
+CheckResult check(const char* key, Verdict v) {
+    CheckResult c;
+    c.key = key;
+    c.verdict = v;
+    return c;
+}
+}  // namespace
+
 TEST(Verdict, WorstFoldsBySeverity) {
     EXPECT_EQ(worst(Verdict::Pass, Verdict::Warn), Verdict::Warn);
     EXPECT_EQ(worst(Verdict::Fail, Verdict::Warn), Verdict::Fail);
@@ -17,18 +26,18 @@ TEST(Report, ExitCodes) {
     EXPECT_EQ(r.exit_code, 3);  // nothing ran: nothing was checked, which is not a pass
     EXPECT_EQ(r.verdict, RunVerdict::CouldNotRun);
 
-    r.checks.push_back({.key = "a", .verdict = Verdict::Warn});
+    r.checks.push_back(check("a", Verdict::Warn));
     r.finalize();
     EXPECT_EQ(r.exit_code, 0);  // warnings allowed
     EXPECT_EQ(r.verdict, RunVerdict::GoWithWarnings);
     EXPECT_EQ(r.worst_check, Verdict::Warn);
 
-    r.checks.push_back({.key = "b", .verdict = Verdict::Error});
+    r.checks.push_back(check("b", Verdict::Error));
     r.finalize();
     EXPECT_EQ(r.exit_code, 3);  // a check could not run
     EXPECT_EQ(r.verdict, RunVerdict::Incomplete);
 
-    r.checks.push_back({.key = "c", .verdict = Verdict::Fail});
+    r.checks.push_back(check("c", Verdict::Fail));
     r.finalize();
     EXPECT_EQ(r.exit_code, 1);  // a hardware finding outranks an errored check
 

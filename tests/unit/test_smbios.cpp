@@ -111,7 +111,8 @@ TEST(Smbios, TooManySlotsPerChannelFallsBack) {
     // Dell-style "A1".."A16" on one socket: 16 "slots" of one channel means the pattern is not a
     // channel; fall back to one channel per DIMM (and say so).
     std::vector<Dimm> dimms(16);
-    for (int i = 0; i < 16; ++i) dimms[i].device = "A" + std::to_string(i + 1);
+    // Appended: `"A" + std::to_string()` draws a false -Wrestrict from GCC 12.
+    for (int i = 0; i < 16; ++i) dimms[i].device = std::string("A").append(std::to_string(i + 1));
     MemoryLayout l = layout_of(dimms);
     EXPECT_EQ(l.rule, ChannelRule::OnePerDimm);
     EXPECT_EQ(l.channels, 16);

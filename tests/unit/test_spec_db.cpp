@@ -49,8 +49,12 @@ TEST(SpecDb, EverySkuIsComplete) {
         EXPECT_TRUE(s.fp32_tflops.has_value());
         EXPECT_TRUE(s.tdp_w.has_value());
         // Tensor cores are never slower than the vector units at the same type.
-        if (s.fp16_tensor_tflops && s.fp16_tflops) EXPECT_GE(*s.fp16_tensor_tflops, *s.fp16_tflops);
-        if (s.fp64_tensor_tflops && s.fp64_tflops) EXPECT_GE(*s.fp64_tensor_tflops, *s.fp64_tflops);
+        if (s.fp16_tensor_tflops && s.fp16_tflops) {
+            EXPECT_GE(*s.fp16_tensor_tflops, *s.fp16_tflops);
+        }
+        if (s.fp64_tensor_tflops && s.fp64_tflops) {
+            EXPECT_GE(*s.fp64_tensor_tflops, *s.fp64_tflops);
+        }
         // NVLink facts come together or not at all.
         EXPECT_EQ(s.nvlink_generation.has_value(), s.nvlink_bandwidth_gbps.has_value());
     }

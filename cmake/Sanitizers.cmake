@@ -1,0 +1,22 @@
+# GPUVET_SANITIZE=ON builds every target (gpuvet, its tests and the driver test doubles) with
+# AddressSanitizer (with LeakSanitizer) and UndefinedBehaviorSanitizer; `make test` runs the suite a
+# second time in such a tree (build-asan). One runtime only: the dlopen()ed fakes link the same
+# shared libasan as the executable that loads them, which comes first in the process.
+option(GPUVET_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
+set(GPUVET_TEST_LAUNCHER "")
+# Tests that run gpuvet end to end scale their time limit by this: sanitized code runs slower.
+set(GPUVET_TEST_TIMEOUT_FACTOR 1)
+if(GPUVET_SANITIZE)
+  set(GPUVET_TEST_TIMEOUT_FACTOR 3)
+  set(_gpuvet_sanitizers -fsanitize=address,undefined -fno-sanitize-recover=all)
+  # -O1 (after the build type's -O3, so it wins): the level ASan recommends, and the sanitized
+  # tree compiles about twice as fast. -g1: line tables for readable reports at little build cost;
+  # frame pointers for full stacks.
+  add_compile_options(${_gpuvet_sanitizers} -O1 -fno-omit-frame-pointer -g1)
+  add_link_options(${_gpuvet_sanitizers})
+  # Every test runs through this wrapper: it makes any sanitizer report fatal and fails the test
+  # even when the report came from a child process whose exit code the test expected to be non-zero.
+  set(GPUVET_TEST_LAUNCHER ${CMAKE_SOURCE_DIR}/tests/sanitize/checked)
+  # Prefixed by CMake to add_test(COMMAND <target>) and gtest_discover_tests (tests run as targets).
+  set(CMAKE_CROSSCOMPILING_EMULATOR ${GPUVET_TEST_LAUNCHER})
+endif()
