@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 
 namespace gpuvet {
 
@@ -34,6 +35,7 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
         throw runtime_error("cannot write " + path.string() + " (" + std::strerror(e) + ")",
                             "choose a writable folder with free space for the report");
     }
+    CleanupPath on_second_signal(tmpl);  // a second Ctrl-C while the report is written leaves no temp file
     const char* p = content.data();
     std::size_t left = content.size();
     while (left > 0) {

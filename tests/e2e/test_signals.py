@@ -184,10 +184,12 @@ def test_bench_allreduce_interrupted():
 def test_bench_gemm_interrupted():
     args = ["bench", "gemm", "--json"]
     for at_s, sig in ((1.0, signal.SIGINT), (3.0, signal.SIGTERM)):
-        code, doc, err, took, _ = interrupt(args, fakes("gemm_2x_h100_small_memory.toml"), at_s, sig)
+        # 8 GPUs of 1 GiB: a sweep of about 5 s per GPU on the fakes, inputs small in host memory.
+        code, doc, err, took, _ = interrupt(args, fakes("gemm_8x_h100_1gib.toml"), at_s, sig)
         assert_incomplete(args + [f"@{at_s}s"], code, doc, err, took)
         gemms = [c for c in doc["checks"] if c["key"] == "gpu.gemm"]
-        assert len(gemms) == 2, gemms  # one per GPU, the ones not reached say so
+        assert len(gemms) == 8, gemms  # one per GPU, the ones not reached say so
+        assert any(c["summary"] == "not run: interrupted" for c in gemms), gemms
         cut = [m for c in gemms for m in c["measurements"] if m["absent_reason"] == "interrupted"]
         assert cut or any(c["summary"] == "not run: interrupted" for c in gemms), gemms
 
