@@ -13,6 +13,11 @@ if(GPUVET_SANITIZE)
   # tree compiles about twice as fast. -g1: line tables for readable reports at little build cost;
   # frame pointers for full stacks.
   add_compile_options(${_gpuvet_sanitizers} -O1 -fno-omit-frame-pointer -g1)
+  # The instrumentation makes GCC 12 report "maybe uninitialized" std::function members inside
+  # libstdc++'s <regex> (fake_cuda.cpp, unit tests); GCC's manual warns that sanitizers raise the
+  # rate of false -Wmaybe-uninitialized. Here only, that one stays a warning; the plain tree
+  # still holds the same sources to -Werror for it.
+  add_compile_options(-Wno-error=maybe-uninitialized)
   add_link_options(${_gpuvet_sanitizers})
   # Every test runs through this wrapper: it makes any sanitizer report fatal and fails the test
   # even when the report came from a child process whose exit code the test expected to be non-zero.

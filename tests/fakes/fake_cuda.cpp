@@ -50,6 +50,7 @@ struct CUevent_st {
     double t_ns = 0;
 };
 struct CUmod_st {
+    CUctx_st* ctx = nullptr;  // the context it was loaded into, which owns it
     std::set<std::string> entries;
 };
 struct CUfunc_st {
@@ -518,7 +519,15 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
     Device* d = dev_of(dev);
     if (!d) return CUDA_ERROR_INVALID_DEVICE;
     if (d->primary.refs == 0) return CUDA_ERROR_INVALID_CONTEXT;
-    --d->primary.refs;
+    // The last release destroys the primary context and, as in the real driver, the modules
+    // loaded into it (gpuvet relies on that instead of unloading them itself).
+    if (--d->primary.refs == 0) {
+        for (auto it = g_modules.begin(); it != g_modules.end();) {
+            if ((*it)->ctx != &d->primary) { ++it; continue; }
+            delete *it;
+            it = g_modules.erase(it);
+        }
+    }
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev) { return cuDevicePrimaryCtxRelease_v2(dev); }
@@ -777,6 +786,7 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule* mod, const void* image) {
     std::string ptx(static_cast<const char*>(image));
     if (ptx.find(".version") == std::string::npos) return CUDA_ERROR_INVALID_IMAGE;
     auto* m = new CUmod_st;
+    m->ctx = t_ctx;
     static const std::regex entry(R"(\.entry\s+([A-Za-z_$][A-Za-z0-9_$]*))");
     for (std::sregex_iterator it(ptx.begin(), ptx.end(), entry), end; it != end; ++it) m->entries.insert((*it)[1]);
     g_modules.insert(m);
