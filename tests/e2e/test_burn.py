@@ -169,7 +169,9 @@ def test_check_runs_the_burn_last_of_the_gpu_checks():
     last_gpu = max(i for i, k in enumerate(keys) if k.startswith("gpu."))
     assert keys[last_gpu] == "gpu.burn", keys
     assert {c["gpu"]: c["verdict"] for c in burns}[1] == "FAIL", burns
-    assert all(1.5 <= measurement(c, "load_duration_s")["value"] <= 3 for c in burns), burns
+    # The load runs for the asked 2 s; the upper bound is loose because a batch in flight at the end
+    # finishes first, and a loaded or sanitized machine runs it slower (not a speed test).
+    assert all(1.5 <= measurement(c, "load_duration_s")["value"] <= 6 for c in burns), burns
     assert code == 1, err
 
 

@@ -61,8 +61,9 @@ net_server_vs_iperf3)
 net_unreachable)
   PORT=$(free_port)  # nothing listens there
   rc=0; timeout 30 "$GPUVET" host net --server "127.0.0.1:$PORT" --seconds 1 --json >"$WORK/r.json" || rc=$?
-  [ "$rc" = 1 ] || fail "expected exit 1 (check failed), got $rc"
-  json "$WORK/r.json" "d['checks'][0]['summary']" | grep -q "Cannot measure" || fail "no clear message"
+  # Nothing answering is the peer's problem, not a network verdict: could not run (exit 3).
+  [ "$rc" = 3 ] || fail "expected exit 3 (could not run), got $rc"
+  json "$WORK/r.json" "d['checks'][0]['summary']" | grep -q "nothing accepts iperf3 connections" || fail "no clear message"
   rc=0; "$GPUVET" host net --server "127.0.0.1:99999" >/dev/null 2>&1 || rc=$?
   [ "$rc" = 2 ] || fail "bad port: expected exit 2, got $rc"
   rc=0; "$GPUVET" host net >/dev/null 2>&1 || rc=$?
