@@ -70,6 +70,22 @@ def main(namespace):
     sys.exit(1 if failed else 0)
 
 
+def drain_pty(master, idle_s=None):
+    """Everything a pseudo-terminal's master side yields until EOF (the child closed it), or, with
+    idle_s, until nothing more arrives for that long."""
+    import select
+    out = b""
+    while idle_s is None or select.select([master], [], [], idle_s)[0]:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the slave side is closed
+            break
+        if not chunk:
+            break
+        out += chunk
+    return out
+
+
 def fake_env(scenario, old=False):
     """Environment that points gpuvet at the driver test doubles with a scenario file."""
     build = os.environ["GPUVET_BUILD_DIR"]

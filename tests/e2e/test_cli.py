@@ -162,15 +162,7 @@ def run_on_pty(term, *args):
     env.pop("NO_COLOR", None)
     p = subprocess.Popen([harness.GPUVET, *args], stdout=slave, stderr=slave, env=env)
     os.close(slave)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
+    out = harness.drain_pty(master)
     p.wait(timeout=60)
     os.close(master)
     return p.returncode, out.decode(errors="replace")

@@ -14,7 +14,6 @@ shared with other builds, and the figure includes printing the report and proces
 import json
 import os
 import pty
-import select
 import signal
 import socket
 import subprocess
@@ -302,15 +301,7 @@ def test_second_sigint_exits_at_once_and_restores_the_terminal():
         p.send_signal(signal.SIGINT)
         out, _ = p.communicate(timeout=30)
         took = time.monotonic() - t
-        tty = b""
-        while select.select([master], [], [], 0.2)[0]:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            tty += chunk
+        tty = harness.drain_pty(master, idle_s=0.2)
     finally:
         os.close(master)
     assert p.returncode == 3, (p.returncode, out, tty[-500:])
