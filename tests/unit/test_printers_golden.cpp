@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "report/json.hpp"
+#include "result_fixtures.hpp"
 #include "report/terminal.hpp"
 
 using namespace gpuvet;
@@ -167,12 +168,12 @@ namespace {
 Report interrupted_report() {
     Report r;
     r.command = "check";
-    r.checks.push_back({.key = "gpu.memory_bandwidth", .verdict = Verdict::Pass, .summary = "copy 3000 GB/s", .gpu = 0});
-    CheckResult p2p{.key = "gpu.p2p", .verdict = Verdict::Skip, .summary = "interrupted after 2 of 56 pairs"};
+    r.checks.push_back(test::result_of("gpu.memory_bandwidth", Verdict::Pass, "copy 3000 GB/s", 0));
+    CheckResult p2p = test::result_of("gpu.p2p", Verdict::Skip, "interrupted after 2 of 56 pairs");
     p2p.measurements.push_back(Measurement::absent("uni_gbps_0_1", "GPU 0 -> 1", "GB/s", kInterrupted));
     r.checks.push_back(p2p);
-    r.checks.push_back({.key = "gpu.burn", .verdict = Verdict::Skip, .summary = kNotRunInterrupted, .gpu = 0});
-    r.checks.push_back({.key = "gpu.burn", .verdict = Verdict::Skip, .summary = kNotRunInterrupted, .gpu = 1});
+    r.checks.push_back(test::result_of("gpu.burn", Verdict::Skip, kNotRunInterrupted, 0));
+    r.checks.push_back(test::result_of("gpu.burn", Verdict::Skip, kNotRunInterrupted, 1));
     r.interrupted = true;
     r.interrupted_during = "gpu.p2p";
     r.finalize();
@@ -202,7 +203,7 @@ TEST(Json, InterruptedRunCarriesTheRunVerdict) {
 TEST(Scorecard, NothingCheckedCouldNotRun) {
     Report r;
     r.command = "burn";
-    r.checks.push_back({.key = "gpu.burn", .verdict = Verdict::Skip, .summary = "no NVIDIA driver"});
+    r.checks.push_back(test::result_of("gpu.burn", Verdict::Skip, "no NVIDIA driver"));
     r.finalize();
     std::string out = render_scorecard(r, Style{false, 100});
     EXPECT_NE(out.find("Verdict: COULD NOT RUN (nothing was checked)"), std::string::npos) << out;

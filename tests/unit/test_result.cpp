@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "core/result.hpp"
+#include "result_fixtures.hpp"
 
 using namespace gpuvet;
 
@@ -48,8 +49,8 @@ TEST(Report, ExitCodes) {
 
 TEST(Report, NothingCheckedIsNotAPass) {
     Report r;
-    r.checks.push_back({.key = "gpu.burn", .verdict = Verdict::Skip, .summary = "no NVIDIA driver"});
-    r.checks.push_back({.key = "gpu.p2p", .verdict = Verdict::Skip});
+    r.checks.push_back(test::result_of("gpu.burn", Verdict::Skip, "no NVIDIA driver"));
+    r.checks.push_back(test::result_of("gpu.p2p", Verdict::Skip));
     r.finalize();
     EXPECT_EQ(r.verdict, RunVerdict::CouldNotRun);
     EXPECT_EQ(r.exit_code, 3);
@@ -58,8 +59,8 @@ TEST(Report, NothingCheckedIsNotAPass) {
 
 TEST(Report, InterruptedIsNeverGo) {
     Report r;
-    r.checks.push_back({.key = "gpu.memory_bandwidth", .verdict = Verdict::Pass});
-    r.checks.push_back({.key = "gpu.burn", .verdict = Verdict::Skip, .summary = kNotRunInterrupted});
+    r.checks.push_back(test::result_of("gpu.memory_bandwidth", Verdict::Pass));
+    r.checks.push_back(test::result_of("gpu.burn", Verdict::Skip, kNotRunInterrupted));
     r.interrupted = true;
     r.finalize();
     EXPECT_EQ(r.verdict, RunVerdict::Incomplete);
@@ -67,14 +68,14 @@ TEST(Report, InterruptedIsNeverGo) {
     EXPECT_STREQ(to_string(r.verdict), "INCOMPLETE");
 
     // What already failed stays a failure: NO-GO, exit 1, interrupted or not.
-    r.checks.push_back({.key = "gpu.p2p", .verdict = Verdict::Fail});
+    r.checks.push_back(test::result_of("gpu.p2p", Verdict::Fail));
     r.finalize();
     EXPECT_EQ(r.verdict, RunVerdict::NoGo);
     EXPECT_EQ(r.exit_code, 1);
 
     // Interrupted before anything was judged: nothing checked.
     Report early;
-    early.checks.push_back({.key = "gpu.p2p", .verdict = Verdict::Skip, .summary = "interrupted before a result"});
+    early.checks.push_back(test::result_of("gpu.p2p", Verdict::Skip, "interrupted before a result"));
     early.interrupted = true;
     early.finalize();
     EXPECT_EQ(early.verdict, RunVerdict::CouldNotRun);
@@ -83,8 +84,8 @@ TEST(Report, InterruptedIsNeverGo) {
 
 TEST(Report, CompleteRunIsGo) {
     Report r;
-    r.checks.push_back({.key = "a", .verdict = Verdict::Pass});
-    r.checks.push_back({.key = "b", .verdict = Verdict::Skip});
+    r.checks.push_back(test::result_of("a", Verdict::Pass));
+    r.checks.push_back(test::result_of("b", Verdict::Skip));
     r.finalize();
     EXPECT_EQ(r.verdict, RunVerdict::Go);
     EXPECT_EQ(r.exit_code, 0);
