@@ -7,7 +7,7 @@
 #include "core/error.hpp"
 #include "core/runner.hpp"
 #include "gpu/burn.hpp"
-#include "gpu/check_burn.hpp"
+#include "checks/gpu_burn.hpp"
 #include "specs/spec_db.hpp"
 
 namespace gpuvet {

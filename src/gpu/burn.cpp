@@ -15,7 +15,7 @@
 #include "gpu/kernel_reference.hpp"
 #include "gpu/session.hpp"
 #include "gpu/telemetry.hpp"
-#include "gpu/vendor/nvml_api.hpp"
+#include "gpu/bindings/nvml_api.hpp"
 
 namespace gpuvet {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "gpu/vendor/nvml_api.hpp"
+#include "gpu/bindings/nvml_api.hpp"
 
 namespace gpuvet {
 

@@ -4,7 +4,7 @@
 #include <atomic>
 #include <cstddef>
 
-#include "gpu/vendor/cuda_api.hpp"
+#include "gpu/bindings/cuda_api.hpp"
 
 namespace gpuvet {
 

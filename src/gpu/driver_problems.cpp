@@ -1,8 +1,8 @@
 #include "gpu/driver_problems.hpp"
 
 #include "gpu/inventory.hpp"
-#include "gpu/vendor/cuda_api.hpp"
-#include "gpu/vendor/nvml_api.hpp"
+#include "gpu/bindings/cuda_api.hpp"
+#include "gpu/bindings/nvml_api.hpp"
 
 namespace gpuvet {
 

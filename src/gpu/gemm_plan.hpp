@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/context.hpp"
-#include "gpu/vendor/cublaslt_api.hpp"
+#include "gpu/bindings/cublaslt_api.hpp"
 #include "specs/gpu_spec.hpp"
 
 namespace gpuvet::gemm {

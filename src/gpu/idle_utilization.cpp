@@ -5,7 +5,7 @@
 #include <numeric>
 #include <thread>
 
-#include "gpu/vendor/nvml_api.hpp"
+#include "gpu/bindings/nvml_api.hpp"
 
 namespace gpuvet {
 

@@ -10,8 +10,8 @@
 
 #include "gpu/driver_problems.hpp"
 #include "gpu/memory_temperature.hpp"
-#include "gpu/vendor/cuda_api.hpp"
-#include "gpu/vendor/nvml_api.hpp"
+#include "gpu/bindings/cuda_api.hpp"
+#include "gpu/bindings/nvml_api.hpp"
 #include "host/sysfs.hpp"
 
 namespace gpuvet {

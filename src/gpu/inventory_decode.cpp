@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "gpu/inventory.hpp"
-#include "gpu/vendor/nvml_api.hpp"
+#include "gpu/bindings/nvml_api.hpp"
 
 namespace gpuvet {
 

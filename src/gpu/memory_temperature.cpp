@@ -1,6 +1,6 @@
 #include "gpu/memory_temperature.hpp"
 
-#include "gpu/vendor/symbol_table.hpp"
+#include "gpu/bindings/symbol_table.hpp"
 
 namespace gpuvet {
 

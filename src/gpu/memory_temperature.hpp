@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "gpu/vendor/nvml_api.hpp"
+#include "gpu/bindings/nvml_api.hpp"
 
 namespace gpuvet {
 

@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "gpu/kernels.hpp"
-#include "gpu/vendor/cuda_api.hpp"
+#include "gpu/bindings/cuda_api.hpp"
 
 namespace gpuvet {
 

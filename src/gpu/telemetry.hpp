@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/result.hpp"
-#include "gpu/vendor/nvml_api.hpp"
+#include "gpu/bindings/nvml_api.hpp"
 
 namespace gpuvet {
 

@@ -1,5 +1,5 @@
 // gpuvet's cuBLASLt declarations against cublasLt.h (with cublas_api.h and library_types.h).
-#include "gpu/vendor/cublaslt_api.hpp"
+#include "gpu/bindings/cublaslt_api.hpp"
 // clang-format off
 #include <cublasLt.h>
 // clang-format on

@@ -1,6 +1,6 @@
 // gpuvet's CUDA driver API declarations against cuda.h. Our headers come first: cuda.h's macros
 // (cuMemAlloc -> cuMemAlloc_v2, ...) must not rewrite them.
-#include "gpu/vendor/cuda_api.hpp"
+#include "gpu/bindings/cuda_api.hpp"
 // clang-format off
 #include <cuda.h>
 // clang-format on

@@ -1,5 +1,5 @@
 // gpuvet's NCCL declarations against nccl.h.
-#include "gpu/vendor/nccl_api.hpp"
+#include "gpu/bindings/nccl_api.hpp"
 // clang-format off
 #include <nccl.h>
 // clang-format on

@@ -1,7 +1,7 @@
 // gpuvet's NVML declarations against nvml.h. NVML_NO_UNVERSIONED_FUNC_DEFS makes nvml.h declare
 // the old unversioned functions (nvmlInit, ...) as themselves, so their signatures can be checked
 // too; our headers come first so nvml.h's macros cannot rewrite them.
-#include "gpu/vendor/nvml_api.hpp"
+#include "gpu/bindings/nvml_api.hpp"
 #define NVML_NO_UNVERSIONED_FUNC_DEFS
 // clang-format off
 #include <nvml.h>

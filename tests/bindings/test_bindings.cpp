@@ -4,7 +4,7 @@
 #include <cstdlib>
 
 #include "gpu/inventory.hpp"
-#include "gpu/vendor/nvml_api.hpp"
+#include "gpu/bindings/nvml_api.hpp"
 
 using namespace gpuvet;
 

@@ -4,7 +4,7 @@
 #include "core/context.hpp"
 #include "core/error.hpp"
 #include "gpu/burn.hpp"
-#include "gpu/check_burn.hpp"
+#include "checks/gpu_burn.hpp"
 
 using namespace gpuvet;
 

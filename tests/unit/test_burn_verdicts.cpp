@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu/burn_verdicts.hpp"
-#include "gpu/vendor/nvml_api.hpp"
+#include "gpu/bindings/nvml_api.hpp"
 
 using namespace gpuvet;
 

@@ -8,9 +8,9 @@
 
 #include "gpu/allreduce_plan.hpp"
 #include "gpu/gemm_plan.hpp"
-#include "gpu/vendor/cublaslt_api.hpp"
-#include "gpu/vendor/lib_search.hpp"
-#include "gpu/vendor/nccl_api.hpp"
+#include "gpu/bindings/cublaslt_api.hpp"
+#include "gpu/bindings/lib_search.hpp"
+#include "gpu/bindings/nccl_api.hpp"
 
 namespace fs = std::filesystem;
 using namespace gpuvet;

@@ -1,15 +1,15 @@
 // The checks drawn from the GPU inventory, over hand-built inventories: every verdict path.
 #include <gtest/gtest.h>
 
-#include "gpu/requirements.hpp"
+#include "checks/gpu_requirements.hpp"
 
 #include "core/runner.hpp"
-#include "gpu/check_driver.hpp"
-#include "gpu/check_health.hpp"
-#include "gpu/check_identity.hpp"
-#include "gpu/check_nvlink.hpp"
-#include "gpu/check_pcie_link.hpp"
-#include "gpu/check_tenancy.hpp"
+#include "checks/gpu_driver.hpp"
+#include "checks/gpu_health.hpp"
+#include "checks/gpu_identity.hpp"
+#include "checks/gpu_nvlink.hpp"
+#include "checks/gpu_pcie_link.hpp"
+#include "checks/gpu_tenancy.hpp"
 #include "gpu/clock_reasons.hpp"
 #include "gpu/identify.hpp"
 #include "inventory_fixtures.hpp"

@@ -2,10 +2,10 @@
 #include <gtest/gtest.h>
 
 #include "core/context.hpp"
-#include "host/check_balance.hpp"
-#include "host/check_cpu.hpp"
-#include "host/check_memory.hpp"
-#include "host/check_network.hpp"
+#include "checks/host_balance.hpp"
+#include "checks/host_cpu.hpp"
+#include "checks/host_memory.hpp"
+#include "checks/host_network.hpp"
 #include "host/cpu_facts.hpp"
 #include "host/identity.hpp"
 #include "host/iperf_run.hpp"

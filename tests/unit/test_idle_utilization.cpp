@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu/idle_utilization.hpp"
-#include "gpu/vendor/nvml_api.hpp"
+#include "gpu/bindings/nvml_api.hpp"
 
 using namespace gpuvet;
 

@@ -3,8 +3,8 @@
 #include <cstring>
 
 #include "gpu/inventory.hpp"
-#include "gpu/vendor/cuda_api.hpp"
-#include "gpu/vendor/nvml_api.hpp"
+#include "gpu/bindings/cuda_api.hpp"
+#include "gpu/bindings/nvml_api.hpp"
 
 using namespace gpuvet;
 

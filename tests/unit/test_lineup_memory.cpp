@@ -4,12 +4,12 @@
 
 #include "core/error.hpp"
 #include "core/runner.hpp"
-#include "gpu/check_identity.hpp"
-#include "gpu/check_nvlink.hpp"
+#include "checks/gpu_identity.hpp"
+#include "checks/gpu_nvlink.hpp"
 #include "gpu/identify.hpp"
 #include "inventory_fixtures.hpp"
 #include "order/order.hpp"
-#include "order/verify.hpp"
+#include "checks/order_verify.hpp"
 #include "specs/driver_memory.hpp"
 
 using namespace gpuvet;

@@ -1,8 +1,8 @@
 // The link-rate arithmetic gpu.h2d_d2h and gpu.p2p grade against.
 #include <gtest/gtest.h>
 
-#include "gpu/measure/host_copy.hpp"
-#include "gpu/measure/p2p.hpp"
+#include "checks/gpu_h2d_d2h.hpp"
+#include "checks/gpu_p2p.hpp"
 
 using namespace gpuvet::measure;
 

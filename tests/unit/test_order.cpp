@@ -4,9 +4,9 @@
 #include "core/error.hpp"
 #include "core/runner.hpp"
 #include "inventory_fixtures.hpp"
-#include "order/check_order.hpp"
+#include "checks/order.hpp"
 #include "order/order.hpp"
-#include "order/verify.hpp"
+#include "checks/order_verify.hpp"
 
 using namespace gpuvet;
 using namespace gpuvet::testing;

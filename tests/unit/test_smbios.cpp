@@ -5,7 +5,7 @@
 #include <random>
 
 #include "core/context.hpp"
-#include "host/check_memory.hpp"
+#include "checks/host_memory.hpp"
 #include "host/smbios.hpp"
 #include "smbios_builder.hpp"
 

@@ -1,0 +1,110 @@
+#include "checks/gpu_identity.hpp"
+
+#include "core/context.hpp"
+#include "core/strings.hpp"
+#include "gpu/identify.hpp"
+#include "specs/driver_memory.hpp"
+#include "specs/spec_db.hpp"
+
+namespace gpuvet {
+
+namespace {
+
+// The report's GPU list entry for this GPU, created when the collector has not listed it.
+GpuSummary& summary_for(Report& rep, const GpuInfo& g) {
+    for (auto& s : rep.gpus)
+        if (s.index == g.index) return s;
+    GpuSummary s;
+    s.index = g.index;
+    s.name = g.name.value;
+    s.uuid = g.uuid.value;
+    s.pci_bus_id = g.pci_bus_id.value;
+    s.memory_total_bytes = g.memory_total_bytes.value;
+    rep.gpus.push_back(s);
+    return rep.gpus.back();
+}
+
+}  // namespace
+
+CheckResult GpuIdentityCheck::lost(const GpuInfo& g) {
+    CheckResult r;
+    r.verdict = Verdict::Fail;
+    r.summary = "GPU " + std::to_string(g.index) + " fell off the bus while its facts were read: it needs a reset or repair.";
+    for (auto& e : g.errors) r.details.push_back(e);
+    return r;
+}
+
+CheckResult GpuIdentityCheck::assess(const GpuInfo& g, const GpuSpec*, CheckContext& ctx) {
+    Identification id = identify_gpu(g, *ctx.specs);
+    const GpuSpec* s = id.spec;
+    CheckResult r;
+    const std::string db_source = "gpuvet spec database (data/gpus.toml)";
+
+    r.measurements.push_back(g.name ? Measurement::textual("name", "Name (driver)", *g.name)
+                                    : Measurement::absent("name", "Name (driver)", "", g.name.absent_reason));
+    Measurement pci = g.pci_device_id ? Measurement::textual("pci_device_id", "PCI device id", hex_device_id(*g.pci_device_id))
+                                      : Measurement::absent("pci_device_id", "PCI device id", "", g.pci_device_id.absent_reason);
+    if (s) {
+        Reference ref;
+        for (auto d : s->pci_device_ids) ref.expected_text += (ref.expected_text.empty() ? "" : " or ") + hex_device_id(d);
+        ref.source = db_source;
+        pci.against(ref);
+    }
+    r.measurements.push_back(pci);
+
+    Measurement sm = g.sm_count ? Measurement::number("sm_count", "Streaming multiprocessors", *g.sm_count, "count")
+                                : Measurement::absent("sm_count", "Streaming multiprocessors", "count", g.sm_count.absent_reason);
+    if (s && s->sm_count) {
+        Reference ref;
+        ref.spec = *s->sm_count;
+        ref.fail_below = *s->sm_count;
+        ref.source = db_source + ": " + s->name;
+        sm.against(ref);
+    }
+    r.measurements.push_back(sm);
+
+    Measurement mem = g.memory_total_bytes
+                          ? Measurement::number("memory_total_gib", "Memory (driver)", double(*g.memory_total_bytes) / double(1ull << 30), "GiB")
+                          : Measurement::absent("memory_total_gib", "Memory (driver)", "GiB", g.memory_total_bytes.absent_reason);
+    if (s) {
+        // The driver's figure for this SKU in its ECC state, not the size as sold (docs/gpu-specs.md).
+        DriverMemoryExpectation want =
+            expected_driver_memory(*s, g.ecc_enabled ? std::optional<bool>(*g.ecc_enabled) : std::nullopt);
+        Reference ref;
+        ref.spec = want.expected_mib / 1024;
+        ref.fail_below = want.low_mib / 1024;
+        ref.fail_above = want.high_mib / 1024;
+        ref.source = db_source + ": " + s->name + " with " + want.ecc_state + ", " + want.basis;
+        mem.against(ref);
+    }
+    r.measurements.push_back(mem);
+
+    if (s) {
+        r.measurements.push_back(Measurement::textual("sku", "SKU", s->name));
+        GpuSummary& sum = summary_for(*ctx.report, g);
+        if (!sum.sku) {
+            sum.sku = s->key;
+            sum.sku_match = id.how;
+        }
+    }
+
+    r.details = id.conflicts;
+    r.details.insert(r.details.end(), id.unknowns.begin(), id.unknowns.end());
+    std::string label = "GPU " + std::to_string(g.index);
+    if (!id.conflicts.empty()) {
+        r.verdict = Verdict::Fail;
+        r.summary = id.conflicts.front() + ".";
+    } else if (!s) {
+        r.verdict = Verdict::Warn;
+        r.summary = label + " is not in the spec database, so it cannot be checked against a datasheet; use --specs FILE.";
+    } else if (!id.unknowns.empty()) {
+        r.verdict = Verdict::Warn;
+        r.summary = label + " looks like " + with_article(s->name) + " by its name, but its PCI device id is not in the database.";
+    } else {
+        r.verdict = Verdict::Pass;
+        r.summary = label + " is " + with_article(s->name) + ": PCI device id, name, SM count and memory size agree.";
+    }
+    return r;
+}
+
+}  // namespace gpuvet

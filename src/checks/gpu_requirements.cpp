@@ -1,0 +1,34 @@
+#include "checks/gpu_requirements.hpp"
+
+#include "core/context.hpp"
+#include "gpu/inventory.hpp"
+
+namespace gpuvet {
+
+std::optional<std::string> gpu_requirement(const CheckContext& ctx, GpuNeed need, bool full_reason) {
+    const DriverInfo& d = ctx.report->machine.driver;
+    // A named problem (module not loaded, MIG hiding the GPUs from CUDA) says more than the loader.
+    auto problem = [&]() -> std::optional<std::string> {
+        if (d.problems.empty()) return std::nullopt;
+        // The report's header prints the whole problem with its fix; checks cite its headline.
+        return full_reason ? d.problems.front().headline : d.problems.front().headline + " (see gpu.driver)";
+    };
+    if (!d.present) {
+        if (auto p = problem()) return p;
+        return full_reason ? "no NVIDIA driver found (" + d.absent_reason + ")"
+                           : std::string("no NVIDIA driver found (see gpu.driver)");
+    }
+    if (!ctx.inventory) return std::string("the GPU inventory was not read");
+    if (ctx.inventory->gpus.empty()) {
+        std::string why = "the driver sees no GPUs";
+        if (!ctx.inventory->errors.empty()) why += " (" + ctx.inventory->errors.front() + ")";
+        return why;
+    }
+    if (need == GpuNeed::Cuda && !ctx.inventory->cuda_present) {
+        if (auto p = problem()) return p;
+        return "CUDA is unavailable: " + ctx.inventory->cuda_absent_reason;
+    }
+    return std::nullopt;
+}
+
+}  // namespace gpuvet

@@ -1,0 +1,60 @@
+#include "gpu/bindings/dynlib.hpp"
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include <cstdlib>
+
+namespace gpuvet {
+
+DynLib::~DynLib() {
+    // Vendor libraries start threads and register atexit handlers; unloading them while those
+    // may still run is a known source of crashes at exit, so the handle is kept for the process.
+    handle_ = nullptr;
+}
+
+DynLib::DynLib(DynLib&& o) noexcept
+    : handle_(o.handle_), path_(std::move(o.path_)), error_(std::move(o.error_)) {
+    o.handle_ = nullptr;
+}
+
+DynLib& DynLib::operator=(DynLib&& o) noexcept {
+    handle_ = o.handle_;
+    path_ = std::move(o.path_);
+    error_ = std::move(o.error_);
+    o.handle_ = nullptr;
+    return *this;
+}
+
+DynLib DynLib::open(const std::string& env_var, const std::vector<std::string>& candidates) {
+    DynLib lib;
+    std::vector<std::string> names = candidates;
+    if (const char* forced = std::getenv(env_var.c_str()); forced && *forced) names = {forced};
+    for (const auto& n : names) {
+        dlerror();
+        void* h = ::dlopen(n.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (h) {
+            lib.handle_ = h;
+            lib.error_.clear();
+            char origin[4096] = {0};
+            if (::dlinfo(h, RTLD_DI_ORIGIN, origin) == 0 && origin[0]) {
+                auto slash = n.rfind('/');
+                lib.path_ = std::string(origin) + "/" + (slash == std::string::npos ? n : n.substr(slash + 1));
+            } else {
+                lib.path_ = n;
+            }
+            return lib;
+        }
+        // The first candidate's reason is the telling one; the fallbacks only repeat it.
+        const char* e = dlerror();
+        if (lib.error_.empty()) lib.error_ = e ? e : (n + ": cannot be loaded");
+    }
+    return lib;
+}
+
+void* DynLib::symbol(const char* name) const {
+    if (!handle_) return nullptr;
+    return ::dlsym(handle_, name);
+}
+
+}  // namespace gpuvet

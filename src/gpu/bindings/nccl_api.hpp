@@ -1,0 +1,103 @@
+// NCCL (libnccl.so.2), loaded at run time. Our own declarations of what the all-reduce check uses;
+// tests/abi proves them equal to nccl.h.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "gpu/bindings/cuda_api.hpp"
+#include "gpu/bindings/lib_search.hpp"
+#include "gpu/bindings/symbol_table.hpp"
+
+struct ncclComm;  // global scope: the very type nccl.h names
+
+namespace gpuvet::nccl {
+
+enum ncclResult_t {
+    ncclSuccess = 0,
+    ncclUnhandledCudaError = 1,
+    ncclSystemError = 2,
+    ncclInternalError = 3,
+    ncclInvalidArgument = 4,
+    ncclInvalidUsage = 5,
+    ncclRemoteError = 6,
+    ncclInProgress = 7,
+    ncclNumResults = 8
+};
+
+// nccl.h sizes this enum to match its dummy enum; its largest value fixes the underlying type.
+enum ncclRedOp_t { ncclSum = 0, ncclProd = 1, ncclMax = 2, ncclMin = 3, ncclAvg = 4, ncclMaxRedOp = 0x7fffffff };
+
+enum ncclDataType_t {
+    ncclInt8 = 0,
+    ncclUint8 = 1,
+    ncclInt32 = 2,
+    ncclUint32 = 3,
+    ncclInt64 = 4,
+    ncclUint64 = 5,
+    ncclFloat16 = 6,
+    ncclFloat32 = 7,
+    ncclFloat64 = 8,
+    ncclBfloat16 = 9
+};
+
+using ncclComm_t = ::ncclComm*;
+using cudaStream_t = cu::CUstream;
+
+using ncclGetVersion_fn = ncclResult_t (*)(int*);
+using ncclCommInitAll_fn = ncclResult_t (*)(ncclComm_t*, int, const int*);
+using ncclCommDestroy_fn = ncclResult_t (*)(ncclComm_t);
+using ncclAllReduce_fn = ncclResult_t (*)(const void*, void*, std::size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t,
+                                          cudaStream_t);
+using ncclGroupStart_fn = ncclResult_t (*)();
+using ncclGroupEnd_fn = ncclResult_t (*)();
+using ncclGetErrorString_fn = const char* (*)(ncclResult_t);
+using ncclCommGetAsyncError_fn = ncclResult_t (*)(ncclComm_t, ncclResult_t*);
+
+}  // namespace gpuvet::nccl
+
+namespace gpuvet {
+
+inline constexpr const char* kEnvLibNccl = "GPUVET_NCCL";
+
+struct NcclApi {
+    nccl::ncclGetVersion_fn ncclGetVersion = nullptr;
+    nccl::ncclCommInitAll_fn ncclCommInitAll = nullptr;
+    nccl::ncclCommDestroy_fn ncclCommDestroy = nullptr;
+    nccl::ncclAllReduce_fn ncclAllReduce = nullptr;
+    nccl::ncclGroupStart_fn ncclGroupStart = nullptr;
+    nccl::ncclGroupEnd_fn ncclGroupEnd = nullptr;
+    nccl::ncclGetErrorString_fn ncclGetErrorString = nullptr;
+    nccl::ncclCommGetAsyncError_fn ncclCommGetAsyncError = nullptr;
+
+    std::string path;
+    int version = 0;  // ncclGetVersion: 22809 = 2.28.9
+    std::string error;
+    std::vector<std::string> tried;
+    SymbolResolution symbols;
+
+    bool ok() const { return error.empty(); }
+    std::string version_text() const;  // "2.28.9"
+    static NcclApi load();
+    static NcclApi load_file(const std::string& file);
+    std::string error_text(int code) const;  // "ncclSystemError: ..." when the library says more
+};
+
+std::span<const SymbolEntry<NcclApi>> nccl_symbol_table();
+LibrarySearch nccl_search();
+std::string nccl_status_name(int code);
+std::string nccl_advice(int code);
+inline constexpr const char* kNcclMissingAdvice =
+    "libnccl not found: set GPUVET_NCCL or pip install nvidia-nccl-cu12 (or install libnccl2)";
+
+class NcclError : public Error {
+public:
+    NcclError(std::string call, int code, std::string text);
+    int code() const { return code_; }
+
+private:
+    int code_;
+};
+
+}  // namespace gpuvet
