@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "checks/run_facts.hpp"
 #include "core/context.hpp"
 #include "core/error.hpp"
 #include "gpu/allreduce_plan.hpp"
@@ -56,7 +57,7 @@ constexpr std::uint64_t kCheckChunk = 1u << 20;  // bytes verified at the start,
 
 std::optional<std::string> GpuAllReduceCheck::unmet_requirement(const CheckContext& ctx) const {
     if (auto why = gpu_requirement(ctx, GpuNeed::Cuda)) return why;
-    std::size_t n = ctx.options.gpus.empty() ? ctx.inventory->gpus.size() : ctx.options.gpus.size();
+    std::size_t n = ctx.facts->selected_gpus().size();
     if (n < 2) return "all-reduce needs at least 2 GPUs, this run has " + std::to_string(n);
     return std::nullopt;
 }
@@ -71,7 +72,7 @@ std::vector<CheckResult> GpuAllReduceCheck::run(CheckContext& ctx) {
         for (const auto& t : nccl.tried) r.details.push_back("  " + t);
         return {r};
     }
-    GpuSet set = GpuSet::open(ctx);
+    GpuSet set = GpuSet::open(ctx.facts->selected_gpus());
     std::vector<Rank> ranks;
     std::vector<int> devlist;
     bool all_nvlink = true;
@@ -84,7 +85,7 @@ std::vector<CheckResult> GpuAllReduceCheck::run(CheckContext& ctx) {
         }
         ranks.push_back(Rank{m.session.get()});
         devlist.push_back(m.session->ordinal());
-        if (!spec) spec = spec_of_gpu(ctx, m.info);
+        if (!spec) spec = (m.info ? ctx.facts->spec_of(m.info->index) : nullptr);
         bool active = false;
         if (m.info)
             for (const auto& l : m.info->nvlinks) active = active || (l.active && *l.active.value);

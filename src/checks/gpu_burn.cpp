@@ -1,14 +1,16 @@
 #include "checks/gpu_burn.hpp"
 
+#include "checks/gpu_requirements.hpp"
+#include "checks/run_facts.hpp"
 #include "core/context.hpp"
 #include "gpu/inventory.hpp"
-#include "checks/gpu_requirements.hpp"
+#include "specs/gpu_spec.hpp"
 
 namespace gpuvet {
 
-double GpuBurnCheck::duration_for(const CheckContext& ctx) {
-    if (ctx.options.burn_s) return *ctx.options.burn_s;
-    switch (ctx.options.tier) {
+double GpuBurnCheck::duration_for(Tier tier, std::optional<double> duration_s) {
+    if (duration_s) return *duration_s;
+    switch (tier) {
         case Tier::Quick: return 20;
         case Tier::Standard: return 60;
         case Tier::Full: return 600;
@@ -22,8 +24,15 @@ std::optional<std::string> GpuBurnCheck::unmet_requirement(const CheckContext& c
 
 std::vector<CheckResult> GpuBurnCheck::run(CheckContext& ctx) {
     BurnOptions o = fixed_.value_or(BurnOptions{});
-    if (!fixed_) o.duration_s = duration_for(ctx);
-    return run_burn(ctx, o);
+    if (!fixed_) o.duration_s = duration_for(ctx.options.tier, duration_s_);
+    BurnTargets t;
+    t.gpus = ctx.facts->selected_gpus();
+    for (const GpuInfo* g : t.gpus) {
+        const GpuSpec* s = ctx.facts->spec_of(g->index);
+        t.skus.push_back(s ? s->key : g->name.value_or(""));
+    }
+    t.cuda_driver_version = ctx.facts->inventory().cuda_driver_version.value;
+    return run_burn(ctx, o, t);
 }
 
 }  // namespace gpuvet

@@ -1,5 +1,6 @@
 #include "checks/gpu_driver.hpp"
 
+#include "checks/run_facts.hpp"
 #include "core/context.hpp"
 
 namespace gpuvet {
@@ -27,7 +28,7 @@ CudaSupport cuda_support(int cuda_driver_version) {
 }
 
 std::vector<CheckResult> GpuDriverCheck::run(CheckContext& ctx) {
-    const DriverInfo& d = ctx.report->machine.driver;
+    const DriverInfo& d = ctx.facts->driver();
     CheckResult r;
     if (!d.present && !d.problems.empty()) {
         // Installed but not running (nvidia.ko not loaded): a GPU server that cannot run GPU work.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "checks/run_facts.hpp"
 #include "gpu/kernel_reference.hpp"
 #include "specs/gpu_spec.hpp"
 
@@ -62,7 +63,7 @@ std::uint64_t wrong_results(const Dtype& d, const std::vector<unsigned char>& ra
 
 void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
     GpuSession& s = *m.session;
-    const GpuSpec* sp = spec_of(ctx, m.index);
+    const GpuSpec* sp = ctx.facts->spec_of(m.index);
     const int cc = s.compute_capability();
     const int samples = by_tier(ctx, 3, 5, 11);
     const std::uint32_t iterations = static_cast<std::uint32_t>(by_tier(ctx, 2000, 8000, 16000));
@@ -95,7 +96,7 @@ void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
         std::vector<unsigned char> raw(g.threads() * d.out_bytes);
         s.download(raw.data(), out.ptr(), raw.size());
         std::uint64_t wrong = wrong_results(d, raw, iterations);
-        double v = median(tflops);
+        double v = median(tflops).value();
         Measurement meas = Measurement::number(d.key, d.label, v, "TFLOPS").on_gpu(m.index);
         if (sp && (sp->*d.spec)) {
             double spec = *(sp->*d.spec);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "checks/run_facts.hpp"
 #include "core/context.hpp"
 #include "gpu/gemm_run.hpp"
 #include "gpu/inventory.hpp"
@@ -34,21 +35,12 @@ int cc_x10(const GpuInfo* info, GpuSession& s) {
 
 }  // namespace
 
-const GpuSpec* spec_of_gpu(const CheckContext& ctx, const GpuInfo* info) {
-    if (!ctx.specs || !info) return nullptr;
-    if (info->pci_device_id)
-        if (auto v = ctx.specs->by_pci_device_id(*info->pci_device_id.value); !v.empty()) return v.front();
-    if (info->name)
-        if (auto v = ctx.specs->by_driver_name(*info->name.value); !v.empty()) return v.front();
-    return nullptr;
-}
-
 std::optional<std::string> GpuGemmCheck::unmet_requirement(const CheckContext& ctx) const {
     return gpu_requirement(ctx, GpuNeed::Cuda);
 }
 
 std::vector<CheckResult> GpuGemmCheck::run(CheckContext& ctx) {
-    int driver_cuda = ctx.inventory->cuda_driver_version ? *ctx.inventory->cuda_driver_version.value : 0;
+    int driver_cuda = ctx.facts->inventory().cuda_driver_version.value.value_or(0);
     CublasLtApi lt = CublasLtApi::load(driver_cuda);
     if (!lt.ok()) {
         CheckResult r;
@@ -63,7 +55,7 @@ std::vector<CheckResult> GpuGemmCheck::run(CheckContext& ctx) {
     rs.stop = ctx.stop;
 
     std::vector<CheckResult> out;
-    GpuSet set = GpuSet::open(ctx);
+    GpuSet set = GpuSet::open(ctx.facts->selected_gpus());
     for (auto& m : set.members()) {
         CheckResult r;
         r.gpu = m.index;
@@ -81,7 +73,7 @@ std::vector<CheckResult> GpuGemmCheck::run(CheckContext& ctx) {
             continue;
         }
         GpuSession& s = *m.session;
-        const GpuSpec* spec = spec_of_gpu(ctx, m.info);
+        const GpuSpec* spec = (m.info ? ctx.facts->spec_of(m.info->index) : nullptr);
         int cc = cc_x10(m.info, s);
         r.measurements.push_back(Measurement::textual("cublaslt", "cuBLASLt used", lib_text).on_gpu(m.index));
         gemm::LtHandle handle(lt, s);

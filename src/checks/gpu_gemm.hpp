@@ -16,7 +16,5 @@ public:
     std::vector<CheckResult> run(CheckContext& ctx) override;
 };
 
-// The datasheet entry for an inventoried GPU: by PCI device id, else the driver's name.
-const GpuSpec* spec_of_gpu(const CheckContext& ctx, const GpuInfo* info);
 
 }  // namespace gpuvet

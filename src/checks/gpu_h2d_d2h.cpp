@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "checks/run_facts.hpp"
 #include "core/error.hpp"
 #include "gpu/inventory.hpp"
 #include "gpu/bindings/nvml_api.hpp"
@@ -130,7 +131,7 @@ Rates run_rig(Rig& r, int samples, int iters, const std::function<void()>& sync,
             ctx.throw_if_stopped();
             ms.push_back(r.s.time_ms(r.a, work));
         }
-        return median(ms);
+        return median(ms).value();
     };
 
     sync();
@@ -162,7 +163,7 @@ Rates run_rig(Rig& r, int samples, int iters, const std::function<void()>& sync,
         r.e1.record(r.a);
         ms.push_back(elapsed_ms(r.api, r.e0, r.e1));
     }
-    out.bidir_gbps = gbps(2 * per_sample, median(ms));
+    out.bidir_gbps = gbps(2 * per_sample, median(ms).value());
     out.wrong_words += count_wrong(r.dst.data(), r.src.data(), r.bytes);
     std::memset(r.dst.data(), 0, r.bytes);
     r.d2h(r.db, r.a);  // what the H2D half wrote
@@ -189,8 +190,8 @@ std::string gpu_list(const std::vector<int>& g) {
 
 // What the topology says about a group of GPUs that slowed down together.
 std::string shared_path(const CheckContext& ctx, const std::vector<int>& group) {
-    if (!ctx.inventory || group.size() < 2) return "a PCIe switch or uplink";
-    const auto& inv = *ctx.inventory;
+    if (!ctx.facts || group.size() < 2) return "a PCIe switch or uplink";
+    const auto& inv = ctx.facts->inventory();
     auto pos = [&](int idx) -> int {
         for (std::size_t k = 0; k < inv.gpus.size(); ++k)
             if (inv.gpus[k].index == idx) return int(k);

@@ -1,5 +1,6 @@
 #include "checks/gpu_identity.hpp"
 
+#include "checks/run_facts.hpp"
 #include "core/context.hpp"
 #include "core/strings.hpp"
 #include "gpu/identify.hpp"
@@ -7,24 +8,6 @@
 #include "specs/spec_db.hpp"
 
 namespace gpuvet {
-
-namespace {
-
-// The report's GPU list entry for this GPU, created when the collector has not listed it.
-GpuSummary& summary_for(Report& rep, const GpuInfo& g) {
-    for (auto& s : rep.gpus)
-        if (s.index == g.index) return s;
-    GpuSummary s;
-    s.index = g.index;
-    s.name = g.name.value;
-    s.uuid = g.uuid.value;
-    s.pci_bus_id = g.pci_bus_id.value;
-    s.memory_total_bytes = g.memory_total_bytes.value;
-    rep.gpus.push_back(s);
-    return rep.gpus.back();
-}
-
-}  // namespace
 
 CheckResult GpuIdentityCheck::lost(const GpuInfo& g) {
     CheckResult r;
@@ -35,7 +18,7 @@ CheckResult GpuIdentityCheck::lost(const GpuInfo& g) {
 }
 
 CheckResult GpuIdentityCheck::assess(const GpuInfo& g, const GpuSpec*, CheckContext& ctx) {
-    Identification id = identify_gpu(g, *ctx.specs);
+    const Identification& id = ctx.facts->identification(g.index);
     const GpuSpec* s = id.spec;
     CheckResult r;
     const std::string db_source = "gpuvet spec database (data/gpus.toml)";
@@ -79,14 +62,7 @@ CheckResult GpuIdentityCheck::assess(const GpuInfo& g, const GpuSpec*, CheckCont
     }
     r.measurements.push_back(mem);
 
-    if (s) {
-        r.measurements.push_back(Measurement::textual("sku", "SKU", s->name));
-        GpuSummary& sum = summary_for(*ctx.report, g);
-        if (!sum.sku) {
-            sum.sku = s->key;
-            sum.sku_match = id.how;
-        }
-    }
+    if (s) r.measurements.push_back(Measurement::textual("sku", "SKU", s->name));
 
     r.details = id.conflicts;
     r.details.insert(r.details.end(), id.unknowns.begin(), id.unknowns.end());

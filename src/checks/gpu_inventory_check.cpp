@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "checks/run_facts.hpp"
 #include "core/context.hpp"
 #include "gpu/identify.hpp"
 #include "checks/gpu_requirements.hpp"
@@ -21,18 +22,14 @@ CheckResult InventoryCheck::lost(const GpuInfo& g) {
 }
 
 std::vector<const GpuInfo*> InventoryCheck::selected(const CheckContext& ctx) {
-    std::vector<const GpuInfo*> out;
-    const auto& sel = ctx.options.gpus;
-    for (const GpuInfo& g : ctx.inventory->gpus)
-        if (sel.empty() || std::find(sel.begin(), sel.end(), g.index) != sel.end()) out.push_back(&g);
-    return out;
+    return ctx.facts->selected_gpus();
 }
 
 std::vector<CheckResult> InventoryCheck::run(CheckContext& ctx) {
     std::vector<CheckResult> out;
     for (const GpuInfo* gp : selected(ctx)) {
         const GpuInfo& g = *gp;
-        const GpuSpec* spec = ctx.specs ? identify_gpu(g, *ctx.specs).spec : nullptr;
+        const GpuSpec* spec = ctx.facts->spec_of(g.index);
         CheckResult r = g.lost ? lost(g) : assess(g, spec, ctx);
         r.key = std::string(key());
         r.title = std::string(title());
@@ -48,9 +45,7 @@ void Findings::apply(CheckResult& r, const std::string& label, const std::string
     Verdict v = Verdict::Pass;
     for (auto& [fv, _] : items) v = worst(v, fv);
     r.verdict = v;
-    std::vector<std::string> lines;
-    for (auto& [fv, text] : items) lines.push_back(std::string(to_string(fv)) + ": " + text);
-    r.details.insert(r.details.begin(), lines.begin(), lines.end());
+    for (auto& [fv, text] : items) r.findings.push_back(Finding{fv, text, ""});
     if (v == Verdict::Pass) {
         r.summary = pass_summary;
         return;

@@ -32,8 +32,7 @@ protected:
 struct Findings {
     std::vector<std::pair<Verdict, std::string>> items;
     void add(Verdict v, std::string text) { items.emplace_back(v, std::move(text)); }
-    // Sets r.verdict, r.summary ("<label>: <worst finding>." or pass_summary) and prepends the
-    // findings to r.details.
+    // Sets r.verdict, r.summary ("<label>: <worst finding>." or pass_summary) and r.findings.
     void apply(CheckResult& r, const std::string& label, const std::string& pass_summary) const;
 };
 

@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 
+#include "checks/run_facts.hpp"
 #include "gpu/inventory.hpp"
 #include "checks/gpu_requirements.hpp"
 #include "gpu/bindings/nvml_api.hpp"
@@ -12,37 +13,6 @@
 
 namespace gpuvet::measure {
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-const GpuSpec* spec_of(const CheckContext& ctx, int index) {
-    if (!ctx.report || !ctx.specs) return nullptr;
-    for (const GpuSummary& g : ctx.report->gpus)
-        if (g.index == index && g.sku) return ctx.specs->by_key(*g.sku);
-    // Not matched upstream: the PCI device id when it names one SKU, else the driver's name.
-    if (!ctx.inventory) return nullptr;
-    for (const GpuInfo& g : ctx.inventory->gpus) {
-        if (g.index != index) continue;
-        if (g.pci_device_id) {
-            auto by_id = ctx.specs->by_pci_device_id(*g.pci_device_id);
-            if (by_id.size() == 1) return by_id.front();
-        }
-        if (g.name) {
-            auto by_name = ctx.specs->by_driver_name(*g.name);
-            if (by_name.size() == 1) return by_name.front();
-        }
-    }
-    return nullptr;
-}
-
-Verdict grade(double v, const Reference& r) {
-    if ((r.fail_below && v < *r.fail_below) || (r.fail_above && v > *r.fail_above)) return Verdict::Fail;
-    if ((r.warn_below && v < *r.warn_below) || (r.warn_above && v > *r.warn_above)) return Verdict::Warn;
-    return Verdict::Pass;
-}
 
 Reference of_spec(double spec, double expected, double warn, double fail, std::string source) {
     Reference r;
@@ -52,10 +22,6 @@ Reference of_spec(double spec, double expected, double warn, double fail, std::s
     r.fail_below = spec * fail;
     r.source = std::move(source);
     return r;
-}
-
-void grade_into(CheckResult& r, const Measurement& m) {
-    if (m.value && m.reference) r.verdict = worst(r.verdict, grade(*m.value, *m.reference));
 }
 
 int by_tier(const CheckContext& ctx, int quick, int standard, int full) {
@@ -126,7 +92,7 @@ CheckResult error_result(std::string_view key, std::string_view title, int gpu, 
 }
 
 GpuSet open_gpus(CheckContext& ctx, std::string_view key, std::string_view title, std::vector<CheckResult>& errors) {
-    GpuSet set = GpuSet::open(ctx);
+    GpuSet set = GpuSet::open(ctx.facts->selected_gpus());
     for (auto& m : set.members())
         if (!m.session) {
             errors.push_back(error_result(key, title, m.index, m.error, m.advice));

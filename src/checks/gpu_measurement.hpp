@@ -1,5 +1,5 @@
 // What every GPU measurement shares: one result per selected GPU with per-GPU errors isolated,
-// the GPU's SKU from the spec database, grading against a Reference, medians, tier sizes, and
+// grading against a Reference, tier sizes, and
 // the clocks and temperature NVML reported while the measurement ran.
 #pragma once
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/check.hpp"
+#include "core/stats.hpp"
 #include "core/context.hpp"
 #include "core/error.hpp"  // Interrupted
 #include "core/result.hpp"
@@ -22,21 +23,12 @@ struct NvmlApi;
 
 namespace measure {
 
-double median(std::vector<double> v);  // v must not be empty
 
-// The spec-database entry the inventory matched GPU `index` to, or nullptr.
-const GpuSpec* spec_of(const CheckContext& ctx, int index);
-
-// Verdict of one value against its reference's floors and ceilings (PASS when none is crossed).
-Verdict grade(double value, const Reference& r);
 // A reference "spec × fractions" with its source: expected, warn below, fail below.
 Reference of_spec(double spec, double expected, double warn, double fail, std::string source);
 // "H100 SXM5 80GB datasheet (gpuvet specs show h100-sxm5-80gb)": short enough for every figure,
 // and the command names where the full citation lives.
 std::string datasheet_source(const GpuSpec& sp);
-// Applies grade() to `m` (when it has a value and a reference) and folds into r.verdict.
-void grade_into(CheckResult& r, const Measurement& m);
-
 // Repetitions by tier: quick, standard, full.
 int by_tier(const CheckContext& ctx, int quick, int standard, int full);
 

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 
+#include "checks/run_facts.hpp"
 #include "core/error.hpp"
 #include "gpu/kernel_reference.hpp"
 #include "specs/gpu_spec.hpp"
@@ -79,10 +80,10 @@ void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
     s.launch("stream_write", s.geometry("stream_write"), st, {arg::ptr(c), arg::u64(n_vec), arg::u32(kFill2)});
 
     const double spec = [&] {
-        const GpuSpec* sp = spec_of(ctx, m.index);
+        const GpuSpec* sp = ctx.facts->spec_of(m.index);
         return sp && sp->memory_bandwidth_gbps ? *sp->memory_bandwidth_gbps : 0.0;
     }();
-    const GpuSpec* sp = spec_of(ctx, m.index);
+    const GpuSpec* sp = ctx.facts->spec_of(m.index);
     std::vector<std::string> bad;
     double worst_graded = -1;
     for (const Op& op : kOps) {
@@ -95,7 +96,7 @@ void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
             });
             gbps.push_back(double(op.bytes_per_vec) * double(n_vec) * iters / (ms * 1e-3) / 1e9);
         }
-        double v = median(gbps);
+        double v = median(gbps).value();
         // Verify what the last launch left.
         std::string_view n = op.name;
         std::uint64_t wrong = 0;

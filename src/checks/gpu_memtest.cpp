@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "checks/run_facts.hpp"
 #include "gpu/inventory.hpp"
 #include "gpu/kernel_reference.hpp"
 #include "specs/gpu_spec.hpp"
@@ -105,7 +106,7 @@ void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
         }
     const double gib = double(tested) / double(1ull << 30);
     Measurement tm = Measurement::number("tested_gib", "Memory tested", gib, "GiB").on_gpu(m.index);
-    const GpuSpec* sp = spec_of(ctx, m.index);
+    const GpuSpec* sp = ctx.facts->spec_of(m.index);
     if (sp && sp->memory_size_gib > 0) {
         Reference ref;
         ref.spec = sp->memory_size_gib;

@@ -1,5 +1,6 @@
 #include "checks/gpu_nvlink.hpp"
 
+#include "checks/run_facts.hpp"
 #include "core/context.hpp"
 #include "core/strings.hpp"
 #include "specs/gpu_spec.hpp"
@@ -36,11 +37,11 @@ void topology_row(const Inventory& inv, const GpuInfo& g, CheckResult& r) {
 CheckResult GpuNvlinkCheck::assess(const GpuInfo& g, const GpuSpec* spec, CheckContext& ctx) {
     CheckResult r;
     const std::string label = gpu_label(g, spec);
-    if (ctx.inventory) topology_row(*ctx.inventory, g, r);
+    topology_row(ctx.facts->inventory(), g, r);
     int present = int(g.nvlinks.size());
     int active = active_nvlinks(g);
     // Links matter between the GPUs of this box: with a single GPU there is no peer to carry traffic to.
-    const int gpus_in_box = ctx.inventory ? int(ctx.inventory->gpus.size()) : 0;
+    const int gpus_in_box = int(ctx.facts->all_gpus().size());
 
     if (!spec) {
         r.verdict = Verdict::Skip;

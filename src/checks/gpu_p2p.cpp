@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "checks/run_facts.hpp"
 #include "core/error.hpp"
 #include "core/result.hpp"
 #include "gpu/device_fill.hpp"
@@ -56,8 +57,8 @@ struct Pair {
 };
 
 std::string label_between(const CheckContext& ctx, int a, int b) {
-    if (!ctx.inventory) return "?";
-    const auto& inv = *ctx.inventory;
+    if (!ctx.facts) return "?";
+    const auto& inv = ctx.facts->inventory();
     int pa = -1, pb = -1;
     for (std::size_t k = 0; k < inv.gpus.size(); ++k) {
         if (inv.gpus[k].index == a) pa = int(k);
@@ -170,8 +171,8 @@ std::vector<CheckResult> GpuP2pCheck::run(CheckContext& ctx) {
             }
             p.path = label_between(ctx, a.m->index, b.m->index);
             p.nvlinks = nvlink_count_of(p.path);
-            const GpuSpec* sa = spec_of(ctx, a.m->index);
-            const GpuSpec* sb = spec_of(ctx, b.m->index);
+            const GpuSpec* sa = ctx.facts->spec_of(a.m->index);
+            const GpuSpec* sb = ctx.facts->spec_of(b.m->index);
             if (p.nvlinks > 0 && sa && sb && sa->nvlink_bandwidth_gbps && sb->nvlink_bandwidth_gbps) {
                 p.spec_gbps = std::min(nvlink_pair_gbps(*sa->nvlink_bandwidth_gbps, p.nvlinks, active_links(a.m->info)),
                                        nvlink_pair_gbps(*sb->nvlink_bandwidth_gbps, p.nvlinks, active_links(b.m->info)));
@@ -210,7 +211,7 @@ std::vector<CheckResult> GpuP2pCheck::run(CheckContext& ctx) {
                             copy(api, b, a, a.src, bytes, a.st);
                         }
                     }));
-                p.uni_gbps = double(bytes) * iters / (median(ms) * 1e-3) / 1e9;
+                p.uni_gbps = double(bytes) * iters / (median(ms).value() * 1e-3) / 1e9;
                 double lat_ms = a.m->session->time_ms(a.st, [&] {
                     for (int q = 0; q < small; ++q)
                         cuda_check(api, api.cuMemcpyPeerAsync(b.tiny.ptr(), b.m->session->context(), a.tiny.ptr(),
@@ -247,7 +248,7 @@ std::vector<CheckResult> GpuP2pCheck::run(CheckContext& ctx) {
                     a.e1.record(a.st);
                     ms.push_back(elapsed_ms(api, a.e0, a.e1));
                 }
-                p.bidir_gbps = 2.0 * double(bytes) * iters / (median(ms) * 1e-3) / 1e9;
+                p.bidir_gbps = 2.0 * double(bytes) * iters / (median(ms).value() * 1e-3) / 1e9;
                 p.wrong_words += count_wrong(*a.m->session, a.st, a.dst, pattern_of(b.m->index), a.counter);
                 b.m->session->make_current();
                 p.wrong_words += count_wrong(*b.m->session, b.st, b.dst, pattern_of(a.m->index), b.counter);

@@ -1,12 +1,15 @@
 #include "checks/gpu_requirements.hpp"
 
+#include "checks/run_facts.hpp"
 #include "core/context.hpp"
 #include "gpu/inventory.hpp"
 
 namespace gpuvet {
 
 std::optional<std::string> gpu_requirement(const CheckContext& ctx, GpuNeed need, bool full_reason) {
-    const DriverInfo& d = ctx.report->machine.driver;
+    if (!ctx.facts) return std::string("the GPU inventory was not read");
+    const DriverInfo& d = ctx.facts->driver();
+    const Inventory& inv = ctx.facts->inventory();
     // A named problem (module not loaded, MIG hiding the GPUs from CUDA) says more than the loader.
     auto problem = [&]() -> std::optional<std::string> {
         if (d.problems.empty()) return std::nullopt;
@@ -18,15 +21,14 @@ std::optional<std::string> gpu_requirement(const CheckContext& ctx, GpuNeed need
         return full_reason ? "no NVIDIA driver found (" + d.absent_reason + ")"
                            : std::string("no NVIDIA driver found (see gpu.driver)");
     }
-    if (!ctx.inventory) return std::string("the GPU inventory was not read");
-    if (ctx.inventory->gpus.empty()) {
+    if (inv.gpus.empty()) {
         std::string why = "the driver sees no GPUs";
-        if (!ctx.inventory->errors.empty()) why += " (" + ctx.inventory->errors.front() + ")";
+        if (!inv.errors.empty()) why += " (" + inv.errors.front() + ")";
         return why;
     }
-    if (need == GpuNeed::Cuda && !ctx.inventory->cuda_present) {
+    if (need == GpuNeed::Cuda && !inv.cuda_present) {
         if (auto p = problem()) return p;
-        return "CUDA is unavailable: " + ctx.inventory->cuda_absent_reason;
+        return "CUDA is unavailable: " + inv.cuda_absent_reason;
     }
     return std::nullopt;
 }

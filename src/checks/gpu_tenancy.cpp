@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 
+#include "checks/run_facts.hpp"
 #include "core/context.hpp"
 #include "core/strings.hpp"
 #include "checks/gpu_measurement.hpp"
@@ -30,8 +31,9 @@ std::map<int, IdleUtilization> sample_with_nvml(CheckContext& ctx, const std::ve
 
 }  // namespace
 
-GpuTenancyCheck::GpuTenancyCheck(std::uint32_t self_pid, UtilizationSampler sampler)
-    : self_pid_(self_pid ? self_pid : std::uint32_t(::getpid())),
+GpuTenancyCheck::GpuTenancyCheck(std::uint32_t self_pid, UtilizationSampler sampler, bool mig_expected)
+    : mig_expected_(mig_expected),
+      self_pid_(self_pid ? self_pid : std::uint32_t(::getpid())),
       sampler_(sampler ? std::move(sampler) : UtilizationSampler(sample_with_nvml)) {}
 
 std::vector<CheckResult> GpuTenancyCheck::run(CheckContext& ctx) {
@@ -43,7 +45,7 @@ std::vector<CheckResult> GpuTenancyCheck::run(CheckContext& ctx) {
     return InventoryCheck::run(ctx);
 }
 
-CheckResult GpuTenancyCheck::assess(const GpuInfo& g, const GpuSpec* spec, CheckContext& ctx) {
+CheckResult GpuTenancyCheck::assess(const GpuInfo& g, const GpuSpec* spec, CheckContext&) {
     CheckResult r;
     Findings f;
     auto finding = [&](Verdict fv, std::string text) { f.add(fv, std::move(text)); };
@@ -134,7 +136,7 @@ CheckResult GpuTenancyCheck::assess(const GpuInfo& g, const GpuSpec* spec, Check
         r.measurements.push_back(Measurement::absent("compute_mode", "Compute mode", "", g.compute_mode.absent_reason));
     }
 
-    bool mig_expected = ctx.order && ctx.order->mig_expected.value_or(false);
+    const bool mig_expected = mig_expected_;
     if (g.mig_enabled) {
         Reference ref;
         ref.expected_text = mig_expected ? "enabled (ordered)" : "disabled";

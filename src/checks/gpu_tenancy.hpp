@@ -21,7 +21,8 @@ public:
     // Reads the idle-utilization window of the given NVML indexes (all in one window).
     using UtilizationSampler = std::function<std::map<int, IdleUtilization>(CheckContext&, const std::vector<int>&)>;
     // self_pid 0: this process. sampler empty: NVML through shared_nvml(), 5/10/20 reads at 10 Hz by tier.
-    explicit GpuTenancyCheck(std::uint32_t self_pid = 0, UtilizationSampler sampler = {});
+    // mig_expected: the order asks for MIG (--expect "... mig"), so MIG mode on is what was bought.
+    explicit GpuTenancyCheck(std::uint32_t self_pid = 0, UtilizationSampler sampler = {}, bool mig_expected = false);
     std::string_view key() const override { return "gpu.tenancy"; }
     std::string_view title() const override { return "GPU tenancy"; }
     // Samples the selected GPUs' utilization once, then assesses each GPU.
@@ -31,6 +32,7 @@ protected:
     CheckResult assess(const GpuInfo& gpu, const GpuSpec* spec, CheckContext& ctx) override;
 
 private:
+    bool mig_expected_;
     std::uint32_t self_pid_;
     UtilizationSampler sampler_;
     std::map<int, IdleUtilization> idle_;  // by NVML index, filled by run()

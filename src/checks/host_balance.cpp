@@ -1,5 +1,7 @@
 #include "checks/host_balance.hpp"
 
+#include "checks/run_facts.hpp"
+
 #include <algorithm>
 
 #include "core/context.hpp"
@@ -34,32 +36,25 @@ constexpr const char* kNetSource =
     "multi-node training exchanges gradients over the network: DGX H100 pairs each GPU with a 400 Gbit/s NIC; "
     "for one node, 10 Gbit/s or more keeps dataset and checkpoint transfers short";
 
-std::optional<double> find_value(const Report& r, const std::string& check, const std::string& key) {
-    for (auto& c : r.checks)
-        if (c.key == check)
-            for (auto& m : c.measurements)
-                if (m.key == key && m.value) return m.value;
-    return std::nullopt;
-}
-
 }  // namespace
 
-BalanceInputs balance_inputs(const Report& r) {
+BalanceInputs balance_inputs(const RunFacts& facts, const PriorResults& prior) {
     BalanceInputs in;
-    in.gpus = int(r.gpus.size());
-    in.usable_cpus = find_value(r, "host.cpu", "cpus_usable");
-    if (!in.usable_cpus && r.machine.cpu_threads) in.usable_cpus = *r.machine.cpu_threads;
-    if (r.machine.memory_total_bytes) in.ram_bytes = double(*r.machine.memory_total_bytes);
-    if (r.machine.memory_limit_bytes) in.ram_bytes = double(*r.machine.memory_limit_bytes);
+    const MachineInfo& machine = facts.machine();
+    in.gpus = int(facts.all_gpus().size());
+    in.usable_cpus = prior.value("host.cpu", "cpus_usable");
+    if (!in.usable_cpus && machine.cpu_threads) in.usable_cpus = *machine.cpu_threads;
+    if (machine.memory_total_bytes) in.ram_bytes = double(*machine.memory_total_bytes);
+    if (machine.memory_limit_bytes) in.ram_bytes = double(*machine.memory_limit_bytes);
     double gm = 0;
-    bool all = !r.gpus.empty();
-    for (auto& g : r.gpus) {
-        if (g.memory_total_bytes) gm += double(*g.memory_total_bytes);
+    bool all = in.gpus > 0;
+    for (const GpuInfo& g : facts.all_gpus()) {
+        if (g.memory_total_bytes) gm += double(*g.memory_total_bytes.value);
         else all = false;
     }
     if (all) in.gpu_memory_bytes = gm;
-    in.storage_read_gbps = find_value(r, "host.storage", "seq_read_gbps");
-    auto up = find_value(r, "host.network", "upload_gbitps"), down = find_value(r, "host.network", "download_gbitps");
+    in.storage_read_gbps = prior.value("host.storage", "seq_read_gbps");
+    auto up = prior.value("host.network", "upload_gbitps"), down = prior.value("host.network", "download_gbitps");
     if (up && down) in.network_gbitps = std::min(*up, *down);
     else if (up || down) in.network_gbitps = up ? up : down;
     return in;
@@ -158,7 +153,7 @@ CheckResult balance_result(const BalanceInputs& in) {
 }
 
 std::optional<std::string> HostBalanceCheck::unmet_requirement(const CheckContext& ctx) const {
-    if (!ctx.report || ctx.report->gpus.empty()) return std::string("no GPUs found: nothing to balance the host against");
+    if (!ctx.facts || ctx.facts->all_gpus().empty()) return std::string("no GPUs found: nothing to balance the host against");
     return std::nullopt;
 }
 
@@ -175,10 +170,10 @@ Fact<double> a100_equivalents(const std::vector<const GpuSpec*>& specs) {
 }
 
 std::vector<CheckResult> HostBalanceCheck::run(CheckContext& ctx) {
-    BalanceInputs in = balance_inputs(*ctx.report);
-    if (ctx.inventory && ctx.specs && !ctx.inventory->gpus.empty()) {
+    BalanceInputs in = balance_inputs(*ctx.facts, ctx.prior);
+    if (ctx.specs && !ctx.facts->all_gpus().empty()) {
         std::vector<const GpuSpec*> specs;
-        for (const auto& g : ctx.inventory->gpus) specs.push_back(identify_gpu(g, *ctx.specs).spec);
+        for (const GpuInfo& g : ctx.facts->all_gpus()) specs.push_back(ctx.facts->spec_of(g.index));
         in.a100_equivalents = a100_equivalents(specs);
     }
     return {balance_result(in)};

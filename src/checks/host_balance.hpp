@@ -10,6 +10,9 @@
 
 namespace gpuvet {
 
+class RunFacts;
+class PriorResults;
+
 struct GpuSpec;
 
 // Dense BF16 tensor TFLOPS of an A100 SXM (NVIDIA A100 datasheet): the GPU the data-loading
@@ -36,13 +39,14 @@ struct BalanceInputs {
 CheckResult balance_result(const BalanceInputs& in);
 
 // Reads the inputs from the report: machine facts, GPUs, and earlier host.* results.
-BalanceInputs balance_inputs(const Report& r);
+BalanceInputs balance_inputs(const RunFacts& facts, const PriorResults& prior);
 
 class HostBalanceCheck final : public Check {
 public:
     std::string_view key() const override { return "host.balance"; }
     std::string_view title() const override { return "Host balance per GPU"; }
     std::optional<std::string> unmet_requirement(const CheckContext& ctx) const override;
+    std::vector<std::string> reads() const override { return {"host.cpu", "host.storage", "host.network"}; }
     std::vector<CheckResult> run(CheckContext& ctx) override;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "checks/run_facts.hpp"
 #include "core/context.hpp"
 #include "core/strings.hpp"
 #include "host/cpu_facts.hpp"
@@ -89,7 +90,7 @@ Verdict hold_cores_against(double usable_cpus, int expected_cpus, CheckResult& r
 
 std::vector<CheckResult> HostCpuCheck::run(CheckContext& ctx) {
     HostFs fs(ctx.options.root);
-    MachineInfo m = ctx.report ? ctx.report->machine : read_machine_info(fs);
+    MachineInfo m = ctx.facts ? ctx.facts->machine() : read_machine_info(fs);
     CheckResult r;
     Verdict v = Verdict::Pass;
     auto stat_before = read_proc_stat(fs);

@@ -1,5 +1,6 @@
 #include "checks/host_identity.hpp"
 
+#include "checks/run_facts.hpp"
 #include "core/context.hpp"
 #include "core/strings.hpp"
 
@@ -16,7 +17,7 @@ Measurement text_fact(const char* key, const char* label, const std::optional<st
 }  // namespace
 
 std::vector<CheckResult> HostIdentityCheck::run(CheckContext& ctx) {
-    const MachineInfo& m = ctx.report->machine;
+    const MachineInfo& m = ctx.facts->machine();
     CheckResult r;
     r.verdict = Verdict::Pass;
     r.measurements.push_back(text_fact("cpu_model", "CPU model", m.cpu_model, "/proc/cpuinfo has no model name"));

@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "checks/run_facts.hpp"
 #include "core/context.hpp"
 #include "core/strings.hpp"
 #include "host/cpu_facts.hpp"
@@ -165,13 +166,13 @@ DimmFindings add_dimm_facts(CheckResult& r, const Fact<MemoryLayout>& layout,
     if (l.populated * 2 < l.slots)
         f.warnings.push_back("only " + std::to_string(l.populated) + " of " + std::to_string(l.slots) +
                              " DIMM slots are populated: memory channels may be empty, which caps memory bandwidth");
-    for (auto& w : f.warnings) r.details.push_back("WARN: " + w);
+    for (auto& w : f.warnings) r.findings.push_back(Finding{Verdict::Warn, w, ""});
     return f;
 }
 
 std::vector<CheckResult> HostMemoryCheck::run(CheckContext& ctx) {
     HostFs fs(ctx.options.root);
-    const MachineInfo& m = ctx.report->machine;
+    const MachineInfo& m = ctx.facts->machine();
     CheckResult r;
     r.verdict = Verdict::Pass;
     if (m.memory_total_bytes)
@@ -259,7 +260,7 @@ std::vector<CheckResult> HostMemoryCheck::run(CheckContext& ctx) {
             r.summary += " (not graded: " + std::to_string(plan.thread_cpus.size()) + " of " +
                          std::to_string(*m.cpu_threads) + " CPUs allowed)";
         r.summary += ".";
-        if (triad_ref.warn_below && s.triad_gbps < *triad_ref.warn_below) {
+        if (grade(s.triad_gbps, triad_ref) != Verdict::Pass) {
             r.verdict = Verdict::Warn;
             r.summary = "STREAM triad " + format_number(s.triad_gbps) + " GB/s is only " + format_number(pct, 3) +
                         "% of the theoretical " + format_number(*ref.spec, 4) +

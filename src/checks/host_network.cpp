@@ -5,8 +5,8 @@
 
 namespace gpuvet {
 
-std::optional<std::string> HostNetworkCheck::unmet_requirement(const CheckContext& ctx) const {
-    if (!ctx.options.net_server)
+std::optional<std::string> HostNetworkCheck::unmet_requirement(const CheckContext&) const {
+    if (!settings_.server)
         return std::string("no iperf3 server given: pass --net-server HOST[:PORT] (a peer running `iperf3 -s` "
                            "or `gpuvet host net --serve`)");
     return std::nullopt;
@@ -74,9 +74,9 @@ CheckResult network_result(const HostPort& server, int streams, int seconds, con
 
 std::vector<CheckResult> HostNetworkCheck::run(CheckContext& ctx) {
     IperfClientOptions o;
-    o.server = parse_host_port(*ctx.options.net_server);
-    o.seconds = int(ctx.options.net_seconds.value_or(3) + 0.5);
-    o.streams = ctx.options.net_streams.value_or(1);
+    o.server = parse_host_port(*settings_.server);
+    o.seconds = int(settings_.seconds + 0.5);
+    o.streams = settings_.streams;
     if (ctx.progress) ctx.progress->update("iperf3 upload to " + o.server.host);
     IperfOutcome up = iperf_client(o, ctx.stop);
     IperfOutcome down;

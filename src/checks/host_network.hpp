@@ -5,12 +5,23 @@
 
 namespace gpuvet {
 
+// What `--net-server`, `--seconds` and `--streams` asked for.
+struct NetworkSettings {
+    std::optional<std::string> server;  // HOST[:PORT]; absent: the check SKIPs with how to give one
+    double seconds = 3;                 // per direction
+    int streams = 1;                    // parallel TCP streams, as iperf3 -P
+};
+
 class HostNetworkCheck final : public Check {
 public:
+    explicit HostNetworkCheck(NetworkSettings s = {}) : settings_(std::move(s)) {}
     std::string_view key() const override { return "host.network"; }
     std::string_view title() const override { return "Host network (iperf3)"; }
     std::optional<std::string> unmet_requirement(const CheckContext& ctx) const override;
     std::vector<CheckResult> run(CheckContext& ctx) override;
+
+private:
+    NetworkSettings settings_;
 };
 
 // Folds the two directions into a result (testable without a network).

@@ -10,8 +10,8 @@ namespace gpuvet {
 
 std::vector<CheckResult> HostStorageCheck::run(CheckContext& ctx) {
     StorageOptions o;
-    o.dir = ctx.options.data_dir;
-    if (ctx.options.storage_bytes) o.max_bytes = *ctx.options.storage_bytes;
+    o.dir = settings_.data_dir;
+    if (settings_.max_bytes) o.max_bytes = *settings_.max_bytes;
     o.rand_seconds = ctx.options.tier == Tier::Quick ? 1 : ctx.options.tier == Tier::Full ? 5 : 2;
     o.stop = ctx.stop;
     if (ctx.progress) ctx.progress->update("storage on " + o.dir.string());

@@ -1,7 +1,8 @@
-// order.*: the delivered server held against its order, one result per ordered item. Runs last in
-// `gpuvet check`: order.network needs host.network's measurement.
+// order.*: the delivered server held against its order, one result per ordered item. order.network
+// reads host.network's measurement, so the order check runs in the second stage (reads()).
 #pragma once
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <string>
 
@@ -10,17 +11,24 @@
 
 namespace gpuvet {
 
+struct Order;
+
 class OrderCheck final : public Check {
 public:
     using CapacityReader = std::function<Fact<std::uint64_t>(const std::string& path)>;
-    explicit OrderCheck(CapacityReader disk_capacity = {});  // default: statvfs
+    // `order`: what --expect/--order described (null: the check SKIPs); `data_dir`: --data-dir.
+    explicit OrderCheck(const Order* order, std::filesystem::path data_dir = ".",
+                        CapacityReader disk_capacity = {});  // default: statvfs
     std::string_view key() const override { return "order"; }
     std::string_view title() const override { return "Order"; }
     // Without --expect/--order: one SKIP line, so the report says the order was not verified.
     std::optional<std::string> unmet_requirement(const CheckContext& ctx) const override;
+    std::vector<std::string> reads() const override { return {"host.network"}; }
     std::vector<CheckResult> run(CheckContext& ctx) override;
 
 private:
+    const Order* order_;
+    std::filesystem::path data_dir_;
     CapacityReader disk_capacity_;
 };
 

@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "checks/run_facts.hpp"
 #include "core/context.hpp"
 #include "core/strings.hpp"
 #include "checks/gpu_nvlink.hpp"
@@ -54,7 +55,7 @@ std::vector<CheckResult> verify_gpu_items(const Order& o, const CheckContext& ct
     // Ordered GPUs but none can be seen: every GPU item fails with the driver's reason.
     auto absent = gpu_requirement(ctx, GpuNeed::Inventory, true);
     const std::vector<GpuInfo> none;
-    const std::vector<GpuInfo>& gpus = absent ? none : ctx.inventory->gpus;
+    const std::vector<GpuInfo>& gpus = absent ? none : ctx.facts->all_gpus();
     int n = int(gpus.size());
     auto fail_absent = [&](CheckResult& r, const std::string& what) {
         r.verdict = Verdict::Fail;

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "checks/run_facts.hpp"
 #include "core/context.hpp"
 #include "core/strings.hpp"
 #include "order/order.hpp"
@@ -15,15 +16,14 @@ namespace {
 
 
 // The lower of the measured host.network directions, if host.network ran and measured any.
-std::optional<double> measured_network_gbitps(const Report& rep) {
+std::optional<double> measured_network_gbitps(const PriorResults& prior) {
     std::optional<double> low;
-    for (auto& c : rep.checks) {
-        if (c.key != "host.network") continue;
-        for (auto& m : c.measurements) {
-            const std::string suffix = "_gbitps";
-            if (m.value && m.key.size() > suffix.size() && m.key.compare(m.key.size() - suffix.size(), suffix.size(), suffix) == 0)
-                low = low ? std::min(*low, *m.value) : *m.value;
-        }
+    const CheckResult* c = prior.result("host.network");
+    if (!c) return low;
+    for (auto& m : c->measurements) {
+        const std::string suffix = "_gbitps";
+        if (m.value && m.key.size() > suffix.size() && m.key.compare(m.key.size() - suffix.size(), suffix.size(), suffix) == 0)
+            low = low ? std::min(*low, *m.value) : *m.value;
     }
     return low;
 }
@@ -87,10 +87,10 @@ CheckResult ram(double want_gib, const MachineInfo& mi) {
     if (!have) {
         r.verdict = Verdict::Warn;
         r.summary = "Ordered " + w + " of memory, but the memory size could not be read.";
-    } else if (*have < *ref.fail_below) {
+    } else if (grade(*have, ref) == Verdict::Fail) {
         r.verdict = Verdict::Fail;
         r.summary = format_number(*have, 4) + " GiB of memory where " + w + " were ordered.";
-    } else if (limit && *limit < *ref.fail_below) {
+    } else if (limit && grade(*limit, ref) == Verdict::Fail) {
         r.verdict = Verdict::Fail;
         r.summary = "Ordered " + w + ", but this container is limited to " + format_number(*limit, 4) + " GiB.";
     } else {
@@ -113,7 +113,7 @@ CheckResult disk(double want_gb, const Fact<std::uint64_t>& cap, const std::stri
     if (!cap) {
         r.verdict = Verdict::Warn;
         r.summary = "Ordered " + w + " of disk, but the size of " + path + " could not be read (" + cap.absent_reason + ").";
-    } else if (double(*cap) / 1e9 < *ref.fail_below) {
+    } else if (grade(double(*cap) / 1e9, ref) == Verdict::Fail) {
         r.verdict = Verdict::Fail;
         r.summary = "The filesystem of " + path + " holds " + format_number(double(*cap) / 1e9, 4) + " GB where " + w +
                     " were ordered (use --data-dir for the data disk).";
@@ -124,9 +124,9 @@ CheckResult disk(double want_gb, const Fact<std::uint64_t>& cap, const std::stri
     return r;
 }
 
-CheckResult network(double want, const Report& rep) {
+CheckResult network(double want, const PriorResults& prior) {
     CheckResult r = order_item("order.network", "Order: network");
-    auto have = measured_network_gbitps(rep);
+    auto have = measured_network_gbitps(prior);
     if (!have) {
         r.verdict = Verdict::Skip;
         r.summary = "needs --net-server: the ordered " + format_number(want) + " Gbit/s can only be held against a measured throughput.";
@@ -139,16 +139,11 @@ CheckResult network(double want, const Report& rep) {
     ref.source = "the order; TCP reaches about 94% of an Ethernet line rate (header overhead at 1500-byte MTU)";
     r.measurements.push_back(Measurement::number("network_gbitps", "Network (host.network, lower direction)", *have, "Gbit/s").against(ref));
     std::string s = format_number(*have) + " Gbit/s measured of " + format_number(want) + " Gbit/s ordered";
-    if (*have < *ref.fail_below) {
-        r.verdict = Verdict::Fail;
-        r.summary = s + ": less than half.";
-    } else if (*have < *ref.warn_below) {
-        r.verdict = Verdict::Warn;
+    r.verdict = grade(*have, ref);
+    if (r.verdict == Verdict::Fail) r.summary = s + ": less than half.";
+    else if (r.verdict == Verdict::Warn)
         r.summary = s + ": below line rate (one TCP stream, or the server's own link, may be the limit).";
-    } else {
-        r.verdict = Verdict::Pass;
-        r.summary = s + ".";
-    }
+    else r.summary = s + ".";
     return r;
 }
 
@@ -161,13 +156,14 @@ Fact<std::uint64_t> filesystem_capacity_bytes(const std::string& path) {
     return std::uint64_t(st.f_blocks) * std::uint64_t(st.f_frsize);
 }
 
-std::vector<CheckResult> verify_host_items(const Order& o, const CheckContext& ctx, const Fact<std::uint64_t>& disk_capacity) {
+std::vector<CheckResult> verify_host_items(const Order& o, const CheckContext& ctx, const Fact<std::uint64_t>& disk_capacity,
+                                           const std::string& data_dir) {
     std::vector<CheckResult> out;
-    const MachineInfo& mi = ctx.report->machine;
+    const MachineInfo& mi = ctx.facts->machine();
     if (o.cpu_cores) out.push_back(cpu_cores(*o.cpu_cores, mi));
     if (o.ram_gib) out.push_back(ram(*o.ram_gib, mi));
-    if (o.disk_gb) out.push_back(disk(*o.disk_gb, disk_capacity, ctx.options.data_dir.string()));
-    if (o.network_gbitps) out.push_back(network(*o.network_gbitps, *ctx.report));
+    if (o.disk_gb) out.push_back(disk(*o.disk_gb, disk_capacity, data_dir));
+    if (o.network_gbitps) out.push_back(network(*o.network_gbitps, ctx.prior));
     return out;
 }
 

@@ -25,8 +25,9 @@ inline constexpr double kNetworkFailFraction = 0.5;
 // order.gpu_count, order.gpu_model, order.gpu_memory, order.nvlink, order.mig
 std::vector<CheckResult> verify_gpu_items(const Order& o, const CheckContext& ctx);
 // order.cpu_cores, order.ram, order.disk, order.network
+// `data_dir`: the data path whose filesystem order.disk measures (--data-dir).
 std::vector<CheckResult> verify_host_items(const Order& o, const CheckContext& ctx,
-                                           const Fact<std::uint64_t>& disk_capacity_bytes);
+                                           const Fact<std::uint64_t>& disk_capacity_bytes, const std::string& data_dir);
 
 // An empty result for one order item ("order.gpu_count", "Order: GPU count").
 inline CheckResult order_item(const char* key, const char* title) {

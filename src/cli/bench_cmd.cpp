@@ -3,6 +3,7 @@
 
 #include "cli/check_run.hpp"
 #include "cli/common.hpp"
+#include "cli/registry.hpp"
 #include "core/check.hpp"
 #include "core/context.hpp"
 #include "core/error.hpp"

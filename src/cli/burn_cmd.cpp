@@ -1,13 +1,13 @@
 // gpuvet burn: every selected GPU under sustained full load, judged (throttling, errors, outliers).
 #include "cli/check_run.hpp"
 #include "cli/common.hpp"
+#include "cli/registry.hpp"
 #include "cli/number_option.hpp"
 #include "core/check.hpp"
 #include "core/context.hpp"
 #include "core/error.hpp"
 #include "core/runner.hpp"
 #include "gpu/burn.hpp"
-#include "checks/gpu_burn.hpp"
 #include "specs/spec_db.hpp"
 
 namespace gpuvet {
@@ -33,9 +33,9 @@ int run_burn_cmd(const GlobalOptions& g, const BurnArgs& a) {
     o.sample_hz = a.sample_hz;
 
     auto run = start_check_run(g, load_specs(g), Tier::Standard, a.gpus);
-
-    CheckList checks;
-    checks.push_back(std::make_unique<GpuBurnCheck>(o));
+    CheckSettings settings;
+    settings.burn = o;
+    CheckList checks = select_checks({"gpu.burn"}, settings);
     run_checks(checks, run->ctx);
     return emit_report(run->report, g);
 }

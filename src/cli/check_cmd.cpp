@@ -1,6 +1,7 @@
 // gpuvet check: the acceptance test of a delivered server.
 #include "cli/check_run.hpp"
 #include "cli/common.hpp"
+#include "cli/registry.hpp"
 #include "cli/number_option.hpp"
 #include "host/iperf_run.hpp"
 #include "host/storage_bench.hpp"
@@ -34,7 +35,7 @@ int run_check(const GlobalOptions& g, const CheckArgs& a) {
     std::vector<std::string> only = split_commas(a.only);
     if (!a.only.empty() && only.empty())
         throw usage_error("--only: no check named", "give check keys or areas, e.g. --only gpu.p2p,host.");
-    CheckList checks = select_checks(only);
+    select_checks(only);  // an unknown key ends here, before the order file is read
     // The order is read before any check runs: bad input ends here with exit 2.
     std::optional<Order> order;
     if (a.expect && a.order_file)
@@ -45,15 +46,14 @@ int run_check(const GlobalOptions& g, const CheckArgs& a) {
     if (a.expect) order = parse_expect(*a.expect, specs);
     if (a.order_file) order = load_order_file(*a.order_file, specs);
     // Moving the database keeps its SKUs where they are, so the order's pointers to them stay valid.
-    auto run = start_check_run(g, std::move(specs), tier_from_flags(a.quick, a.full),
-                               a.gpus);
-    CheckContext& ctx = run->ctx;
-    ctx.options.data_dir = a.data_dir;
-    ctx.options.net_server = a.net_server;
-    if (a.burn_duration_s) ctx.options.burn_s = *a.burn_duration_s;
-    if (order) ctx.order = &*order;
-
-    run_checks(checks, ctx);
+    auto run = start_check_run(g, std::move(specs), tier_from_flags(a.quick, a.full), a.gpus);
+    CheckSettings settings;
+    settings.data_dir = a.data_dir;
+    settings.net_server = a.net_server;
+    settings.burn_s = a.burn_duration_s;
+    if (order) settings.order = &*order;
+    CheckList checks = select_checks(only, settings);
+    run_checks(checks, run->ctx);
     return emit_report(run->report, g);
 }
 

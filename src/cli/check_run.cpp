@@ -3,17 +3,24 @@
 #include <cstdlib>
 
 #include "cli/common.hpp"
+#include "gpu/inventory.hpp"
 #include "host/identity.hpp"
 #include "report/progress.hpp"
 
 namespace gpuvet {
 
-std::unique_ptr<CheckRun> start_check_run(const GlobalOptions& g, SpecDb specs, Tier tier, const std::string& gpus) {
+std::filesystem::path host_root() {
+    if (const char* root = std::getenv("GPUVET_ROOT"); root && *root) return root;
+    return "/";
+}
+
+std::unique_ptr<CheckRun> start_check_run(const GlobalOptions& g, SpecDb specs, Tier tier, const std::string& gpus,
+                                          GpuScope scope) {
     auto run = std::make_unique<CheckRun>();
     run->specs = std::move(specs);
     run->report = new_report(g);
     CheckContext& ctx = run->ctx;
-    if (const char* root = std::getenv("GPUVET_ROOT"); root && *root) ctx.options.root = root;
+    ctx.options.root = host_root();
     ctx.options.tier = tier;
     if (!gpus.empty()) ctx.options.gpus = parse_gpu_list(gpus);
     ctx.specs = &run->specs;
@@ -22,13 +29,20 @@ std::unique_ptr<CheckRun> start_check_run(const GlobalOptions& g, SpecDb specs, 
     run->progress = make_progress(g.json);
     ctx.progress = run->progress.get();
 
-    run->report.machine = read_machine_info(HostFs(ctx.options.root));
-    // The inventory supplies the driver facts and the GPU list; checks read it through ctx.
-    run->inventory = collect_inventory(InventoryOptions{ctx.options.root});
-    run->report.machine.driver = driver_info_of(run->inventory);
-    run->report.gpus = gpu_summaries_of(run->inventory);
-    ctx.inventory = &run->inventory;
-    check_gpu_indexes(ctx.options.gpus, run->inventory);
+    MachineInfo machine = read_machine_info(HostFs(ctx.options.root));
+    if (scope == GpuScope::HostOnly) {
+        run->facts = std::make_unique<RunFacts>(machine);
+        run->report.machine = machine;
+    } else {
+        Inventory inventory = collect_inventory(InventoryOptions{ctx.options.root});
+        check_gpu_indexes(ctx.options.gpus, inventory);
+        machine.driver = driver_info_of(inventory);
+        run->facts = std::make_unique<RunFacts>(std::move(machine), std::move(inventory), &run->specs, ctx.options.gpus);
+        // The report's header is a copy of the facts, for the printers.
+        run->report.machine = run->facts->machine();
+        run->report.gpus = run->facts->gpu_summaries();
+    }
+    ctx.facts = run->facts.get();
     return run;
 }
 

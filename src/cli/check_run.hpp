@@ -1,12 +1,13 @@
-// What a run of checks needs, set up one way for check, bench and burn: the spec database, the
-// report with the machine and the GPU inventory read, and a CheckContext wired to them.
+// What a run of checks needs, set up one way for check, bench, burn and host: the spec database,
+// the report, the facts read once before any check (machine, driver, GPU inventory, selection,
+// identification) and a CheckContext wired to them.
 #pragma once
 #include <memory>
 #include <string>
 
+#include "checks/run_facts.hpp"
 #include "core/context.hpp"
 #include "core/result.hpp"
-#include "gpu/inventory.hpp"
 #include "specs/spec_db.hpp"
 
 namespace gpuvet {
@@ -16,7 +17,7 @@ struct GlobalOptions;
 struct CheckRun {
     SpecDb specs;
     Report report;
-    Inventory inventory;
+    std::unique_ptr<const RunFacts> facts;
     CheckContext ctx;
     std::unique_ptr<Progress> progress;
 
@@ -25,8 +26,14 @@ struct CheckRun {
     CheckRun& operator=(const CheckRun&) = delete;
 };
 
-// Reads the machine (through GPUVET_ROOT when set) and the GPU inventory; `gpus` is the --gpus text
-// (empty: all), checked against the GPUs found.
-std::unique_ptr<CheckRun> start_check_run(const GlobalOptions& g, SpecDb specs, Tier tier, const std::string& gpus);
+enum class GpuScope { Inventory, HostOnly };
+
+// Reads the machine (through GPUVET_ROOT when set) and, unless `scope` is HostOnly, the GPU
+// inventory; `gpus` is the --gpus text (empty: all), checked against the GPUs found.
+std::unique_ptr<CheckRun> start_check_run(const GlobalOptions& g, SpecDb specs, Tier tier, const std::string& gpus,
+                                          GpuScope scope = GpuScope::Inventory);
+
+// The fixture root for /proc and /sys (GPUVET_ROOT), or "/".
+std::filesystem::path host_root();
 
 }  // namespace gpuvet

@@ -17,7 +17,9 @@ namespace gpuvet {
 
 namespace {
 // When the report was started, on the monotonic clock: duration_s must not follow wall-clock steps.
+// When the chosen command started: every document's envelope counts from here.
 std::chrono::steady_clock::time_point g_report_started = std::chrono::steady_clock::now();
+std::string g_started_at;
 }  // namespace
 
 std::string utc_now_rfc3339() {
@@ -48,13 +50,29 @@ SpecDb load_specs(const GlobalOptions& g) {
     return db;
 }
 
+Envelope new_envelope(const GlobalOptions& g) {
+    Envelope e;
+    e.tool_version = GPUVET_VERSION;
+    e.command = g.command;
+    e.argv = g.argv;
+    e.started_at = g_started_at.empty() ? utc_now_rfc3339() : g_started_at;
+    return e;
+}
+
+Envelope finished_envelope(const GlobalOptions& g) {
+    Envelope e = new_envelope(g);
+    close_envelope(e);
+    return e;
+}
+
+void close_envelope(Envelope& e) {
+    e.finished_at = utc_now_rfc3339();
+    e.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - g_report_started).count();
+}
+
 Report new_report(const GlobalOptions& g) {
     Report r;
-    r.tool_version = GPUVET_VERSION;
-    r.command = g.command;
-    r.argv = g.argv;
-    r.started_at = utc_now_rfc3339();
-    g_report_started = std::chrono::steady_clock::now();
+    static_cast<Envelope&>(r) = new_envelope(g);
     return r;
 }
 
@@ -74,6 +92,8 @@ void on_chosen(Cli cli, CLI::App& sub, std::string name, std::function<int(const
     auto chosen = [&g = cli.global, &action = cli.action, name = std::move(name), run = std::move(run)] {
         g.command = name;
         action = [&g, run] {
+            g_report_started = std::chrono::steady_clock::now();
+            g_started_at = utc_now_rfc3339();
             if (g.report_dir) claim_report_dir(*g.report_dir);  // before anything is measured
             return run(g);
         };
@@ -83,8 +103,7 @@ void on_chosen(Cli cli, CLI::App& sub, std::string name, std::function<int(const
 }
 
 int emit_report(Report& r, const GlobalOptions& g) {
-    r.finished_at = utc_now_rfc3339();
-    r.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - g_report_started).count();
+    close_envelope(r);
     r.finalize();
     if (g.report_dir) {
         std::filesystem::path dir = report_folder(*g.report_dir);

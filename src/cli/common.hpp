@@ -58,7 +58,12 @@ void add_output_flags(CLI::App& sub, GlobalOptions& g, bool with_report = true, 
 // The spec database with the user's --specs files merged in.
 SpecDb load_specs(const GlobalOptions& g);
 
-// A report header: version, command, argv, start time.
+// The envelope of a document this command writes: version, command, argv, the command's start
+// time. close_envelope() stamps the end time and the duration; finished_envelope() does both.
+Envelope new_envelope(const GlobalOptions& g);
+void close_envelope(Envelope& e);
+Envelope finished_envelope(const GlobalOptions& g);
+// A report whose envelope starts now.
 Report new_report(const GlobalOptions& g);
 
 // Creates the --report folder (and its parents); throws a Runtime error with advice when it cannot.

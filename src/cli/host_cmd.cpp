@@ -10,12 +10,10 @@
 #include "core/error.hpp"
 #include "core/runner.hpp"
 #include "core/strings.hpp"
-#include "checks/host_balance.hpp"
-#include "checks/host_cpu.hpp"
-#include "checks/host_memory.hpp"
-#include "checks/host_network.hpp"
-#include "checks/host_storage.hpp"
+#include "cli/check_run.hpp"
+#include "cli/registry.hpp"
 #include "host/identity.hpp"
+#include "host/iperf_run.hpp"
 #include "report/progress.hpp"
 
 namespace gpuvet {
@@ -45,7 +43,7 @@ constexpr NumberRule kPortRule{1, 65535, false, false, true, NumberUnit::None, "
 
 int serve(const GlobalOptions& g, const HostArgs& a) {
     Report report = new_report(g);
-    report.machine = read_machine_info(HostFs("/"));
+    report.machine = read_machine_info(HostFs(host_root()));
     if (!g.json)
         std::cerr << "gpuvet: iperf3 server on port " << a.port << (a.bind.empty() ? "" : " (" + a.bind + ")")
                   << (a.one_off ? ", for one test" : ", until Ctrl-C") << "\n";
@@ -96,36 +94,25 @@ int run_host(const GlobalOptions& g, const HostArgs& a) {
         if (a.server) throw usage_error("--serve and --server exclude each other", "be a server or a client, not both");
         return serve(g, a);
     }
-    Report report = new_report(g);
-    CheckContext ctx;
-    if (const char* root = std::getenv("GPUVET_ROOT"); root && *root) ctx.options.root = root;
-    ctx.options.tier = tier_from_flags(a.quick, a.full);
-    ctx.options.data_dir = a.data_dir;
     if (a.part.empty() || a.part == "storage") require_data_dir(a.data_dir);
-    ctx.options.storage_bytes = a.storage_bytes;
-    ctx.options.net_server = a.server;
-    ctx.options.net_seconds = a.seconds;
-    ctx.options.net_streams = a.streams;
+    if (a.part == "net" && !a.server)
+        throw usage_error("gpuvet host net needs --server HOST[:PORT] or --serve",
+                          "run `iperf3 -s` (or `gpuvet host net --serve`) on the peer, then --server PEER");
     if (a.server) resolve_server(*a.server, "--server");  // bad or unknown addresses: usage errors, before any work
-    ctx.report = &report;
-    ctx.stop = &stop_flag();
-    auto progress = make_progress(g.json);
-    ctx.progress = progress.get();
-    report.machine = read_machine_info(HostFs(ctx.options.root));
-
-    CheckList checks;
-    if (a.part.empty() || a.part == "cpu") checks.push_back(std::make_unique<HostCpuCheck>());
-    if (a.part.empty() || a.part == "memory") checks.push_back(std::make_unique<HostMemoryCheck>());
-    if (a.part.empty() || a.part == "storage") checks.push_back(std::make_unique<HostStorageCheck>());
-    if (a.part.empty() || a.part == "net") {
-        if (a.part == "net" && !a.server)
-            throw usage_error("gpuvet host net needs --server HOST[:PORT] or --serve",
-                              "run `iperf3 -s` (or `gpuvet host net --serve`) on the peer, then --server PEER");
-        checks.push_back(std::make_unique<HostNetworkCheck>());
-    }
-    // GPUs are not inventoried here: balance runs within `gpuvet check`.
-    run_checks(checks, ctx);
-    return emit_report(report, g);
+    CheckSettings settings;
+    settings.data_dir = a.data_dir;
+    settings.storage_bytes = a.storage_bytes;
+    settings.net_server = a.server;
+    settings.net_seconds = a.seconds;
+    settings.net_streams = a.streams;
+    // GPUs are not inventoried here: host.identity and host.balance run within `gpuvet check`.
+    const std::vector<std::string> keys =
+        a.part.empty() ? std::vector<std::string>{"host.cpu", "host.memory", "host.storage", "host.network"}
+                       : std::vector<std::string>{a.part == "net" ? "host.network" : "host." + a.part};
+    auto run = start_check_run(g, SpecDb(), tier_from_flags(a.quick, a.full), "", GpuScope::HostOnly);
+    CheckList checks = select_checks(keys, settings);
+    run_checks(checks, run->ctx);
+    return emit_report(run->report, g);
 }
 
 }  // namespace

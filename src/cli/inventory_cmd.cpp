@@ -7,6 +7,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "gpu/inventory.hpp"
+#include "cli/check_run.hpp"
 #include "host/identity.hpp"
 #include "report/inventory_view.hpp"
 
@@ -15,21 +16,14 @@ namespace gpuvet {
 namespace {
 
 int run_inventory(const GlobalOptions& g) {
-    std::filesystem::path root = "/";
-    if (const char* r = std::getenv("GPUVET_ROOT"); r && *r) root = r;
+    Envelope env = new_envelope(g);
+    const std::filesystem::path root = host_root();
     Inventory inv = collect_inventory(InventoryOptions{root});
     MachineInfo host = read_machine_info(HostFs(root));
     host.driver = driver_info_of(inv);
 
-    Json doc;
-    doc["schema_version"] = kSchemaVersion;
-    doc["tool"] = "gpuvet";
-    doc["tool_version"] = GPUVET_VERSION;
-    doc["command"] = "inventory";
-    doc["generated_at"] = utc_now_rfc3339();
-    Json body = inventory_to_json(inv, host);
-    for (auto& [k, v] : body.items()) doc[k] = v;
-    std::string json_text = doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+    close_envelope(env);
+    std::string json_text = render_document(env, inventory_to_json(inv, host));
 
     if (g.report_dir) {
         std::filesystem::path dir = report_folder(*g.report_dir);

@@ -13,14 +13,12 @@
 #include "plan/recommender.hpp"
 #include "core/strings.hpp"
 #include "report/json.hpp"
-#include "report/terminal.hpp"
+#include "report/plan_view.hpp"
 #include "specs/spec_db.hpp"
 
 namespace gpuvet {
 
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 struct PlanArgs {
     std::string model, config, params, task = "inference", scenario = "llm-finetune";
@@ -95,23 +93,6 @@ ModelArch resolve_model(const PlanArgs& a) {
     return catalog.find(a.model);
 }
 
-std::string g2(double bytes) { return format_fixed(bytes / kGiB, 2); }
-
-nlohmann::json to_json(const MemoryPlan& p) {
-    nlohmann::json items = nlohmann::json::array();
-    for (auto& i : p.items)
-        items.push_back({{"key", i.key}, {"label", i.label}, {"bytes_per_gpu", i.bytes_per_gpu},
-                         {"gib_per_gpu", i.bytes_per_gpu / kGiB}, {"bytes_total", i.bytes_per_gpu * p.gpus}, {"how", i.how}});
-    return {{"gpus", p.gpus}, {"zero_stage", p.zero_stage}, {"bytes_per_param", p.bytes_per_param},
-            {"bytes_per_param_how", p.bytes_per_param_how}, {"items", items},
-            {"subtotal_bytes_per_gpu", p.subtotal_per_gpu}, {"margin_bytes_per_gpu", p.margin_bytes},
-            {"need_bytes_per_gpu", p.need_per_gpu}, {"need_gib_per_gpu", p.need_per_gpu / kGiB},
-            {"need_bytes_total", p.total()}, {"cpu_offload_bytes", p.cpu_bytes}, {"notes", p.notes}};
-}
-
-template <class T>
-nlohmann::json opt(const std::optional<T>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
-
 int run_plan(const GlobalOptions& g, PlanArgs a) {
     if (a.list_models) {
         // A named catalog: a range-for over a temporary's all() would read it after destruction.
@@ -144,99 +125,9 @@ int run_plan(const GlobalOptions& g, PlanArgs a) {
     Recommendation rec = recommend(m, a.w, db, sc, a.a, measured, prices ? &*prices : nullptr);
     int code = rec.any_fits ? exit_code::ok : exit_code::check_failed;
 
-    if (g.json) {
-        nlohmann::json rows = nlohmann::json::array();
-        for (auto& r : rec.rows)
-            rows.push_back({{"sku", r.spec->key}, {"name", r.spec->name}, {"memory_gib", r.spec->memory_size_gib},
-                            {"usable_gib", r.usable_gib}, {"cards", opt(r.cards)},
-                            {"need_bytes_per_gpu", r.plan ? nlohmann::json(r.plan->need_per_gpu) : nlohmann::json(nullptr)},
-                            {"nvlink_needed", r.nvlink_needed}, {"has_nvlink", r.has_nvlink},
-                            {"decode_tokens_per_s", opt(r.speed.decode_tokens_per_s)},
-                            {"prefill_tokens_per_s", opt(r.speed.prefill_tokens_per_s)},
-                            {"train_tokens_per_s", opt(r.speed.train_tokens_per_s)},
-                            {"hours_for_budget", opt(r.speed.hours_for_budget)}, {"cost", opt(r.cost)},
-                            {"compute_s_per_step", opt(r.speed.compute_s_per_step)},
-                            {"comm_s_per_step", opt(r.speed.comm_s_per_step)},
-                            {"rates_source", r.rates_source}, {"score", r.score}});
-        nlohmann::json j{{"schema_version", kSchemaVersion}, {"command", "plan"},
-                         {"model", {{"key", m.key}, {"name", m.name}, {"params", parameter_count(m)},
-                                    {"active_params", active_parameter_count(m)}, {"source", m.source}}},
-                         {"task", to_string(a.w.task)}, {"scenario", sc.key},
-                         {"assumptions", {{"mfu", a.a.mfu}, {"bandwidth_efficiency", a.a.bandwidth_eff}, {"margin", a.w.margin}}},
-                         {"memory", to_json(one)}, {"gpus", rows}, {"fits", rec.any_fits}, {"suggestion", rec.suggestion},
-                         {"currency", prices ? nlohmann::json(prices->currency) : nlohmann::json(nullptr)},
-                         {"price_notes", prices ? nlohmann::json(prices->notes) : nlohmann::json::array()}};
-        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-        return code;
-    }
-    std::cout << fmt::format("{} — {} — {:.3f}B parameters{}\n", m.name, to_string(a.w.task), one.params / 1e9,
-                             m.is_moe() ? fmt::format(" ({:.2f}B active per token)", one.active_params / 1e9) : "");
-    if (one.bytes_per_param > 0) std::cout << "  " << one.bytes_per_param_how << "\n";
-    if (one.trainable_params && one.trainable_params != one.params)
-        std::cout << fmt::format("  trainable: {} parameters (LoRA rank {})\n", one.trainable_params, a.w.lora_rank);
-    std::cout << fmt::format("\nMemory on {} GPU(s), per GPU{}:\n", one.gpus, one.zero_stage ? fmt::format(", ZeRO-{}", one.zero_stage) : "");
-    std::cout << fmt::format("  {:<36} {:>9}  {}\n", "item", "GiB", "how it is counted");
-    // The explanation goes on the same line when it fits in 100 columns, else wrapped under the item.
-    auto line = [&](const std::string& l, double b, const std::string& how) {
-        std::string head = fmt::format("  {:<36} {:>9}", l, g2(b));
-        if (how.empty()) { std::cout << head << "\n"; return; }
-        if (visible_width(head) + 2 + visible_width(how) <= 100) { std::cout << head << "  " << how << "\n"; return; }
-        std::cout << head << "\n" << wrap("      ", how, 100, 6) << "\n";
-    };
-    for (auto& i : one.items) line(i.label, i.bytes_per_gpu, i.how);
-    line(fmt::format("margin ({:.0f}%)", a.w.margin * 100), one.margin_bytes, "--margin");
-    line("need per GPU", one.need_per_gpu, "");
-    if (one.gpus > 1) line("need in total", one.total(), fmt::format("× {} GPUs", one.gpus));
-    if (one.cpu_bytes > 0) line("host RAM for offload", one.cpu_bytes, "DeepSpeed estimate");
-    for (auto& n : one.notes) std::cout << wrap("  note: ", n, 100, 8) << "\n";
-
-    bool train = is_training(a.w.task);
-    std::cout << fmt::format("\nCards, best first for scenario {} (speed at {:.0f}% utilization{}):\n", sc.key,
-                             a.a.mfu * 100, train ? "" : fmt::format(", decode at {:.0f}% of bandwidth", a.a.bandwidth_eff * 100));
-    std::string cur = prices ? prices->currency : "";
-    // Columns without data for this workload (no --tokens, no --prices, inference) are left out.
-    bool show_comm = train, show_hours = a.tokens > 0, show_cost = prices.has_value();
-    auto row = [&](const std::string& gpu, const std::string& gib, const std::string& cards, const std::string& need,
-                   const std::string& nv, const std::string& tok, const std::string& comm, const std::string& hours,
-                   const std::string& cost) {
-        std::string l = fmt::format("  {:<22} {:>4} {:>5} {:>8} {:<7} {:>12}", gpu, gib, cards, need, nv, tok);
-        if (show_comm) l += fmt::format(" {:>5}", comm);
-        if (show_hours) l += fmt::format(" {:>8}", hours);
-        if (show_cost) l += fmt::format(" {:>10}", cost);
-        while (!l.empty() && l.back() == ' ') l.pop_back();
-        std::cout << l << "\n";
-    };
-    row("GPU", "GiB", "cards", "GiB/card", "NVLink", train ? "train tok/s" : "decode tok/s", "comm", "hours", "cost " + cur);
-    row("", "", "", "need", "", "per box", "%", "", "");
-    int shown = 0, hidden = 0;
-    for (auto& r : rec.rows) {
-        if (!a.all && (shown >= a.top || !r.cards)) { ++hidden; continue; }
-        ++shown;
-        if (!r.cards) {
-            std::cout << fmt::format("  {:<22} {:>4.0f} {:>5}  does not fit within {} cards\n", r.spec->name,
-                                     r.spec->memory_size_gib, "—", a.w.gpus.value_or(64));
-            continue;
-        }
-        auto tok = train ? r.speed.train_tokens_per_s : r.speed.decode_tokens_per_s;
-        std::string nv = r.nvlink_needed ? (r.has_nvlink ? "needed" : "MISSING") : (r.has_nvlink ? "has" : "—");
-        std::string comm = "—";
-        if (r.speed.comm_s_per_step && r.speed.compute_s_per_step && *r.speed.comm_s_per_step > 0)
-            comm = fmt::format("{:.0f}", 100 * *r.speed.comm_s_per_step / (*r.speed.comm_s_per_step + *r.speed.compute_s_per_step));
-        row(r.spec->name + (r.rates_source == "measured" ? "*" : ""), fmt::format("{:.0f}", r.spec->memory_size_gib),
-            std::to_string(*r.cards), g2(r.plan->need_per_gpu), nv, tok ? format_number(*tok) : "—", comm,
-            r.speed.hours_for_budget ? format_fixed(*r.speed.hours_for_budget, 1) : "—",
-            r.cost ? format_fixed(*r.cost, 0) : "—");
-    }
-    if (hidden) std::cout << fmt::format("  ({} more SKU(s){}; --all lists every one)\n", hidden, rec.any_fits ? "" : " (none fits)");
-    std::string legend = "per box: tokens per second of all the row's cards together.";
-    if (show_comm) legend += " comm: share of a training step spent exchanging weights and gradients over the card's link "
-                             "(NVLink, else PCIe), no overlap assumed.";
-    legend += " NVLink MISSING: the plan splits the model across cards that only have PCIe.";
-    if (!measured.empty()) legend += " *: rates measured by the --measured report.";
-    std::cout << wrap("  ", legend, 100, 2) << "\n";
-    if (prices && show_cost)
-        for (auto& n : prices->notes) std::cout << wrap("  prices: ", n, 100, 10) << "\n";
-    std::cout << "\n" << wrap(rec.any_fits ? "Fits: " : "Does not fit: ", rec.suggestion, 100, 2) << "\n";
+    PlanView view{m, a.w, a.a, sc, one, rec, prices ? &*prices : nullptr, !measured.empty(), a.tokens, a.all, a.top};
+    if (g.json) std::cout << render_document(finished_envelope(g), plan_to_json(view));
+    else std::cout << render_plan(view);
     return code;
 }
 

@@ -6,7 +6,7 @@
 #include "report/specs_view.hpp"
 #include "specs/spec_db.hpp"
 #include "specs/spec_fields.hpp"
-#include "specs/spec_json.hpp"
+#include "report/spec_json.hpp"
 
 namespace gpuvet {
 
@@ -26,9 +26,9 @@ Json match_json(const std::string& q, const SpecMatch& m) {
 int list(const GlobalOptions& g) {
     SpecDb db = load_specs(g);
     if (g.json) {
-        Json j{{"schema_version", kSchemaVersion}, {"gpus", Json::array()}};
+        Json j{{"gpus", Json::array()}};
         for (auto& s : db.all()) j["gpus"].push_back(to_json(s));
-        std::cout << j.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+        std::cout << render_document(finished_envelope(g), j);
     } else {
         std::cout << render_specs_list(db, detect_style(g.no_color));
     }
@@ -39,8 +39,8 @@ int show(const GlobalOptions& g, const std::string& name) {
     SpecDb db = load_specs(g);
     SpecMatch m = db.match(name);
     if (g.json) {
-        Json j{{"schema_version", kSchemaVersion}, {"match", match_json(name, m)}, {"gpu", to_json(*m.spec)}};
-        std::cout << j.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+        Json j{{"match", match_json(name, m)}, {"gpu", to_json(*m.spec)}};
+        std::cout << render_document(finished_envelope(g), j);
     } else {
         Style st = detect_style(g.no_color);
         std::cout << st.dim(describe_match(name, m)) << "\n" << render_spec_show(*m.spec, st);
@@ -60,7 +60,7 @@ int compare(const GlobalOptions& g, const std::vector<std::string>& names) {
         specs.push_back(matches.back().spec);
     }
     if (g.json) {
-        Json j{{"schema_version", kSchemaVersion}, {"matches", Json::array()}, {"gpus", Json::array()}, {"ratios_to_first", Json::object()}};
+        Json j{{"matches", Json::array()}, {"gpus", Json::array()}, {"ratios_to_first", Json::object()}};
         for (std::size_t i = 0; i < names.size(); ++i) {
             j["matches"].push_back(match_json(names[i], matches[i]));
             j["gpus"].push_back(to_json(*specs[i]));
@@ -74,7 +74,7 @@ int compare(const GlobalOptions& g, const std::vector<std::string>& names) {
             }
             j["ratios_to_first"][f.key] = row;
         }
-        std::cout << j.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+        std::cout << render_document(finished_envelope(g), j);
     } else {
         Style st = detect_style(g.no_color);
         for (std::size_t i = 0; i < names.size(); ++i) std::cout << st.dim(describe_match(names[i], matches[i])) << "\n";

@@ -1,5 +1,5 @@
-// A check is a small unit: a stable key, a title, its requirements and a run.
-// Checks are listed explicitly in core/registry.cpp, never self-registered.
+// A check is a small unit: a stable key, a title, its requirements, the earlier results it reads
+// and a run. Checks are listed explicitly in cli/registry.cpp, never self-registered.
 #pragma once
 #include <memory>
 #include <optional>
@@ -22,17 +22,15 @@ public:
     virtual std::optional<std::string> unmet_requirement(const CheckContext&) const {
         return std::nullopt;
     }
+    // The keys of the checks whose results this one reads (ctx.prior). A check that reads any runs
+    // in a second stage, after every check that reads none; its results keep their registry place.
+    virtual std::vector<std::string> reads() const { return {}; }
     // One result for a box-level check, one per GPU for per-GPU checks. May throw gpuvet::Error,
     // which the runner records as an ERROR verdict with its advice; other checks still run.
     virtual std::vector<CheckResult> run(CheckContext& ctx) = 0;
 };
 
-using CheckList = std::vector<std::unique_ptr<Check>>;
-
-// The registry: every check `gpuvet check` knows, in the order they run.
-CheckList all_checks();
-// The checks named by `keys` (exact keys, or areas ending in '.' such as "gpu."), in registry
-// order; all of them when `keys` is empty. An unknown key is a usage error listing the keys.
-CheckList select_checks(const std::vector<std::string>& keys);
+using CheckPtr = std::unique_ptr<Check>;
+using CheckList = std::vector<CheckPtr>;
 
 }  // namespace gpuvet

@@ -1,5 +1,7 @@
-// What a check can see: the options of this run, the spec database and what has been
-// learned about the machine so far. Checks append time series to the report through it.
+// What a check can see: the options every check shares, the spec database, the facts read once
+// before any check ran, and the results of the earlier checks it declared (Check::reads). A check's
+// own knobs reach it through its constructor (cli/registry.cpp). Checks append time series to the
+// report through it; their results are the runner's to append.
 #pragma once
 #include <atomic>
 #include <chrono>
@@ -14,22 +16,34 @@
 namespace gpuvet {
 
 class SpecDb;
-struct Order;
-struct Inventory;
+class RunFacts;  // checks/run_facts.hpp
 
 enum class Tier { Quick, Standard, Full };
 const char* to_string(Tier t);
 
-struct CheckOptions {
+// What every check may need; everything else is a constructor argument of the check that uses it.
+struct RunOptions {
     Tier tier = Tier::Standard;
-    std::filesystem::path root = "/";      // seam for /proc and /sys fixtures (GPUVET_ROOT)
-    std::filesystem::path data_dir = ".";  // storage check target
-    std::optional<std::string> net_server; // host.network target, HOST[:PORT]
-    std::optional<std::uint64_t> storage_bytes;  // cap on bytes host.storage writes (default 1 GiB)
-    std::optional<double> net_seconds;     // per direction (default 3 s)
-    std::optional<int> net_streams;        // parallel TCP streams (default 1, as iperf3)
-    std::vector<int> gpus;                 // empty = all
-    std::optional<double> burn_s;          // gpu.burn duration (default by tier: 20 s / 60 s / 10 min)
+    std::filesystem::path root = "/";  // seam for /proc and /sys fixtures (GPUVET_ROOT)
+    std::vector<int> gpus;             // --gpus as given (empty = all); RunFacts holds the selection
+};
+
+// The results of earlier checks, as one check may read them: only the keys it declared in
+// Check::reads(), so that what depends on what is stated once and the runner can order it.
+class PriorResults {
+public:
+    PriorResults() = default;
+    PriorResults(const std::vector<CheckResult>* results, std::vector<std::string> readable)
+        : results_(results), readable_(std::move(readable)) {}
+    // The first result of check `key` (nullptr: it did not run). Reading an undeclared key is a
+    // programming error (internal_error).
+    const CheckResult* result(std::string_view key) const;
+    // The value of measurement `measurement` of check `key`, when it was measured.
+    std::optional<double> value(std::string_view key, std::string_view measurement) const;
+
+private:
+    const std::vector<CheckResult>* results_ = nullptr;
+    std::vector<std::string> readable_;
 };
 
 // Progress of long work. TTY: a live line; otherwise a log line every few seconds.
@@ -48,11 +62,11 @@ public:
 };
 
 struct CheckContext {
-    CheckOptions options;
+    RunOptions options;
     const SpecDb* specs = nullptr;
-    const Order* order = nullptr;        // what was ordered, when --expect/--order was given
-    Report* report = nullptr;            // machine, gpus and series live here
-    const Inventory* inventory = nullptr;  // what the driver knows about the GPUs (gpu/inventory.hpp)
+    const RunFacts* facts = nullptr;  // machine, driver, inventory, selected GPUs, their SKUs
+    Report* report = nullptr;         // the document being written: checks add series to it
+    PriorResults prior;               // set by the runner for checks that declared reads()
     Progress* progress = nullptr;
     const std::atomic<bool>* stop = nullptr;  // set on Ctrl-C / SIGTERM
     std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();

@@ -4,6 +4,16 @@
 
 namespace gpuvet {
 
+Verdict grade(double v, const Reference& r) {
+    if ((r.fail_below && v < *r.fail_below) || (r.fail_above && v > *r.fail_above)) return Verdict::Fail;
+    if ((r.warn_below && v < *r.warn_below) || (r.warn_above && v > *r.warn_above)) return Verdict::Warn;
+    return Verdict::Pass;
+}
+
+void grade_into(CheckResult& r, const Measurement& m) {
+    if (m.value && m.reference) r.verdict = worst(r.verdict, grade(*m.value, *m.reference));
+}
+
 const char* to_string(Verdict v) {
     switch (v) {
         case Verdict::Pass: return "PASS";

@@ -8,12 +8,10 @@
 
 namespace gpuvet {
 
-// Documents other than the report (specs, plan, inventory).
-inline constexpr int kSchemaVersion = 1;
-// The report of check, bench, burn and host. 2: the top-level "verdict" is the run's outcome
-// (INCOMPLETE and COULD_NOT_RUN added; SKIP and ERROR are per-check verdicts only), and
-// "interrupted_during" was added.
-inline constexpr int kReportSchemaVersion = 2;
+// The version of every JSON document gpuvet writes (docs/report-schema.md). 2: the report's
+// "verdict" became the run's outcome, "interrupted_during" added. 3: one envelope for every
+// document (check, bench, burn, host, inventory, specs, plan).
+inline constexpr int kSchemaVersion = 3;
 
 enum class Verdict { Pass, Warn, Fail, Skip, Error };
 const char* to_string(Verdict v);
@@ -48,6 +46,9 @@ struct Reference {
     std::string source;                       // where the spec/floor comes from
 };
 
+// The one grading rule: FAIL past a fail bound, WARN past a warn bound, else PASS.
+Verdict grade(double value, const Reference& r);
+
 struct Measurement {
     std::string key;    // stable, unit in the name: "copy_gbps", "memory_total_bytes"
     std::string label;  // human words: "Device copy"
@@ -75,6 +76,23 @@ struct Measurement {
     Measurement& on_gpu(int index) { gpu = index; return *this; }
 };
 
+// A judged statement about the machine: its verdict, its words with the numbers behind them,
+// and the measurement it judges when one does. Printers show "FAIL: <text>"; tests and JSON
+// consumers read the fields.
+struct Finding {
+    Verdict verdict = Verdict::Pass;  // Pass: an informational line
+    std::string text;
+    std::string measurement;          // a Measurement::key of the same result, or empty
+
+    Finding() = default;
+    Finding(Verdict v, std::string t, std::string about = {})
+        : verdict(v), text(std::move(t)), measurement(std::move(about)) {}
+};
+
+struct CheckResult;
+// Folds a measurement's grade (when it has a value and a reference) into the result's verdict.
+void grade_into(CheckResult& r, const Measurement& m);
+
 struct CheckResult {
     std::string key;    // "gpu.memory_bandwidth", "host.identity"
     std::string title;  // "Device memory bandwidth"
@@ -82,7 +100,8 @@ struct CheckResult {
     std::string summary;  // one plain sentence that explains the verdict
     std::optional<int> gpu;  // set for per-GPU results
     std::vector<Measurement> measurements;
-    std::vector<std::string> details;  // further lines (findings), shown under the summary
+    std::vector<Finding> findings;     // judged statements, in the order found
+    std::vector<std::string> details;  // further lines (context, tables, notes), after the findings
     double duration_s = 0;
 };
 
@@ -152,15 +171,19 @@ struct GpuSummary {
     std::optional<std::string> sku_match;    // how: "pci-device-id", "name+memory", ...
 };
 
-struct Report {
-    int schema_version = kReportSchemaVersion;
+// What every document starts with: which tool wrote it, for which command, and when.
+struct Envelope {
+    int schema_version = kSchemaVersion;
     std::string tool = "gpuvet";
     std::string tool_version;
-    std::string command;        // "check", "inventory", ...
+    std::string command;        // "check", "inventory", "plan", ...
     std::vector<std::string> argv;
     std::string started_at;     // RFC 3339 UTC
     std::string finished_at;
     double duration_s = 0;
+};
+
+struct Report : Envelope {
     MachineInfo machine;
     std::vector<GpuSummary> gpus;
     std::vector<CheckResult> checks;

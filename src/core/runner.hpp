@@ -5,9 +5,10 @@
 
 namespace gpuvet {
 
-// Runs `checks` in order, appending their results to ctx.report->checks. Unmet requirements
-// become SKIP; a thrown gpuvet::Error becomes ERROR with its advice; a stop request (Ctrl-C)
-// skips the remaining checks and marks the report interrupted.
+// Runs `checks`: first those that read no other result, in order, then those that declared
+// reads() (core/check.hpp), in order; appends all results to ctx.report->checks in the order of
+// `checks`. Unmet requirements become SKIP; a thrown gpuvet::Error becomes ERROR with its advice;
+// a stop request (Ctrl-C) skips the remaining checks and marks the report interrupted.
 void run_checks(CheckList& checks, CheckContext& ctx);
 
 // A result for a check that did not run.

@@ -391,12 +391,11 @@ double parse_duration_s(const std::string& s, std::string_view option) {
     return parse_number_option(option, s, kBurnDurationRule);
 }
 
-std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt) {
-    if (!ctx.inventory) throw internal_error("burn needs the GPU inventory");
+std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt, const BurnTargets& targets) {
     const auto t0 = Clock::now();
     const double report_offset = ctx.elapsed_s();  // series times are seconds since the report started
 
-    GpuSet set = GpuSet::open(ctx);
+    GpuSet set = GpuSet::open(targets.gpus);
     std::vector<std::unique_ptr<Live>> lives;
     std::vector<int> indexes;
     for (auto& m : set.members()) {
@@ -409,9 +408,8 @@ std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt) {
             if (gi.temperature_memory_max_c) L->out.memory_max_temp_c = *gi.temperature_memory_max_c;
             if (gi.power_default_limit_w) L->out.default_power_limit_w = *gi.power_default_limit_w;
         }
-        if (ctx.report)
-            for (const auto& g : ctx.report->gpus)
-                if (g.index == m.index) L->out.sku = g.sku.value_or(g.name.value_or(""));
+        for (std::size_t i = 0; i < targets.gpus.size() && i < targets.skus.size(); ++i)
+            if (targets.gpus[i]->index == m.index) L->out.sku = targets.skus[i];
         if (!m.session) {
             L->out.load_error = m.error + (m.advice.empty() ? "" : " (" + m.advice + ")");
             L->done = true;
@@ -437,7 +435,7 @@ std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt) {
         if (!gemm_precision(opt.dtype)) {
             fma_note = std::string(to_string(opt.dtype)) + " runs on the CUDA-core FMA kernels (no tensor GEMM for it)";
         } else {
-            int driver_cuda = ctx.inventory->cuda_driver_version ? *ctx.inventory->cuda_driver_version.value : 0;
+            int driver_cuda = targets.cuda_driver_version.value_or(0);
             lt.emplace(CublasLtApi::load(driver_cuda));
             if (!lt->ok()) {
                 fma_note = "cuBLASLt is not usable (" + lt->error + "): FMA kernels instead of tensor GEMMs";

@@ -15,6 +15,7 @@
 #include "core/numbers.hpp"
 #include "core/result.hpp"
 #include "gpu/burn_verdicts.hpp"
+#include "gpu/inventory.hpp"
 
 namespace gpuvet {
 
@@ -39,8 +40,15 @@ struct BurnOptions {
     double memory_fraction = 0.8;
 };
 
-// Runs the burn on ctx.options.gpus (empty = all) and returns one gpu.burn result per GPU.
-// Telemetry and throughput series are appended to ctx.report->series. Needs ctx.inventory.
-std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt);
+// The GPUs to burn, with what the run knows of them.
+struct BurnTargets {
+    std::vector<const GpuInfo*> gpus;    // the selected GPUs
+    std::vector<std::string> skus;       // parallel to gpus: the SKU key, or the driver's name (peers compare it)
+    std::optional<int> cuda_driver_version;  // picks the cuBLASLt that matches the driver
+};
+
+// Runs the burn on `targets` and returns one gpu.burn result per GPU. Telemetry and throughput
+// series are appended to ctx.report->series.
+std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt, const BurnTargets& targets);
 
 }  // namespace gpuvet

@@ -50,19 +50,7 @@ std::optional<double> min_of(const std::vector<TelemetrySample>& s, F get) {
 
 }  // namespace
 
-std::optional<double> mean(const std::vector<double>& v) {
-    if (v.empty()) return std::nullopt;
-    double s = 0;
-    for (double x : v) s += x;
-    return s / double(v.size());
-}
 
-std::optional<double> median(std::vector<double> v) {
-    if (v.empty()) return std::nullopt;
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 std::vector<Finding> throttle_findings(const std::vector<TelemetrySample>& s) {
     std::vector<Finding> out;
@@ -314,7 +302,7 @@ std::vector<CheckResult> burn_verdicts(const BurnInput& in) {
                         ", no throttling, no errors";
         }
         if (in.interrupted) r.details.push_back(fmt("interrupted after %.0f s", g.duration_s) + fmt(" of the planned %.0f s", in.planned_s));
-        for (const auto& x : f) r.details.push_back(std::string(to_string(x.verdict)) + ": " + x.text);
+        r.findings.insert(r.findings.end(), f.begin(), f.end());
         for (const auto& n : g.notes) r.details.push_back("load: " + n);
         if (tel)
             for (const auto& [field, why] : tel->absent) r.details.push_back("not sampled: " + field + ": " + why);

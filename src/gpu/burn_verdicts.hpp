@@ -15,14 +15,12 @@
 #include <vector>
 
 #include "core/result.hpp"
+#include "core/stats.hpp"
 #include "gpu/telemetry.hpp"
 
 namespace gpuvet {
 
-struct Finding {
-    Verdict verdict = Verdict::Pass;  // Pass: an informational line
-    std::string text;                 // the numbers behind it
-};
+// Finding: core/result.hpp.
 
 // What the load side measured on one GPU.
 struct GpuBurnOutcome {
@@ -70,9 +68,6 @@ std::optional<Finding> correctness_finding(const GpuBurnOutcome& g);
 std::optional<Finding> ecc_finding(const std::vector<TelemetrySample>& s);
 std::vector<Finding> xid_findings(const std::vector<XidEvent>& xids, int gpu);
 
-// Mean of the values (nullopt when empty).
-std::optional<double> mean(const std::vector<double>& v);
-std::optional<double> median(std::vector<double> v);
 
 // One CheckResult per GPU, key "gpu.burn".
 std::vector<CheckResult> burn_verdicts(const BurnInput& in);

@@ -1,4 +1,5 @@
 #include "gpu/gemm_run.hpp"
+#include "core/stats.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -25,10 +26,6 @@ void fill(GpuSession& s, const DeviceBuffer& buf, const InputTile& t, const std:
     fill_repeating(s, buf.ptr(), buf.bytes(), t.bytes.data(), t.bytes.size(), stop);
 }
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
 
 }  // namespace
 
@@ -194,7 +191,7 @@ PrecisionRun run_precision(const CublasLtApi& lt, LtHandle& handle, GpuSession& 
             std::vector<double> ms;
             for (int i = 0; i < rs.timed; ++i) ms.push_back(s.time_ms(stream, matmul));
             stream.synchronize();
-            r.median_ms = median(ms);
+            r.median_ms = median(ms).value();
             if (r.median_ms > 0) r.rate = sh.flops() / (r.median_ms * 1e-3) / 1e12;
 
             // Read back sampled outputs and compare with the CPU in double precision.

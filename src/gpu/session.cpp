@@ -308,17 +308,10 @@ GpuSet GpuSet::open(std::shared_ptr<const CudaApi> api, const std::vector<std::p
     return set;
 }
 
-GpuSet GpuSet::open(const CheckContext& ctx) {
+GpuSet GpuSet::open(const std::vector<const GpuInfo*>& gpus) {
     std::vector<std::pair<int, int>> pairs;
-    std::vector<const GpuInfo*> infos;
-    if (ctx.inventory) {
-        for (const GpuInfo& g : ctx.inventory->gpus) {
-            const auto& sel = ctx.options.gpus;
-            if (!sel.empty() && std::find(sel.begin(), sel.end(), g.index) == sel.end()) continue;
-            pairs.emplace_back(g.index, g.cuda_ordinal.value_or(-1));
-            infos.push_back(&g);
-        }
-    }
+    const std::vector<const GpuInfo*>& infos = gpus;
+    for (const GpuInfo* g : gpus) pairs.emplace_back(g->index, g->cuda_ordinal.value_or(-1));
     GpuSet set = open(shared_cuda_api(), pairs);
     for (std::size_t i = 0; i < set.members_.size(); ++i) {
         Member& m = set.members_[i];

@@ -7,12 +7,12 @@
 // Every failed driver call throws CudaError (core Error, kind Driver) naming the call, the status
 // and advice; JIT failures carry the driver's error log.
 //
-// GpuSet: the sessions for the GPUs a run selected (CheckOptions::gpus, empty = all), by NVML index
+// GpuSet: the sessions for the GPUs a run selected (--gpus, empty = all), by NVML index
 // (what the report calls a GPU), each mapped to its CUDA ordinal through the inventory. A GPU that
 // cannot be opened carries the reason instead of a session; the others are unaffected.
 //
 // Typical use:
-//   GpuSet set = GpuSet::open(ctx);
+//   GpuSet set = GpuSet::open(ctx.facts->selected_gpus());
 //   for (auto& m : set.members()) {
 //       if (!m.session) { /* ERROR result for m.index with m.error */ continue; }
 //       GpuSession& s = *m.session;
@@ -221,10 +221,10 @@ public:
         bool unavailable = false;                // CUDA cannot see it (MIG mode, CUDA_VISIBLE_DEVICES): SKIP, not ERROR
     };
 
-    // Opens a session for each GPU of ctx.inventory selected by ctx.options.gpus (empty = all).
+    // Opens a session for each of `gpus` (the run's selected GPUs, RunFacts::selected_gpus).
     // Throws only when libcuda itself is unusable (Driver Error); per-GPU failures land in
     // Member::error. Leaves the last opened session current on this thread.
-    static GpuSet open(const CheckContext& ctx);
+    static GpuSet open(const std::vector<const GpuInfo*>& gpus);
     // Same with an explicit API and list of (NVML index, CUDA ordinal) pairs; for tests and tools.
     static GpuSet open(std::shared_ptr<const CudaApi> api, const std::vector<std::pair<int, int>>& gpus);
 

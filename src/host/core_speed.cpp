@@ -1,4 +1,5 @@
 #include "host/core_speed.hpp"
+#include "core/stats.hpp"
 
 #include <pthread.h>
 #include <sched.h>
@@ -60,11 +61,10 @@ std::optional<SpeedSpread> spread_of(const std::vector<CoreSpeed>& v, double str
     if (v.empty()) return std::nullopt;
     std::vector<double> s;
     for (auto& c : v) s.push_back(c.ops_per_s);
-    std::sort(s.begin(), s.end());
     SpeedSpread r;
-    r.min = s.front();
-    r.max = s.back();
-    r.median = s.size() % 2 ? s[s.size() / 2] : (s[s.size() / 2 - 1] + s[s.size() / 2]) / 2;
+    r.min = *std::min_element(s.begin(), s.end());
+    r.max = *std::max_element(s.begin(), s.end());
+    r.median = median(s).value();
     for (auto& c : v)
         if (c.ops_per_s < r.median * (1 - straggler_below)) r.stragglers.push_back(c);
     return r;

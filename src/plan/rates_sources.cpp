@@ -1,4 +1,5 @@
 #include "plan/rates_sources.hpp"
+#include "core/stats.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -15,13 +16,6 @@
 
 namespace gpuvet {
 
-namespace {
-std::optional<double> median(std::vector<double> v) {
-    if (v.empty()) return std::nullopt;
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-}  // namespace
 
 std::map<std::string, MeasuredRates> read_measured_report(const std::string& path, const SpecDb& db) {
     return parse_measured_report(read_input_file(path, "--measured", kReportFileLimitBytes), path, db);

@@ -74,6 +74,10 @@ Json to_json(const CheckResult& c) {
     j["summary"] = c.summary;
     j["measurements"] = Json::array();
     for (auto& m : c.measurements) j["measurements"].push_back(to_json(m));
+    j["findings"] = Json::array();
+    for (auto& f : c.findings)
+        j["findings"].push_back(Json{{"verdict", to_string(f.verdict)}, {"text", f.text},
+                                     {"measurement", f.measurement.empty() ? Json(nullptr) : Json(f.measurement)}});
     j["details"] = c.details;
     j["duration_s"] = number(c.duration_s);
     return j;
@@ -100,16 +104,27 @@ Json to_json(const MachineInfo& m) {
     return j;
 }
 
-Json to_json(const Report& r) {
+Json to_json(const Envelope& e) {
     Json j;
-    j["schema_version"] = r.schema_version;
-    j["tool"] = r.tool;
-    j["tool_version"] = r.tool_version;
-    j["command"] = r.command;
-    j["argv"] = r.argv;
-    j["started_at"] = r.started_at;
-    j["finished_at"] = r.finished_at;
-    j["duration_s"] = number(r.duration_s);
+    j["schema_version"] = e.schema_version;
+    j["tool"] = e.tool;
+    j["tool_version"] = e.tool_version;
+    j["command"] = e.command;
+    j["argv"] = e.argv;
+    j["started_at"] = e.started_at;
+    j["finished_at"] = e.finished_at;
+    j["duration_s"] = number(e.duration_s);
+    return j;
+}
+
+std::string render_document(const Envelope& e, const Json& body) {
+    Json j = to_json(e);
+    for (auto& [k, v] : body.items()) j[k] = v;
+    return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+Json to_json(const Report& r) {
+    Json j = to_json(static_cast<const Envelope&>(r));
     j["verdict"] = to_string(r.verdict);
     j["exit_code"] = r.exit_code;
     j["interrupted"] = r.interrupted;

@@ -220,7 +220,9 @@ std::string render_scorecard(const Report& r, const Style& st) {
                 o << st.dim(wrap(std::string(34, ' '), ref, st.width, 34)) << "\n";
             }
         }
-        if (st.verbose || c.verdict != Verdict::Pass)
+        if (st.verbose || c.verdict != Verdict::Pass) {
+            for (auto& f : c.findings)
+                o << wrap(std::string(9, ' ') + "• ", std::string(to_string(f.verdict)) + ": " + f.text, st.width, 11) << "\n";
             for (auto& d : c.details) {
                 // Pre-formatted lines (tables: runs of spaces) print as they are when they fit.
                 if (d.find("  ") != std::string::npos && 11 + int(visible_width(d)) <= st.width)
@@ -228,6 +230,7 @@ std::string render_scorecard(const Report& r, const Style& st) {
                 else
                     o << wrap(std::string(9, ' ') + "• ", d, st.width, 11) << "\n";
             }
+        }
     }
     // Errors of a check are shown with it; here only those that belong to no check.
     std::vector<const ReportError*> loose;

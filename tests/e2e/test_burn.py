@@ -33,7 +33,8 @@ def burn(name, *extra, cublaslt=True):
 
 
 def details(r):
-    return "\n".join(r.get("details", [])) + "\n" + r["summary"]
+    findings = [f["verdict"] + ": " + f["text"] for f in r.get("findings", [])]
+    return "\n".join(findings + r.get("details", [])) + "\n" + r["summary"]
 
 
 def measurement(r, key):

@@ -62,7 +62,7 @@ def test_check_without_driver_skips_gpu_checks():
 def test_check_json_is_valid_and_complete():
     code, doc, _ = run_json("check", env=NO_DRIVER)
     assert code == 0
-    assert doc["schema_version"] == 2 and doc["command"] == "check"
+    assert doc["schema_version"] == 3 and doc["command"] == "check"
     assert doc["machine"]["driver"]["present"] is False
     assert doc["machine"]["driver"]["absent_reason"].startswith("libcuda.so.1 could not be loaded")
     keys = {c["key"]: c for c in doc["checks"]}

@@ -72,7 +72,7 @@ def test_every_sku_of_the_lineup_has_a_healthy_scenario():
 
 def allowed(s, r):
     """Why a non-PASS verdict is right for this healthy scenario, or None."""
-    key, v, text = r["key"], r["verdict"], r["summary"] + " " + " ".join(r.get("details", []))
+    key, v, text = r["key"], r["verdict"], r["summary"] + " " + " ".join([f["text"] for f in r.get("findings", [])] + r.get("details", []))
     if key == "gpu.nvlink" and v == "SKIP" and ("has no NVLink" in text or "No NVLink bridge" in text):
         return "the SKU has no NVLink, or links only through an optional bridge this box lacks"
     if key == "gpu.health" and v == "WARN" and "ECC is off" in text and s.key("ecc_enabled") == "false":
@@ -155,7 +155,7 @@ def test_a_fault_in_any_sku_fails_its_check():
             r = rs.get((key, 0)) or rs.get((key, None))
             if r is None:
                 bad.append((s.name, what, key, "no result", err[-300:]))
-            elif r["verdict"] != "FAIL" or says not in r["summary"] + " ".join(r.get("details", [])):
+            elif r["verdict"] != "FAIL" or says not in r["summary"] + " ".join([f["text"] for f in r.get("findings", [])] + r.get("details", [])):
                 bad.append((s.name, what, key, r["verdict"], r["summary"]))
             elif code != 1:
                 bad.append((s.name, what, "exit code", code))

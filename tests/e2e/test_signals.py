@@ -99,7 +99,7 @@ def assert_incomplete(args, code, doc, err, took, healthy=True):
     assert code != 0 and doc["verdict"] not in ("PASS", "WARN"), what
     assert doc["interrupted"] is True, what
     assert doc["exit_code"] == code, what
-    assert doc["schema_version"] == 2, what
+    assert doc["schema_version"] == 3, what
     if healthy:  # nothing is wrong with the healthy scenarios: a stop is never blamed on the hardware
         assert code == 3 and doc["verdict"] in ("INCOMPLETE", "COULD_NOT_RUN"), what
         fails = [(c["key"], c["gpu"], c["summary"]) for c in doc["checks"] if c["verdict"] in ("FAIL", "ERROR")]

@@ -2,6 +2,7 @@
 #pragma once
 #include <memory>
 
+#include "checks/run_facts.hpp"
 #include "core/context.hpp"
 #include "gpu/inventory.hpp"
 #include "specs/spec_db.hpp"
@@ -69,11 +70,14 @@ inline Inventory healthy_box(int n = 8) {
     return inv;
 }
 
-// A context over `inv` with a present driver, the embedded spec DB and a fresh report.
+// A context over `inv` with a present driver, the embedded spec DB and a fresh report. Tests edit
+// report.machine, inventory and context.options, then call ctx(): a run's facts are read once and
+// immutable, so ctx() builds them anew from what the test set.
 struct Fixture {
     Report report;
     Inventory inventory;
-    CheckContext ctx;
+    CheckContext context;
+    std::unique_ptr<RunFacts> facts;
     explicit Fixture(Inventory inv = healthy_box()) : inventory(std::move(inv)) {
         report.machine.driver.present = true;
         report.machine.driver.cuda_usable = true;
@@ -81,9 +85,13 @@ struct Fixture {
         report.machine.cpu_cores = 112;
         report.machine.cpu_threads = 224;
         report.machine.memory_total_bytes = std::uint64_t(2015) << 30;  // 2 TiB less reserves
-        ctx.specs = &spec_db();
-        ctx.report = &report;
-        ctx.inventory = &inventory;
+        context.specs = &spec_db();
+        context.report = &report;
+    }
+    CheckContext& ctx() {
+        facts = std::make_unique<RunFacts>(report.machine, inventory, &spec_db(), context.options.gpus);
+        context.facts = facts.get();
+        return context;
     }
     GpuInfo& gpu(int i) { return inventory.gpus.at(std::size_t(i)); }
 };

@@ -32,13 +32,8 @@ TEST(BurnOptions, DtypeAndLoadNamesRoundTrip) {
 }
 
 TEST(BurnOptions, CheckDurationFollowsTierUnlessGiven) {
-    CheckContext ctx;
-    ctx.options.tier = Tier::Quick;
-    EXPECT_EQ(GpuBurnCheck::duration_for(ctx), 20);
-    ctx.options.tier = Tier::Standard;
-    EXPECT_EQ(GpuBurnCheck::duration_for(ctx), 60);
-    ctx.options.tier = Tier::Full;
-    EXPECT_EQ(GpuBurnCheck::duration_for(ctx), 600);
-    ctx.options.burn_s = 5;
-    EXPECT_EQ(GpuBurnCheck::duration_for(ctx), 5);
+    EXPECT_EQ(GpuBurnCheck::duration_for(Tier::Quick, std::nullopt), 20);
+    EXPECT_EQ(GpuBurnCheck::duration_for(Tier::Standard, std::nullopt), 60);
+    EXPECT_EQ(GpuBurnCheck::duration_for(Tier::Full, std::nullopt), 600);
+    EXPECT_EQ(GpuBurnCheck::duration_for(Tier::Full, 5.0), 5);
 }

@@ -38,6 +38,8 @@ CheckResult for_gpu(const std::vector<CheckResult>& rs, int gpu) {  // a copy: c
 }
 
 bool details_mention(const CheckResult& r, const std::string& word) {
+    for (auto& f : r.findings)
+        if (f.text.find(word) != std::string::npos) return true;
     for (auto& d : r.details)
         if (d.find(word) != std::string::npos) return true;
     return r.summary.find(word) != std::string::npos;
@@ -45,7 +47,7 @@ bool details_mention(const CheckResult& r, const std::string& word) {
 
 // gpu.tenancy with a given utilization window per GPU instead of NVML; GPUs not named read 0%
 // ten times, as an idle GPU does.
-std::unique_ptr<GpuTenancyCheck> tenancy(std::map<int, IdleUtilization> window = {}) {
+std::unique_ptr<GpuTenancyCheck> tenancy(std::map<int, IdleUtilization> window = {}, bool mig_ordered = false) {
     return std::make_unique<GpuTenancyCheck>(4242, [window](CheckContext&, const std::vector<int>& gpus) {
         std::map<int, IdleUtilization> m;
         for (int i : gpus) {
@@ -53,7 +55,7 @@ std::unique_ptr<GpuTenancyCheck> tenancy(std::map<int, IdleUtilization> window =
             m[i] = it != window.end() ? it->second : IdleUtilization{std::vector<double>(10, 0.0), ""};
         }
         return m;
-    });
+    }, mig_ordered);
 }
 
 std::vector<std::unique_ptr<Check>> inventory_checks() {
@@ -71,7 +73,7 @@ std::vector<std::unique_ptr<Check>> inventory_checks() {
 TEST(GpuChecks, HealthyEightH100SxmAllPass) {
     Fixture f;
     auto checks = inventory_checks();
-    run_checks(checks, f.ctx);
+    run_checks(checks, f.ctx());
     ASSERT_EQ(f.report.checks.size(), 5u * 8u);
     for (auto& r : f.report.checks) {
         EXPECT_EQ(r.verdict, Verdict::Pass) << r.key << " GPU " << r.gpu.value_or(-1) << ": " << r.summary;
@@ -81,10 +83,11 @@ TEST(GpuChecks, HealthyEightH100SxmAllPass) {
         for (auto& m : r.measurements) sourced = sourced || (m.reference && !m.reference->source.empty());
         EXPECT_TRUE(sourced) << r.key << " has no measurement with a sourced reference";
     }
-    // gpu.identity records the SKU in the report's GPU list.
-    ASSERT_EQ(f.report.gpus.size(), 8u);
-    EXPECT_EQ(f.report.gpus[3].sku.value_or(""), "h100-sxm5-80gb");
-    EXPECT_EQ(f.report.gpus[3].sku_match.value_or(""), "pci-device-id");
+    // The run's facts identify each GPU once; the report's GPU list carries the SKU.
+    auto gpus = f.facts->gpu_summaries();
+    ASSERT_EQ(gpus.size(), 8u);
+    EXPECT_EQ(gpus[3].sku.value_or(""), "h100-sxm5-80gb");
+    EXPECT_EQ(gpus[3].sku_match.value_or(""), "pci-device-id");
     f.report.finalize();
     EXPECT_EQ(f.report.exit_code, 0);
 }
@@ -94,21 +97,21 @@ TEST(GpuChecks, NoDriverSkipsPointingAtTheDriverCheck) {
     f.report.machine.driver.present = false;
     f.report.machine.driver.absent_reason = "libcuda.so.1 could not be loaded";
     for (auto& c : inventory_checks()) {
-        auto rs = run_one(std::move(c), f.ctx);
+        auto rs = run_one(std::move(c), f.ctx());
         ASSERT_EQ(rs.size(), 1u);
         EXPECT_EQ(rs[0].verdict, Verdict::Skip);
         // gpu.driver carries the loader's reason; the others point at it instead of repeating it.
         EXPECT_EQ(rs[0].summary, "no NVIDIA driver found (see gpu.driver)");
     }
-    auto full = gpu_requirement(f.ctx, GpuNeed::Inventory, true);
+    auto full = gpu_requirement(f.ctx(), GpuNeed::Inventory, true);
     ASSERT_TRUE(full.has_value());
     EXPECT_EQ(*full, "no NVIDIA driver found (libcuda.so.1 could not be loaded)");
 }
 
 TEST(GpuChecks, GpuSelectionLimitsResults) {
     Fixture f;
-    f.ctx.options.gpus = {2, 5};
-    auto rs = run_one(std::make_unique<GpuHealthCheck>(), f.ctx);
+    f.context.options.gpus = {2, 5};
+    auto rs = run_one(std::make_unique<GpuHealthCheck>(), f.ctx());
     ASSERT_EQ(rs.size(), 2u);
     EXPECT_EQ(rs[0].gpu, 2);
     EXPECT_EQ(rs[1].gpu, 5);
@@ -121,7 +124,7 @@ TEST(GpuIdentity, RebadgedCardFails) {
     // The name says H100 SXM, the device id is an H100 PCIe's.
     f.gpu(1).pci_device_id = 0x2331u;
     f.gpu(1).sm_count = 114;
-    auto rs = run_one(std::make_unique<GpuIdentityCheck>(), f.ctx);
+    auto rs = run_one(std::make_unique<GpuIdentityCheck>(), f.ctx());
     EXPECT_EQ(for_gpu(rs, 0).verdict, Verdict::Pass);
     const CheckResult& r = for_gpu(rs, 1);
     EXPECT_EQ(r.verdict, Verdict::Fail);
@@ -132,7 +135,7 @@ TEST(GpuIdentity, RebadgedCardFails) {
 TEST(GpuIdentity, FewerSmsThanTheSkuFails) {
     Fixture f;
     f.gpu(0).sm_count = 114;
-    const CheckResult& r = for_gpu(run_one(std::make_unique<GpuIdentityCheck>(), f.ctx), 0);
+    const CheckResult& r = for_gpu(run_one(std::make_unique<GpuIdentityCheck>(), f.ctx()), 0);
     EXPECT_EQ(r.verdict, Verdict::Fail);
     EXPECT_TRUE(details_mention(r, "cut-down"));
 }
@@ -151,7 +154,7 @@ TEST(GpuIdentity, UnknownDeviceWarns) {
     Fixture f;
     f.gpu(0).name = std::string("NVIDIA Mystery 9000");
     f.gpu(0).pci_device_id = 0x9999u;
-    const CheckResult& r = for_gpu(run_one(std::make_unique<GpuIdentityCheck>(), f.ctx), 0);
+    const CheckResult& r = for_gpu(run_one(std::make_unique<GpuIdentityCheck>(), f.ctx()), 0);
     EXPECT_EQ(r.verdict, Verdict::Warn);
     EXPECT_TRUE(details_mention(r, "--specs"));
 }
@@ -170,8 +173,8 @@ TEST(GpuIdentity, UnknownIdKnownNameWarnsAndIdentifiesByName) {
 TEST(GpuIdentity, LostGpuFailsOnlyInIdentity) {
     Fixture f;
     f.gpu(4).lost = true;
-    EXPECT_EQ(for_gpu(run_one(std::make_unique<GpuIdentityCheck>(), f.ctx), 4).verdict, Verdict::Fail);
-    EXPECT_EQ(for_gpu(run_one(std::make_unique<GpuHealthCheck>(), f.ctx), 4).verdict, Verdict::Skip);
+    EXPECT_EQ(for_gpu(run_one(std::make_unique<GpuIdentityCheck>(), f.ctx()), 4).verdict, Verdict::Fail);
+    EXPECT_EQ(for_gpu(run_one(std::make_unique<GpuHealthCheck>(), f.ctx()), 4).verdict, Verdict::Skip);
 }
 
 // --- gpu.tenancy ----------------------------------------------------------------------------
@@ -184,7 +187,7 @@ TEST(GpuTenancy, ForeignProcessHoldingMemoryFails) {
     p.type = "compute";
     f.gpu(0).processes.push_back(p);
     f.gpu(0).memory_used_bytes = std::uint64_t(20) << 30;
-    const CheckResult& r = for_gpu(run_one(tenancy(), f.ctx), 0);
+    const CheckResult& r = for_gpu(run_one(tenancy(), f.ctx()), 0);
     EXPECT_EQ(r.verdict, Verdict::Fail);
     EXPECT_TRUE(details_mention(r, "20.0 GiB"));
     EXPECT_TRUE(details_mention(r, "98765"));
@@ -198,13 +201,13 @@ TEST(GpuTenancy, OwnProcessIsNotForeign) {
     p.name = "gpuvet";
     p.used_memory_bytes = std::uint64_t(500) << 20;
     f.gpu(0).processes.push_back(p);
-    EXPECT_EQ(for_gpu(run_one(tenancy(), f.ctx), 0).verdict, Verdict::Pass);
+    EXPECT_EQ(for_gpu(run_one(tenancy(), f.ctx()), 0).verdict, Verdict::Pass);
 }
 
 TEST(GpuTenancy, MemoryUsedWithNoVisibleProcessWarns) {
     Fixture f;
     f.gpu(0).memory_used_bytes = std::uint64_t(6) << 30;
-    const CheckResult& r = for_gpu(run_one(tenancy(), f.ctx), 0);
+    const CheckResult& r = for_gpu(run_one(tenancy(), f.ctx()), 0);
     EXPECT_EQ(r.verdict, Verdict::Warn);
     EXPECT_TRUE(details_mention(r, "not visible here"));
 }
@@ -212,11 +215,8 @@ TEST(GpuTenancy, MemoryUsedWithNoVisibleProcessWarns) {
 TEST(GpuTenancy, MigEnabledFailsUnlessOrdered) {
     Fixture f;
     f.gpu(0).mig_enabled = true;
-    EXPECT_EQ(for_gpu(run_one(tenancy(), f.ctx), 0).verdict, Verdict::Fail);
-    Order o;
-    o.mig_expected = true;
-    f.ctx.order = &o;
-    const CheckResult& r = for_gpu(run_one(tenancy(), f.ctx), 0);
+    EXPECT_EQ(for_gpu(run_one(tenancy(), f.ctx()), 0).verdict, Verdict::Fail);
+    const CheckResult& r = for_gpu(run_one(tenancy({}, /*mig_ordered=*/true), f.ctx()), 0);
     EXPECT_EQ(r.verdict, Verdict::Warn);  // still said: whole-GPU figures do not apply
     EXPECT_TRUE(details_mention(r, "MIG"));
 }
@@ -225,7 +225,7 @@ TEST(GpuTenancy, ComputeModes) {
     Fixture f;
     f.gpu(0).compute_mode = std::string("Exclusive_Process");
     f.gpu(1).compute_mode = std::string("Prohibited");
-    auto rs = run_one(tenancy(), f.ctx);
+    auto rs = run_one(tenancy(), f.ctx());
     EXPECT_EQ(for_gpu(rs, 0).verdict, Verdict::Warn);
     EXPECT_EQ(for_gpu(rs, 1).verdict, Verdict::Fail);
 }
@@ -233,12 +233,12 @@ TEST(GpuTenancy, ComputeModes) {
 TEST(GpuTenancy, VgpuWarns) {
     Fixture f;
     f.gpu(0).virtualization_mode = std::string("vGPU");
-    EXPECT_EQ(for_gpu(run_one(tenancy(), f.ctx), 0).verdict, Verdict::Warn);
+    EXPECT_EQ(for_gpu(run_one(tenancy(), f.ctx()), 0).verdict, Verdict::Warn);
 }
 
 TEST(GpuTenancy, BusyWithNoProcessFailsThatGpuOnly) {
     Fixture f;
-    auto rs = run_one(tenancy({{3, {std::vector<double>(10, 85.0), ""}}}), f.ctx);
+    auto rs = run_one(tenancy({{3, {std::vector<double>(10, 85.0), ""}}}), f.ctx());
     ASSERT_EQ(rs.size(), 8u);
     for (auto& r : rs) {
         if (r.gpu == 3) continue;
@@ -259,7 +259,7 @@ TEST(GpuTenancy, BusyWithAVisibleProcessOnlyAddsTheFigures) {
     p.pid = 98765;
     p.used_memory_bytes = std::uint64_t(20) << 30;
     f.gpu(2).processes.push_back(p);
-    const CheckResult r = for_gpu(run_one(tenancy({{2, {std::vector<double>(10, 37.0), ""}}}), f.ctx), 2);
+    const CheckResult r = for_gpu(run_one(tenancy({{2, {std::vector<double>(10, 37.0), ""}}}), f.ctx()), 2);
     EXPECT_EQ(r.verdict, Verdict::Fail);
     EXPECT_NE(r.summary.find("other compute process"), std::string::npos) << r.summary;
     EXPECT_FALSE(details_mention(r, "shows no process"));
@@ -268,7 +268,7 @@ TEST(GpuTenancy, BusyWithAVisibleProcessOnlyAddsTheFigures) {
 
 TEST(GpuTenancy, UtilizationUnreadableIsAbsentWithTheReason) {
     Fixture f;
-    const CheckResult r = for_gpu(run_one(tenancy({{0, {{}, "not supported by this GPU"}}}), f.ctx), 0);
+    const CheckResult r = for_gpu(run_one(tenancy({{0, {{}, "not supported by this GPU"}}}), f.ctx()), 0);
     EXPECT_EQ(r.verdict, Verdict::Pass);
     const Measurement* m = find(r, "idle_utilization_mean_pct");
     ASSERT_NE(m, nullptr);
@@ -279,14 +279,14 @@ TEST(GpuTenancy, UtilizationUnreadableIsAbsentWithTheReason) {
 
 TEST(GpuTenancy, OnlySelectedLiveGpusAreSampled) {
     Fixture f;
-    f.ctx.options.gpus = {1, 2, 5};
+    f.context.options.gpus = {1, 2, 5};
     f.gpu(2).lost = true;
     std::vector<int> asked;
     auto check = std::make_unique<GpuTenancyCheck>(4242, [&asked](CheckContext&, const std::vector<int>& gpus) {
         asked = gpus;
         return std::map<int, IdleUtilization>{};
     });
-    run_one(std::move(check), f.ctx);
+    run_one(std::move(check), f.ctx());
     EXPECT_EQ(asked, (std::vector<int>{1, 5}));
 }
 
@@ -295,7 +295,7 @@ TEST(GpuTenancy, OnlySelectedLiveGpusAreSampled) {
 TEST(GpuHealth, PendingRowRemapFails) {
     Fixture f;
     f.gpu(2).remap_pending = true;
-    const CheckResult& r = for_gpu(run_one(std::make_unique<GpuHealthCheck>(), f.ctx), 2);
+    const CheckResult& r = for_gpu(run_one(std::make_unique<GpuHealthCheck>(), f.ctx()), 2);
     EXPECT_EQ(r.verdict, Verdict::Fail);
     EXPECT_TRUE(details_mention(r, "remap is pending"));
 }
@@ -309,7 +309,7 @@ TEST(GpuHealth, MemoryErrorFloors) {
     f.gpu(4).retired_pages_pending = true;
     f.gpu(5).retired_pages_double_bit = 2u;
     f.gpu(6).ecc_enabled = false;
-    auto rs = run_one(std::make_unique<GpuHealthCheck>(), f.ctx);
+    auto rs = run_one(std::make_unique<GpuHealthCheck>(), f.ctx());
     EXPECT_EQ(for_gpu(rs, 0).verdict, Verdict::Fail);
     EXPECT_EQ(for_gpu(rs, 1).verdict, Verdict::Fail);
     EXPECT_EQ(for_gpu(rs, 2).verdict, Verdict::Pass);
@@ -323,14 +323,14 @@ TEST(GpuHealth, MemoryErrorFloors) {
 TEST(GpuHealth, SwPowerCapAloneIsNormal) {
     Fixture f;
     f.gpu(0).clock_event_reasons = clock_reason::kSwPowerCap;
-    EXPECT_EQ(for_gpu(run_one(std::make_unique<GpuHealthCheck>(), f.ctx), 0).verdict, Verdict::Pass);
+    EXPECT_EQ(for_gpu(run_one(std::make_unique<GpuHealthCheck>(), f.ctx()), 0).verdict, Verdict::Pass);
 }
 
 TEST(GpuHealth, HwSlowdownWithPowerCapFails) {
     Fixture f;
     f.gpu(0).clock_event_reasons = clock_reason::kHwSlowdown | clock_reason::kSwPowerCap;
     f.gpu(1).clock_event_reasons = clock_reason::kSwThermalSlowdown | clock_reason::kGpuIdle;
-    auto rs = run_one(std::make_unique<GpuHealthCheck>(), f.ctx);
+    auto rs = run_one(std::make_unique<GpuHealthCheck>(), f.ctx());
     const CheckResult& r = for_gpu(rs, 0);
     EXPECT_EQ(r.verdict, Verdict::Fail);
     EXPECT_TRUE(details_mention(r, "HW_SLOWDOWN"));
@@ -344,7 +344,7 @@ TEST(GpuHealth, PersistencePowerLimitAndTemperatureWarn) {
     f.gpu(1).power_enforced_limit_w = 500.0;
     f.gpu(2).temperature_c = 80;  // slowdown at 87
     f.gpu(3).power_enforced_limit_w = 699.5;  // rounding, not a lower limit
-    auto rs = run_one(std::make_unique<GpuHealthCheck>(), f.ctx);
+    auto rs = run_one(std::make_unique<GpuHealthCheck>(), f.ctx());
     EXPECT_EQ(for_gpu(rs, 0).verdict, Verdict::Warn);
     EXPECT_TRUE(details_mention(for_gpu(rs, 0), "first CUDA call"));
     EXPECT_EQ(for_gpu(rs, 1).verdict, Verdict::Warn);
@@ -355,7 +355,7 @@ TEST(GpuHealth, PersistencePowerLimitAndTemperatureWarn) {
 TEST(GpuHealth, AbsentFactsAreAbsentNotZero) {
     Fixture f;
     f.gpu(0).remapped_rows_uncorrectable = Fact<std::uint32_t>::absent("not supported");
-    const CheckResult& r = for_gpu(run_one(std::make_unique<GpuHealthCheck>(), f.ctx), 0);
+    const CheckResult& r = for_gpu(run_one(std::make_unique<GpuHealthCheck>(), f.ctx()), 0);
     const Measurement* m = find(r, "remapped_rows_uncorrectable");
     ASSERT_NE(m, nullptr);
     EXPECT_FALSE(m->present());
@@ -367,7 +367,7 @@ TEST(GpuHealth, AbsentFactsAreAbsentNotZero) {
 TEST(GpuPcieLink, TrainedDownToX8Fails) {
     Fixture f;
     f.gpu(3).pcie_width_current = 8;
-    const CheckResult& r = for_gpu(run_one(std::make_unique<GpuPcieLinkCheck>(), f.ctx), 3);
+    const CheckResult& r = for_gpu(run_one(std::make_unique<GpuPcieLinkCheck>(), f.ctx()), 3);
     EXPECT_EQ(r.verdict, Verdict::Fail);
     EXPECT_TRUE(details_mention(r, "x8"));
     EXPECT_TRUE(details_mention(r, "half"));
@@ -376,7 +376,7 @@ TEST(GpuPcieLink, TrainedDownToX8Fails) {
 TEST(GpuPcieLink, LowerGenerationAtIdleOnlyWarns) {
     Fixture f;
     f.gpu(0).pcie_gen_current = 1;
-    const CheckResult& r = for_gpu(run_one(std::make_unique<GpuPcieLinkCheck>(), f.ctx), 0);
+    const CheckResult& r = for_gpu(run_one(std::make_unique<GpuPcieLinkCheck>(), f.ctx()), 0);
     EXPECT_EQ(r.verdict, Verdict::Warn);
     EXPECT_TRUE(details_mention(r, "idle"));
 }
@@ -385,11 +385,11 @@ TEST(GpuPcieLink, HostMaximumLimitsTheExpectation) {
     Fixture f;
     f.gpu(0).pcie_gen_max_host = 4;
     f.gpu(0).pcie_gen_current = 4;
-    EXPECT_EQ(for_gpu(run_one(std::make_unique<GpuPcieLinkCheck>(), f.ctx), 0).verdict, Verdict::Pass);
+    EXPECT_EQ(for_gpu(run_one(std::make_unique<GpuPcieLinkCheck>(), f.ctx()), 0).verdict, Verdict::Pass);
     // Host maximum unknown: held against the GPU's maximum, and said so.
     f.gpu(1).pcie_gen_max_host = Fact<int>::absent("not supported");
     f.gpu(1).pcie_gen_current = 4;
-    const CheckResult& r = for_gpu(run_one(std::make_unique<GpuPcieLinkCheck>(), f.ctx), 1);
+    const CheckResult& r = for_gpu(run_one(std::make_unique<GpuPcieLinkCheck>(), f.ctx()), 1);
     EXPECT_EQ(r.verdict, Verdict::Warn);
     EXPECT_TRUE(details_mention(r, "host's maximum is unknown"));
 }
@@ -399,7 +399,7 @@ TEST(GpuPcieLink, HostMaximumLimitsTheExpectation) {
 TEST(GpuNvlink, InactiveLinkFails) {
     Fixture f;
     f.gpu(5).nvlinks[7].active = false;
-    auto rs = run_one(std::make_unique<GpuNvlinkCheck>(), f.ctx);
+    auto rs = run_one(std::make_unique<GpuNvlinkCheck>(), f.ctx());
     const CheckResult& r = for_gpu(rs, 5);
     EXPECT_EQ(r.verdict, Verdict::Fail);
     EXPECT_TRUE(details_mention(r, "7 inactive"));
@@ -411,7 +411,7 @@ TEST(GpuNvlink, InactiveLinkFails) {
 TEST(GpuNvlink, FewerLinksThanTheSkuFails) {
     Fixture f;
     f.gpu(0).nvlinks.resize(12);
-    EXPECT_EQ(for_gpu(run_one(std::make_unique<GpuNvlinkCheck>(), f.ctx), 0).verdict, Verdict::Fail);
+    EXPECT_EQ(for_gpu(run_one(std::make_unique<GpuNvlinkCheck>(), f.ctx()), 0).verdict, Verdict::Fail);
 }
 
 TEST(GpuNvlink, SkuWithoutNvlinkSkips) {
@@ -424,7 +424,7 @@ TEST(GpuNvlink, SkuWithoutNvlinkSkips) {
     Inventory inv;
     inv.gpus.push_back(g);
     Fixture f(inv);
-    const CheckResult& r = for_gpu(run_one(std::make_unique<GpuNvlinkCheck>(), f.ctx), 0);
+    const CheckResult& r = for_gpu(run_one(std::make_unique<GpuNvlinkCheck>(), f.ctx()), 0);
     EXPECT_EQ(r.verdict, Verdict::Skip);
     EXPECT_TRUE(details_mention(r, "has no NVLink")) << r.summary;
 }
@@ -438,7 +438,7 @@ TEST(GpuNvlink, PcieCardWithoutBridgeSkips) {
     Inventory inv;
     inv.gpus.push_back(g);
     Fixture f(inv);
-    const CheckResult& r = for_gpu(run_one(std::make_unique<GpuNvlinkCheck>(), f.ctx), 0);
+    const CheckResult& r = for_gpu(run_one(std::make_unique<GpuNvlinkCheck>(), f.ctx()), 0);
     EXPECT_EQ(r.verdict, Verdict::Skip);
     EXPECT_TRUE(details_mention(r, "bridge"));
 }

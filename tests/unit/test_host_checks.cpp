@@ -3,6 +3,7 @@
 
 #include "core/context.hpp"
 #include "checks/host_balance.hpp"
+#include "checks/run_facts.hpp"
 #include "checks/host_cpu.hpp"
 #include "checks/host_memory.hpp"
 #include "checks/host_network.hpp"
@@ -115,6 +116,8 @@ TEST(HostCpu, CheckOnContainerFixtureSeesTheLimit) {
     ctx.options.tier = Tier::Quick;
     ctx.report = &rep;
     rep.machine = read_machine_info(HostFs(ctx.options.root));
+    RunFacts facts{rep.machine};  // read once, before the check
+    ctx.facts = &facts;
     auto res = HostCpuCheck().run(ctx);
     ASSERT_EQ(res.size(), 1u);
     auto* usable = find(res[0], "cpus_usable");
@@ -210,11 +213,14 @@ TEST(HostBalance, RulesPerGpu) {
     EXPECT_DOUBLE_EQ(find(good, "storage_read_gbps_per_gpu")->reference->warn_below.value_or(0), 1.0);
     EXPECT_NE(find(good, "storage_read_gbps_per_gpu")->reference->source.find("unknown"), std::string::npos);
 
-    Report rep;
     CheckContext ctx;
-    ctx.report = &rep;
+    RunFacts host_only{MachineInfo{}};
+    ctx.facts = &host_only;
     EXPECT_TRUE(HostBalanceCheck().unmet_requirement(ctx));  // no GPUs: SKIP with reason
-    rep.gpus.push_back(GpuSummary{});
+    Inventory one;
+    one.gpus.emplace_back();
+    RunFacts with_gpu(MachineInfo{}, one, nullptr, {});
+    ctx.facts = &with_gpu;
     EXPECT_FALSE(HostBalanceCheck().unmet_requirement(ctx));
 }
 

@@ -133,8 +133,8 @@ TEST(OrderToml, ErrorsNameFileLineAndColumn) {
 TEST(OrderChecks, NoOrderGivesOneSkipLine) {
     Fixture f;
     CheckList list;
-    list.push_back(std::make_unique<OrderCheck>(tb4));
-    run_checks(list, f.ctx);
+    list.push_back(std::make_unique<OrderCheck>(nullptr, ".", tb4));
+    run_checks(list, f.ctx());
     ASSERT_EQ(f.report.checks.size(), 1u);
     EXPECT_EQ(f.report.checks[0].verdict, Verdict::Skip);
     EXPECT_EQ(f.report.checks[0].summary, "no order given: use --expect or --order");
@@ -143,10 +143,9 @@ TEST(OrderChecks, NoOrderGivesOneSkipLine) {
 TEST(OrderChecks, MatchingOrderPasses) {
     Fixture f;
     Order o = parse_expect("8x H100-SXM-80GB, nvlink, 64 cores, 2TB RAM, 4TB disk", spec_db());
-    f.ctx.order = &o;
     CheckList list;
-    list.push_back(std::make_unique<OrderCheck>(tb4));
-    run_checks(list, f.ctx);
+    list.push_back(std::make_unique<OrderCheck>(&o, ".", tb4));
+    run_checks(list, f.ctx());
     for (const char* k : {"order.gpu_count", "order.gpu_model", "order.gpu_memory", "order.nvlink", "order.cpu_cores",
                           "order.ram", "order.disk"}) {
         const CheckResult* r = result(f.report, k);
@@ -163,10 +162,9 @@ TEST(OrderChecks, MatchingOrderPasses) {
 TEST(OrderChecks, CountMismatchFailsWithExitCode1) {
     Fixture f(healthy_box(7));
     Order o = parse_expect("8x H100", spec_db());
-    f.ctx.order = &o;
     CheckList list;
-    list.push_back(std::make_unique<OrderCheck>(tb4));
-    run_checks(list, f.ctx);
+    list.push_back(std::make_unique<OrderCheck>(&o, ".", tb4));
+    run_checks(list, f.ctx());
     const CheckResult* r = result(f.report, "order.gpu_count");
     ASSERT_NE(r, nullptr);
     EXPECT_EQ(r->verdict, Verdict::Fail);
@@ -183,18 +181,17 @@ TEST(OrderChecks, WrongModelAndMemoryFail) {
     f.gpu(1).name = std::string("NVIDIA H100 PCIe");
     f.gpu(1).pci_device_id = 0x2331u;
     Order strict = parse_expect("2x H100 SXM5 80GB", spec_db());
-    f.ctx.order = &strict;
-    auto rs = verify_gpu_items(strict, f.ctx);
+    auto rs = verify_gpu_items(strict, f.ctx());
     ASSERT_EQ(rs.size(), 3u);
     EXPECT_EQ(rs[1].key, "order.gpu_model");
     EXPECT_EQ(rs[1].verdict, Verdict::Fail);
     EXPECT_NE(rs[1].summary.find("GPU 1 is an H100 PCIe 80GB"), std::string::npos) << rs[1].summary;
     // "H100" alone accepts any H100.
     Order loose = parse_expect("2x H100", spec_db());
-    EXPECT_EQ(verify_gpu_items(loose, f.ctx)[1].verdict, Verdict::Pass);
+    EXPECT_EQ(verify_gpu_items(loose, f.ctx())[1].verdict, Verdict::Pass);
     // Memory per GPU: 94 GiB ordered, 79.6 found.
     Order mem = parse_expect("94GB VRAM", spec_db());
-    auto m = verify_gpu_items(mem, f.ctx);
+    auto m = verify_gpu_items(mem, f.ctx());
     ASSERT_EQ(m.size(), 1u);
     EXPECT_EQ(m[0].key, "order.gpu_memory");
     EXPECT_EQ(m[0].verdict, Verdict::Fail);
@@ -204,12 +201,11 @@ TEST(OrderChecks, NoDriverButGpusOrderedFails) {
     Fixture f;
     f.report.machine.driver.present = false;
     f.report.machine.driver.absent_reason = "libcuda.so.1 could not be loaded";
-    f.ctx.inventory = nullptr;
+    f.inventory = Inventory{};
     Order o = parse_expect("8x H100, 64 cores", spec_db());
-    f.ctx.order = &o;
     CheckList list;
-    list.push_back(std::make_unique<OrderCheck>(tb4));
-    run_checks(list, f.ctx);
+    list.push_back(std::make_unique<OrderCheck>(&o, ".", tb4));
+    run_checks(list, f.ctx());
     const CheckResult* r = result(f.report, "order.gpu_count");
     ASSERT_NE(r, nullptr);
     EXPECT_EQ(r->verdict, Verdict::Fail);
@@ -223,7 +219,7 @@ TEST(OrderChecks, NvlinkRequiredButAbsentFails) {
     Fixture f(healthy_box(2));
     for (auto& l : f.gpu(1).nvlinks) l.active = false;
     Order o = parse_expect("nvlink", spec_db());
-    auto rs = verify_gpu_items(o, f.ctx);
+    auto rs = verify_gpu_items(o, f.ctx());
     ASSERT_EQ(rs.size(), 1u);
     EXPECT_EQ(rs[0].key, "order.nvlink");
     EXPECT_EQ(rs[0].verdict, Verdict::Fail);
@@ -233,16 +229,16 @@ TEST(OrderChecks, NvlinkRequiredButAbsentFails) {
 TEST(OrderChecks, HostItems) {
     Fixture f;
     Order o = parse_expect("128 cores, 4TB RAM, 8TB disk", spec_db());
-    auto rs = verify_host_items(o, f.ctx, tb4(""));
+    auto rs = verify_host_items(o, f.ctx(), tb4(""), ".");
     ASSERT_EQ(rs.size(), 3u);
     EXPECT_EQ(rs[0].verdict, Verdict::Warn);  // 112 cores, 224 threads: threads sold as cores?
     EXPECT_EQ(rs[1].verdict, Verdict::Fail);  // 2015 GiB of 4096
     EXPECT_EQ(rs[2].verdict, Verdict::Fail);  // 3.9 TB of 8
     // A cgroup limit narrower than the order fails.
     f.report.machine.cpu_quota = 16;
-    EXPECT_EQ(verify_host_items(parse_expect("64 cores", spec_db()), f.ctx, tb4(""))[0].verdict, Verdict::Fail);
+    EXPECT_EQ(verify_host_items(parse_expect("64 cores", spec_db()), f.ctx(), tb4(""), ".")[0].verdict, Verdict::Fail);
     // Capacity not readable: a warning with the reason, never a made-up size.
-    auto d = verify_host_items(parse_expect("1TB disk", spec_db()), f.ctx, Fact<std::uint64_t>::absent("statvfs: No such file"));
+    auto d = verify_host_items(parse_expect("1TB disk", spec_db()), f.ctx(), Fact<std::uint64_t>::absent("statvfs: No such file"), ".");
     EXPECT_EQ(d[0].verdict, Verdict::Warn);
     EXPECT_FALSE(d[0].measurements[0].present());
 }
@@ -259,7 +255,9 @@ TEST(OrderChecks, DiskCapacityFromStatvfs) {
 TEST(OrderChecks, NetworkNeedsAMeasurement) {
     Fixture f;
     Order o = parse_expect("100G network", spec_db());
-    auto rs = verify_host_items(o, f.ctx, tb4(""));
+    std::vector<CheckResult> earlier;  // what the runner lets the order check read
+    f.context.prior = PriorResults(&earlier, {"host.network"});
+    auto rs = verify_host_items(o, f.ctx(), tb4(""), ".");
     ASSERT_EQ(rs.size(), 1u);
     EXPECT_EQ(rs[0].verdict, Verdict::Skip);
     EXPECT_EQ(rs[0].summary.rfind("needs --net-server", 0), 0u);
@@ -267,10 +265,10 @@ TEST(OrderChecks, NetworkNeedsAMeasurement) {
     net.key = "host.network";
     net.measurements.push_back(Measurement::number("upload_gbitps", "Upload", 94.1, "Gbit/s"));
     net.measurements.push_back(Measurement::number("download_gbitps", "Download", 92.0, "Gbit/s"));
-    f.report.checks.push_back(net);
-    EXPECT_EQ(verify_host_items(o, f.ctx, tb4(""))[0].verdict, Verdict::Pass);
-    f.report.checks.back().measurements[1].value = 60.0;
-    EXPECT_EQ(verify_host_items(o, f.ctx, tb4(""))[0].verdict, Verdict::Warn);
-    f.report.checks.back().measurements[1].value = 9.4;
-    EXPECT_EQ(verify_host_items(o, f.ctx, tb4(""))[0].verdict, Verdict::Fail);
+    earlier.push_back(net);
+    EXPECT_EQ(verify_host_items(o, f.ctx(), tb4(""), ".")[0].verdict, Verdict::Pass);
+    earlier.back().measurements[1].value = 60.0;
+    EXPECT_EQ(verify_host_items(o, f.ctx(), tb4(""), ".")[0].verdict, Verdict::Warn);
+    earlier.back().measurements[1].value = 9.4;
+    EXPECT_EQ(verify_host_items(o, f.ctx(), tb4(""), ".")[0].verdict, Verdict::Fail);
 }

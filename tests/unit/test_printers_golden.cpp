@@ -160,7 +160,7 @@ TEST(Json, ValidEvenWithNonFiniteAndFatal) {
     EXPECT_TRUE(j["checks"][0]["measurements"][0]["value"].is_null());
     EXPECT_EQ(j["fatal"]["message"], "GPU lost");
     EXPECT_EQ(j["exit_code"], 3);
-    EXPECT_EQ(j["schema_version"], kReportSchemaVersion);
+    EXPECT_EQ(j["schema_version"], kSchemaVersion);
 }
 
 namespace {

@@ -1,6 +1,10 @@
-// select_checks: the one filter behind check --only and the bench table.
+// The registry (cli/registry.cpp) and select_checks: the one filter behind check --only, bench,
+// burn and host.
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include "cli/registry.hpp"
 #include "core/check.hpp"
 #include "core/error.hpp"
 
@@ -15,7 +19,31 @@ std::vector<std::string> keys_of(const CheckList& l) {
 }  // namespace
 
 TEST(SelectChecks, EmptyMeansAllInRegistryOrder) {
-    EXPECT_EQ(keys_of(select_checks({})), keys_of(all_checks()));
+    std::vector<std::string> rows;
+    for (const auto& row : registry()) rows.emplace_back(row.key);
+    EXPECT_EQ(keys_of(select_checks({})), rows);
+}
+
+TEST(SelectChecks, EveryRowMakesTheCheckItNamesOnce) {
+    std::set<std::string> seen;
+    for (const auto& row : registry()) {
+        CheckPtr c = row.make(CheckSettings{});
+        EXPECT_EQ(c->key(), row.key);
+        EXPECT_TRUE(c->key() == row.area || c->key().substr(0, row.area.size() + 1) == std::string(row.area) + ".")
+            << row.key << " is not in area " << row.area;
+        EXPECT_TRUE(seen.insert(std::string(row.key)).second) << row.key << " is listed twice";
+    }
+}
+
+TEST(SelectChecks, AreaOrderSelectsTheOrderCheck) {
+    EXPECT_EQ(keys_of(select_checks({"order."})), (std::vector<std::string>{"order"}));
+}
+
+TEST(SelectChecks, ChecksThatReadOthersNameRegisteredKeys) {
+    std::set<std::string> keys;
+    for (const auto& row : registry()) keys.emplace(row.key);
+    for (const auto& c : select_checks({}))
+        for (const auto& r : c->reads()) EXPECT_TRUE(keys.count(r)) << c->key() << " reads unknown " << r;
 }
 
 TEST(SelectChecks, ExactKeysKeepRegistryOrder) {

@@ -1,6 +1,8 @@
 // SMBIOS type 17 parsing, channel inference and the theoretical rate; tables built in code.
 #include <gtest/gtest.h>
 
+#include "checks/run_facts.hpp"
+
 #include <cerrno>
 #include <random>
 
@@ -276,6 +278,8 @@ TEST(Smbios, MemoryCheckHoldsStreamAgainstTheFixture) {
     ctx.report = &rep;
     rep.machine.memory_total_bytes = 1ull << 40;
     rep.machine.virtualization = "none";
+    RunFacts facts{rep.machine};  // read once, before the check
+    ctx.facts = &facts;
     auto res = HostMemoryCheck().run(ctx);
     ASSERT_EQ(res.size(), 1u);
     const CheckResult& r = res[0];
@@ -301,6 +305,8 @@ TEST(Smbios, TriadNotGradedWhenStreamHadFewerCpusThanTheHost) {
     ctx.report = &rep;
     rep.machine.cpu_threads = 100000;  // more CPUs than this process can use
     rep.machine.virtualization = "none";
+    RunFacts facts{rep.machine};  // read once, before the check
+    ctx.facts = &facts;
     auto res = HostMemoryCheck().run(ctx);
     ASSERT_EQ(res.size(), 1u);
     auto* triad = find(res[0], "triad_gbps");

@@ -1,4 +1,4 @@
-#include "specs/spec_json.hpp"
+#include "report/spec_json.hpp"
 
 #include <cstdio>
 
