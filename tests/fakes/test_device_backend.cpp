@@ -84,9 +84,26 @@ TEST(DeviceBackend, SampleReadsTheLiveFactsWithATimestamp) {
     EXPECT_EQ(s.processes_absent_reason, "");
     // Not offered by this driver / GPU: absent with the reason, and not an error.
     EXPECT_EQ(s.fan_percent.absent_reason, "not supported by this GPU or driver");
-    EXPECT_EQ(s.nvlink_rx_bytes_total.absent_reason, "not supported by this GPU or driver");
-    EXPECT_EQ(s.pcie_rx_bytes_per_s.absent_reason, "driver lacks nvmlDeviceGetPcieThroughput");
+    EXPECT_DOUBLE_EQ(s.pcie_rx_bytes_per_s.value_or(-1), 0);  // an idle link
+    EXPECT_EQ(s.nvlink_tx_bytes_total.value_or(1), 0u);
     EXPECT_TRUE(dev->errors().empty()) << dev->errors().front();
+}
+
+TEST(DeviceBackend, LinkThroughputInBytes) {
+    NvmlSession session(fake_nvml("link_traffic.toml"));
+    NvmlBackend backend(session);
+    DeviceSample busy = backend.open(1)->sample(kReadPcieThroughput | kReadNvLinkThroughput);
+    EXPECT_DOUBLE_EQ(busy.pcie_rx_bytes_per_s.value_or(0), 24e9);
+    EXPECT_DOUBLE_EQ(busy.pcie_tx_bytes_per_s.value_or(0), 1024000);
+    EXPECT_EQ(busy.nvlink_rx_bytes_total.value_or(0), 5000u * 1024);
+    EXPECT_EQ(busy.nvlink_tx_bytes_total.value_or(0), 7000u * 1024);
+    DeviceSample none = backend.open(0)->sample(kReadNvLinkThroughput);
+    EXPECT_EQ(none.nvlink_rx_bytes_total.absent_reason, "not supported by this GPU or driver");
+    NvmlApi old = NvmlApi::load_file(FAKE_NVML);
+    old.nvmlDeviceGetPcieThroughput = nullptr;  // a driver without the call
+    NvmlBackend old_backend(old);
+    EXPECT_EQ(old_backend.open(1)->sample(kReadPcieThroughput).pcie_rx_bytes_per_s.absent_reason,
+              "driver lacks nvmlDeviceGetPcieThroughput");
 }
 
 TEST(DeviceBackend, ASampleMakesOnlyTheCallsAskedFor) {
