@@ -10,7 +10,7 @@
 #include "checks/run_facts.hpp"
 #include "core/error.hpp"
 #include "gpu/inventory.hpp"
-#include "gpu/bindings/nvml_api.hpp"
+#include "gpu/device/nvml_backend.hpp"
 #include "specs/gpu_spec.hpp"
 
 namespace gpuvet {
@@ -47,18 +47,17 @@ struct LinkNow {
 
 LinkNow read_link(int index) {
     LinkNow l;
-    const NvmlApi* n = shared_nvml();
-    nvml::nvmlDevice_t dev = nullptr;
-    if (!n) l.why = "NVML unavailable";
-    else if (n->nvmlDeviceGetHandleByIndex(static_cast<unsigned>(index), &dev) != nvml::NVML_SUCCESS)
-        l.why = "NVML has no handle for this GPU";
+    const DeviceBackend& backend = NvmlBackend::shared();
+    l.why = backend.absent_reason();
     if (!l.why.empty()) return l;
-    unsigned v = 0;
-    if (n->nvmlDeviceGetCurrPcieLinkGeneration && n->nvmlDeviceGetCurrPcieLinkGeneration(dev, &v) == nvml::NVML_SUCCESS)
-        l.gen = static_cast<int>(v);
-    if (n->nvmlDeviceGetCurrPcieLinkWidth && n->nvmlDeviceGetCurrPcieLinkWidth(dev, &v) == nvml::NVML_SUCCESS)
-        l.width = static_cast<int>(v);
-    if (!l.gen || !l.width) l.why = "NVML could not read the current link";
+    auto dev = backend.open(index);
+    l.why = dev->unopened_reason();
+    if (!l.why.empty()) return l;
+    DeviceSample s = dev->sample(kReadPcieLink);
+    if (s.pcie_gen_current) l.gen = *s.pcie_gen_current;
+    if (s.pcie_width_current) l.width = *s.pcie_width_current;
+    if (!l.gen) l.why = s.pcie_gen_current.absent_reason;
+    else if (!l.width) l.why = s.pcie_width_current.absent_reason;
     return l;
 }
 

@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
-#include <mutex>
 
 #include "checks/run_facts.hpp"
 #include "gpu/inventory.hpp"
 #include "checks/gpu_requirements.hpp"
-#include "gpu/bindings/nvml_api.hpp"
+#include "gpu/device/nvml_backend.hpp"
 #include "specs/spec_db.hpp"
 
 namespace gpuvet::measure {
@@ -38,45 +37,24 @@ std::string fixed(double v, int digits) {
     return buf;
 }
 
-// NVML for telemetry, loaded and initialised once per process.
-const NvmlApi* shared_nvml() {
-    static std::once_flag once;
-    static std::unique_ptr<NvmlApi> api;
-    std::call_once(once, [] {
-        auto a = std::make_unique<NvmlApi>(NvmlApi::load());
-        if (a->ok() && a->nvmlInit() == nvml::NVML_SUCCESS) api = std::move(a);
-    });
-    return api.get();
-}
-
 void add_clocks(CheckResult& r, int index, std::string_view suffix) {
-    const NvmlApi* n = shared_nvml();
+    const DeviceBackend& backend = NvmlBackend::shared();
     std::string sfx(suffix);
-    auto absent = [&](const char* key, const char* label, const char* unit, std::string why) {
-        r.measurements.push_back(Measurement::absent(std::string(key) + sfx, label, unit, why).on_gpu(index));
+    auto add = [&](const char* key, const char* label, const char* unit, const Fact<int>& f) {
+        if (f) r.measurements.push_back(Measurement::number(std::string(key) + sfx, label, *f, unit).on_gpu(index));
+        else r.measurements.push_back(Measurement::absent(std::string(key) + sfx, label, unit, f.absent_reason).on_gpu(index));
     };
-    nvml::nvmlDevice_t dev = nullptr;
-    std::string why;
-    if (!n) why = "NVML unavailable";
-    else if (n->nvmlDeviceGetHandleByIndex(static_cast<unsigned>(index), &dev) != nvml::NVML_SUCCESS)
-        why = "NVML has no handle for this GPU";
-    auto clock = [&](const char* key, const char* label, nvml::nvmlClockType_t type) {
-        unsigned v = 0;
-        if (!why.empty()) return absent(key, label, "MHz", why);
-        if (!n->nvmlDeviceGetClockInfo || n->nvmlDeviceGetClockInfo(dev, type, &v) != nvml::NVML_SUCCESS)
-            return absent(key, label, "MHz", "NVML could not read it");
-        r.measurements.push_back(Measurement::number(std::string(key) + sfx, label, v, "MHz").on_gpu(index));
-    };
-    clock("sm_clock_mhz", "SM clock during the run", nvml::NVML_CLOCK_SM);
-    clock("mem_clock_mhz", "Memory clock during the run", nvml::NVML_CLOCK_MEM);
-    unsigned t = 0;
-    if (!why.empty()) absent("temperature_c", "GPU temperature after the run", "C", why);
-    else if (!n->nvmlDeviceGetTemperature ||
-             n->nvmlDeviceGetTemperature(dev, nvml::NVML_TEMPERATURE_GPU, &t) != nvml::NVML_SUCCESS)
-        absent("temperature_c", "GPU temperature after the run", "C", "NVML could not read it");
-    else
-        r.measurements.push_back(
-            Measurement::number("temperature_c" + sfx, "GPU temperature after the run", t, "C").on_gpu(index));
+    DeviceSample s;
+    std::string why = backend.absent_reason();
+    if (why.empty()) {
+        auto dev = backend.open(index);
+        why = dev->unopened_reason();
+        if (why.empty()) s = dev->sample(kReadClocks | kReadThermal);
+    }
+    if (!why.empty()) s.clock_sm_mhz = s.clock_mem_mhz = s.temperature_c = Fact<int>::absent(why);
+    add("sm_clock_mhz", "SM clock during the run", "MHz", s.clock_sm_mhz);
+    add("mem_clock_mhz", "Memory clock during the run", "MHz", s.clock_mem_mhz);
+    add("temperature_c", "GPU temperature after the run", "C", s.temperature_c);
 }
 
 CheckResult error_result(std::string_view key, std::string_view title, int gpu, const std::string& what,

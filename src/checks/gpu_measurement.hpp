@@ -19,7 +19,6 @@
 namespace gpuvet {
 
 struct GpuSpec;
-struct NvmlApi;
 
 namespace measure {
 
@@ -32,12 +31,10 @@ std::string datasheet_source(const GpuSpec& sp);
 // Repetitions by tier: quick, standard, full.
 int by_tier(const CheckContext& ctx, int quick, int standard, int full);
 
-// Clocks and temperature of a GPU read through NVML (sm_clock_mhz, mem_clock_mhz, temperature_c),
-// added to the result after the measurement; absent with the reason when NVML cannot say.
+// Clocks and temperature of a GPU read through the run's device backend (sm_clock_mhz,
+// mem_clock_mhz, temperature_c), added to the result after the measurement; absent with the
+// reason when the backend cannot say.
 void add_clocks(CheckResult& r, int index, std::string_view suffix = "");
-
-// NVML, loaded and initialised once per process (GPUVET_LIBNVML honoured); nullptr when unusable.
-const NvmlApi* shared_nvml();
 
 // Runs `fn` for each selected GPU (sequentially, context current) and returns one result per GPU.
 // A GPU that could not be opened, or whose fn throws gpuvet::Error, gets an ERROR result with the

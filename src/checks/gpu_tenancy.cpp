@@ -7,6 +7,7 @@
 #include "core/context.hpp"
 #include "core/strings.hpp"
 #include "checks/gpu_measurement.hpp"
+#include "gpu/device/nvml_backend.hpp"
 #include "order/order.hpp"
 
 namespace gpuvet {
@@ -21,12 +22,12 @@ const char* const kBusySource =
 
 std::string mib(std::uint64_t b) { return format_bytes(double(b)); }
 
-// The NVML the measurements share (initialised once per process), read at 10 Hz: 0.5 s in the
+// The run's device backend, read at 10 Hz: 0.5 s in the
 // quick tier, 1 s standard, 2 s full. Several NVML sample periods (1/6 s to 1 s) per window.
 std::map<int, IdleUtilization> sample_with_nvml(CheckContext& ctx, const std::vector<int>& gpus) {
     if (ctx.progress) ctx.progress->update("reading GPU utilization while idle");
     int count = measure::by_tier(ctx, 5, 10, 20);
-    return sample_idle_utilization(measure::shared_nvml(), gpus, count, std::chrono::milliseconds(100), ctx.stop);
+    return sample_idle_utilization(&NvmlBackend::shared(), gpus, count, std::chrono::milliseconds(100), ctx.stop);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "gpu/kernel_reference.hpp"
 #include "gpu/session.hpp"
 #include "gpu/telemetry.hpp"
+#include "gpu/device/nvml_backend.hpp"
 #include "gpu/bindings/nvml_api.hpp"
 
 namespace gpuvet {
@@ -418,8 +419,7 @@ std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt, con
         lives.push_back(std::move(L));
     }
 
-    NvmlApi nvml = NvmlApi::load();
-    TelemetrySampler sampler(nvml, indexes, opt.sample_hz, t0);
+    TelemetrySampler sampler(NvmlBackend::shared(), indexes, opt.sample_hz, t0);
     std::string telemetry_error;
     try {
         sampler.start();
@@ -455,7 +455,10 @@ std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt, con
     bool interrupted = false;
     std::optional<Clock::time_point> load_t0;
     if (ctx.progress) ctx.progress->begin("gpu.burn", "Sustained load (burn)");
+    // This loop is the sampler's clock: it wakes for each sample and redraws every 100 ms.
+    auto next_draw = Clock::now();
     while (true) {
+        Clock::time_point next_sample = sampler.poll();
         if (ctx.stop_requested()) { interrupted = true; break; }
         bool all_done = std::all_of(lives.begin(), lives.end(), [](const auto& L) { return L->done.load(); });
         // The duration counts from the moment every GPU's load runs, so setup (filling buffers,
@@ -464,7 +467,8 @@ std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt, con
             load_t0 = Clock::now();
         double el = load_t0 ? std::chrono::duration<double>(Clock::now() - *load_t0).count() : 0;
         if (el >= opt.duration_s || all_done) break;
-        if (ctx.progress) {
+        if (ctx.progress && Clock::now() >= next_draw) {
+            next_draw = Clock::now() + std::chrono::milliseconds(100);
             std::vector<std::string> lines;
             for (auto& L : lives) {
                 std::lock_guard<std::mutex> lk(L->mu);
@@ -476,7 +480,7 @@ std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt, con
             lines.insert(lines.begin(), head);
             ctx.progress->update_lines(lines);
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        std::this_thread::sleep_until(std::min(next_sample, Clock::now() + std::chrono::milliseconds(100)));
     }
     stop_load = true;
     runner.join();

@@ -5,7 +5,6 @@
 #include <numeric>
 #include <thread>
 
-#include "gpu/bindings/nvml_api.hpp"
 
 namespace gpuvet {
 
@@ -30,19 +29,17 @@ IdleUtilizationJudgement judge_idle_utilization(const std::vector<double>& sampl
     return j;
 }
 
-std::map<int, IdleUtilization> sample_idle_utilization(const NvmlApi* api, const std::vector<int>& gpus, int count,
-                                                       std::chrono::milliseconds period,
+std::map<int, IdleUtilization> sample_idle_utilization(const DeviceBackend* backend, const std::vector<int>& gpus,
+                                                       int count, std::chrono::milliseconds period,
                                                        const std::atomic<bool>* stop) {
     using Clock = std::chrono::steady_clock;
     std::map<int, IdleUtilization> out;
-    std::map<int, nvml::nvmlDevice_t> devs;
+    std::map<int, std::unique_ptr<GpuDevice>> devs;
     for (int i : gpus) {
         IdleUtilization& u = out[i];
-        if (!api) u.absent_reason = "NVML is not usable";
-        else if (!api->nvmlDeviceGetUtilizationRates) u.absent_reason = "the driver's NVML lacks nvmlDeviceGetUtilizationRates";
-        else if (nvml::nvmlDevice_t d = nullptr; int rc = api->nvmlDeviceGetHandleByIndex(unsigned(i), &d))
-            u.absent_reason = "nvmlDeviceGetHandleByIndex failed: " + nvml_absent_reason(rc);
-        else devs[i] = d;
+        if (!backend || !backend->usable()) u.absent_reason = "NVML is not usable";
+        else if (auto d = backend->open(i); !d->unopened_reason().empty()) u.absent_reason = d->unopened_reason();
+        else devs[i] = std::move(d);
     }
     if (devs.empty()) return out;
     auto stopped = [&] { return stop && stop->load(); };
@@ -56,16 +53,15 @@ std::map<int, IdleUtilization> sample_idle_utilization(const NvmlApi* api, const
         }
         for (auto& [i, d] : devs) {
             if (!d) continue;
-            nvml::nvmlUtilization_t ut{};
-            int rc = api->nvmlDeviceGetUtilizationRates(d, &ut);
+            Fact<int> busy = d->sample(kReadUtilization).utilization_gpu_percent;
             IdleUtilization& u = out[i];
-            if (rc == nvml::NVML_SUCCESS) {
-                u.samples_pct.push_back(double(ut.gpu));
+            if (busy) {
+                u.samples_pct.push_back(double(*busy));
                 continue;
             }
-            u.absent_reason = "nvmlDeviceGetUtilizationRates: " + nvml_absent_reason(rc);
-            // Unsupported or lost does not change within a second: stop asking this GPU.
-            if (rc == nvml::NVML_ERROR_NOT_SUPPORTED || rc == nvml::NVML_ERROR_GPU_IS_LOST) d = nullptr;
+            u.absent_reason = "utilization: " + busy.absent_reason;
+            // Unsupported, missing or lost does not change within a second: stop asking this GPU.
+            d.reset();
         }
     }
     for (auto& [i, u] : out)

@@ -17,10 +17,9 @@
 #include <vector>
 
 #include "core/result.hpp"
+#include "gpu/device/backend.hpp"
 
 namespace gpuvet {
-
-struct NvmlApi;
 
 // Thresholds on an idle GPU, whose counter reads 0%. A display server or a monitoring agent (DCGM
 // profiling, a health probe) runs short kernels: a few % on average, an occasional blip in one
@@ -31,7 +30,7 @@ inline constexpr double kIdleBusyMeanWarnPct = 10;
 inline constexpr double kIdleBusyMaxWarnPct = 50;
 inline constexpr double kIdleBusyMeanFailPct = 50;
 
-// One GPU's window: the `gpu` field of every successful nvmlDeviceGetUtilizationRates read.
+// One GPU's window: every successful read of the GPU's utilization (the backend's sample()).
 struct IdleUtilization {
     std::vector<double> samples_pct;
     std::string absent_reason;  // why samples_pct is empty
@@ -48,10 +47,11 @@ struct IdleUtilizationJudgement {
 IdleUtilizationJudgement judge_idle_utilization(const std::vector<double>& samples_pct, int visible_processes);
 
 // Reads the utilization of every GPU in `gpus` (NVML indexes) `count` times, `period` apart, all
-// GPUs in one loop so they share the window. `api` must be initialised; null: every GPU is absent
-// with that reason. Stops early (keeping what was read) when `stop` is set.
-std::map<int, IdleUtilization> sample_idle_utilization(const NvmlApi* api, const std::vector<int>& gpus, int count,
-                                                       std::chrono::milliseconds period,
+// GPUs in one loop so they share the window. Null or unusable `backend`: every GPU is absent with
+// that reason. A GPU whose reading fails is not asked again. Stops early (keeping what was read)
+// when `stop` is set.
+std::map<int, IdleUtilization> sample_idle_utilization(const DeviceBackend* backend, const std::vector<int>& gpus,
+                                                       int count, std::chrono::milliseconds period,
                                                        const std::atomic<bool>* stop = nullptr);
 
 }  // namespace gpuvet

@@ -3,11 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "gpu/memory_temperature.hpp"
+#include "core/error.hpp"
 
 namespace gpuvet {
-
-using namespace nvml;
 
 namespace {
 
@@ -20,9 +18,15 @@ void note_absent(GpuTelemetry& g, const std::string& field, const std::string& w
         if (f == field) return;
     g.absent.emplace_back(field, why);
 }
-void note_absent(GpuTelemetry& g, const std::string& field, const NvmlApi& api, int rc) {
-    note_absent(g, field, rc < 0 ? "the driver's NVML lacks this call"
-                                 : nvml_absent_reason(rc) + " (" + api.error_name(rc) + ")");
+
+// The telemetry series read from each sample, and the sample's readings they need.
+constexpr unsigned kTelemetryReadings = kReadUtilization | kReadPower | kReadClocks | kReadThermal | kReadEcc | kReadPcieLink;
+
+// Copies one fact into its sample field, or notes why the field is missing.
+template <class Out, class T>
+void take(GpuTelemetry& g, const char* field, std::optional<Out>& out, const Fact<T>& f) {
+    if (f) out = static_cast<Out>(*f);
+    else note_absent(g, field, f.absent_reason);
 }
 
 }  // namespace
@@ -31,171 +35,104 @@ bool is_critical_xid(std::uint64_t xid) {
     return std::find(std::begin(kCriticalXids), std::end(kCriticalXids), xid) != std::end(kCriticalXids);
 }
 
-TelemetrySampler::TelemetrySampler(const NvmlApi& api, std::vector<int> gpus, double hz,
-                                   Clock::time_point t0)
-    : api_(api), indexes_(std::move(gpus)), hz_(std::isfinite(hz) ? std::clamp(hz, 1.0, 20.0) : 1.0), t0_(t0) {
-    data_.sample_hz = hz_;
-    for (int i : indexes_) data_.gpus.push_back(GpuTelemetry{i, {}, {}, false});
+TelemetrySampler::TelemetrySampler(const DeviceBackend& backend, std::vector<int> gpus, double hz,
+                                   Clock::time_point t0, std::size_t history)
+    : backend_(backend), hz_(std::isfinite(hz) ? std::clamp(hz, 1.0, 20.0) : 1.0), t0_(t0) {
+    for (int i : gpus) gpus_.push_back(Gpu{nullptr, GpuTelemetry{i, {}, {}, false}, SampleHistory<TelemetrySample>(history)});
 }
 
-TelemetrySampler::~TelemetrySampler() { stop(); }
-
 void TelemetrySampler::start() {
-    if (!api_.ok()) throw Error(ErrorKind::Driver, "NVML is not usable: " + api_.error,
-                                "install the NVIDIA driver or set GPUVET_LIBNVML");
-    if (int rc = api_.nvmlInit(); rc != NVML_SUCCESS)
-        throw NvmlError("nvmlInit_v2", rc, api_.error_name(rc));
-    started_ = true;
-    devs_.assign(indexes_.size(), nullptr);
-    for (size_t k = 0; k < indexes_.size(); ++k) {
-        int rc = api_.nvmlDeviceGetHandleByIndex(unsigned(indexes_[k]), &devs_[k]);
-        if (rc != NVML_SUCCESS) {
-            devs_[k] = nullptr;
-            note_absent(data_.gpus[k], "device", api_, rc);
-            if (rc == NVML_ERROR_GPU_IS_LOST) data_.gpus[k].lost = true;
+    if (!backend_.usable()) throw Error(ErrorKind::Driver, "NVML is not usable: " + backend_.absent_reason(),
+                                        "install the NVIDIA driver or set GPUVET_LIBNVML");
+    std::vector<const GpuDevice*> watched;
+    for (auto& g : gpus_) {
+        auto dev = backend_.open(g.data.gpu);
+        if (!dev->unopened_reason().empty()) {
+            note_absent(g.data, "device", dev->unopened_reason());
+            g.data.lost = dev->lost();
+            continue;
         }
+        g.device = std::move(dev);
+        watched.push_back(g.device.get());
     }
-    handles_ = devs_;  // the event thread matches events against these, even for lost GPUs
+    events_ = backend_.watch_critical_errors(watched);
+    xid_absent_reason_ = events_->absent_reason();
+    started_ = true;
     sample_once();  // a first sample at t0, before the load starts heating anything
-    sampler_ = std::thread([this] { sample_loop(); });
-    events_ = std::thread([this] { event_loop(); });
+    next_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / hz_));
+}
+
+TelemetrySampler::Clock::time_point TelemetrySampler::poll() {
+    if (!started_) return Clock::now() + std::chrono::seconds(1);
+    collect_events();
+    if (Clock::now() >= next_) {
+        sample_once();
+        next_ += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / hz_));
+        if (next_ < Clock::now()) next_ = Clock::now();  // fell behind (slow driver): don't burst
+    }
+    return next_;
 }
 
 void TelemetrySampler::stop() {
-    stop_ = true;
-    if (sampler_.joinable()) sampler_.join();
-    if (events_.joinable()) events_.join();
-    if (started_) {
-        api_.nvmlShutdown();
-        started_ = false;
-    }
+    if (!started_) return;
+    collect_events();  // what arrived since the last poll
+    events_.reset();
+    started_ = false;
 }
 
 TelemetryData TelemetrySampler::snapshot() const {
-    std::lock_guard<std::mutex> lk(mu_);
-    return data_;
+    TelemetryData d;
+    d.sample_hz = hz_;
+    d.xids = xids_;
+    d.xid_absent_reason = xid_absent_reason_;
+    for (const auto& g : gpus_) {
+        d.gpus.push_back(g.data);
+        d.gpus.back().samples = g.history.items();
+    }
+    return d;
 }
 
 std::optional<TelemetrySample> TelemetrySampler::latest(int gpu) const {
-    std::lock_guard<std::mutex> lk(mu_);
-    for (const auto& g : data_.gpus)
-        if (g.gpu == gpu && !g.samples.empty()) return g.samples.back();
+    for (const auto& g : gpus_)
+        if (g.data.gpu == gpu && !g.history.empty()) return g.history.back();
     return std::nullopt;
 }
 
-void TelemetrySampler::sample_loop() {
-    const auto period = std::chrono::duration<double>(1.0 / hz_);
-    auto next = Clock::now() + std::chrono::duration_cast<Clock::duration>(period);
-    while (!stop_) {
-        // Sleep in short slices so stop() never waits a whole period.
-        while (!stop_ && Clock::now() < next)
-            std::this_thread::sleep_for(std::min<Clock::duration>(
-                std::chrono::milliseconds(20), next - Clock::now()));
-        if (stop_) break;
-        sample_once();
-        next += std::chrono::duration_cast<Clock::duration>(period);
-        if (next < Clock::now()) next = Clock::now();  // fell behind (slow driver): don't burst
-    }
-}
-
 void TelemetrySampler::sample_once() {
-    for (size_t k = 0; k < devs_.size(); ++k) {
-        nvmlDevice_t dev = devs_[k];
-        TelemetrySample s;
-        s.t_s = std::chrono::duration<double>(Clock::now() - t0_).count();
-        std::vector<std::pair<std::string, int>> failures;
-        bool lost = false;
-        // Calls one optional NVML function; records why a field is missing.
-        auto read = [&](const char* field, auto fn, auto&&... args) -> bool {
-            if (!dev) return false;
-            if (!fn) { failures.emplace_back(field, -1); return false; }
-            int rc = fn(dev, args...);
-            if (rc == NVML_SUCCESS) return true;
-            if (rc == NVML_ERROR_GPU_IS_LOST) lost = true;
-            failures.emplace_back(field, rc);
-            return false;
-        };
-        unsigned u = 0;
-        unsigned long long ull = 0;
-        if (read("temperature_c", api_.nvmlDeviceGetTemperature, NVML_TEMPERATURE_GPU, &u)) s.temperature_c = u;
-        std::string mem_temp_absent;
-        if (dev) {
-            auto mt = read_memory_temperature(api_, dev);
-            if (mt.celsius) s.memory_temperature_c = mt.celsius;
-            else mem_temp_absent = mt.absent_reason;
-            if (mt.rc == NVML_ERROR_GPU_IS_LOST) lost = true;
-        }
-        if (read("power_w", api_.nvmlDeviceGetPowerUsage, &u)) s.power_w = u * 1e-3;
-        if (read("power_limit_w", api_.nvmlDeviceGetEnforcedPowerLimit, &u)) s.power_limit_w = u * 1e-3;
-        if (read("sm_clock_mhz", api_.nvmlDeviceGetClockInfo, NVML_CLOCK_SM, &u)) s.sm_clock_mhz = u;
-        if (read("mem_clock_mhz", api_.nvmlDeviceGetClockInfo, NVML_CLOCK_MEM, &u)) s.mem_clock_mhz = u;
-        nvmlUtilization_t ut{};
-        if (read("utilization_pct", api_.nvmlDeviceGetUtilizationRates, &ut)) {
-            s.utilization_gpu_pct = ut.gpu;
-            s.utilization_mem_pct = ut.memory;
-        }
-        if (read("clock_reasons", api_.nvmlDeviceGetCurrentClocksEventReasons, &ull)) s.clock_reasons = ull;
-        if (read("ecc_uncorrected", api_.nvmlDeviceGetTotalEccErrors, NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
-                 NVML_VOLATILE_ECC, &ull))
-            s.ecc_uncorrected = ull;
-        if (read("ecc_corrected", api_.nvmlDeviceGetTotalEccErrors, NVML_MEMORY_ERROR_TYPE_CORRECTED,
-                 NVML_VOLATILE_ECC, &ull))
-            s.ecc_corrected = ull;
-        if (read("pcie_replays", api_.nvmlDeviceGetPcieReplayCounter, &u)) s.pcie_replays = u;
-        std::lock_guard<std::mutex> lk(mu_);
-        GpuTelemetry& g = data_.gpus[k];
-        for (const auto& [f, rc] : failures) note_absent(g, f, api_, rc);
-        if (!mem_temp_absent.empty()) note_absent(g, "memory_temperature_c", mem_temp_absent);
-        if (lost) {
-            g.lost = true;
-            devs_[k] = nullptr;  // stop asking a GPU that fell off the bus
-        }
-        if (dev) g.samples.push_back(s);
+    for (auto& g : gpus_)
+        if (g.device) sample_gpu(g);
+}
+
+void TelemetrySampler::sample_gpu(Gpu& g) {
+    DeviceSample d = g.device->sample(kTelemetryReadings);
+    TelemetrySample s;
+    s.t_s = std::chrono::duration<double>(d.taken_at - t0_).count();
+    GpuTelemetry& t = g.data;
+    take(t, "temperature_c", s.temperature_c, d.temperature_c);
+    take(t, "memory_temperature_c", s.memory_temperature_c, d.temperature_memory_c);
+    take(t, "power_w", s.power_w, d.power_draw_w);
+    take(t, "power_limit_w", s.power_limit_w, d.power_enforced_limit_w);
+    take(t, "sm_clock_mhz", s.sm_clock_mhz, d.clock_sm_mhz);
+    take(t, "mem_clock_mhz", s.mem_clock_mhz, d.clock_mem_mhz);
+    take(t, "utilization_pct", s.utilization_gpu_pct, d.utilization_gpu_percent);
+    take(t, "utilization_pct", s.utilization_mem_pct, d.utilization_memory_percent);
+    take(t, "clock_reasons", s.clock_reasons, d.clock_event_reasons);
+    take(t, "ecc_uncorrected", s.ecc_uncorrected, d.ecc.volatile_uncorrected);
+    take(t, "ecc_corrected", s.ecc_corrected, d.ecc.volatile_corrected);
+    take(t, "pcie_replays", s.pcie_replays, d.pcie_replay_count);
+    g.history.push(s);
+    if (g.device->lost()) {
+        t.lost = true;
+        g.device.reset();  // stop asking a GPU that fell off the bus
     }
 }
 
-void TelemetrySampler::event_loop() {
-    auto set_reason = [&](std::string r) {
-        std::lock_guard<std::mutex> lk(mu_);
-        data_.xid_absent_reason = std::move(r);
-    };
-    if (!api_.nvmlEventSetCreate || !api_.nvmlDeviceRegisterEvents || !api_.nvmlEventSetWait) {
-        set_reason("the driver's NVML lacks the event-set calls");
-        return;
-    }
-    nvmlEventSet_t set = nullptr;
-    if (int rc = api_.nvmlEventSetCreate(&set); rc != NVML_SUCCESS) {
-        set_reason("nvmlEventSetCreate failed: " + api_.error_name(rc));
-        return;
-    }
-    int registered = 0;
-    std::string why;
-    for (auto* dev : handles_) {
-        if (!dev) continue;
-        int rc = api_.nvmlDeviceRegisterEvents(dev, kEventTypeXidCriticalError, set);
-        if (rc == NVML_SUCCESS) ++registered;
-        else why = "nvmlDeviceRegisterEvents failed: " + nvml_absent_reason(rc);
-    }
-    if (registered == 0) set_reason(why.empty() ? "no GPU to watch" : why);
-    while (registered && !stop_) {
-        nvmlEventData_t ev{};
-        int rc = api_.nvmlEventSetWait(set, &ev, 200);  // bounded, so stop() is prompt
-        if (rc == NVML_ERROR_TIMEOUT) continue;
-        if (rc != NVML_SUCCESS) {
-            // A lost GPU can make the wait fail; keep trying for the others, without spinning.
-            std::this_thread::sleep_for(std::chrono::milliseconds(200));
-            continue;
-        }
-        if (!(ev.eventType & kEventTypeXidCriticalError)) continue;
+void TelemetrySampler::collect_events() {
+    if (!events_) return;
+    while (auto e = events_->next(std::chrono::milliseconds(0))) {
         double t = std::chrono::duration<double>(Clock::now() - t0_).count();
-        std::lock_guard<std::mutex> lk(mu_);
-        for (size_t k = 0; k < handles_.size(); ++k)
-            if (handles_[k] == ev.device) {
-                data_.xids.push_back(XidEvent{indexes_[k], t, ev.eventData});
-                break;
-            }
+        xids_.push_back(XidEvent{e->gpu, t, e->code});
     }
-    if (api_.nvmlEventSetFree) api_.nvmlEventSetFree(set);
 }
 
 std::vector<TimeSeries> to_time_series(const TelemetryData& d) {

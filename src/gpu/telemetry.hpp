@@ -1,18 +1,18 @@
-// NVML telemetry during a burn: a sampler thread reading every selected GPU at a fixed rate
-// (1-20 Hz) and an event thread waiting for critical Xid events. Everything read is kept as
-// plain samples; to_time_series() turns them into the report's TimeSeries (units in the keys).
+// Telemetry during a burn: every selected GPU read through the device backend at a fixed rate
+// (1-20 Hz), and the critical hardware errors (Xids) it reports. No thread of its own: the caller
+// already loops (the burn's progress loop) and calls poll() each turn. Each GPU keeps a bounded
+// history (SampleHistory); to_time_series() turns a snapshot into the report's TimeSeries.
 #pragma once
-#include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <mutex>
+#include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/result.hpp"
-#include "gpu/bindings/nvml_api.hpp"
+#include "gpu/device/backend.hpp"
+#include "gpu/device/sample_history.hpp"
 
 namespace gpuvet {
 
@@ -33,9 +33,9 @@ struct XidEvent {
 
 struct GpuTelemetry {
     int gpu = 0;
-    std::vector<TelemetrySample> samples;
+    std::vector<TelemetrySample> samples;  // oldest first; thinned when the history filled
     std::vector<std::pair<std::string, std::string>> absent;  // field -> why it is missing
-    bool lost = false;  // NVML said GPU_IS_LOST
+    bool lost = false;  // the GPU fell off the bus
 };
 
 struct TelemetryData {
@@ -45,40 +45,50 @@ struct TelemetryData {
     double sample_hz = 1;
 };
 
+// Per GPU: 16384 samples, 4.5 hours at the default 1 Hz, 13 minutes at 20 Hz before the older
+// half is thinned; about 3 MB per GPU.
+inline constexpr std::size_t kTelemetryHistory = 16384;
+
 class TelemetrySampler {
 public:
     using Clock = std::chrono::steady_clock;
-    // `api` must outlive the sampler. gpus are NVML indexes. hz is clamped to [1, 20].
-    TelemetrySampler(const NvmlApi& api, std::vector<int> gpus, double hz, Clock::time_point t0);
-    ~TelemetrySampler();
+    // `backend` must outlive the sampler. gpus are backend indexes. hz is clamped to [1, 20].
+    TelemetrySampler(const DeviceBackend& backend, std::vector<int> gpus, double hz, Clock::time_point t0,
+                     std::size_t history = kTelemetryHistory);
     TelemetrySampler(const TelemetrySampler&) = delete;
     TelemetrySampler& operator=(const TelemetrySampler&) = delete;
 
-    // Initialises NVML and starts both threads. Throws NvmlError when NVML cannot start.
+    // Opens the GPUs, starts watching for Xids and takes the first sample. Throws a driver Error
+    // when the backend is unusable.
     void start();
-    // Stops both threads promptly (waits are bounded) and shuts NVML down. Idempotent.
+    // Takes a sample of every GPU when one is due and collects the Xids that arrived. Returns
+    // when the next sample is due; the caller sleeps until then (or less) and calls again.
+    Clock::time_point poll();
+    // Stops watching. Idempotent; the data stays readable.
     void stop();
-    // A consistent copy of everything read so far (safe while running).
+    // A copy of everything read so far.
     TelemetryData snapshot() const;
     // The latest sample of a GPU, if any.
     std::optional<TelemetrySample> latest(int gpu) const;
 
 private:
-    void sample_loop();
-    void event_loop();
+    struct Gpu {
+        std::unique_ptr<GpuDevice> device;  // null once lost or when it could not be opened
+        GpuTelemetry data;
+        SampleHistory<TelemetrySample> history;
+    };
     void sample_once();
+    void sample_gpu(Gpu& g);
+    void collect_events();
 
-    const NvmlApi& api_;
-    std::vector<int> indexes_;
-    std::vector<nvml::nvmlDevice_t> devs_;     // live handles (nullptr once lost); sampler thread
-    std::vector<nvml::nvmlDevice_t> handles_;  // as opened; read-only after start()
+    const DeviceBackend& backend_;
+    std::vector<Gpu> gpus_;
     double hz_;
-    Clock::time_point t0_;
-    std::atomic<bool> stop_{false};
+    Clock::time_point t0_, next_{};
+    std::unique_ptr<EventWatch> events_;
+    std::vector<XidEvent> xids_;
+    std::string xid_absent_reason_;
     bool started_ = false;
-    mutable std::mutex mu_;
-    TelemetryData data_;
-    std::thread sampler_, events_;
 };
 
 // The report's series: per GPU "temperature_c", "memory_temperature_c", "power_w", "power_limit_w", "sm_clock_mhz",

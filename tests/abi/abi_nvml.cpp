@@ -21,6 +21,7 @@ ABI_ENUM(n::nvmlComputeMode_t, ::nvmlComputeMode_t);
 ABI_ENUM(n::nvmlGpuVirtualizationMode_t, ::nvmlGpuVirtualizationMode_t);
 ABI_ENUM(n::nvmlClockType_t, ::nvmlClockType_t);
 ABI_ENUM(n::nvmlTemperatureSensors_t, ::nvmlTemperatureSensors_t);
+ABI_ENUM(n::nvmlPcieUtilCounter_t, ::nvmlPcieUtilCounter_t);
 ABI_ENUM(n::nvmlTemperatureThresholds_t, ::nvmlTemperatureThresholds_t);
 ABI_ENUM(n::nvmlGpuTopologyLevel_t, ::nvmlGpuTopologyLevel_t);
 ABI_ENUM(n::nvmlIntNvLinkDeviceType_t, ::nvmlIntNvLinkDeviceType_t);
@@ -131,6 +132,8 @@ ABI_SAME_FN(n::nvmlDeviceGetUInt_fn, nvmlDeviceGetGpuMaxPcieLinkGeneration);
 ABI_SAME_FN(n::nvmlDeviceGetUInt_fn, nvmlDeviceGetCurrPcieLinkWidth);
 ABI_SAME_FN(n::nvmlDeviceGetUInt_fn, nvmlDeviceGetMaxPcieLinkWidth);
 ABI_SAME_FN(n::nvmlDeviceGetUInt_fn, nvmlDeviceGetPcieReplayCounter);
+ABI_SAME_FN(n::nvmlDeviceGetPcieThroughput_fn, nvmlDeviceGetPcieThroughput);
+ABI_SAME_FN(n::nvmlDeviceGetString_fn, nvmlDeviceGetBoardPartNumber);
 ABI_SAME_FN(n::nvmlDeviceGetNvLinkState_fn, nvmlDeviceGetNvLinkState);
 ABI_SAME_FN(n::nvmlDeviceGetNvLinkRemotePciInfo_fn, nvmlDeviceGetNvLinkRemotePciInfo_v2);
 ABI_SAME_FN(n::nvmlDeviceGetNvLinkVersion_fn, nvmlDeviceGetNvLinkVersion);
@@ -177,6 +180,10 @@ ABI_SAME_FN(n::nvmlEventSetFree_fn, nvmlEventSetFree);
 
 // Status values.
 ABI_SAME_VALUE(n::NVML_SUCCESS, ::NVML_SUCCESS);
+ABI_SAME_VALUE(n::NVML_PCIE_UTIL_TX_BYTES, ::NVML_PCIE_UTIL_TX_BYTES);
+ABI_SAME_VALUE(n::NVML_PCIE_UTIL_RX_BYTES, ::NVML_PCIE_UTIL_RX_BYTES);
+ABI_SAME_VALUE(n::kFiDevNvLinkThroughputDataTx, NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX);
+ABI_SAME_VALUE(n::kFiDevNvLinkThroughputDataRx, NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX);
 ABI_SAME_VALUE(n::NVML_NVLINK_DEVICE_TYPE_GPU, ::NVML_NVLINK_DEVICE_TYPE_GPU);
 ABI_SAME_VALUE(n::NVML_NVLINK_DEVICE_TYPE_IBMNPU, ::NVML_NVLINK_DEVICE_TYPE_IBMNPU);
 ABI_SAME_VALUE(n::NVML_NVLINK_DEVICE_TYPE_SWITCH, ::NVML_NVLINK_DEVICE_TYPE_SWITCH);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -460,6 +461,18 @@ UINT_GETTER(nvmlDeviceGetMaxPcieLinkWidth, std::min(g.pcie_width_gpu_max, g.host
 UINT_GETTER(nvmlDeviceGetGpuMaxPcieLinkGeneration, g.pcie_gen_gpu_max)
 #endif
 UINT_GETTER(nvmlDeviceGetPcieReplayCounter, g.pcie_replay_counter)
+#ifndef FAKE_OLD_DRIVER
+nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t h, nvmlPcieUtilCounter_t counter, unsigned int* value) {
+    DEVICE(h);
+    NEED(value);
+    switch (counter) {
+        case NVML_PCIE_UTIL_TX_BYTES: *value = g.pcie_tx_kb_per_s; break;
+        case NVML_PCIE_UTIL_RX_BYTES: *value = g.pcie_rx_kb_per_s; break;
+        default: return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    return NVML_SUCCESS;
+}
+#endif
 
 // ---- NVLink --------------------------------------------------------------------------------------
 nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t h, unsigned int link, nvmlEnableState_t* active) {
@@ -604,7 +617,8 @@ nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t h, nvmlTemperatureTh
 }
 #ifndef FAKE_OLD_DRIVER
 // Field values: each entry gets its own status; the call fails only for a bad device or array.
-// Only the memory temperature is served; any other field id is NOT_SUPPORTED in its entry.
+// Served: the memory temperature and the NVLink data counters summed over all links (scopeId
+// UINT_MAX); any other field id or scope is NOT_SUPPORTED in its entry.
 nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t h, int count, nvmlFieldValue_t* values) {
     DEVICE(h);
     NEED(values && count >= 0);
@@ -615,9 +629,14 @@ nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t h, int count, nvmlFieldValue_
         v.timestamp = now_us;
         v.latencyUsec = 0;
         std::memset(&v.value, 0, sizeof v.value);
+        bool nvlink = v.fieldId == NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX || v.fieldId == NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX;
         if (v.fieldId == NVML_FI_DEV_MEMORY_TEMP && g.memory_temperature_supported) {
             v.valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
             v.value.uiVal = g.memory_temperature_c;
+            v.nvmlReturn = NVML_SUCCESS;
+        } else if (nvlink && g.nvlink_count > 0 && v.scopeId == UINT_MAX) {  // the sum over all links
+            v.valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+            v.value.ullVal = v.fieldId == NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX ? g.nvlink_rx_kib : g.nvlink_tx_kib;
             v.nvmlReturn = NVML_SUCCESS;
         } else {
             v.valueType = NVML_VALUE_TYPE_UNSIGNED_INT;

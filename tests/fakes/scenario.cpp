@@ -93,6 +93,10 @@ const std::map<std::string, Setter>& setters() {
         m["host_pcie_gen_max"] = field(&Gpu::host_pcie_gen_max);
         m["host_pcie_width_max"] = field(&Gpu::host_pcie_width_max);
         m["pcie_replay_counter"] = field(&Gpu::pcie_replay_counter);
+        m["pcie_rx_kb_per_s"] = field(&Gpu::pcie_rx_kb_per_s);
+        m["pcie_tx_kb_per_s"] = field(&Gpu::pcie_tx_kb_per_s);
+        m["nvlink_rx_kib"] = field(&Gpu::nvlink_rx_kib);
+        m["nvlink_tx_kib"] = field(&Gpu::nvlink_tx_kib);
         m["nvlink_count"] = field(&Gpu::nvlink_count);
         m["nvlink_version"] = field(&Gpu::nvlink_version);
         m["nvlink_down"] = [](Gpu& g, const toml::node& n, const std::string& w) {

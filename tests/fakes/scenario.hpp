@@ -76,8 +76,10 @@ struct Gpu {
     unsigned pcie_gen_gpu_max = 5, pcie_width_gpu_max = 16;
     unsigned host_pcie_gen_max = 5, host_pcie_width_max = 16;
     unsigned pcie_replay_counter = 0;
+    unsigned pcie_rx_kb_per_s = 0, pcie_tx_kb_per_s = 0;  // nvmlDeviceGetPcieThroughput
     // NVLink
     unsigned nvlink_count = 18, nvlink_version = 4;
+    uint64_t nvlink_rx_kib = 0, nvlink_tx_kib = 0;  // cumulative data counters, all links
     std::vector<unsigned> nvlink_down;
     std::string nvlink_remote_type = "switch";  // "switch" or "gpu"
     std::vector<std::string> nvlink_remote_bus_ids;  // per link; empty: a fake NVSwitch bus id

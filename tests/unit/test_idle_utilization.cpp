@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu/idle_utilization.hpp"
-#include "gpu/bindings/nvml_api.hpp"
+#include "gpu/device/nvml_backend.hpp"
 
 using namespace gpuvet;
 
@@ -99,7 +99,8 @@ TEST(IdleUtilization, SamplerReadsEveryGpuInOneWindow) {
     NvmlApi api;
     api.nvmlDeviceGetHandleByIndex = handle;
     api.nvmlDeviceGetUtilizationRates = utilization;
-    auto w = sample_idle_utilization(&api, {0, 1, 2, 3}, 4, std::chrono::milliseconds(0));
+    NvmlBackend backend(api);
+    auto w = sample_idle_utilization(&backend, {0, 1, 2, 3}, 4, std::chrono::milliseconds(0));
     ASSERT_EQ(w.size(), 4u);
     EXPECT_EQ(w[0].samples_pct, (std::vector<double>{0, 0, 0, 0}));
     EXPECT_EQ(w[1].samples_pct, (std::vector<double>{61, 62, 63, 64}));
@@ -117,8 +118,12 @@ TEST(IdleUtilization, SamplerWithoutNvmlSaysWhy) {
     EXPECT_EQ(w[1].absent_reason, "NVML is not usable");
     NvmlApi api;  // a driver whose NVML lacks the call
     api.nvmlDeviceGetHandleByIndex = handle;
-    w = sample_idle_utilization(&api, {0}, 10, std::chrono::milliseconds(100));
-    EXPECT_EQ(w[0].absent_reason, "the driver's NVML lacks nvmlDeviceGetUtilizationRates");
+    NvmlBackend backend(api);
+    w = sample_idle_utilization(&backend, {0}, 10, std::chrono::milliseconds(100));
+    EXPECT_EQ(w[0].absent_reason, "utilization: driver lacks nvmlDeviceGetUtilizationRates");
+    NvmlBackend unusable(api, "libnvidia-ml.so.1 could not be loaded");
+    w = sample_idle_utilization(&unusable, {0}, 10, std::chrono::milliseconds(100));
+    EXPECT_EQ(w[0].absent_reason, "NVML is not usable");
 }
 
 TEST(IdleUtilization, SamplerStopsWhenAsked) {
@@ -127,7 +132,8 @@ TEST(IdleUtilization, SamplerStopsWhenAsked) {
     api.nvmlDeviceGetHandleByIndex = handle;
     api.nvmlDeviceGetUtilizationRates = utilization;
     std::atomic<bool> stop{true};
-    auto w = sample_idle_utilization(&api, {0}, 100, std::chrono::milliseconds(1000), &stop);
+    NvmlBackend backend(api);
+    auto w = sample_idle_utilization(&backend, {0}, 100, std::chrono::milliseconds(1000), &stop);
     EXPECT_TRUE(w[0].samples_pct.empty());
     EXPECT_EQ(w[0].absent_reason, "interrupted before the first sample");
 }

@@ -2,7 +2,7 @@
 // every way it can be missing has its own reason.
 #include <gtest/gtest.h>
 
-#include "gpu/memory_temperature.hpp"
+#include "gpu/device/nvml_memory_temperature.hpp"
 
 using namespace gpuvet;
 using namespace gpuvet::nvml;

@@ -62,6 +62,7 @@ Report sample_report() {
     warn.verdict = Verdict::Warn;
     warn.summary = "1.2 GiB of memory is already used by a process that is not gpuvet.";
     warn.measurements.push_back(Measurement::number("memory_used_bytes", "Memory in use", 1288490188.8, "bytes"));
+    warn.findings.push_back(Finding{Verdict::Warn, "a process that is not gpuvet holds 1.2 GiB", "memory_used_bytes"});
     warn.details.push_back("pid 4242 (python3) holds 1.2 GiB");
     r.checks.push_back(warn);
 

@@ -28,6 +28,7 @@ const SymbolEntry<NvmlApi> kTable[] = {
     {{"nvmlDeviceGetUUID"}, O, set<&A::nvmlDeviceGetUUID>},
     {{"nvmlDeviceGetSerial"}, O, set<&A::nvmlDeviceGetSerial>},
     {{"nvmlDeviceGetVbiosVersion"}, O, set<&A::nvmlDeviceGetVbiosVersion>},
+    {{"nvmlDeviceGetBoardPartNumber"}, O, set<&A::nvmlDeviceGetBoardPartNumber>},
     // v1 of GetPciInfo filled a shorter struct, so it is not a fallback.
     {{"nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2"}, O, set<&A::nvmlDeviceGetPciInfo>},
     {{"nvmlDeviceGetPciInfoExt"}, O, set<&A::nvmlDeviceGetPciInfoExt>},
@@ -44,6 +45,7 @@ const SymbolEntry<NvmlApi> kTable[] = {
     {{"nvmlDeviceGetCurrPcieLinkWidth"}, O, set<&A::nvmlDeviceGetCurrPcieLinkWidth>},
     {{"nvmlDeviceGetMaxPcieLinkWidth"}, O, set<&A::nvmlDeviceGetMaxPcieLinkWidth>},
     {{"nvmlDeviceGetPcieReplayCounter"}, O, set<&A::nvmlDeviceGetPcieReplayCounter>},
+    {{"nvmlDeviceGetPcieThroughput"}, O, set<&A::nvmlDeviceGetPcieThroughput>},
     {{"nvmlDeviceGetNvLinkState"}, O, set<&A::nvmlDeviceGetNvLinkState>},
     {{"nvmlDeviceGetNvLinkRemotePciInfo_v2"}, O, set<&A::nvmlDeviceGetNvLinkRemotePciInfo>},
     {{"nvmlDeviceGetNvLinkVersion"}, O, set<&A::nvmlDeviceGetNvLinkVersion>},

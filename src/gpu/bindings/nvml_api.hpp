@@ -77,6 +77,7 @@ enum nvmlGpuVirtualizationMode_t {
 };
 enum nvmlClockType_t { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2, NVML_CLOCK_VIDEO = 3 };
 enum nvmlTemperatureSensors_t { NVML_TEMPERATURE_GPU = 0 };
+enum nvmlPcieUtilCounter_t { NVML_PCIE_UTIL_TX_BYTES = 0, NVML_PCIE_UTIL_RX_BYTES = 1 };
 enum nvmlTemperatureThresholds_t {
     NVML_TEMPERATURE_THRESHOLD_SHUTDOWN = 0,
     NVML_TEMPERATURE_THRESHOLD_SLOWDOWN = 1,
@@ -133,6 +134,9 @@ struct nvmlFieldValue_t {
 };
 // Field ids (NVML_FI_* macros in nvml.h).
 inline constexpr unsigned kFiDevMemoryTemp = 82;  // memory (HBM) temperature, degrees C
+inline constexpr unsigned kFiDevNvLinkThroughputDataTx = 138;  // KiB sent, cumulative
+inline constexpr unsigned kFiDevNvLinkThroughputDataRx = 139;  // KiB received, cumulative
+inline constexpr unsigned kFieldScopeAllLinks = 0xffffffffu;    // scopeId: summed over all links
 
 // Buffer sizes and architecture ids (macros in nvml.h).
 inline constexpr unsigned kPciBusIdBufferSize = 32;
@@ -269,6 +273,7 @@ using nvmlDeviceGetClocksEventReasons_fn = nvmlReturn_t (*)(nvmlDevice_t, unsign
 using nvmlDeviceGetTemperature_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperatureSensors_t, unsigned int*);
 using nvmlDeviceGetTemperatureThreshold_fn =
     nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperatureThresholds_t, unsigned int*);
+using nvmlDeviceGetPcieThroughput_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlPcieUtilCounter_t, unsigned int*);
 using nvmlDeviceGetUtilizationRates_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlUtilization_t*);
 using nvmlDeviceGetRunningProcesses_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, nvmlProcessInfo_v2_t*);
 using nvmlDeviceGetRunningProcesses_v1_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, nvmlProcessInfo_v1_t*);
@@ -305,6 +310,7 @@ struct NvmlApi {
     nvml::nvmlDeviceGetString_fn nvmlDeviceGetUUID = nullptr;
     nvml::nvmlDeviceGetString_fn nvmlDeviceGetSerial = nullptr;
     nvml::nvmlDeviceGetString_fn nvmlDeviceGetVbiosVersion = nullptr;
+    nvml::nvmlDeviceGetString_fn nvmlDeviceGetBoardPartNumber = nullptr;
     nvml::nvmlDeviceGetPciInfo_fn nvmlDeviceGetPciInfo = nullptr;  // _v3, else _v2
     nvml::nvmlDeviceGetPciInfoExt_fn nvmlDeviceGetPciInfoExt = nullptr;
     nvml::nvmlDeviceGetMemoryInfo_v2_fn nvmlDeviceGetMemoryInfo_v2 = nullptr;
@@ -320,6 +326,7 @@ struct NvmlApi {
     nvml::nvmlDeviceGetUInt_fn nvmlDeviceGetCurrPcieLinkWidth = nullptr;
     nvml::nvmlDeviceGetUInt_fn nvmlDeviceGetMaxPcieLinkWidth = nullptr;
     nvml::nvmlDeviceGetUInt_fn nvmlDeviceGetPcieReplayCounter = nullptr;
+    nvml::nvmlDeviceGetPcieThroughput_fn nvmlDeviceGetPcieThroughput = nullptr;  // KB/s over 20 ms
     nvml::nvmlDeviceGetNvLinkState_fn nvmlDeviceGetNvLinkState = nullptr;
     nvml::nvmlDeviceGetNvLinkRemotePciInfo_fn nvmlDeviceGetNvLinkRemotePciInfo = nullptr;  // _v2
     nvml::nvmlDeviceGetNvLinkVersion_fn nvmlDeviceGetNvLinkVersion = nullptr;

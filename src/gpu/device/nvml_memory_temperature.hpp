@@ -1,5 +1,5 @@
 // Memory (HBM) temperature, which NVML offers only as a field value (NVML_FI_DEV_MEMORY_TEMP via
-// nvmlDeviceGetFieldValues), shared by the inventory and the burn's telemetry sampler.
+// nvmlDeviceGetFieldValues), read by the NVML backend's sample().
 #pragma once
 #include <optional>
 #include <string>

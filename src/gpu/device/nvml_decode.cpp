@@ -2,7 +2,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "gpu/inventory.hpp"
+#include "gpu/device/nvml_decode.hpp"
 #include "gpu/bindings/nvml_api.hpp"
 
 namespace gpuvet {

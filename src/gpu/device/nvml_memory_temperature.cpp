@@ -1,4 +1,4 @@
-#include "gpu/memory_temperature.hpp"
+#include "gpu/device/nvml_memory_temperature.hpp"
 
 #include "gpu/bindings/symbol_table.hpp"
 
