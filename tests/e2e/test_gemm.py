@@ -1,5 +1,7 @@
 """gpu.gemm and gpu.allreduce end to end: the real gpuvet on the fake libcuda, NVML, cuBLASLt and NCCL."""
+import atexit
 import os
+import shutil
 import tempfile
 
 from harness import main, run_json, slow
@@ -9,6 +11,7 @@ TESTS = os.environ.get("GPUVET_TEST_DIR", "tests")
 FAKES = os.path.join(BUILD, "tests", "fakes")
 BASE = os.path.join(TESTS, "fakes", "scenarios", "gemm_2x_h100_small_memory.toml")
 DATA_DIR = tempfile.mkdtemp(prefix="gpuvet-e2e-gemm-")
+atexit.register(shutil.rmtree, DATA_DIR, ignore_errors=True)  # one per process: CTest runs each test alone
 
 
 def env(scenario=BASE, **extra):
