@@ -3,6 +3,7 @@
 #   make test   also install the test-only tools, build, run the whole suite with CTest, then build
 #               a second tree with AddressSanitizer + UndefinedBehaviorSanitizer and run every
 #               end-to-end test of gpuvet there (any sanitizer report fails)
+#   make test-fast  build, then run only the tests labelled fast (docs/testing.md), in under 2 minutes
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 BUILD_TYPE ?= Release
@@ -11,7 +12,7 @@ GPUVET     := $(BUILD)/gpuvet
 # The build's own make runs under this one: without this it prints every folder it enters.
 MAKEFLAGS  += --no-print-directory
 
-.PHONY: all deps build sanitized run test bench fuzz clean
+.PHONY: all deps build sanitized run test test-fast bench fuzz clean
 
 all: build
 
@@ -31,9 +32,9 @@ $(ASAN_BUILD)/CMakeCache.txt: | deps
 # The sanitized tree builds what its tests run: gpuvet, the driver test doubles it loads, the host
 # tests' helper and the canaries that prove a report fails a test.
 ASAN_TARGETS := gpuvet fakecuda fakenvml fakecuda_old fakenvml_old fakecublaslt fakenccl deny_syscalls sanitize_canary
-# Every command and every scenario, end to end: the e2e modules, the host tests, device-check on the
-# fakes, the no-driver inventory and the canaries.
-ASAN_TESTS   := ^(e2e|host|scripts|sanitize|cli_inventory)
+# Every command and every scenario, end to end: the e2e tests, the host tests, device-check on the
+# fakes, the no-driver inventory and the canaries (names start with their group, docs/testing.md).
+ASAN_TESTS   := ^((e2e|host|scripts|sanitize)[.]|bindings[.]cli_inventory)
 
 sanitized: deps $(ASAN_BUILD)/CMakeCache.txt
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target $(ASAN_TARGETS)
@@ -45,6 +46,11 @@ test: DEPS_MODE := --test
 test: build sanitized
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -R '$(ASAN_TESTS)'
+
+# The fast tier: every test labelled fast (CTest labels, docs/testing.md), no sanitized tree.
+test-fast: DEPS_MODE := --test
+test-fast: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -L '^fast$$'
 
 bench: build
 	scripts/bench

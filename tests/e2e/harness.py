@@ -1,6 +1,7 @@
 """A tiny harness for end-to-end tests: run gpuvet, collect test_* functions, print a summary.
 
-Each test module calls main(globals()); the gpuvet binary is argv[1].
+Each test module calls main(globals()); the gpuvet binary is argv[1], test names may follow (CTest
+passes one: each function is its own test, listed by list_tests.py).
 """
 import json
 import os
@@ -49,11 +50,22 @@ def run_json(*args, env=None):
 NO_DRIVER = {"GPUVET_LIBCUDA": "/nonexistent/libcuda.so.1", "GPUVET_LIBNVML": "/nonexistent/libnvidia-ml.so.1"}
 
 
+def slow(fn):
+    """Marks a test of the slow tier: CTest labels it `slow` instead of `fast` (list_tests.py reads the
+    mark from the source), so `make test-fast` leaves it out. It changes nothing when the test runs."""
+    return fn
+
+
 def main(namespace):
+    """Runs the module's test_* functions, or only those named after the binary (CTest runs one each)."""
     global GPUVET
     GPUVET = sys.argv[1]
     only = sys.argv[2:] or None
     tests = [(n, f) for n, f in namespace.items() if n.startswith("test_") and callable(f)]
+    unknown = sorted(set(only or ()) - {n for n, _ in tests})
+    if unknown:  # a renamed test must not pass as "0 run, 0 failed"
+        print(f"no test named {', '.join(unknown)} in this module: re-run cmake to list its tests again")
+        sys.exit(1)
     passed = failed = 0
     for name, fn in tests:
         if only and name not in only:

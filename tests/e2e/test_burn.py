@@ -7,7 +7,7 @@ import subprocess
 import tempfile
 import time
 
-from harness import main, run, run_json
+from harness import main, run, run_json, slow
 import harness
 
 BUILD = os.environ.get("GPUVET_BUILD_DIR", "build")
@@ -52,6 +52,7 @@ def test_bad_arguments_exit_2():
         assert err.strip(), args
 
 
+@slow
 def test_clean_run_passes_on_cublaslt():
     code, doc, r, err = burn("burn_clean.toml")
     assert sorted(r) == [0, 1], (r.keys(), err)
@@ -78,6 +79,7 @@ def test_clean_run_passes_on_cublaslt():
     assert 4 <= len(temp["values"]) <= 9, temp
 
 
+@slow
 def test_sample_hz_raises_the_telemetry_rate():
     code, doc, r, err = burn("burn_clean.toml", "--sample-hz", "10", "--duration", "3s")
     temp = [s for s in doc["series"] if s["key"] == "burn.power_w" and s.get("gpu") == 1][0]
@@ -85,6 +87,7 @@ def test_sample_hz_raises_the_telemetry_rate():
     assert code == 0, err
 
 
+@slow
 def test_without_cublaslt_fma_kernels_and_says_so():
     code, doc, r, err = burn("burn_clean.toml", "--duration", "4s", cublaslt=False)
     for g in r.values():
@@ -95,6 +98,7 @@ def test_without_cublaslt_fma_kernels_and_says_so():
     assert code == 0, err
 
 
+@slow
 def test_memory_and_mixed_loads_pass():
     for load, unit in (("memory", "GB/s"), ("mixed", "TFLOPS")):
         code, doc, r, err = burn("burn_clean.toml", "--duration", "3s", "--load", load)
@@ -105,6 +109,7 @@ def test_memory_and_mixed_loads_pass():
         assert code == 0, (load, err)
 
 
+@slow
 def test_hot_memory_warns_and_unsupported_memory_temperature_is_absent():
     code, doc, r, err = burn("burn_hot_memory.toml", "--duration", "3s")
     g0, g1 = r[0], r[1]
@@ -118,6 +123,7 @@ def test_hot_memory_warns_and_unsupported_memory_temperature_is_absent():
     assert code == 0, err  # a WARN alone does not fail the run
 
 
+@slow
 def test_throttling_after_30s_fails_that_gpu():
     code, doc, r, err = burn("burn_throttle_30s.toml")
     assert r[1]["verdict"] == "FAIL", details(r[1])
@@ -126,12 +132,14 @@ def test_throttling_after_30s_fails_that_gpu():
     assert code == 1
 
 
+@slow
 def test_power_brake_fails():
     code, doc, r, err = burn("burn_power_brake.toml")
     assert r[0]["verdict"] == "FAIL" and "power brake" in details(r[0]), details(r[0])
     assert code == 1
 
 
+@slow
 def test_one_gpu_20_percent_slower_fails_alone():
     for dtype in ("bf16", "fp32"):
         code, doc, r, err = burn("burn_slow_gpu.toml", "--duration", "4s", "--dtype", dtype)
@@ -141,6 +149,7 @@ def test_one_gpu_20_percent_slower_fails_alone():
         assert code == 1
 
 
+@slow
 def test_xid79_mid_run_fails():
     code, doc, r, err = burn("burn_xid79.toml")
     assert r[1]["verdict"] == "FAIL" and "Xid 79" in details(r[1]), details(r[1])
@@ -150,6 +159,7 @@ def test_xid79_mid_run_fails():
     assert code == 1
 
 
+@slow
 def test_wrong_results_fail_that_gpu():
     for dtype in ("bf16", "fp32", "fp64"):
         code, doc, r, err = burn("burn_wrong_results.toml", "--duration", "3s", "--dtype", dtype)
@@ -160,6 +170,7 @@ def test_wrong_results_fail_that_gpu():
         assert code == 1
 
 
+@slow
 def test_check_runs_the_burn_last_of_the_gpu_checks():
     data = tempfile.mkdtemp(prefix="gpuvet-e2e-burn-check-")
     code, doc, err = run_json("check", "--quick", "--burn-duration", "2s", "--data-dir", data,
@@ -176,6 +187,7 @@ def test_check_runs_the_burn_last_of_the_gpu_checks():
     assert code == 1, err
 
 
+@slow
 def test_sigint_leaves_a_complete_report():
     out = tempfile.mkdtemp(prefix="gpuvet-e2e-burn-")
     e = dict(os.environ)

@@ -9,7 +9,7 @@ import time
 
 import harness
 
-from harness import NO_DRIVER, main, run, run_json
+from harness import NO_DRIVER, main, run, run_json, slow
 
 
 def test_version():
@@ -50,6 +50,7 @@ def test_no_command_is_usage_error():
     assert code == 2 and "gpuvet" in err
 
 
+@slow
 def test_check_without_driver_skips_gpu_checks():
     code, out, _ = run("check", "--no-color", env=NO_DRIVER)
     assert code == 0, out
@@ -59,6 +60,7 @@ def test_check_without_driver_skips_gpu_checks():
     assert "\x1b[" not in out  # no colour when not a terminal
 
 
+@slow
 def test_check_json_is_valid_and_complete():
     code, doc, _ = run_json("check", env=NO_DRIVER)
     assert code == 0
@@ -75,6 +77,7 @@ def test_check_json_is_valid_and_complete():
             assert has != (m["absent_reason"] is not None), m
 
 
+@slow
 def test_report_dir_gets_complete_files():
     with tempfile.TemporaryDirectory() as d:
         out_dir = os.path.join(d, "nested", "out")

@@ -1,6 +1,6 @@
 """gpuvet check on delivery, through the driver test doubles: every scenario ends in the verdicts and
 the exit code a renter needs to see (issue: inventory and order verification)."""
-from harness import NO_DRIVER, fake_env, main, run, run_json
+from harness import NO_DRIVER, fake_env, main, run, run_json, slow
 
 ORDER = "8x H100 SXM5 80GB"
 
@@ -34,6 +34,7 @@ def only_gpu_findings(verdicts):
     return out
 
 
+@slow
 def test_healthy_box_passes_every_gpu_and_order_check():
     code, doc, v = check("healthy_8x_h100_sxm")
     findings = {k: x for k, x in only_gpu_findings(v).items() if k[0] not in ("gpu.gemm", "gpu.allreduce")}
@@ -43,6 +44,7 @@ def test_healthy_box_passes_every_gpu_and_order_check():
     assert v["order.gpu_count"][None] == "PASS" and v["order.gpu_model"][None] == "PASS"
 
 
+@slow
 def test_card_trained_down_to_x8():
     code, _, v = check("pcie_x8_degraded")
     assert code == 1
@@ -50,6 +52,7 @@ def test_card_trained_down_to_x8():
     assert len(bad) == 1, v["gpu.pcie_link"]
 
 
+@slow
 def test_rebadged_card():
     code, _, v = check("rebadged")
     assert code == 1
@@ -57,6 +60,7 @@ def test_rebadged_card():
     assert v["order.gpu_model"][None] == "FAIL"
 
 
+@slow
 def test_foreign_process_holding_20gb():
     code, doc, v = check("foreign_process_20gb")
     assert code == 1
@@ -83,12 +87,14 @@ def test_hidden_tenant_busy_gpu_with_no_process():
     assert code == 0, err
 
 
+@slow
 def test_pending_row_remap():
     code, _, v = check("pending_row_remap")
     assert code == 1
     assert "FAIL" in gpu_verdicts(v, "gpu.health").values(), v["gpu.health"]
 
 
+@slow
 def test_mig_enabled_is_slicing():
     code, _, v = check("mig_enabled")
     assert code == 1
@@ -98,6 +104,7 @@ def test_mig_enabled_is_slicing():
     assert "FAIL" not in gpu_verdicts(v, "gpu.tenancy").values(), v["gpu.tenancy"]
 
 
+@slow
 def test_old_driver_without_newest_symbols_still_judges():
     code, doc, v = check("old_driver", old=True)
     assert doc["machine"]["driver"]["present"] is True
@@ -128,6 +135,7 @@ def test_no_driver_at_all():
     assert code == 3 and doc["verdict"] == "COULD_NOT_RUN", (code, doc["verdict"])
 
 
+@slow
 def test_gpu_lost_in_the_middle_of_the_inventory():
     code, doc, v = check("gpu_lost_mid_inventory")
     assert code == 1
@@ -136,6 +144,7 @@ def test_gpu_lost_in_the_middle_of_the_inventory():
     assert sum(1 for x in gpu_verdicts(v, "gpu.identity").values() if x == "PASS") == 7
 
 
+@slow
 def test_count_mismatch_is_a_failure():
     code, _, v = check("healthy_8x_h100_sxm", expect="4x H100 SXM5 80GB")
     assert code == 1
@@ -182,6 +191,7 @@ def test_mig_on_every_gpu_is_named_not_taken_for_a_missing_driver():
     assert v["gpu.tenancy"][0] != "FAIL", v["gpu.tenancy"]
 
 
+@slow
 def test_mig_gpus_skip_the_measurements_the_others_run():
     code, doc, v = check("mig_enabled")
     bw = v["gpu.memory_bandwidth"]

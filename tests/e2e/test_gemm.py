@@ -1,14 +1,17 @@
 """gpu.gemm and gpu.allreduce end to end: the real gpuvet on the fake libcuda, NVML, cuBLASLt and NCCL."""
+import atexit
 import os
+import shutil
 import tempfile
 
-from harness import main, run_json
+from harness import main, run_json, slow
 
 BUILD = os.environ.get("GPUVET_BUILD_DIR", "build")
 TESTS = os.environ.get("GPUVET_TEST_DIR", "tests")
 FAKES = os.path.join(BUILD, "tests", "fakes")
 BASE = os.path.join(TESTS, "fakes", "scenarios", "gemm_2x_h100_small_memory.toml")
 DATA_DIR = tempfile.mkdtemp(prefix="gpuvet-e2e-gemm-")
+atexit.register(shutil.rmtree, DATA_DIR, ignore_errors=True)  # one per process: CTest runs each test alone
 
 
 def env(scenario=BASE, **extra):
@@ -52,6 +55,7 @@ def measurement(check, key):
     raise AssertionError(f"no measurement {key} in {check}")
 
 
+@slow
 def test_healthy_gemm_passes_with_the_scenario_rates():
     code, c, err = checks(env())
     for gpu in (0, 1):
@@ -67,6 +71,7 @@ def test_healthy_gemm_passes_with_the_scenario_rates():
         assert "bf16 800 TFLOPS (81% of 990)" in g["summary"], g["summary"]
 
 
+@slow
 def test_wrong_gemm_results_fail():
     code, c, _ = checks(env(scenario_with("[all]\ngemm_wrong_results = true\n")))
     g = c[("gpu.gemm", 0)]
@@ -76,6 +81,7 @@ def test_wrong_gemm_results_fail():
     assert code == 1
 
 
+@slow
 def test_slow_bf16_gemm_fails_against_the_datasheet():
     # 450 of 989.5 is 45%, below the 55% floor.
     code, c, _ = checks(env(scenario_with("[all]\ngemm_bf16_tflops = 450\n")))
@@ -85,6 +91,7 @@ def test_slow_bf16_gemm_fails_against_the_datasheet():
     assert abs(ref["fail_below"] - 989.5 * 0.55) < 0.01, ref
 
 
+@slow
 def test_missing_cublaslt_skips_with_advice():
     _, c, _ = checks(env(GPUVET_CUBLASLT="/nonexistent/libcublasLt.so.12"))
     g = c[("gpu.gemm", None)]
@@ -94,6 +101,7 @@ def test_missing_cublaslt_skips_with_advice():
     assert any("/nonexistent/libcublasLt.so.12" in d for d in g["details"]), g["details"]
 
 
+@slow
 def test_cublaslt_too_new_for_the_driver_is_not_used():
     _, c, _ = checks(env(scenario_with("[driver]\ncuda_version = 12020\ncublaslt_cuda_version = 13000\n")))
     g = c[("gpu.gemm", None)]
@@ -101,6 +109,7 @@ def test_cublaslt_too_new_for_the_driver_is_not_used():
     assert any("too new for the driver's CUDA 12.2" in d for d in g["details"]), g["details"]
 
 
+@slow
 def test_allreduce_busbw_computed_and_verified():
     # 4 GPUs at 400 GB/s bus bandwidth: algbw = busbw / (2*3/4) = 266.7 GB/s.
     code, c, _ = checks(env(_four_gpus(400)))
@@ -127,12 +136,14 @@ def _four_gpus(busbw):
     return path
 
 
+@slow
 def test_allreduce_below_the_floor_fails():
     _, c, _ = checks(env(_four_gpus(200)))
     a = c[("gpu.allreduce", None)]
     assert a["verdict"] == "FAIL", a
 
 
+@slow
 def test_allreduce_missing_nccl_skips_and_one_gpu_skips():
     _, c, _ = checks(env(GPUVET_NCCL="/nonexistent/libnccl.so.2"))
     a = c[("gpu.allreduce", None)]

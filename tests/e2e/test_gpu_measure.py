@@ -83,6 +83,7 @@ def test_no_driver_skips_gpu_measurements():
     assert [c["verdict"] for c in doc["checks"]] == ["SKIP"]
 
 
+@harness.slow
 def test_healthy_box_passes_host_copies_and_p2p():
     code, doc, err = bench("pcie", "healthy_8x_h100_sxm")
     assert code == 0, err
@@ -107,6 +108,7 @@ def test_healthy_box_passes_host_copies_and_p2p():
     assert any("row -> column" in d for d in p2p["details"])
 
 
+@harness.slow
 def test_shared_pcie_switch_warns_exactly_the_gpus_behind_it():
     code, doc, err = bench("pcie", "shared_pcie_switch")
     assert code == 0, err  # a warning, not a failure: the box is built that way

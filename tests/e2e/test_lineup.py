@@ -9,7 +9,7 @@ import re
 import tempfile
 
 import harness
-from harness import main, run_json
+from harness import main, run_json, slow
 
 CHECKS = "gpu.identity,gpu.health,gpu.tenancy,gpu.pcie_link,gpu.nvlink,order"
 SCEN = os.path.join(os.environ.get("GPUVET_TEST_DIR", "tests"), "fakes", "scenarios")
@@ -80,6 +80,7 @@ def allowed(s, r):
     return None
 
 
+@slow
 def test_healthy_scenarios_pass_identity_health_tenancy_links_and_order():
     bad = []
     for s in SCENARIOS:
@@ -139,6 +140,7 @@ FAULTS = [
 ]
 
 
+@slow
 def test_a_fault_in_any_sku_fails_its_check():
     bad, ran = [], 0
     for s in SCENARIOS:

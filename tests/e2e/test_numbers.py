@@ -10,7 +10,7 @@ import tempfile
 import time
 
 import harness
-from harness import NO_DRIVER, run
+from harness import NO_DRIVER, run, slow
 
 # Values no option accepts; ZERO, FRACTION and HUGE are added per option where they are invalid.
 ALWAYS_BAD = ["nan", "NaN", "inf", "-inf", "-1", "0x10", "1e999", "", "ten"]
@@ -45,6 +45,7 @@ OPTIONS = [
 ]
 
 
+@slow
 def test_every_numeric_option_refuses_bad_values():
     failures = []
     for words, option, extra in OPTIONS:

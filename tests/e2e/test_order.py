@@ -3,7 +3,7 @@ an order that a box without a driver cannot meet exits 1 with one line per order
 import os
 import tempfile
 
-from harness import NO_DRIVER, main, run, run_json
+from harness import NO_DRIVER, main, run, run_json, slow
 
 
 def test_bad_expect_exits_2_with_the_accepted_forms():
@@ -27,6 +27,7 @@ def test_expect_and_order_together_is_a_usage_error():
     assert code == 2 and "--expect and --order" in err, err
 
 
+@slow
 def test_ordered_gpus_without_driver_fail_with_the_reason():
     code, doc, _ = run_json("check", "--expect", "8x H100, 1 cores", env=NO_DRIVER)
     assert code == 1, doc
@@ -37,6 +38,7 @@ def test_ordered_gpus_without_driver_fail_with_the_reason():
     assert checks["gpu.identity"]["verdict"] == "SKIP"
 
 
+@slow
 def test_no_order_is_one_skip_line():
     code, doc, _ = run_json("check", env=NO_DRIVER)
     order = [c for c in doc["checks"] if c["key"].startswith("order")]

@@ -21,7 +21,7 @@ import tempfile
 import time
 
 import harness
-from harness import NO_DRIVER, main, run
+from harness import NO_DRIVER, main, run, slow
 
 BUILD = os.environ.get("GPUVET_BUILD_DIR", "build")
 TESTS = os.environ.get("GPUVET_TEST_DIR", "tests")
@@ -118,6 +118,7 @@ def check_args():
             "--burn-duration", "60s", "--json"]
 
 
+@slow
 def test_check_interrupted_at_several_moments():
     args = check_args()
     seen_not_run = False
@@ -149,6 +150,7 @@ def test_check_terminal_verdict_is_incomplete():
     assert out.rstrip().endswith("exit 3"), out
 
 
+@slow
 def test_burn_interrupted_is_incomplete():
     args = ["burn", "--duration", "60s", "--json"]
     for at_s, sig in ((1.0, signal.SIGTERM), (3.0, signal.SIGINT)):
@@ -159,6 +161,7 @@ def test_burn_interrupted_is_incomplete():
         assert all(c["verdict"] in ("PASS", "SKIP") for c in burns), burns
 
 
+@slow
 def test_bench_p2p_interrupted():
     args = ["bench", "p2p", "--json"]
     for at_s, sig in ((1.0, signal.SIGINT), (3.0, signal.SIGTERM)):
@@ -170,6 +173,7 @@ def test_bench_p2p_interrupted():
         assert cut or "interrupted" in p2p[0]["summary"], p2p[0]
 
 
+@slow
 def test_bench_allreduce_interrupted():
     args = ["bench", "allreduce", "--json"]
     for at_s, sig in ((1.0, signal.SIGINT), (3.0, signal.SIGINT)):
@@ -180,6 +184,7 @@ def test_bench_allreduce_interrupted():
         assert "interrupted" in ar[0]["summary"], ar[0]["summary"]
 
 
+@slow
 def test_bench_gemm_interrupted():
     args = ["bench", "gemm", "--json"]
     for at_s, sig in ((1.0, signal.SIGINT), (3.0, signal.SIGTERM)):
