@@ -27,6 +27,25 @@ std::string load_error(FakeGpu& g, const std::string& text, CUresult* rc) {
     return log;
 }
 
+// Sets an environment variable for one scope and puts the previous value back (the mutation
+// harness runs these tests with its own GPUVET_FAKE_PTX_BUDGET).
+class ScopedEnv {
+public:
+    ScopedEnv(const char* name, const char* value) : name_(name) {
+        if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+        setenv(name, value, 1);
+    }
+    ~ScopedEnv() {
+        if (had_) setenv(name_, old_.c_str(), 1);
+        else unsetenv(name_);
+    }
+
+private:
+    const char* name_;
+    std::string old_;
+    bool had_ = false;
+};
+
 const std::string kHead = ".version 7.0\n.target sm_80\n.address_size 64\n";
 
 TEST(PtxInterp, InstructionsOutsideTheSubsetAreRefusedAtLoadWithTheirLine) {
@@ -64,9 +83,10 @@ TEST(PtxInterp, FaultsFailTheLaunchAsOnAGpu) {
     EXPECT_EQ(run_one(g, with("56"), {arg(d)}), CUDA_SUCCESS);
     EXPECT_EQ(run_one(g, with("64"), {arg(d)}), CUDA_ERROR_ILLEGAL_ADDRESS);  // one word past the allocation
     EXPECT_EQ(run_one(g, with("4"), {arg(d)}), CUDA_ERROR_MISALIGNED_ADDRESS);
-    setenv("GPUVET_FAKE_PTX_BUDGET", "100000", 1);
-    EXPECT_EQ(run_one(g, "LOOP:\n\tbra LOOP;", {arg(d)}), CUDA_ERROR_LAUNCH_TIMEOUT);
-    unsetenv("GPUVET_FAKE_PTX_BUDGET");
+    {
+        ScopedEnv budget("GPUVET_FAKE_PTX_BUDGET", "100000");
+        EXPECT_EQ(run_one(g, "LOOP:\n\tbra LOOP;", {arg(d)}), CUDA_ERROR_LAUNCH_TIMEOUT);
+    }
     CUfunction f = g.function("stream_write");
     EXPECT_EQ(g.fn<decltype(&cuLaunchKernel)>("cuLaunchKernel")(f, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr),
               CUDA_ERROR_INVALID_VALUE);  // no kernelParams: refused, not run on garbage
@@ -74,10 +94,11 @@ TEST(PtxInterp, FaultsFailTheLaunchAsOnAGpu) {
 
 TEST(PtxInterp, BuffersTooLargeToInterpretAreRefusedBeforeRunning) {
     FakeGpu g;
-    setenv("GPUVET_FAKE_PTX_MAX_BUFFER_BYTES", "1048576", 1);
     CUdeviceptr big = g.alloc(2 << 20);
-    EXPECT_EQ(g.launch("stream_write", {1, 32}, {arg(big), arg(uint64_t{1}), arg(0u)}), CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES);
-    unsetenv("GPUVET_FAKE_PTX_MAX_BUFFER_BYTES");
+    {
+        ScopedEnv limit("GPUVET_FAKE_PTX_MAX_BUFFER_BYTES", "1048576");
+        EXPECT_EQ(g.launch("stream_write", {1, 32}, {arg(big), arg(uint64_t{1}), arg(0u)}), CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES);
+    }
     EXPECT_EQ(g.launch("stream_write", {1, 32}, {arg(big), arg(uint64_t{1}), arg(0u)}), CUDA_SUCCESS);
 }
 
