@@ -135,7 +135,7 @@ LaunchOutcome run_kernel(const ptx::Module& m, uint32_t entry, const unsigned gr
         r.watch = r.watch || watch_all;
         return r;
     };
-    c.budget = env_number("GPUVET_FAKE_PTX_BUDGET", 4000000000ull);
+    c.budget = env_number("GPUVET_FAKE_PTX_BUDGET", 200000000ull);
     c.watched = &stores;
     ptx::LaunchResult r = ptx::launch(m, entry, c);
     switch (r.fault) {
@@ -143,7 +143,7 @@ LaunchOutcome run_kernel(const ptx::Module& m, uint32_t entry, const unsigned gr
         case ptx::Fault::illegal_address: return {LaunchStatus::illegal_address, r.message, 0};
         case ptx::Fault::misaligned_address: return {LaunchStatus::misaligned_address, r.message, 0};
         case ptx::Fault::instruction_budget:
-            return {LaunchStatus::timeout, r.message + " (GPUVET_FAKE_PTX_BUDGET; a kernel that never ends?)", 0};
+            return {LaunchStatus::timeout, r.message + " (GPUVET_FAKE_PTX_BUDGET branches and calls per launch; a kernel that never ends?)", 0};
     }
     corrupt(f, stores, gpu, mem);
     const uint64_t threads = uint64_t{grid[0]} * grid[1] * grid[2] * block[0] * block[1] * block[2];

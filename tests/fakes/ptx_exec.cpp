@@ -13,7 +13,7 @@ void Thread::fail(Fault f, uint64_t addr, const Instr& in) {
     const std::string where = std::string(" in ") + frames.back().f->name + " at PTX line " + std::to_string(in.line);
     if (f == Fault::misaligned_address) fault_text = std::string("misaligned access to ") + a + where;
     else if (f == Fault::illegal_address) fault_text = std::string("access to ") + a + " outside every allocation" + where;
-    else fault_text = "instruction budget exhausted" + where;
+    else fault_text = "branch budget exhausted" + where;
 }
 
 namespace {
@@ -32,33 +32,35 @@ void pop_frame(Thread& t) {
     t.rebase();
 }
 
-// Runs until the entry returns, a fault, or (prefix) the first divergent instruction.
-Stop run(Thread& t, uint64_t& budget, bool prefix) {
+// Runs until the entry returns, a fault, or (Prefix) the first divergent instruction.
+template <bool Prefix>
+Stop run(Thread& t) {
     uint32_t pc = t.frames.back().pc;
     const Instr* code = t.frames.back().f->code.data();
     for (;;) {
         const Instr& in = code[pc];
-        if (prefix && in.divergent) {
-            t.frames.back().pc = pc;
-            return Stop::divergent;
+        if constexpr (Prefix) {
+            if (in.divergent) {
+                t.frames.back().pc = pc;
+                return Stop::divergent;
+            }
         }
-        if (budget == 0) return t.fail(Fault::instruction_budget, 0, in), Stop::fault;
-        --budget;
         if (in.guard >= 0 && (t.R[in.guard] != 0) == in.guard_neg) {
             ++pc;
             continue;
         }
         const uint32_t next = in.run(t, in, pc);
+        if (next < kCall) {
+            pc = next;
+            continue;
+        }
         if (next == kFault) return Stop::fault;
         if (next == kRet) {
             if (t.frames.size() == 1) return Stop::done;
             pop_frame(t);
-            pc = t.frames.back().pc;
-            code = t.frames.back().f->code.data();
-            continue;
         }
-        if (in.run == op_call) code = t.frames.back().f->code.data();
-        pc = next;
+        pc = next == kCall ? 0 : t.frames.back().pc;
+        code = t.frames.back().f->code.data();
     }
 }
 
@@ -85,19 +87,17 @@ Thread first_thread(const Module& m, uint32_t entry, const LaunchConfig& c) {
     return t;
 }
 
-LaunchResult fault_result(const Thread& t, uint64_t budget, const LaunchConfig& c) {
-    return {t.fault, t.fault_text, c.budget - budget};
-}
+LaunchResult fault_result(const Thread& t) { return {t.fault, t.fault_text}; }
 
 }  // namespace
 
 LaunchResult launch(const Module& m, uint32_t entry, const LaunchConfig& c) {
-    uint64_t budget = c.budget;
     Thread proto = first_thread(m, entry, c);
-    Stop s = run(proto, budget, true);
-    if (s == Stop::fault) return fault_result(proto, budget, c);
-    if (s == Stop::done) return {Fault::none, {}, c.budget - budget};  // no thread writes memory
-    Thread t = proto;
+    proto.budget = c.budget;
+    Stop s = run<true>(proto);
+    if (s == Stop::fault) return fault_result(proto);
+    if (s == Stop::done) return {};  // no thread writes memory
+    Thread t = proto;  // reused for every thread, so its budget is what all of them have left
     for (unsigned cz = 0; cz < c.grid[2]; ++cz)
         for (unsigned cy = 0; cy < c.grid[1]; ++cy)
             for (unsigned cx = 0; cx < c.grid[0]; ++cx)
@@ -114,9 +114,9 @@ LaunchResult launch(const Module& m, uint32_t entry, const LaunchConfig& c) {
                                     t.regs[fr.reg_base + ctaid_x + k] = id[3 + k];
                                 }
                             t.rebase();
-                            if (run(t, budget, false) == Stop::fault) return fault_result(t, budget, c);
+                            if (run<false>(t) == Stop::fault) return fault_result(t);
                         }
-    return {Fault::none, {}, c.budget - budget};
+    return {};
 }
 
 }  // namespace fake::ptx

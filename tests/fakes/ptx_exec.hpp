@@ -16,14 +16,13 @@ struct LaunchConfig {
     unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
     void* const* params = nullptr;  // kernelParams: params[i] points at parameter i's bytes
     Resolver resolve;               // device address -> host region
-    uint64_t budget = 0;            // instructions the launch may execute in all
+    uint64_t budget = 0;            // branches and calls the launch may take in all
     std::vector<std::pair<uint64_t, unsigned>>* watched = nullptr;  // stores into watched regions
 };
 
 struct LaunchResult {
     Fault fault = Fault::none;
-    std::string message;        // what went wrong, naming the instruction's line
-    uint64_t instructions = 0;  // executed
+    std::string message;  // what went wrong, naming the instruction's line
 };
 
 // `entry` must be an .entry of `m` (checked by the caller when the function handle was made).

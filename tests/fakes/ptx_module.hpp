@@ -21,9 +21,11 @@ struct Operand {
 
 struct Thread;
 struct Instr;
-// Executes one instruction; returns the index of the next one (kRet: return from this frame).
+// Executes one instruction; returns the index of the next one, or kRet (return from this frame),
+// kCall (a frame was pushed: continue at its first instruction) or kFault (ptx_thread.hpp).
 using Handler = uint32_t (*)(Thread&, const Instr&, uint32_t pc);
 constexpr uint32_t kRet = 0xFFFFFFFFu;
+constexpr uint32_t kCall = 0xFFFFFFFDu;
 
 struct Instr {
     Handler run = nullptr;

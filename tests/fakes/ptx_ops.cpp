@@ -315,7 +315,12 @@ MemoryOp memory_op(const std::string& op) {
     return r;
 }
 
-uint32_t op_bra(Thread&, const Instr& in, uint32_t) { return in.target; }
+// Every loop branches, so counting branches and calls bounds a kernel that never ends.
+uint32_t op_bra(Thread& t, const Instr& in, uint32_t) {
+    if (t.budget == 0) return t.fail(Fault::instruction_budget, 0, in), kFault;
+    --t.budget;
+    return in.target;
+}
 uint32_t op_ret(Thread&, const Instr&, uint32_t) { return kRet; }
 
 // Pushes the callee's frame: its own registers (specials copied) and .param area, with the
@@ -323,7 +328,8 @@ uint32_t op_ret(Thread&, const Instr&, uint32_t) { return kRet; }
 uint32_t op_call(Thread& t, const Instr& in, uint32_t pc) {
     const Call& c = t.frames.back().f->calls[in.target];
     const Function& callee = t.module->functions[c.callee];
-    if (t.frames.size() >= 64) return t.fail(Fault::illegal_address, 0, in), kFault;  // runaway recursion
+    if (t.frames.size() >= 64 || t.budget == 0) return t.fail(Fault::instruction_budget, 0, in), kFault;  // runaway recursion
+    --t.budget;
     t.frames.back().pc = pc + 1;
     Frame fr;
     fr.f = &callee;
@@ -338,7 +344,7 @@ uint32_t op_call(Thread& t, const Instr& in, uint32_t pc) {
         std::memcpy(&t.params[fr.param_base + p.to], &t.params[caller_params + p.from], p.bytes);
     t.frames.push_back(fr);
     t.rebase();
-    return 0;
+    return kCall;
 }
 
 }  // namespace fake::ptx

@@ -36,8 +36,10 @@ struct Thread {
     uint64_t* R = nullptr;               // current frame's registers
     unsigned char* P = nullptr;          // current frame's .param area
     const Resolver* resolve = nullptr;
-    Region cache;                        // last region used
+    Region cache[4];                     // regions used last (a kernel touches a few buffers)
+    unsigned next_slot = 0;
     std::vector<std::pair<uint64_t, unsigned>>* watched = nullptr;
+    uint64_t budget = 0;                 // branches and calls this launch may still take
     Fault fault = Fault::none;
     std::string fault_text;
 
@@ -47,14 +49,21 @@ struct Thread {
     }
     // Host bytes of a global access of `n` bytes at device address `addr`, or nullptr after
     // recording the fault (unaligned or outside every allocation, as the GPU faults).
-    unsigned char* global(uint64_t addr, unsigned n, const Instr& in, bool store) {
+    [[gnu::always_inline]] unsigned char* global(uint64_t addr, unsigned n, const Instr& in, bool store) {
         if (addr % n) return fail(Fault::misaligned_address, addr, in), nullptr;
-        if (addr < cache.lo || addr + n > cache.hi || !cache.host) {
-            cache = (*resolve)(addr);
-            if (!cache.host || addr + n > cache.hi) return fail(Fault::illegal_address, addr, in), nullptr;
-        }
-        if (store && cache.watch && watched) watched->emplace_back(addr, n);
-        return cache.host + (addr - cache.lo);
+        for (const Region& r : cache)
+            if (addr >= r.lo && addr + n <= r.hi) return hit(r, addr, n, store);
+        return miss(addr, n, in, store);
+    }
+    unsigned char* miss(uint64_t addr, unsigned n, const Instr& in, bool store) {
+        Region r = (*resolve)(addr);
+        if (!r.host || addr + n > r.hi) return fail(Fault::illegal_address, addr, in), nullptr;
+        cache[next_slot++ % 4] = r;
+        return hit(r, addr, n, store);
+    }
+    unsigned char* hit(const Region& r, uint64_t addr, unsigned n, bool store) {
+        if (store && r.watch && watched) watched->emplace_back(addr, n);
+        return r.host + (addr - r.lo);
     }
     void fail(Fault f, uint64_t addr, const Instr& in);
 };
