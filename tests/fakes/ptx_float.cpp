@@ -60,7 +60,9 @@ const std::vector<double>& table(HalfFormat f) {
 
 double half_to_double(uint16_t bits, HalfFormat f) { return table(f)[bits]; }
 
-uint16_t half_fma(uint16_t a, uint16_t b, uint16_t c, HalfFormat f) {
+namespace {
+
+uint16_t compute_fma(uint16_t a, uint16_t b, uint16_t c, HalfFormat f) {
     const std::vector<double>& t = table(f);
     const double p = t[a] * t[b];  // exact
     const double z = t[c];
@@ -74,6 +76,22 @@ uint16_t half_fma(uint16_t a, uint16_t b, uint16_t c, HalfFormat f) {
     const double e = (p - bp) + (z - bz);
     const int toward = e == 0 ? 0 : ((e > 0) == (s > 0) ? 1 : -1);  // in magnitude terms
     return static_cast<uint16_t>(sign | round_magnitude(s, toward, f));
+}
+
+}  // namespace
+
+// fma is a pure function of 48 bits of operands, and the FMA chains soon repeat operands (a chain
+// settles on its fixed point), so a small cache of recent results saves most of the arithmetic.
+uint16_t half_fma(uint16_t a, uint16_t b, uint16_t c, HalfFormat f) {
+    struct Entry {
+        uint64_t key = ~0ull;
+        uint16_t value = 0;
+    };
+    thread_local Entry cache[4096];
+    const uint64_t key = a | uint64_t{b} << 16 | uint64_t{c} << 32 | uint64_t(f.exponent_bits) << 48;
+    Entry& e = cache[(key * 0x9E3779B97F4A7C15ull) >> 52];
+    if (e.key != key) e = {key, compute_fma(a, b, c, f)};
+    return e.value;
 }
 
 uint32_t half2_fma(uint32_t a, uint32_t b, uint32_t c, HalfFormat f) {
