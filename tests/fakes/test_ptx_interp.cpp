@@ -102,4 +102,29 @@ TEST(PtxInterp, BuffersTooLargeToInterpretAreRefusedBeforeRunning) {
     EXPECT_EQ(g.launch("stream_write", {1, 32}, {arg(big), arg(uint64_t{1}), arg(0u)}), CUDA_SUCCESS);
 }
 
+// GPUVET_FAKE_PTX_DIR: the fake loads an edited file with the same entries instead of the image
+// it was given, so gpuvet end to end can run edited kernels without a rebuild.
+TEST(PtxInterp, OverrideDirectoryReplacesAModuleWithTheSameEntries) {
+    char dir[] = "/tmp/gpuvet-ptx-override-XXXXXX";
+    ASSERT_TRUE(mkdtemp(dir));
+    std::string text = read_file(ptx_dir() + "/stream.ptx");
+    const std::string store = "st.global.v4.u32 \t[%rd8], {%r5, %r5, %r5, %r5};";
+    size_t at = text.find("[%rd8], {%r5, %r5, %r5, %r5}");
+    ASSERT_NE(at, std::string::npos) << store;
+    text.replace(at, 28, "[%rd8], {%r5, %r5, %r5, %r1}");  // last word: %ctaid.x instead of the value
+    const std::string path = std::string(dir) + "/edited.ptx";
+    std::ofstream(path) << text;
+    {
+        ScopedEnv over("GPUVET_FAKE_PTX_DIR", dir);
+        FakeGpu g;
+        CUdeviceptr d = g.alloc(64);
+        ASSERT_EQ(g.launch("stream_write", {1, 4}, {arg(d), arg(uint64_t{4}), arg(7u)}), CUDA_SUCCESS);
+        auto got = g.download<uint32_t>(d, 16);
+        EXPECT_EQ(got[0], 7u);
+        EXPECT_EQ(got[3], 0u) << "the edited kernel did not run";
+    }
+    unlink(path.c_str());
+    rmdir(dir);
+}
+
 }  // namespace
