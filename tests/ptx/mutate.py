@@ -14,7 +14,7 @@ import tempfile
 
 # A mutation that makes a loop run (almost) forever must fail fast: the tests' largest launch
 # takes about 60 000 branches.
-BUDGET = "5000000"
+BUDGET = "1000000"
 TIMEOUT_S = 120
 
 
@@ -60,7 +60,7 @@ def apply(text, func, old, new):
 def run_tests(binary, ptx_dir):
     env = dict(os.environ, GPUVET_PTX_DIR=ptx_dir, GPUVET_FAKE_PTX_BUDGET=BUDGET)
     try:
-        p = subprocess.run([binary, "--gtest_brief=1"], env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
+        p = subprocess.run([binary, "--gtest_brief=1", "--gtest_fail_fast"], env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:
         return False, "timed out"
     failed = [l.split("]", 1)[1].strip() for l in p.stdout.splitlines() if l.startswith("[  FAILED  ]") and "," not in l]
