@@ -5,6 +5,7 @@
 // .ptx file, not from src/gpu/kernel_reference.
 #pragma once
 #include <cuda.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -119,15 +120,15 @@ private:
     void* h_ = nullptr;
     std::string scenario_;
     std::map<std::string, CUmodule> modules_;  // by file
+    std::map<std::string, std::string> entries_;  // kernel -> file
 };
 
-// Every .entry name declared in the kernel files, with the file that declares it.
 std::map<std::string, std::string> shipped_entries();
 
 inline CUfunction FakeGpu::function(const std::string& kernel) {
-    auto entries = shipped_entries();
-    EXPECT_TRUE(entries.count(kernel)) << kernel << " is not in " << ptx_dir();
-    const std::string file = entries[kernel];
+    if (entries_.empty()) entries_ = shipped_entries();
+    EXPECT_TRUE(entries_.count(kernel)) << kernel << " is not in " << ptx_dir();
+    const std::string file = entries_[kernel];
     if (!modules_.count(file)) {
         CUmodule m = nullptr;
         std::string text = read_file(ptx_dir() + "/" + file);
@@ -139,9 +140,19 @@ inline CUfunction FakeGpu::function(const std::string& kernel) {
     return f;
 }
 
+// Every .entry name declared in the folder's .ptx files (a new file counts too), with its file.
 inline std::map<std::string, std::string> shipped_entries() {
     std::map<std::string, std::string> out;
-    for (const char* file : {"stream.ptx", "memtest.ptx", "fma.ptx", "fma_bf16.ptx", "burn_check.ptx"}) {
+    std::vector<std::string> files;
+    if (DIR* d = opendir(ptx_dir().c_str())) {
+        while (dirent* e = readdir(d)) {
+            std::string n = e->d_name;
+            if (n.size() > 4 && n.compare(n.size() - 4, 4, ".ptx") == 0) files.push_back(n);
+        }
+        closedir(d);
+    }
+    EXPECT_FALSE(files.empty()) << "no .ptx files in " << ptx_dir();
+    for (const std::string& file : files) {
         std::string t = read_file(ptx_dir() + "/" + file);
         for (size_t p = t.find(".entry "); p != std::string::npos; p = t.find(".entry ", p + 7)) {
             size_t e = t.find_first_of("( \n", p + 7);
