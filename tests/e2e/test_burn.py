@@ -101,7 +101,7 @@ def test_without_cublaslt_fma_kernels_and_says_so():
 @slow
 def test_memory_and_mixed_loads_pass():
     for load, unit in (("memory", "GB/s"), ("mixed", "TFLOPS")):
-        code, doc, r, err = burn("burn_clean.toml", "--duration", "3s", "--load", load)
+        code, doc, r, err = burn("burn_memory_load.toml", "--duration", "3s", "--load", load)
         for g in r.values():
             assert g["verdict"] == "PASS", (load, details(g))
         keys = {s["key"] for s in doc["series"]}

@@ -14,11 +14,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <regex>
 #include <set>
 #include <type_traits>
 
-#include "emulated_kernels.hpp"
+#include "kernel_launch.hpp"
+#include "ptx_parse.hpp"
 #include "scenario.hpp"
 
 // Legacy names the real library still exports next to their _v2 successors (same signatures).
@@ -51,10 +51,11 @@ struct CUevent_st {
 };
 struct CUmod_st {
     CUctx_st* ctx = nullptr;  // the context it was loaded into, which owns it
-    std::set<std::string> entries;
+    std::shared_ptr<const fake::ptx::Module> ptx;  // decoded for the interpreter
 };
 struct CUfunc_st {
-    std::string name;
+    std::shared_ptr<const fake::ptx::Module> ptx;
+    uint32_t entry = 0;
 };
 
 namespace {
@@ -152,30 +153,12 @@ CUresult charge(CUstream s, double ns) {
 
 double ns_for(size_t bytes, double gbps) { return gbps > 0 ? static_cast<double>(bytes) / gbps : 0; }
 
-// What emulated kernels see of device `dev`: host views of its memory and its bad cells.
-fake::KernelLaunch launch_env(int dev) {
-    fake::KernelLaunch l{};
-    l.gpu = &g_devs[dev]->gpu;
-    l.host = [](uint64_t p, size_t n) -> void* {
-        char* h = nullptr;
-        return find_alloc(p, n, &h) ? h : nullptr;
-    };
-    l.bad_cells = [](uint64_t p, uint64_t n) {
-        std::vector<std::pair<uint64_t, uint64_t>> out;
-        char* h = nullptr;
-        Alloc* a = find_alloc(p, n, &h);
-        if (!a) return out;
-        uint64_t start = 0;
-        for (auto& [s, al] : g_allocs)
-            if (&al == a) start = s;
-        for (const auto& c : g_devs[a->dev]->gpu.bad_memory_cells) {
-            if (c.offset_bytes < a->phys || c.offset_bytes + 8 > a->phys + a->bytes) continue;
-            uint64_t addr = start + (c.offset_bytes - a->phys);
-            if (addr >= p && addr + 8 <= p + n) out.emplace_back(addr, c.flip);
-        }
-        return out;
-    };
-    return l;
+// The scenario's bad cells of allocation `a` at `start`: device address of each 64-bit word -> bits.
+std::map<uint64_t, uint64_t> bad_cells(uint64_t start, const Alloc& a) {
+    std::map<uint64_t, uint64_t> out;
+    for (const auto& c : g_devs[a.dev]->gpu.bad_memory_cells)
+        if (c.offset_bytes >= a.phys && c.offset_bytes + 8 <= a.phys + a.bytes) out[start + (c.offset_bytes - a.phys)] = c.flip;
+    return out;
 }
 
 // Host-copy rate of device `dev`: its own, or its share of a PCIe switch uplink among the GPUs of
@@ -210,8 +193,6 @@ CUresult copy(Kind kind, void* dst_h, CUdeviceptr dst_d, const void* src_h, CUde
     if (kind != Kind::DtoH) NEED(a = find_alloc(dst_d, n, &dp));
     if (kind != Kind::HtoD) NEED(a = find_alloc(src_d, n, &sp));
     NEED(dp && sp);
-    if (kind != Kind::HtoD) fake::lazy_materialize(launch_env(a->dev), src_d, n);
-    if (kind != Kind::DtoH) fake::lazy_materialize(launch_env(a->dev), dst_d, n);
     std::memmove(dp, sp, n);
     const fake::Gpu& g = g_devs[a->dev]->gpu;
     // A device-to-device copy reads and writes every byte: 2n bytes of memory traffic.
@@ -228,7 +209,6 @@ CUresult fill(CUdeviceptr p, T value, size_t count, CUstream s) {
     char* h = nullptr;
     Alloc* a = find_alloc(p, count * sizeof(T), &h);
     NEED(a);
-    fake::lazy_materialize(launch_env(a->dev), p, count * sizeof(T));
     T* t = reinterpret_cast<T*>(h);
     for (size_t i = 0; i < count; ++i) t[i] = value;
     return charge(s, ns_for(count * sizeof(T), g_devs[a->dev]->gpu.hbm_bandwidth_gbps));
@@ -297,6 +277,11 @@ const ErrorText kErrors[] = {
     {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
     {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
     {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
+    {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
+    {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", "too many resources requested for launch"},
+    {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
+    {CUDA_ERROR_MISALIGNED_ADDRESS, "CUDA_ERROR_MISALIGNED_ADDRESS", "misaligned address"},
+    {CUDA_ERROR_LAUNCH_TIMEOUT, "CUDA_ERROR_LAUNCH_TIMEOUT", "the launch timed out and was terminated"},
     {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
 };
 
@@ -613,7 +598,6 @@ CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr) {
     auto it = g_allocs.find(dptr);
     NEED(it != g_allocs.end());
     munmap(it->second.host, std::max<size_t>(it->second.bytes, 1));
-    fake::lazy_forget(dptr, it->second.bytes);
     g_devs[it->second.dev]->phys_used.erase(it->second.phys);
     g_devs[it->second.dev]->allocated -= accounted(it->second.bytes);
     g_allocs.erase(it);
@@ -668,8 +652,6 @@ CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_ctx, CUdevicep
     Alloc* da = find_alloc(dst, n, &dp);
     Alloc* sa = find_alloc(src, n, &sp);
     NEED(da && sa && da->dev == dst_ctx->dev && sa->dev == src_ctx->dev);
-    fake::lazy_materialize(launch_env(sa->dev), src, n);
-    fake::lazy_materialize(launch_env(da->dev), dst, n);
     std::memmove(dp, sp, n);
     const fake::Gpu& g = g_devs[sa->dev]->gpu;
     // With peer access the copy goes over NVLink/PCIe directly; without it the driver stages it
@@ -777,18 +759,30 @@ CUresult CUDAAPI cuEventElapsedTime_v2(float* ms, CUevent start, CUevent end) {
 #endif
 
 // ---- modules and kernels -------------------------------------------------------------------------
+// The interpreter's reason for refusing the last image, for cuModuleLoadDataEx's error log.
+thread_local std::string t_load_error;
+
 CUresult CUDAAPI cuModuleLoadData(CUmodule* mod, const void* image) {
     LOCK;
     INITED;
     NEED(mod && image);
     if (!t_ctx) return CUDA_ERROR_INVALID_CONTEXT;
-    // Any PTX text is accepted; its `.entry NAME` lines say which functions it holds.
     std::string ptx(static_cast<const char*>(image));
-    if (ptx.find(".version") == std::string::npos) return CUDA_ERROR_INVALID_IMAGE;
+    if (ptx.find(".version") == std::string::npos) {
+        t_load_error = "ptxas fatal   : no .version directive in the PTX text";
+        return CUDA_ERROR_INVALID_IMAGE;
+    }
+    // Decoded now, as the driver JIT-compiles now: what the interpreter cannot run is refused here.
+    std::string why;
+    auto decoded = fake::load_module(ptx, why);
+    if (!decoded) {
+        t_load_error = "fake libcuda PTX interpreter: " + why;
+        std::fprintf(stderr, "%s\n", t_load_error.c_str());
+        return CUDA_ERROR_INVALID_PTX;
+    }
     auto* m = new CUmod_st;
     m->ctx = t_ctx;
-    static const std::regex entry(R"(\.entry\s+([A-Za-z_$][A-Za-z0-9_$]*))");
-    for (std::sregex_iterator it(ptx.begin(), ptx.end(), entry), end; it != end; ++it) m->entries.insert((*it)[1]);
+    m->ptx = std::move(decoded);
     g_modules.insert(m);
     *mod = m;
     return CUDA_SUCCESS;
@@ -798,14 +792,14 @@ CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* mod, const void* image, unsigned i
                                     void** vals) {
     NEED(n == 0 || (opts && vals));
     CUresult rc = cuModuleLoadData(mod, image);
-    if (rc == CUDA_ERROR_INVALID_IMAGE) {
+    if (rc == CUDA_ERROR_INVALID_IMAGE || rc == CUDA_ERROR_INVALID_PTX) {
         char* log = nullptr;
         size_t size = 0;
         for (unsigned i = 0; i < n; ++i) {
             if (opts[i] == CU_JIT_ERROR_LOG_BUFFER) log = static_cast<char*>(vals[i]);
             if (opts[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES) size = reinterpret_cast<uintptr_t>(vals[i]);
         }
-        if (log && size) std::snprintf(log, size, "ptxas fatal   : no .version directive in the PTX text");
+        if (log && size) std::snprintf(log, size, "%s", t_load_error.c_str());
     }
     return rc;
 }
@@ -821,10 +815,12 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction* f, CUmodule mod, const char* na
     INITED;
     NEED(f && name);
     if (!g_modules.count(mod)) return CUDA_ERROR_INVALID_HANDLE;
-    if (!mod->entries.count(name)) return CUDA_ERROR_NOT_FOUND;
-    static std::map<std::string, std::unique_ptr<CUfunc_st>> functions;  // handles live as long as the library
-    auto& slot = functions[name];
-    if (!slot) slot = std::make_unique<CUfunc_st>(CUfunc_st{name});
+    auto it = mod->ptx->by_name.find(name);
+    if (it == mod->ptx->by_name.end() || !mod->ptx->functions[it->second].entry) return CUDA_ERROR_NOT_FOUND;
+    // Handles live as long as the library; each keeps the decoded module it runs alive.
+    static std::map<std::pair<const void*, std::string>, std::unique_ptr<CUfunc_st>> functions;
+    auto& slot = functions[{mod->ptx.get(), name}];
+    if (!slot) slot = std::make_unique<CUfunc_st>(CUfunc_st{mod->ptx, it->second});
     *f = slot.get();
     return CUDA_SUCCESS;
 }
@@ -833,21 +829,38 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, 
                                 void** extra) {
     LOCK;
     INITED;
-    NEED(f && !extra);
+    NEED(f && !extra && shared == 0);  // gpuvet's kernels use no dynamic shared memory
+    NEED(gx && gy && gz && bx && by && bz && uint64_t{bx} * by * bz <= 1024);
     CUctx_st* ctx = s ? s->ctx : t_ctx;
     if (!ctx) return CUDA_ERROR_INVALID_CONTEXT;
-    auto& reg = fake::kernel_registry();
-    auto it = reg.find(f->name);
-    if (it == reg.end()) return CUDA_ERROR_NOT_SUPPORTED;  // no CPU emulation for this kernel yet
-    NEED(params);  // every emulated kernel takes parameters
-    fake::KernelLaunch launch = launch_env(ctx->dev);
-    launch.grid[0] = gx, launch.grid[1] = gy, launch.grid[2] = gz;
-    launch.block[0] = bx, launch.block[1] = by, launch.block[2] = bz;
-    launch.shared_bytes = shared;
-    launch.params = params;
-    double ns = it->second(launch);
-    if (ns < 0) return CUDA_ERROR_INVALID_VALUE;
-    return charge(s, ns);
+    fake::DeviceMemory mem;
+    mem.resolve = [](uint64_t p) {
+        fake::ptx::Region r;
+        auto it = g_allocs.upper_bound(p);
+        if (it == g_allocs.begin()) return r;
+        --it;
+        if (p >= it->first + it->second.bytes) return r;
+        r.lo = it->first, r.hi = it->first + it->second.bytes;
+        r.host = static_cast<unsigned char*>(it->second.host);
+        r.watch = !g_devs[it->second.dev]->gpu.bad_memory_cells.empty();
+        return r;
+    };
+    mem.bad_cells = [](uint64_t p) {
+        auto it = --g_allocs.upper_bound(p);
+        return bad_cells(it->first, it->second);
+    };
+    const unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
+    fake::LaunchOutcome o = fake::run_kernel(*f->ptx, f->entry, grid, block, params, g_devs[ctx->dev]->gpu, mem);
+    if (o.status != fake::LaunchStatus::ok) std::fprintf(stderr, "fake libcuda: %s\n", o.message.c_str());
+    switch (o.status) {
+        case fake::LaunchStatus::ok: return charge(s, o.ns);
+        case fake::LaunchStatus::too_big: return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+        case fake::LaunchStatus::illegal_address: return CUDA_ERROR_ILLEGAL_ADDRESS;
+        case fake::LaunchStatus::misaligned_address: return CUDA_ERROR_MISALIGNED_ADDRESS;
+        case fake::LaunchStatus::timeout: return CUDA_ERROR_LAUNCH_TIMEOUT;
+        case fake::LaunchStatus::invalid: break;
+    }
+    return CUDA_ERROR_INVALID_VALUE;
 }
 
 }  // extern "C"

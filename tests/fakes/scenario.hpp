@@ -35,7 +35,7 @@ struct Change {
 };
 
 // A stuck/flipping memory cell: the 64-bit word at this physical byte offset reads back with `flip`
-// XOR'ed into what was written (emulated memtest and stream kernels see it).
+// XOR'ed into what a kernel stores there (the interpreted kernels and later copies read it).
 struct BadCell {
     uint64_t offset_bytes = 0;
     uint64_t flip = 1;
@@ -122,7 +122,7 @@ struct Gpu {
     double nccl_busbw_gbps = 480;     // fake NCCL all-reduce bus bandwidth (the slowest rank's counts)
     // simulated FMA throughput of the CUDA cores (TFLOPS), what the fma_* kernels are charged at
     double fp64_tflops = 31, fp32_tflops = 61, fp16_tflops = 122, bf16_tflops = 122;
-    bool fma_wrong_results = false;  // the emulated fma_* kernels store a wrong value in every thread
+    bool fma_wrong_results = false;  // every result an fma_* kernel stores is corrupted by one unit
     std::vector<BadCell> bad_memory_cells;
     bool p2p_disabled = false;  // cuDeviceCanAccessPeer says no for every pair with this GPU
     // failure script
