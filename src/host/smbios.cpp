@@ -215,10 +215,10 @@ std::optional<ChannelSlot> channel_of(const MemoryDevice& d) {
     return ChannelSlot{bank + "|" + dev.substr(0, ds), std::stoi(dev.substr(ds))};
 }
 
-MemoryLayout summarize_memory(const std::vector<MemoryDevice>& devices) {
-    MemoryLayout m;
-    m.devices = devices;
-    m.slots = int(devices.size());
+namespace {
+
+// Counts, total size, types and speeds over the populated DIMMs.
+void summarize_population(const std::vector<MemoryDevice>& devices, MemoryLayout& m) {
     std::uint64_t total = 0;
     bool total_known = true;
     std::set<std::string> types;
@@ -238,10 +238,13 @@ MemoryLayout summarize_memory(const std::vector<MemoryDevice>& devices) {
         for (auto& x : types) t += (t.empty() ? "" : " + ") + x;
         m.type = t;
     }
+}
 
-    // Channels: read from the locators when every slot names one and no channel holds more
-    // than 3 slots (servers have 1-2, older ones 3 DIMMs per channel; more means the pattern
-    // was misread, as with Dell's "A1".."A16" per socket). Otherwise one channel per DIMM.
+// Channels: read from the locators when every slot names one and no channel holds more
+// than 3 slots (servers have 1-2, older ones 3 DIMMs per channel; more means the pattern
+// was misread, as with Dell's "A1".."A16" per socket). Otherwise one channel per DIMM.
+// Sets the rule and max_dimms_per_channel; true when the locators are used.
+bool choose_channel_rule(const std::vector<MemoryDevice>& devices, MemoryLayout& m) {
     std::map<std::string, std::set<int>> slots_of;
     bool readable = !devices.empty();
     for (auto& d : devices) {
@@ -257,11 +260,16 @@ MemoryLayout summarize_memory(const std::vector<MemoryDevice>& devices) {
     m.rule = readable ? ChannelRule::Locators : ChannelRule::OnePerDimm;
     if (readable)
         for (auto& [ch, dimms] : slots_of) m.max_dimms_per_channel = std::max(m.max_dimms_per_channel, int(dimms.size()));
+    return readable;
+}
 
-    if (m.populated == 0) {
-        m.theoretical_gbps = Fact<double>::absent("the SMBIOS table lists no populated DIMM");
-        return m;
-    }
+std::string dimm_name(const MemoryDevice& d, int index) {
+    return d.device_locator.empty() ? std::to_string(index) : d.device_locator;
+}
+
+// The theoretical peak and the channel count; absent, naming the DIMM, when the firmware leaves
+// out a rate or width it needs.
+void compute_peak(const std::vector<MemoryDevice>& devices, bool by_locator, MemoryLayout& m) {
     // Per channel: the lowest configured rate and width of its DIMMs (a channel runs at one rate).
     struct Channel {
         std::uint32_t mts = 0;
@@ -273,16 +281,16 @@ MemoryLayout summarize_memory(const std::vector<MemoryDevice>& devices) {
         if (!d.populated) continue;
         if (!d.configured_mts) {
             m.theoretical_gbps = Fact<double>::absent("the firmware does not state the configured speed of DIMM " +
-                                                      (d.device_locator.empty() ? std::to_string(index) : d.device_locator));
-            return m;
+                                                      dimm_name(d, index));
+            return;
         }
         if (!d.data_width_bits) {
             m.theoretical_gbps = Fact<double>::absent("the firmware does not state the data width of DIMM " +
-                                                      (d.device_locator.empty() ? std::to_string(index) : d.device_locator));
-            return m;
+                                                      dimm_name(d, index));
+            return;
         }
         // Not `"#" + std::to_string()`: GCC 12 reports a false -Wrestrict on it.
-        std::string key = readable ? channel_of(d)->channel : std::string("#").append(std::to_string(index));
+        std::string key = by_locator ? channel_of(d)->channel : std::string("#").append(std::to_string(index));
         auto [it, fresh] = channels.try_emplace(key, Channel{*d.configured_mts, *d.data_width_bits});
         if (!fresh) {
             it->second.mts = std::min(it->second.mts, *d.configured_mts);
@@ -294,6 +302,21 @@ MemoryLayout summarize_memory(const std::vector<MemoryDevice>& devices) {
     for (auto& [k, c] : channels) gbps += double(c.mts) * 1e6 * (c.width_bits / 8.0) / 1e9;
     m.channels = int(channels.size());
     m.theoretical_gbps = gbps;
+}
+
+}  // namespace
+
+MemoryLayout summarize_memory(const std::vector<MemoryDevice>& devices) {
+    MemoryLayout m;
+    m.devices = devices;
+    m.slots = int(devices.size());
+    summarize_population(devices, m);
+    const bool by_locator = choose_channel_rule(devices, m);
+    if (m.populated == 0) {
+        m.theoretical_gbps = Fact<double>::absent("the SMBIOS table lists no populated DIMM");
+        return m;
+    }
+    compute_peak(devices, by_locator, m);
     return m;
 }
 

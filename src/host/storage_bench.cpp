@@ -230,35 +230,36 @@ void require_data_dir(const std::filesystem::path& dir) {
         throw usage_error("data path " + dir.string() + " is not a folder", "pass --data-dir with a folder on the data disk");
 }
 
-StorageResult run_storage_bench(const StorageOptions& o) {
-    StorageResult res;
-    require_data_dir(o.dir);
-    res.fs_type = filesystem_type(o.dir);
+namespace {
+
+// Fills free_bytes and file_bytes; false (skip_reason set) when the folder cannot hold the test.
+bool size_test_file(const StorageOptions& o, StorageResult& res) {
     struct statfs sf {};
     if (statfs(o.dir.c_str(), &sf) != 0) {
         res.skip_reason = "cannot stat the filesystem of " + o.dir.string() + ": " + std::strerror(errno);
-        return res;
+        return false;
     }
     res.free_bytes = std::uint64_t(sf.f_bavail) * std::uint64_t(sf.f_frsize ? sf.f_frsize : sf.f_bsize);
     if (access(o.dir.c_str(), W_OK) != 0) {
         res.skip_reason = "data path " + o.dir.string() + " is not writable (" + std::strerror(errno) +
                           "): pass --data-dir with a writable folder on the data disk";
-        return res;
+        return false;
     }
     res.file_bytes = storage_bytes_to_use(o.max_bytes, res.free_bytes, o.block_bytes);
     if (res.file_bytes == 0) {
         res.skip_reason = "only " + format_bytes(double(res.free_bytes)) + " free on " + o.dir.string() +
                           "; the test needs at least " + format_bytes(double(kStorageMinBytes)) +
                           " beyond a 10% reserve";
-        return res;
+        return false;
     }
     if (res.file_bytes < o.max_bytes)
         res.notes.push_back("test size reduced to " + format_bytes(double(res.file_bytes)) + " to fit the free space");
+    return true;
+}
 
-    std::string name = ".gpuvet-storage-" + std::to_string(getpid()) + "-" + std::to_string(std::random_device{}());
-    auto file = o.dir / name;
-    CleanupPath on_second_signal(file);  // the file exists only between open and unlink below
-    Fd f;
+// Creates `file` (O_DIRECT where the filesystem allows it) and unlinks it at once, so nothing is
+// left behind whatever happens next; false (skip_reason set) when it cannot be created.
+bool open_test_file(const std::filesystem::path& file, const std::filesystem::path& dir, StorageResult& res, Fd& f) {
     f.fd = open(file.c_str(), O_RDWR | O_CREAT | O_EXCL | O_DIRECT | O_CLOEXEC, 0600);
     if (f.fd < 0 && errno == EINVAL) {
         // tmpfs and some FUSE filesystems refuse O_DIRECT: measure through the page cache and say so.
@@ -268,71 +269,119 @@ StorageResult run_storage_bench(const StorageOptions& o) {
                                           "cache (memory speed, not disk speed)");
     }
     if (f.fd < 0) {
-        res.skip_reason = "cannot create a test file in " + o.dir.string() + ": " + std::strerror(errno);
-        return res;
+        res.skip_reason = "cannot create a test file in " + dir.string() + ": " + std::strerror(errno);
+        return false;
     }
-    unlink(file.c_str());  // nothing is left behind, whatever happens next
+    unlink(file.c_str());
+    return true;
+}
 
-    const std::size_t sblock = o.block_bytes, rblock = 4096;
-    Buffer bufs = aligned_buffer(std::max(sblock * o.seq_depth, rblock * o.rand_depth));
-    io_uring ring{};
-    int qrc = io_uring_queue_init(unsigned(std::max(o.seq_depth, o.rand_depth)), &ring, 0);
-    bool uring = qrc == 0;
-    res.engine = uring ? "io_uring" : "pread/pwrite threads";
-    if (!uring)
-        res.notes.push_back(std::string("the kernel refused io_uring (") + std::strerror(-qrc) +
-                            "): measured with one pread/pwrite thread per slot instead, as fio --ioengine=psync "
-                            "--numjobs does");
-    struct RingGuard {
-        io_uring* r;
-        bool on;
-        ~RingGuard() {
-            if (on) io_uring_queue_exit(r);
-        }
-    } guard{&ring, uring};
+// io_uring when the kernel allows it, else one pread/pwrite thread per slot; runs go to the
+// test file through the shared buffers.
+class IoEngine {
+public:
+    IoEngine(const StorageOptions& o, int fd, char* bufs, StorageResult& res) : o_(o), fd_(fd), bufs_(bufs) {
+        int qrc = io_uring_queue_init(unsigned(std::max(o.seq_depth, o.rand_depth)), &ring_, 0);
+        uring_ = qrc == 0;
+        res.engine = uring_ ? "io_uring" : "pread/pwrite threads";
+        if (!uring_)
+            res.notes.push_back(std::string("the kernel refused io_uring (") + std::strerror(-qrc) +
+                                "): measured with one pread/pwrite thread per slot instead, as fio --ioengine=psync "
+                                "--numjobs does");
+    }
+    ~IoEngine() {
+        if (uring_) io_uring_queue_exit(&ring_);
+    }
+    IoEngine(const IoEngine&) = delete;
+    IoEngine& operator=(const IoEngine&) = delete;
 
-    auto go = [&](bool write, std::size_t block, int d, const std::function<std::uint64_t(std::uint64_t)>& next,
-                  std::uint64_t max_ops, double max_s) {
-        return uring ? uring_run(ring, f.fd, write, bufs.get(), block, d, next, max_ops, max_s, o.stop)
-                     : thread_run(f.fd, write, bufs.get(), block, d, next, max_ops, max_s, o.stop);
-    };
-    const std::uint64_t nblocks = res.file_bytes / sblock;
+    IoRun run(bool write, std::size_t block, int d, const std::function<std::uint64_t(std::uint64_t)>& next,
+              std::uint64_t max_ops, double max_s) {
+        return uring_ ? uring_run(ring_, fd_, write, bufs_, block, d, next, max_ops, max_s, o_.stop)
+                      : thread_run(fd_, write, bufs_, block, d, next, max_ops, max_s, o_.stop);
+    }
+
+private:
+    const StorageOptions& o_;
+    int fd_;
+    char* bufs_;
+    io_uring ring_{};
+    bool uring_ = false;
+};
+
+constexpr double kNoLimitS = 1e9;
+constexpr std::size_t kRandBlockBytes = 4096;  // the random-read size fio's 4k IOPS figures use
+
+bool stop_requested(const StorageOptions& o) { return o.stop && o.stop->load(); }
+
+// Sequential write, then fdatasync inside the timing: data on the device, not in a cache. False
+// when the later phases cannot run (both figures then absent with the reason).
+bool measure_seq_write(const StorageOptions& o, IoEngine& io, int fd, StorageResult& res) {
+    const std::size_t sblock = o.block_bytes;
     auto seq = [&](std::uint64_t i) { return i * sblock; };
-    const double no_limit = 1e9;
-
-    // Sequential write, then fdatasync inside the timing: data on the device, not in a cache.
-    IoRun w = go(true, sblock, o.seq_depth, seq, nblocks, no_limit);
+    IoRun w = io.run(true, sblock, o.seq_depth, seq, res.file_bytes / sblock, kNoLimitS);
     auto t_sync = clk::now();
     // A stop skips the flush: the figure is not reported then, and a large flush can take seconds.
-    const bool stopped = o.stop && o.stop->load();
-    if (w.error.empty() && !stopped && fdatasync(f.fd) != 0) w.error = std::string("fdatasync: ") + std::strerror(errno);
+    const bool stopped = stop_requested(o);
+    if (w.error.empty() && !stopped && fdatasync(fd) != 0) w.error = std::string("fdatasync: ") + std::strerror(errno);
     w.seconds += since(t_sync);
     if (!w.error.empty()) {
         res.seq_absent = res.rand_absent = "writing the test file failed: " + w.error;
         if (w.error.find("No space") != std::string::npos)
             res.skip_reason = "the data path filled up while the test file was written (" + w.error +
                               "): free space on it, or pass a smaller --storage-bytes";
-        return res;
+        return false;
     }
-    if (stopped || (o.stop && o.stop->load())) {
+    if (stopped || stop_requested(o)) {
         res.seq_absent = res.rand_absent = "interrupted";
-        return res;
+        return false;
     }
     res.seq_write_gbps = double(w.ops * sblock) / w.seconds / 1e9;
-    if (!res.direct) posix_fadvise(f.fd, 0, 0, POSIX_FADV_DONTNEED);
+    return true;
+}
 
-    IoRun rd = go(false, sblock, o.seq_depth, seq, nblocks, no_limit);
+void measure_seq_read(const StorageOptions& o, IoEngine& io, StorageResult& res) {
+    const std::size_t sblock = o.block_bytes;
+    const std::uint64_t nblocks = res.file_bytes / sblock;
+    auto seq = [&](std::uint64_t i) { return i * sblock; };
+    IoRun rd = io.run(false, sblock, o.seq_depth, seq, nblocks, kNoLimitS);
     if (!rd.error.empty()) res.seq_absent = "sequential read failed: " + rd.error;
     else if (rd.ops < nblocks) res.seq_absent = "interrupted";
     else res.seq_read_gbps = double(rd.ops * sblock) / rd.seconds / 1e9;
+}
 
+// Random 4 KiB reads for a fixed time; a fixed seed keeps runs comparable.
+void measure_rand_read(const StorageOptions& o, IoEngine& io, StorageResult& res) {
+    const std::size_t rblock = kRandBlockBytes;
     std::mt19937_64 rng(42);
     const std::uint64_t nrand = res.file_bytes / rblock;
     auto rnd = [&](std::uint64_t) { return (rng() % nrand) * rblock; };
-    IoRun rr = go(false, rblock, o.rand_depth, rnd, ~std::uint64_t(0) >> 1, o.rand_seconds);
+    IoRun rr = io.run(false, rblock, o.rand_depth, rnd, ~std::uint64_t(0) >> 1, o.rand_seconds);
     if (!rr.error.empty()) res.rand_absent = "random read failed: " + rr.error;
-    else if (o.stop && o.stop->load()) res.rand_absent = "interrupted";
+    else if (stop_requested(o)) res.rand_absent = "interrupted";
     else if (rr.seconds > 0) res.rand_read_iops = double(rr.ops) / rr.seconds;
+}
+
+}  // namespace
+
+StorageResult run_storage_bench(const StorageOptions& o) {
+    StorageResult res;
+    require_data_dir(o.dir);
+    res.fs_type = filesystem_type(o.dir);
+    if (!size_test_file(o, res)) return res;
+
+    std::string name = ".gpuvet-storage-" + std::to_string(getpid()) + "-" + std::to_string(std::random_device{}());
+    auto file = o.dir / name;
+    CleanupPath on_second_signal(file);  // the file exists only between open and unlink
+    Fd f;
+    if (!open_test_file(file, o.dir, res, f)) return res;
+
+    Buffer bufs = aligned_buffer(std::max(o.block_bytes * o.seq_depth, kRandBlockBytes * o.rand_depth));
+    IoEngine io(o, f.fd, bufs.get(), res);
+    if (!measure_seq_write(o, io, f.fd, res)) return res;
+    if (!res.direct) posix_fadvise(f.fd, 0, 0, POSIX_FADV_DONTNEED);
+    measure_seq_read(o, io, res);
+    measure_rand_read(o, io, res);
     return res;
 }
 

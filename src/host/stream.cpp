@@ -7,6 +7,7 @@
 #include <barrier>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <thread>
 
@@ -56,12 +57,137 @@ namespace {
 struct FreeDeleter {
     void operator()(double* p) const { std::free(p); }
 };
-
-}  // namespace
+using Array = std::unique_ptr<double, FreeDeleter>;
 
 // Elements between two looks at the stop flag (8 MiB of doubles): cheap against the pass, short
 // enough to stop within a second.
 constexpr std::size_t kStopBlock = std::size_t(1) << 20;
+
+// What the timing thread and the workers share. The barrier's two waits per phase (start, done)
+// order every access: the expected values are written only while the workers wait.
+struct StreamShared {
+    StreamShared(const StreamPlan& p, const std::atomic<bool>* st, std::size_t elements, int threads, double* a_,
+                 double* b_, double* c_)
+        : plan(p), stop(st), n(elements), T(threads), a(a_), b(b_), c(c_), sync(threads + 1) {}
+    const StreamPlan& plan;
+    const std::atomic<bool>* stop;
+    const std::size_t n;
+    const int T;
+    double *const a, *const b, *const c;
+    const double s = 3.0;
+    std::barrier<> sync;
+    std::atomic<int> phase{0};  // kernel 0-3, 4 = verify, -1 = quit
+    std::atomic<bool> bad{false};
+    // Expected values, from the scalar recurrence (STREAM's checkSTREAMresults).
+    double ea = 1, eb = 2, ec = 0;
+    bool stopped() const { return stop && stop->load(std::memory_order_relaxed); }
+};
+
+void pin_to_cpu(int cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+// The arrays are walked in blocks with a look at the stop between them: a pass over large
+// arrays takes seconds on a busy machine. A pass a stop cut short is never reported.
+template <class Body>
+void in_blocks(const StreamShared& sh, std::size_t lo, std::size_t hi, Body&& body) {
+    for (std::size_t x = lo; x < hi; x += kStopBlock) {
+        if (sh.stopped()) return;
+        body(x, std::min(hi, x + kStopBlock));
+    }
+}
+
+// One kernel (0 copy, 1 scale, 2 add, 3 triad) over elements [lo, hi).
+void run_kernel(StreamShared& sh, int k, std::size_t lo, std::size_t hi) {
+    double *a = sh.a, *b = sh.b, *c = sh.c;
+    const double s = sh.s;
+    switch (k) {
+        case 0: in_blocks(sh, lo, hi, [&](std::size_t x, std::size_t y) { for (std::size_t i = x; i < y; ++i) c[i] = a[i]; }); break;
+        case 1: in_blocks(sh, lo, hi, [&](std::size_t x, std::size_t y) { for (std::size_t i = x; i < y; ++i) b[i] = s * c[i]; }); break;
+        case 2: in_blocks(sh, lo, hi, [&](std::size_t x, std::size_t y) { for (std::size_t i = x; i < y; ++i) c[i] = a[i] + b[i]; }); break;
+        case 3: in_blocks(sh, lo, hi, [&](std::size_t x, std::size_t y) { for (std::size_t i = x; i < y; ++i) a[i] = b[i] + s * c[i]; }); break;
+    }
+}
+
+// Flags `bad` when an element of [lo, hi) is off the expected values beyond rounding.
+void verify_slice(StreamShared& sh, std::size_t lo, std::size_t hi) {
+    for (std::size_t i = lo; i < hi; ++i)
+        if (std::fabs(sh.a[i] - sh.ea) > 1e-13 * sh.ea || std::fabs(sh.b[i] - sh.eb) > 1e-13 * sh.eb ||
+            std::fabs(sh.c[i] - sh.ec) > 1e-13 * sh.ec) {
+            sh.bad = true;
+            break;
+        }
+}
+
+// Thread t: pinned, first-touches its slice (placing those pages on its node), then runs each
+// phase the timing thread announces until told to quit.
+void stream_worker(StreamShared& sh, int t) {
+    if (!sh.plan.thread_cpus.empty()) pin_to_cpu(sh.plan.thread_cpus[t]);
+    const std::size_t lo = sh.n * t / sh.T, hi = sh.n * (t + 1) / sh.T;
+    double *a = sh.a, *b = sh.b, *c = sh.c;
+    in_blocks(sh, lo, hi, [&](std::size_t x, std::size_t y) {
+        for (std::size_t i = x; i < y; ++i) { a[i] = 1.0; b[i] = 2.0; c[i] = 0.0; }
+    });
+    for (;;) {
+        sh.sync.arrive_and_wait();  // start
+        const int k = sh.phase.load();
+        if (k < 0) break;
+        if (k < 4) run_kernel(sh, k, lo, hi);
+        else verify_slice(sh, lo, hi);
+        sh.sync.arrive_and_wait();  // done
+    }
+}
+
+// Best time of each kernel over the repeats, and how many repeats completed.
+struct KernelTimes {
+    double best_s[4] = {1e30, 1e30, 1e30, 1e30};
+    int done = 0;
+};
+
+// Runs the phases from the timing side: each kernel between the two waits, then the
+// verification pass, then the quit that releases the workers.
+KernelTimes time_kernels(StreamShared& sh) {
+    KernelTimes kt;
+    using clk = std::chrono::steady_clock;
+    const int repeats = sh.plan.repeats;
+    for (int rep = 0; rep < repeats; ++rep) {
+        if (sh.stop && sh.stop->load()) break;
+        for (int k = 0; k < 4; ++k) {
+            sh.phase = k;
+            auto t0 = clk::now();
+            sh.sync.arrive_and_wait();
+            sh.sync.arrive_and_wait();
+            double dt = std::chrono::duration<double>(clk::now() - t0).count();
+            // STREAM discards the first iteration (page faults, frequency ramp).
+            if (rep > 0 || repeats == 1) kt.best_s[k] = std::min(kt.best_s[k], dt);
+        }
+        ++kt.done;
+        sh.ec = sh.ea; sh.eb = sh.s * sh.ec; sh.ec = sh.ea + sh.eb; sh.ea = sh.eb + sh.s * sh.ec;
+    }
+    if (!sh.stopped()) {  // verify: one more pass, not worth waiting for once stopped
+        sh.phase = 4;
+        sh.sync.arrive_and_wait();
+        sh.sync.arrive_and_wait();
+    }
+    sh.phase = -1;
+    sh.sync.arrive_and_wait();
+    return kt;
+}
+
+// Rates from the best times; bytes each kernel moves per element: copy/scale read one array and
+// write one, add/triad 2+1.
+void fill_rates(StreamResult& res, const KernelTimes& kt, std::size_t n) {
+    const double bytes[4] = {16.0 * n, 16.0 * n, 24.0 * n, 24.0 * n};
+    res.copy_gbps = bytes[0] / kt.best_s[0] / 1e9;
+    res.scale_gbps = bytes[1] / kt.best_s[1] / 1e9;
+    res.add_gbps = bytes[2] / kt.best_s[2] / 1e9;
+    res.triad_gbps = bytes[3] / kt.best_s[3] / 1e9;
+}
+
+}  // namespace
 
 StreamResult run_stream(const StreamPlan& plan, const std::atomic<bool>* stop) {
     StreamResult res;
@@ -71,105 +197,28 @@ StreamResult run_stream(const StreamPlan& plan, const std::atomic<bool>* stop) {
     res.array_bytes = n * sizeof(double);
     const std::size_t alloc = (n * sizeof(double) + 4095) / 4096 * 4096;
     // Allocated, not touched: each thread's first write places its pages on its node.
-    std::unique_ptr<double, FreeDeleter> A((double*)std::aligned_alloc(4096, alloc)),
-        B((double*)std::aligned_alloc(4096, alloc)), C((double*)std::aligned_alloc(4096, alloc));
+    Array A((double*)std::aligned_alloc(4096, alloc)), B((double*)std::aligned_alloc(4096, alloc)),
+        C((double*)std::aligned_alloc(4096, alloc));
     if (!A || !B || !C) {
         res.verify_error = "could not allocate the arrays";
         return res;
     }
-    double *a = A.get(), *b = B.get(), *c = C.get();
-    const double s = 3.0;
-    std::barrier sync(T + 1);
-    std::atomic<int> phase{0};  // kernel 0-3, 4 = verify, -1 = quit
-    std::atomic<bool> bad{false};
-    auto stopped = [stop] { return stop && stop->load(std::memory_order_relaxed); };
-    // Expected values, from the scalar recurrence (STREAM's checkSTREAMresults).
-    double ea = 1, eb = 2, ec = 0;
-
-    auto worker = [&](int t) {
-        if (!plan.thread_cpus.empty()) {
-            cpu_set_t set;
-            CPU_ZERO(&set);
-            CPU_SET(plan.thread_cpus[t], &set);
-            pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-        }
-        const std::size_t lo = n * t / T, hi = n * (t + 1) / T;
-        // The arrays are walked in blocks with a look at the stop between them: a pass over large
-        // arrays takes seconds on a busy machine. A pass a stop cut short is never reported.
-        auto blocks = [&](auto&& body) {
-            for (std::size_t x = lo; x < hi; x += kStopBlock) {
-                if (stopped()) return;
-                body(x, std::min(hi, x + kStopBlock));
-            }
-        };
-        blocks([&](std::size_t x, std::size_t y) {
-            for (std::size_t i = x; i < y; ++i) { a[i] = 1.0; b[i] = 2.0; c[i] = 0.0; }
-        });
-        for (;;) {
-            sync.arrive_and_wait();  // start
-            const int k = phase.load();
-            if (k < 0) break;
-            switch (k) {
-                case 0: blocks([&](std::size_t x, std::size_t y) { for (std::size_t i = x; i < y; ++i) c[i] = a[i]; }); break;
-                case 1: blocks([&](std::size_t x, std::size_t y) { for (std::size_t i = x; i < y; ++i) b[i] = s * c[i]; }); break;
-                case 2: blocks([&](std::size_t x, std::size_t y) { for (std::size_t i = x; i < y; ++i) c[i] = a[i] + b[i]; }); break;
-                case 3: blocks([&](std::size_t x, std::size_t y) { for (std::size_t i = x; i < y; ++i) a[i] = b[i] + s * c[i]; }); break;
-                default:
-                    for (std::size_t i = lo; i < hi; ++i)
-                        if (std::fabs(a[i] - ea) > 1e-13 * ea || std::fabs(b[i] - eb) > 1e-13 * eb ||
-                            std::fabs(c[i] - ec) > 1e-13 * ec) {
-                            bad = true;
-                            break;
-                        }
-            }
-            sync.arrive_and_wait();  // done
-        }
-    };
+    StreamShared sh(plan, stop, n, T, A.get(), B.get(), C.get());
     std::vector<std::thread> threads;
-    for (int t = 0; t < T; ++t) threads.emplace_back(worker, t);
-
-    // Bytes each kernel moves per element: copy/scale read one array and write one, add/triad 2+1.
-    const double bytes[4] = {16.0 * n, 16.0 * n, 24.0 * n, 24.0 * n};
-    double best[4] = {1e30, 1e30, 1e30, 1e30};
-    using clk = std::chrono::steady_clock;
-    int done = 0;
-    for (int rep = 0; rep < plan.repeats; ++rep) {
-        if (stop && stop->load()) break;
-        for (int k = 0; k < 4; ++k) {
-            phase = k;
-            auto t0 = clk::now();
-            sync.arrive_and_wait();
-            sync.arrive_and_wait();
-            double dt = std::chrono::duration<double>(clk::now() - t0).count();
-            // STREAM discards the first iteration (page faults, frequency ramp).
-            if (rep > 0 || plan.repeats == 1) best[k] = std::min(best[k], dt);
-        }
-        ++done;
-        ec = ea; eb = s * ec; ec = ea + eb; ea = eb + s * ec;
-    }
-    if (!stopped()) {  // verify: one more pass, not worth waiting for once stopped
-        phase = 4;
-        sync.arrive_and_wait();
-        sync.arrive_and_wait();
-    }
-    phase = -1;
-    sync.arrive_and_wait();
+    for (int t = 0; t < T; ++t) threads.emplace_back(stream_worker, std::ref(sh), t);
+    const KernelTimes kt = time_kernels(sh);
     for (auto& th : threads) th.join();
-    if (stopped()) {
+    if (sh.stopped()) {
         res.verify_error = "interrupted";
         return res;
     }
-
-    if (done < 2 && plan.repeats > 1) {
+    if (kt.done < 2 && plan.repeats > 1) {
         res.verify_error = "interrupted before a timed run";
         return res;
     }
-    res.copy_gbps = bytes[0] / best[0] / 1e9;
-    res.scale_gbps = bytes[1] / best[1] / 1e9;
-    res.add_gbps = bytes[2] / best[2] / 1e9;
-    res.triad_gbps = bytes[3] / best[3] / 1e9;
-    res.verified = !bad;
-    if (bad) res.verify_error = "array contents differ from the expected values after the runs";
+    fill_rates(res, kt, n);
+    res.verified = !sh.bad;
+    if (sh.bad) res.verify_error = "array contents differ from the expected values after the runs";
     return res;
 }
 

@@ -153,6 +153,138 @@ void read_quantization(const FieldSource& f, const std::string& origin, ModelArc
     }
 }
 
+// Sizes every transformer config states; absent required ones are collected in `req`.
+void read_core_sizes(Required& req, const FieldSource& f, const std::string& origin, ModelArch& m) {
+    m.hidden = req.integer({"hidden_size", "n_embd", "d_model"});
+    m.layers = req.integer({"num_hidden_layers", "n_layer", "num_layers"});
+    m.heads = req.integer({"num_attention_heads", "n_head"});
+    m.vocab = req.integer({"vocab_size"}, kVocabRule);
+    m.kv_heads = opt_int(f, origin, {"num_key_value_heads", "n_head_kv", "num_kv_heads"}, m.heads, kSizeRule);
+    if (f.boolean("multi_query").value_or(false)) m.kv_heads = 1;  // GPTBigCode
+    m.max_positions = opt_int(f, origin, {"max_position_embeddings", "n_positions", "n_ctx"}, 0, kPositionsRule);
+}
+
+// Layer details the family implies (norm, biases, positions), then what the config overrides.
+void read_layer_options(const FieldSource& f, const std::string& origin, ModelArch& m) {
+    const std::string& t = m.model_type;
+    bool gpt2 = t == "gpt2";
+    bool bert = t == "bert" || t == "roberta" || t == "xlm-roberta";
+    if (gpt2 || bert || t == "gpt_bigcode" || t == "gpt_neox" || t == "opt" || t == "phi") {
+        m.norm = NormKind::LayerNorm;
+        m.mlp = MlpKind::Plain;
+        m.qkv_bias = m.o_bias = m.mlp_bias = true;
+        m.dropout = 0.1;
+    }
+    if (gpt2 || t == "gpt_bigcode") m.learned_positions = true;
+    if (bert) {
+        m.encoder = true;
+        m.learned_positions = true;
+        m.type_vocab = opt_int(f, origin, {"type_vocab_size"}, 2, kTypeVocabRule);
+        m.pooler = true;
+        m.embedding_norm = true;
+    }
+    if (t == "qwen2" || t == "qwen2_moe") m.qkv_bias = true;
+    if (auto b = f.boolean("attention_bias")) m.qkv_bias = m.o_bias = *b;
+    if (auto b = f.boolean("mlp_bias")) m.mlp_bias = *b;
+    if (auto d = number_field(f, origin, "attention_dropout", kDropoutRule)) m.dropout = std::max(m.dropout, *d);
+    if (auto d = number_field(f, origin, "hidden_dropout_prob", kDropoutRule)) m.dropout = *d;
+}
+
+// The feed-forward width and embedding tying; GPT-2 and GPTBigCode default to 4x hidden.
+void read_ffn(Required& req, const FieldSource& f, const std::string& origin, ModelArch& m) {
+    const std::string& t = m.model_type;
+    const bool gpt2_like = t == "gpt2" || t == "gpt_bigcode";
+    std::int64_t dflt_inter = gpt2_like ? 4 * m.hidden : -1;
+    m.intermediate = opt_int(f, origin, {"intermediate_size", "n_inner", "ffn_dim"}, dflt_inter, kSizeRule);
+    if (m.intermediate < 0) {
+        req.missing.emplace_back("intermediate_size");
+        m.intermediate = 0;
+    }
+    m.tied_embeddings = f.boolean("tie_word_embeddings").value_or(gpt2_like);
+}
+
+// MoE: Mixtral (num_local_experts), Qwen-MoE (num_experts), DeepSeek (n_routed_experts).
+void read_experts(Required& req, const FieldSource& f, const std::string& origin, ModelArch& m) {
+    m.experts = opt_int(f, origin, {"num_local_experts", "num_experts", "n_routed_experts"}, 0, kExpertsRule);
+    if (m.experts <= 0) return;
+    m.experts_per_token = opt_int(f, origin, {"num_experts_per_tok", "top_k"}, 0, kTopKRule);
+    if (m.experts_per_token == 0) req.missing.emplace_back("num_experts_per_tok");
+    m.moe_intermediate = opt_int(f, origin, {"moe_intermediate_size"}, m.intermediate, kSizeRule);
+    m.shared_experts = opt_int(f, origin, {"n_shared_experts"}, 0, kExpertsRule);
+    m.shared_intermediate = opt_int(f, origin, {"shared_expert_intermediate_size"}, 0);
+    if (m.shared_intermediate > 0 && m.shared_experts == 0) m.shared_experts = 1;
+    m.first_dense_layers = opt_int(f, origin, {"first_k_dense_replace"}, 0);
+    m.router_bias = m.model_type == "deepseek_v3";
+}
+
+// Head sizes: multi-head latent attention states its own; otherwise head_dim or hidden / heads.
+void read_head_dims(Required& req, const FieldSource& f, const std::string& origin, ModelArch& m) {
+    m.kv_lora_rank = opt_int(f, origin, {"kv_lora_rank"}, 0);
+    if (m.kv_lora_rank > 0) {
+        m.q_lora_rank = opt_int(f, origin, {"q_lora_rank"}, 0);
+        m.qk_nope_head_dim = req.integer({"qk_nope_head_dim"}, kHeadDimRule);
+        m.qk_rope_head_dim = req.integer({"qk_rope_head_dim"}, kHeadDimRule);
+        m.v_head_dim = req.integer({"v_head_dim"}, kHeadDimRule);
+        m.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
+    }
+    if (m.heads > 0 && m.head_dim == 0)
+        m.head_dim = opt_int(f, origin, {"head_dim"}, std::max<std::int64_t>(1, m.hidden / m.heads), kHeadDimRule);
+}
+
+// Sliding windows: Mistral sets sliding_window; Qwen2 only uses it when use_sliding_window is
+// true, and then only above max_window_layers.
+void read_sliding_window(const FieldSource& f, const std::string& origin, ModelArch& m) {
+    const std::string& t = m.model_type;
+    const bool qwen2 = t == "qwen2" || t == "qwen2_moe";
+    auto w = whole_field(f, origin, {"sliding_window"}, kWindowRule);
+    if (!w || *w <= 0) return;
+    if (!f.boolean("use_sliding_window").value_or(!qwen2)) return;
+    m.sliding_window = *w;
+    std::int64_t from = opt_int(f, origin, {"max_window_layers"}, 0);
+    m.sliding_layers = qwen2 ? std::max<std::int64_t>(0, m.layers - from) : m.layers;
+}
+
+// One error naming every absent required field, then the fields that contradict each other.
+void check_consistent(const Required& req, const std::string& origin, const ModelArch& m) {
+    if (!req.missing.empty()) {
+        std::string list;
+        for (auto& s : req.missing) list += (list.empty() ? "" : ", ") + s;
+        throw input_error(origin + ": config is missing " + list,
+                          "add the field(s) from the model's config.json, or use --params for a bare count");
+    }
+    if (m.kv_heads == 0 || m.heads % m.kv_heads != 0)
+        throw input_error(origin + ": num_key_value_heads (" + std::to_string(m.kv_heads) +
+                          ") must divide num_attention_heads (" + std::to_string(m.heads) + ")",
+                          kConfigAdvice);
+    if (m.experts > 0 && m.experts_per_token > m.experts)
+        throw input_error(origin + ": num_experts_per_tok is larger than the number of experts", kConfigAdvice);
+    if (m.first_dense_layers > m.layers)
+        throw input_error(origin + ": first_k_dense_replace (" + std::to_string(m.first_dense_layers) +
+                              ") is larger than num_hidden_layers (" + std::to_string(m.layers) + ")",
+                          kConfigAdvice);
+}
+
+// The parameter count, bounded in floating point with every product model_arch forms, must
+// stay far inside 64-bit integers (each field alone is in range; their products may not be).
+void check_plausible_size(const std::string& origin, const ModelArch& m) {
+    const double h = double(m.hidden), heads = double(m.heads), hd = double(m.head_dim);
+    const double qk = double(m.qk_nope_head_dim + m.qk_rope_head_dim), heads_qk = heads * qk;
+    const double attn = 2 * h * heads * hd + 2 * h * double(m.kv_heads) * hd + double(m.q_lora_rank) * (h + heads_qk) +
+                        h * heads_qk + h * double(m.kv_lora_rank + m.qk_rope_head_dim) +
+                        double(m.kv_lora_rank) * heads * double(m.qk_nope_head_dim + m.v_head_dim) +
+                        heads * double(m.v_head_dim) * h;
+    const double ffn = 3 * h * double(m.intermediate) + 3 * h * double(m.experts) * double(m.moe_intermediate) +
+                       3 * h * double(m.shared_experts) * double(std::max(m.shared_intermediate, m.moe_intermediate)) +
+                       h * double(m.experts);
+    const double embeddings = 2 * double(m.vocab) * h + double(m.type_vocab) * h +
+                              (m.learned_positions ? double(m.max_positions) * h : 0.0);
+    const double estimate = double(m.layers) * (attn + ffn + 4 * h) + embeddings;
+    if (estimate > 1e15)
+        throw input_error(origin + ": the config describes an implausibly large model (~" +
+                          format_number(estimate / 1e12) + " trillion parameters)",
+                          kConfigAdvice);
+}
+
 ModelArch arch_at_depth(const FieldSource& f, const std::string& origin, int depth) {
     ModelArch m;
     Required req{f, origin, {}};
@@ -176,116 +308,16 @@ ModelArch arch_at_depth(const FieldSource& f, const std::string& origin, int dep
             throw input_error(origin + ": a fixed model needs num_parameters > 0", kConfigAdvice);
         return m;
     }
-    const std::string& t = m.model_type;
-    bool gpt2 = t == "gpt2";
-    bool bert = t == "bert" || t == "roberta" || t == "xlm-roberta";
-
-    m.hidden = req.integer({"hidden_size", "n_embd", "d_model"});
-    m.layers = req.integer({"num_hidden_layers", "n_layer", "num_layers"});
-    m.heads = req.integer({"num_attention_heads", "n_head"});
-    m.vocab = req.integer({"vocab_size"}, kVocabRule);
-    m.kv_heads = opt_int(f, origin, {"num_key_value_heads", "n_head_kv", "num_kv_heads"}, m.heads, kSizeRule);
-    if (f.boolean("multi_query").value_or(false)) m.kv_heads = 1;  // GPTBigCode
-    m.max_positions = opt_int(f, origin, {"max_position_embeddings", "n_positions", "n_ctx"}, 0, kPositionsRule);
-
-    if (gpt2 || bert || t == "gpt_bigcode" || t == "gpt_neox" || t == "opt" || t == "phi") {
-        m.norm = NormKind::LayerNorm;
-        m.mlp = MlpKind::Plain;
-        m.qkv_bias = m.o_bias = m.mlp_bias = true;
-        m.dropout = 0.1;
-    }
-    if (gpt2 || t == "gpt_bigcode") m.learned_positions = true;
-    if (bert) {
-        m.encoder = true;
-        m.learned_positions = true;
-        m.type_vocab = opt_int(f, origin, {"type_vocab_size"}, 2, kTypeVocabRule);
-        m.pooler = true;
-        m.embedding_norm = true;
-    }
-    if (t == "qwen2" || t == "qwen2_moe") m.qkv_bias = true;
-    if (auto b = f.boolean("attention_bias")) m.qkv_bias = m.o_bias = *b;
-    if (auto b = f.boolean("mlp_bias")) m.mlp_bias = *b;
-    if (auto d = number_field(f, origin, "attention_dropout", kDropoutRule)) m.dropout = std::max(m.dropout, *d);
-    if (auto d = number_field(f, origin, "hidden_dropout_prob", kDropoutRule)) m.dropout = *d;
-
-    std::int64_t dflt_inter = (gpt2 || t == "gpt_bigcode") ? 4 * m.hidden : -1;
-    m.intermediate = opt_int(f, origin, {"intermediate_size", "n_inner", "ffn_dim"}, dflt_inter, kSizeRule);
-    if (m.intermediate < 0) {
-        req.missing.emplace_back("intermediate_size");
-        m.intermediate = 0;
-    }
-    m.tied_embeddings = f.boolean("tie_word_embeddings").value_or(gpt2 || t == "gpt_bigcode");
-
-    // MoE: Mixtral (num_local_experts), Qwen-MoE (num_experts), DeepSeek (n_routed_experts).
-    m.experts = opt_int(f, origin, {"num_local_experts", "num_experts", "n_routed_experts"}, 0, kExpertsRule);
-    if (m.experts > 0) {
-        m.experts_per_token = opt_int(f, origin, {"num_experts_per_tok", "top_k"}, 0, kTopKRule);
-        if (m.experts_per_token == 0) req.missing.emplace_back("num_experts_per_tok");
-        m.moe_intermediate = opt_int(f, origin, {"moe_intermediate_size"}, m.intermediate, kSizeRule);
-        m.shared_experts = opt_int(f, origin, {"n_shared_experts"}, 0, kExpertsRule);
-        m.shared_intermediate = opt_int(f, origin, {"shared_expert_intermediate_size"}, 0);
-        if (m.shared_intermediate > 0 && m.shared_experts == 0) m.shared_experts = 1;
-        m.first_dense_layers = opt_int(f, origin, {"first_k_dense_replace"}, 0);
-        m.router_bias = t == "deepseek_v3";
-    }
-    // Multi-head latent attention.
-    m.kv_lora_rank = opt_int(f, origin, {"kv_lora_rank"}, 0);
-    if (m.kv_lora_rank > 0) {
-        m.q_lora_rank = opt_int(f, origin, {"q_lora_rank"}, 0);
-        m.qk_nope_head_dim = req.integer({"qk_nope_head_dim"}, kHeadDimRule);
-        m.qk_rope_head_dim = req.integer({"qk_rope_head_dim"}, kHeadDimRule);
-        m.v_head_dim = req.integer({"v_head_dim"}, kHeadDimRule);
-        m.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
-    }
-    if (m.heads > 0 && m.head_dim == 0)
-        m.head_dim = opt_int(f, origin, {"head_dim"}, std::max<std::int64_t>(1, m.hidden / m.heads), kHeadDimRule);
-
-    // Sliding windows: Mistral sets sliding_window; Qwen2 only uses it when use_sliding_window is
-    // true, and then only above max_window_layers.
-    if (auto w = whole_field(f, origin, {"sliding_window"}, kWindowRule); w && *w > 0) {
-        bool used = f.boolean("use_sliding_window").value_or(t != "qwen2" && t != "qwen2_moe");
-        if (used) {
-            m.sliding_window = *w;
-            std::int64_t from = opt_int(f, origin, {"max_window_layers"}, 0);
-            m.sliding_layers = (t == "qwen2" || t == "qwen2_moe") ? std::max<std::int64_t>(0, m.layers - from) : m.layers;
-        }
-    }
+    // The order of the reads is the order fields are checked in, so the first bad one is reported.
+    read_core_sizes(req, f, origin, m);
+    read_layer_options(f, origin, m);
+    read_ffn(req, f, origin, m);
+    read_experts(req, f, origin, m);
+    read_head_dims(req, f, origin, m);
+    read_sliding_window(f, origin, m);
     read_quantization(f, origin, m);
-
-    if (!req.missing.empty()) {
-        std::string list;
-        for (auto& s : req.missing) list += (list.empty() ? "" : ", ") + s;
-        throw input_error(origin + ": config is missing " + list,
-                          "add the field(s) from the model's config.json, or use --params for a bare count");
-    }
-    if (m.kv_heads == 0 || m.heads % m.kv_heads != 0)
-        throw input_error(origin + ": num_key_value_heads (" + std::to_string(m.kv_heads) +
-                          ") must divide num_attention_heads (" + std::to_string(m.heads) + ")",
-                          kConfigAdvice);
-    if (m.experts > 0 && m.experts_per_token > m.experts)
-        throw input_error(origin + ": num_experts_per_tok is larger than the number of experts", kConfigAdvice);
-    if (m.first_dense_layers > m.layers)
-        throw input_error(origin + ": first_k_dense_replace (" + std::to_string(m.first_dense_layers) +
-                              ") is larger than num_hidden_layers (" + std::to_string(m.layers) + ")",
-                          kConfigAdvice);
-    // The parameter count, bounded in floating point with every product model_arch forms, must
-    // stay far inside 64-bit integers (each field alone is in range; their products may not be).
-    const double h = double(m.hidden), heads = double(m.heads), hd = double(m.head_dim);
-    const double qk = double(m.qk_nope_head_dim + m.qk_rope_head_dim), heads_qk = heads * qk;
-    const double attn = 2 * h * heads * hd + 2 * h * double(m.kv_heads) * hd + double(m.q_lora_rank) * (h + heads_qk) +
-                        h * heads_qk + h * double(m.kv_lora_rank + m.qk_rope_head_dim) +
-                        double(m.kv_lora_rank) * heads * double(m.qk_nope_head_dim + m.v_head_dim) +
-                        heads * double(m.v_head_dim) * h;
-    const double ffn = 3 * h * double(m.intermediate) + 3 * h * double(m.experts) * double(m.moe_intermediate) +
-                       3 * h * double(m.shared_experts) * double(std::max(m.shared_intermediate, m.moe_intermediate)) +
-                       h * double(m.experts);
-    const double embeddings = 2 * double(m.vocab) * h + double(m.type_vocab) * h +
-                              (m.learned_positions ? double(m.max_positions) * h : 0.0);
-    const double estimate = double(m.layers) * (attn + ffn + 4 * h) + embeddings;
-    if (estimate > 1e15)
-        throw input_error(origin + ": the config describes an implausibly large model (~" +
-                          format_number(estimate / 1e12) + " trillion parameters)",
-                          kConfigAdvice);
+    check_consistent(req, origin, m);
+    check_plausible_size(origin, m);
     return m;
 }
 

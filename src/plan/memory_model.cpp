@@ -112,93 +112,104 @@ void plan_inference(const ModelArch& m, const Workload& w, MemoryPlan& p) {
                                         std::min<std::int64_t>(w.batch * w.seq, w.prefill_chunk)));
 }
 
-void plan_training(const ModelArch& m, const Workload& w, MemoryPlan& p) {
-    const int tp = std::max(1, w.tp);
-    if (p.gpus % tp != 0) throw usage_error(fmt::format("{} GPUs cannot hold tensor-parallel degree {}", p.gpus, tp),
-                                            "make --gpus a multiple of --tp");
-    const int dp = p.gpus / tp;
-    const double P = double(p.params) / tp;  // parameters each tensor-parallel rank owns
-    const bool adapters = w.task == Task::Lora || w.task == Task::Qlora;
-    const Recipe& r = find_recipe(adapters ? "mixed-adamw" : w.recipe);
-    double e = r.activation_bytes;
-
-    if (adapters) {
-        if (m.is_fixed()) throw usage_error("LoRA needs a transformer's shapes", "use --model or --config, not a fixed model");
-        p.zero_stage = dp > 1 ? 3 : 0;  // FSDP shards the frozen base across data-parallel ranks
-        std::int64_t lin = linear_params(m);
-        double base;
-        std::string how;
-        if (w.task == Task::Qlora) {
-            base = double(lin) * kNf4DqBits / 8 + double(p.params - lin) * 2;
-            how = fmt::format("{} linear weights × NF4+double-quant {:.3f} bits + {} others × 2 B", lin, kNf4DqBits,
-                              p.params - lin);
-        } else {
-            base = double(p.params) * 2;
-            how = fmt::format("{} frozen params × 2 B (bf16)", p.params);
-        }
-        add(p, "weights", "frozen base weights", base / p.gpus, how + (p.gpus > 1 ? fmt::format(" ÷ {}", p.gpus) : ""));
-        if (dp > 1)
-            add(p, "gather_buffer", "FSDP gather buffers", 2.0 * 2.0 * double(largest_layer_params(m)) / tp,
-                "2 prefetched largest layers × 2 B");
-        p.trainable_params = lora_params(m, w);
-        double T = double(p.trainable_params) / p.gpus;
-        // Adapters in fp32 (PEFT upcasts them) with fp32 gradients and AdamW m, v.
-        add(p, "lora_weights", "LoRA adapter weights", T * 4, fmt::format("{} trainable × 4 B (fp32)", p.trainable_params));
-        add(p, "gradients", "gradients", T * 4, "trainable × 4 B");
-        add(p, "optimizer", "optimizer (AdamW)", T * 8, "trainable × 8 B (m, v)");
-        p.bytes_per_param = w.task == Task::Qlora ? kNf4DqBits / 8 : 2;
-        p.bytes_per_param_how = fmt::format("{:.3f} B per frozen parameter + 16 B per trainable one", p.bytes_per_param);
+// LoRA/QLoRA: a frozen (possibly NF4) base, FSDP-sharded across data-parallel ranks, plus fp32
+// adapters with their gradients and AdamW state.
+void plan_adapters(const ModelArch& m, const Workload& w, MemoryPlan& p, int tp, int dp) {
+    if (m.is_fixed()) throw usage_error("LoRA needs a transformer's shapes", "use --model or --config, not a fixed model");
+    p.zero_stage = dp > 1 ? 3 : 0;  // FSDP shards the frozen base across data-parallel ranks
+    std::int64_t lin = linear_params(m);
+    double base;
+    std::string how;
+    if (w.task == Task::Qlora) {
+        base = double(lin) * kNf4DqBits / 8 + double(p.params - lin) * 2;
+        how = fmt::format("{} linear weights × NF4+double-quant {:.3f} bits + {} others × 2 B", lin, kNf4DqBits,
+                          p.params - lin);
     } else {
-        p.trainable_params = p.params;
-        int stage = w.zero_stage.value_or(dp > 1 ? 3 : 0);
-        if (stage < 0 || stage > 3) throw usage_error("--zero must be 0, 1, 2 or 3", "2 shards gradients and optimizer, 3 also the weights");
-        if ((w.offload_optimizer || w.offload_params) && stage == 0)
-            throw usage_error("offload needs ZeRO", "add --zero 2 or --zero 3");
-        if (w.offload_params && stage != 3) throw usage_error("--offload-params needs --zero 3", "add --zero 3, or offload only the optimizer with --offload-optimizer");
-        p.zero_stage = stage;
-        p.bytes_per_param = r.bytes_per_param();
-        p.bytes_per_param_how = fmt::format("{}: {} weights + {} gradients + {} optimizer = {} B per parameter",
-                                            r.key, r.weight_bytes, r.grad_bytes, r.optimizer_bytes, r.bytes_per_param());
-        std::int64_t Pi = std::int64_t(P);
-        std::int64_t L = largest_layer_params(m) / tp;
-        if (stage >= 1 && r.key == "mixed-adamw") {
-            // DeepSpeed's estimators, itemized: their totals are what DeepSpeed prints.
-            if (stage <= 2) {
-                ZeroEstimate z = deepspeed_zero2_estimate(Pi, dp, 1, w.offload_optimizer);
-                add(p, "weights", "weights (bf16)", 2 * P, "2 B × params");
-                if (!w.offload_optimizer) {
-                    add(p, "gradients", "gradients (bf16)", 2 * P, "2 B × params");
-                    add(p, "optimizer", "optimizer (fp32 master, m, v, fp32 grads)", double(z.gpu_bytes) - 4 * P,
-                        fmt::format("16 B × params ÷ {} GPUs", dp));
-                }
-                p.cpu_bytes = double(z.cpu_bytes);
-                p.notes.push_back(fmt::format("ZeRO-{} model states = DeepSpeed estimate_zero2_model_states_mem_needs: {}",
-                                              stage, gib(double(z.gpu_bytes))));
-            } else {
-                ZeroEstimate z = deepspeed_zero3_estimate(Pi, L, dp, 1, w.offload_optimizer, w.offload_params);
-                add(p, "gather_buffer", "largest layer, gathered (fp32)", double(z.largest_layer_bytes),
-                    fmt::format("4 B × {} (largest layer)", L));
-                if (!w.offload_params) {
-                    add(p, "weights", "weights shard (bf16)", 2 * P / dp, fmt::format("2 B × params ÷ {}", dp));
-                    if (!w.offload_optimizer) {
-                        double rest = double(z.gpu_bytes) - double(z.largest_layer_bytes) - 2 * P / dp;
-                        add(p, "gradients", "gradients shard (bf16)", 2 * P / dp, fmt::format("2 B × params ÷ {}", dp));
-                        add(p, "optimizer", "optimizer shard (fp32 master, m, v + buffers)", rest - 2 * P / dp,
-                            fmt::format("14 B × params ÷ {}", dp));
-                    }
-                }
-                p.cpu_bytes = double(z.cpu_bytes);
-                p.notes.push_back(fmt::format("ZeRO-3 model states = DeepSpeed estimate_zero3_model_states_mem_needs: {}",
-                                              gib(double(z.gpu_bytes))));
-            }
-        } else {
-            double ws = stage == 3 ? dp : 1, gs = stage >= 2 ? dp : 1, os = stage >= 1 ? dp : 1;
-            add(p, "weights", "weights", r.weight_bytes * P / ws, fmt::format("{} B × params{}", r.weight_bytes, ws > 1 ? fmt::format(" ÷ {}", dp) : ""));
-            add(p, "gradients", "gradients", r.grad_bytes * P / gs, fmt::format("{} B × params{}", r.grad_bytes, gs > 1 ? fmt::format(" ÷ {}", dp) : ""));
-            add(p, "optimizer", "optimizer", r.optimizer_bytes * P / os, fmt::format("{} B × params{}", r.optimizer_bytes, os > 1 ? fmt::format(" ÷ {}", dp) : ""));
-            if (stage == 3) add(p, "gather_buffer", "gather buffers", 2.0 * r.weight_bytes * double(L), "2 prefetched largest layers");
+        base = double(p.params) * 2;
+        how = fmt::format("{} frozen params × 2 B (bf16)", p.params);
+    }
+    add(p, "weights", "frozen base weights", base / p.gpus, how + (p.gpus > 1 ? fmt::format(" ÷ {}", p.gpus) : ""));
+    if (dp > 1)
+        add(p, "gather_buffer", "FSDP gather buffers", 2.0 * 2.0 * double(largest_layer_params(m)) / tp,
+            "2 prefetched largest layers × 2 B");
+    p.trainable_params = lora_params(m, w);
+    double T = double(p.trainable_params) / p.gpus;
+    // Adapters in fp32 (PEFT upcasts them) with fp32 gradients and AdamW m, v.
+    add(p, "lora_weights", "LoRA adapter weights", T * 4, fmt::format("{} trainable × 4 B (fp32)", p.trainable_params));
+    add(p, "gradients", "gradients", T * 4, "trainable × 4 B");
+    add(p, "optimizer", "optimizer (AdamW)", T * 8, "trainable × 8 B (m, v)");
+    p.bytes_per_param = w.task == Task::Qlora ? kNf4DqBits / 8 : 2;
+    p.bytes_per_param_how = fmt::format("{:.3f} B per frozen parameter + 16 B per trainable one", p.bytes_per_param);
+}
+
+// ZeRO-1/2 with mixed-precision AdamW, itemized so the total is what DeepSpeed's estimator prints.
+void add_zero2_states(const Workload& w, MemoryPlan& p, int stage, double P, int dp) {
+    ZeroEstimate z = deepspeed_zero2_estimate(std::int64_t(P), dp, 1, w.offload_optimizer);
+    add(p, "weights", "weights (bf16)", 2 * P, "2 B × params");
+    if (!w.offload_optimizer) {
+        add(p, "gradients", "gradients (bf16)", 2 * P, "2 B × params");
+        add(p, "optimizer", "optimizer (fp32 master, m, v, fp32 grads)", double(z.gpu_bytes) - 4 * P,
+            fmt::format("16 B × params ÷ {} GPUs", dp));
+    }
+    p.cpu_bytes = double(z.cpu_bytes);
+    p.notes.push_back(fmt::format("ZeRO-{} model states = DeepSpeed estimate_zero2_model_states_mem_needs: {}",
+                                  stage, gib(double(z.gpu_bytes))));
+}
+
+// ZeRO-3 with mixed-precision AdamW, itemized the same way; L is the largest layer per TP rank.
+void add_zero3_states(const Workload& w, MemoryPlan& p, double P, std::int64_t L, int dp) {
+    ZeroEstimate z = deepspeed_zero3_estimate(std::int64_t(P), L, dp, 1, w.offload_optimizer, w.offload_params);
+    add(p, "gather_buffer", "largest layer, gathered (fp32)", double(z.largest_layer_bytes),
+        fmt::format("4 B × {} (largest layer)", L));
+    if (!w.offload_params) {
+        add(p, "weights", "weights shard (bf16)", 2 * P / dp, fmt::format("2 B × params ÷ {}", dp));
+        if (!w.offload_optimizer) {
+            double rest = double(z.gpu_bytes) - double(z.largest_layer_bytes) - 2 * P / dp;
+            add(p, "gradients", "gradients shard (bf16)", 2 * P / dp, fmt::format("2 B × params ÷ {}", dp));
+            add(p, "optimizer", "optimizer shard (fp32 master, m, v + buffers)", rest - 2 * P / dp,
+                fmt::format("14 B × params ÷ {}", dp));
         }
     }
+    p.cpu_bytes = double(z.cpu_bytes);
+    p.notes.push_back(fmt::format("ZeRO-3 model states = DeepSpeed estimate_zero3_model_states_mem_needs: {}",
+                                  gib(double(z.gpu_bytes))));
+}
+
+// Any other recipe or stage 0: the recipe's bytes per parameter, each part divided by the ranks
+// its ZeRO stage shards it over.
+void add_recipe_states(const Recipe& r, MemoryPlan& p, int stage, double P, std::int64_t L, int dp) {
+    double ws = stage == 3 ? dp : 1, gs = stage >= 2 ? dp : 1, os = stage >= 1 ? dp : 1;
+    add(p, "weights", "weights", r.weight_bytes * P / ws, fmt::format("{} B × params{}", r.weight_bytes, ws > 1 ? fmt::format(" ÷ {}", dp) : ""));
+    add(p, "gradients", "gradients", r.grad_bytes * P / gs, fmt::format("{} B × params{}", r.grad_bytes, gs > 1 ? fmt::format(" ÷ {}", dp) : ""));
+    add(p, "optimizer", "optimizer", r.optimizer_bytes * P / os, fmt::format("{} B × params{}", r.optimizer_bytes, os > 1 ? fmt::format(" ÷ {}", dp) : ""));
+    if (stage == 3) add(p, "gather_buffer", "gather buffers", 2.0 * r.weight_bytes * double(L), "2 prefetched largest layers");
+}
+
+// Full training: check the ZeRO/offload options, then the model states of the recipe.
+void plan_full(const ModelArch& m, const Workload& w, MemoryPlan& p, const Recipe& r, int tp, int dp) {
+    const double P = double(p.params) / tp;  // parameters each tensor-parallel rank owns
+    p.trainable_params = p.params;
+    int stage = w.zero_stage.value_or(dp > 1 ? 3 : 0);
+    if (stage < 0 || stage > 3) throw usage_error("--zero must be 0, 1, 2 or 3", "2 shards gradients and optimizer, 3 also the weights");
+    if ((w.offload_optimizer || w.offload_params) && stage == 0)
+        throw usage_error("offload needs ZeRO", "add --zero 2 or --zero 3");
+    if (w.offload_params && stage != 3) throw usage_error("--offload-params needs --zero 3", "add --zero 3, or offload only the optimizer with --offload-optimizer");
+    p.zero_stage = stage;
+    p.bytes_per_param = r.bytes_per_param();
+    p.bytes_per_param_how = fmt::format("{}: {} weights + {} gradients + {} optimizer = {} B per parameter",
+                                        r.key, r.weight_bytes, r.grad_bytes, r.optimizer_bytes, r.bytes_per_param());
+    std::int64_t L = largest_layer_params(m) / tp;
+    // DeepSpeed's estimators model mixed-precision AdamW only.
+    if (stage >= 1 && r.key == "mixed-adamw") {
+        if (stage <= 2) add_zero2_states(w, p, stage, P, dp);
+        else add_zero3_states(w, p, P, L, dp);
+    } else {
+        add_recipe_states(r, p, stage, P, L, dp);
+    }
+}
+
+// Activations and logits at `e` bytes per value; a bare parameter count has no shapes to model.
+void add_training_activations(const ModelArch& m, const Workload& w, MemoryPlan& p, double e) {
     if (m.is_fixed()) {
         if (!w.activations_gib)
             p.notes.push_back("activations of " + m.name + " are not modelled: give --activations-gib for the batch");
@@ -213,6 +224,19 @@ void plan_training(const ModelArch& m, const Workload& w, MemoryPlan& p) {
                     w.checkpointing ? ", block inputs + one block" : "", w.flash_attention ? "" : ", eager attention"));
     if (a.logits_bytes > 0)
         add(p, "logits", "logits + fp32 loss copy", a.logits_bytes, fmt::format("tokens × vocab {} × {} B", m.vocab, e + 4));
+}
+
+void plan_training(const ModelArch& m, const Workload& w, MemoryPlan& p) {
+    const int tp = std::max(1, w.tp);
+    if (p.gpus % tp != 0) throw usage_error(fmt::format("{} GPUs cannot hold tensor-parallel degree {}", p.gpus, tp),
+                                            "make --gpus a multiple of --tp");
+    const int dp = p.gpus / tp;
+    const bool adapters = w.task == Task::Lora || w.task == Task::Qlora;
+    // Adapters ignore --recipe: the mixed-precision recipe gives their activation bytes.
+    const Recipe& r = find_recipe(adapters ? "mixed-adamw" : w.recipe);
+    if (adapters) plan_adapters(m, w, p, tp, dp);
+    else plan_full(m, w, p, r, tp, dp);
+    add_training_activations(m, w, p, r.activation_bytes);
 }
 
 }  // namespace

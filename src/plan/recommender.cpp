@@ -46,51 +46,60 @@ CardRates rates_for(const GpuSpec& g, const Scenario& sc, const std::map<std::st
     }
     return r;
 }
-}  // namespace
-
-Recommendation recommend(const ModelArch& m, const Workload& w, const SpecDb& db, const Scenario& sc,
-                         const SpeedAssumptions& a, const std::map<std::string, MeasuredRates>& measured,
-                         const PriceTable* prices, int max_cards) {
-    Recommendation rec;
+// Card counts tried: the one asked for, else powers of two up to the limit.
+std::vector<int> candidate_counts(const Workload& w, int max_cards) {
     std::vector<int> counts;
     if (w.gpus) counts = {*w.gpus};
     else
         for (int n = 1; n <= max_cards; n *= 2) counts.push_back(n);
-    double max_vram = 0, max_tf = 0, max_bw = 0;
-    for (auto& g : db.all()) {
-        SkuRow row;
-        row.spec = &g;
-        row.usable_gib = g.memory_size_gib * w.engine_memory_fraction;
-        row.has_nvlink = g.nvlink_generation.has_value();
-        for (int n : counts) {
-            if (n % std::max(1, w.tp) != 0) continue;
-            MemoryPlan p = plan_memory(m, w, n);
-            if (p.need_per_gpu <= row.usable_gib * kGiB) {
-                row.cards = n;
-                row.plan = p;
-                break;
-            }
+    return counts;
+}
+
+// Sharded weights or tensor parallelism exchange data every layer: NVLink, not PCIe.
+bool needs_nvlink(int cards, const Workload& w, int zero_stage) {
+    return cards > 1 && (w.task == Task::Inference || zero_stage == 3 || w.tp > 1);
+}
+
+// The fewest of `counts` cards of `g` that hold the job, with its speed and cost on them.
+SkuRow fit_sku(const GpuSpec& g, const ModelArch& m, const Workload& w, const std::vector<int>& counts,
+               const CardRates& r, const SpeedAssumptions& a, const PriceTable* prices) {
+    SkuRow row;
+    row.spec = &g;
+    row.usable_gib = g.memory_size_gib * w.engine_memory_fraction;
+    row.has_nvlink = g.nvlink_generation.has_value();
+    for (int n : counts) {
+        if (n % std::max(1, w.tp) != 0) continue;
+        MemoryPlan p = plan_memory(m, w, n);
+        if (p.need_per_gpu <= row.usable_gib * kGiB) {
+            row.cards = n;
+            row.plan = p;
+            break;
         }
-        CardRates r = rates_for(g, sc, measured);
-        row.rates_source = r.source;
-        if (row.plan) {
-            // Sharded weights or tensor parallelism exchange data every layer: NVLink, not PCIe.
-            row.nvlink_needed = *row.cards > 1 && (w.task == Task::Inference || row.plan->zero_stage == 3 || w.tp > 1);
-            row.speed = estimate_speed(m, w, *row.plan, r, a);
-            if (prices && row.speed.hours_for_budget)
-                if (auto it = prices->per_card_hour.find(g.key); it != prices->per_card_hour.end())
-                    row.cost = it->second * *row.cards * *row.speed.hours_for_budget;
-        }
-        max_vram = std::max(max_vram, g.memory_size_gib);
-        max_tf = std::max(max_tf, r.tflops.value_or(0));
-        max_bw = std::max(max_bw, r.bandwidth_gbps.value_or(0));
-        rec.rows.push_back(std::move(row));
     }
+    row.rates_source = r.source;
+    if (row.plan) {
+        row.nvlink_needed = needs_nvlink(*row.cards, w, row.plan->zero_stage);
+        row.speed = estimate_speed(m, w, *row.plan, r, a);
+        if (prices && row.speed.hours_for_budget)
+            if (auto it = prices->per_card_hour.find(g.key); it != prices->per_card_hour.end())
+                row.cost = it->second * *row.cards * *row.speed.hours_for_budget;
+    }
+    return row;
+}
+
+// The largest figure of each kind over the database: scores are fractions of these.
+struct Maxima {
+    double vram = 0, tflops = 0, bandwidth = 0;
+};
+
+// Weighted share of the best card's capacity, compute and bandwidth, per card used.
+void score_rows(Recommendation& rec, const Scenario& sc, const std::map<std::string, MeasuredRates>& measured,
+                const Maxima& max) {
     for (auto& row : rec.rows) {
         CardRates r = rates_for(*row.spec, sc, measured);
-        row.score = sc.w_vram * row.spec->memory_size_gib / std::max(1.0, max_vram) +
-                    sc.w_compute * r.tflops.value_or(0) / std::max(1.0, max_tf) +
-                    sc.w_bandwidth * r.bandwidth_gbps.value_or(0) / std::max(1.0, max_bw);
+        row.score = sc.w_vram * row.spec->memory_size_gib / std::max(1.0, max.vram) +
+                    sc.w_compute * r.tflops.value_or(0) / std::max(1.0, max.tflops) +
+                    sc.w_bandwidth * r.bandwidth_gbps.value_or(0) / std::max(1.0, max.bandwidth);
         if (row.cards) {
             rec.any_fits = true;
             row.score /= *row.cards;  // fewer cards for the same job is better
@@ -100,6 +109,82 @@ Recommendation recommend(const ModelArch& m, const Workload& w, const SpecDb& db
         if (x.cards.has_value() != y.cards.has_value()) return x.cards.has_value();
         return x.score > y.score;
     });
+}
+
+// The asked count holds nothing: the fewest cards that would, best-ranked SKU on ties.
+std::optional<std::string> fewest_cards_idea(const Recommendation& rec, const ModelArch& m, const Workload& w,
+                                             int max_cards) {
+    Workload free = w;
+    free.gpus.reset();
+    std::optional<int> best_n;
+    const SkuRow* best = nullptr;
+    for (auto& row : rec.rows)
+        for (int n = 1; n <= max_cards && (!best_n || n < *best_n); n *= 2) {
+            if (n % std::max(1, w.tp) != 0) continue;
+            if (plan_memory(m, free, n).need_per_gpu <= row.usable_gib * kGiB) {
+                best_n = n;
+                best = &row;
+                break;
+            }
+        }
+    if (!best) return std::nullopt;
+    // Spelled out, not needs_nvlink(): the plan is redone only when its stage decides.
+    bool shards = *best_n > 1 && (w.task == Task::Inference || plan_memory(m, free, *best_n).zero_stage == 3 || w.tp > 1);
+    return fmt::format("{}× {}{}", *best_n, best->spec->name, shards ? " with NVLink" : "");
+}
+
+// A lighter method on the smallest single card that holds it: int4 weights for inference,
+// QLoRA with checkpointing for training (not for a bare parameter count, which has no shapes).
+std::optional<std::string> lighter_idea(const ModelArch& m, const Workload& w, const SpecDb& db) {
+    if (w.task != Task::FullFinetune && w.task != Task::Lora && w.task != Task::Pretrain && w.task != Task::Inference)
+        return std::nullopt;
+    Workload lighter = w;
+    lighter.gpus = 1;
+    if (m.is_fixed() && w.task != Task::Inference) return std::nullopt;
+    std::string what;
+    if (w.task == Task::Inference) { lighter.weight_dtype = "int4"; what = "int4 weights"; }
+    else { lighter.task = Task::Qlora; lighter.checkpointing = true; what = "QLoRA"; }
+    const GpuSpec* best = nullptr;
+    for (auto& g : db.all()) {
+        MemoryPlan p = plan_memory(m, lighter, 1);
+        if (p.need_per_gpu <= g.memory_size_gib * w.engine_memory_fraction * kGiB &&
+            (!best || g.memory_size_gib < best->memory_size_gib))
+            best = &g;
+    }
+    if (!best) return std::nullopt;
+    return fmt::format("{} on 1× {}", what, best->name);
+}
+
+std::string suggestion_text(const std::vector<std::string>& ideas, bool any_fits, int most_cards) {
+    if (!ideas.empty() && any_fits) {
+        std::string s = "fewest cards on the best-ranked GPU: " + ideas[0];
+        if (ideas.size() > 1) s += "; lighter: " + ideas[1];
+        return s;
+    }
+    if (!ideas.empty()) {
+        std::string s = "needs " + ideas[0];
+        for (std::size_t i = 1; i < ideas.size(); ++i) s += ", or " + ideas[i];
+        return s;
+    }
+    return fmt::format("nothing in the spec database fits within {} cards; shorten --seq, lower --batch, "
+                       "add --checkpointing or use --task qlora", most_cards);
+}
+}  // namespace
+
+Recommendation recommend(const ModelArch& m, const Workload& w, const SpecDb& db, const Scenario& sc,
+                         const SpeedAssumptions& a, const std::map<std::string, MeasuredRates>& measured,
+                         const PriceTable* prices, int max_cards) {
+    Recommendation rec;
+    const std::vector<int> counts = candidate_counts(w, max_cards);
+    Maxima max;
+    for (auto& g : db.all()) {
+        CardRates r = rates_for(g, sc, measured);
+        rec.rows.push_back(fit_sku(g, m, w, counts, r, a, prices));
+        max.vram = std::max(max.vram, g.memory_size_gib);
+        max.tflops = std::max(max.tflops, r.tflops.value_or(0));
+        max.bandwidth = std::max(max.bandwidth, r.bandwidth_gbps.value_or(0));
+    }
+    score_rows(rec, sc, measured, max);
     // What would make it fit: the best SKU's count, and a lighter method on one big card.
     std::vector<std::string> ideas;
     for (auto& row : rec.rows)
@@ -107,55 +192,10 @@ Recommendation recommend(const ModelArch& m, const Workload& w, const SpecDb& db
             ideas.push_back(fmt::format("{}× {}{}", *row.cards, row.spec->name, row.nvlink_needed ? " with NVLink" : ""));
             break;
         }
-    if (ideas.empty() && w.gpus) {
-        // The asked count holds nothing: the fewest cards that would, best-ranked SKU on ties.
-        std::optional<int> best_n;
-        const SkuRow* best = nullptr;
-        for (auto& row : rec.rows)
-            for (int n = 1; n <= max_cards && (!best_n || n < *best_n); n *= 2) {
-                if (n % std::max(1, w.tp) != 0) continue;
-                Workload free = w;
-                free.gpus.reset();
-                if (plan_memory(m, free, n).need_per_gpu <= row.usable_gib * kGiB) {
-                    best_n = n;
-                    best = &row;
-                    break;
-                }
-            }
-        if (best) {
-            Workload free = w;
-            free.gpus.reset();
-            bool shards = *best_n > 1 && (w.task == Task::Inference || plan_memory(m, free, *best_n).zero_stage == 3 || w.tp > 1);
-            ideas.push_back(fmt::format("{}× {}{}", *best_n, best->spec->name, shards ? " with NVLink" : ""));
-        }
-    }
-    if (w.task == Task::FullFinetune || w.task == Task::Lora || w.task == Task::Pretrain || w.task == Task::Inference) {
-        Workload lighter = w;
-        lighter.gpus = 1;
-        std::string what;
-        if (w.task == Task::Inference) { lighter.weight_dtype = "int4"; what = "int4 weights"; }
-        else { lighter.task = Task::Qlora; lighter.checkpointing = true; what = "QLoRA"; }
-        if (!m.is_fixed() || w.task == Task::Inference) {
-            const GpuSpec* best = nullptr;
-            for (auto& g : db.all()) {
-                MemoryPlan p = plan_memory(m, lighter, 1);
-                if (p.need_per_gpu <= g.memory_size_gib * w.engine_memory_fraction * kGiB &&
-                    (!best || g.memory_size_gib < best->memory_size_gib))
-                    best = &g;
-            }
-            if (best) ideas.push_back(fmt::format("{} on 1× {}", what, best->name));
-        }
-    }
-    if (!ideas.empty() && rec.any_fits) {
-        rec.suggestion = "fewest cards on the best-ranked GPU: " + ideas[0];
-        if (ideas.size() > 1) rec.suggestion += "; lighter: " + ideas[1];
-    } else if (!ideas.empty()) {
-        rec.suggestion = "needs " + ideas[0];
-        for (std::size_t i = 1; i < ideas.size(); ++i) rec.suggestion += ", or " + ideas[i];
-    } else {
-        rec.suggestion = fmt::format("nothing in the spec database fits within {} cards; shorten --seq, lower --batch, "
-                                     "add --checkpointing or use --task qlora", counts.back());
-    }
+    if (ideas.empty() && w.gpus)
+        if (auto idea = fewest_cards_idea(rec, m, w, max_cards)) ideas.push_back(*idea);
+    if (auto idea = lighter_idea(m, w, db)) ideas.push_back(*idea);
+    rec.suggestion = suggestion_text(ideas, rec.any_fits, counts.back());
     return rec;
 }
 
