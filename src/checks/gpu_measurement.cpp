@@ -52,8 +52,8 @@ void add_clocks(CheckResult& r, int index, std::string_view suffix) {
         if (why.empty()) s = dev->sample(kReadClocks | kReadThermal);
     }
     if (!why.empty()) s.clock_sm_mhz = s.clock_mem_mhz = s.temperature_c = Fact<int>::absent(why);
-    add("sm_clock_mhz", "SM clock during the run", "MHz", s.clock_sm_mhz);
-    add("mem_clock_mhz", "Memory clock during the run", "MHz", s.clock_mem_mhz);
+    add("sm_clock_mhz", "SM clock after the run", "MHz", s.clock_sm_mhz);
+    add("mem_clock_mhz", "Memory clock after the run", "MHz", s.clock_mem_mhz);
     add("temperature_c", "GPU temperature after the run", "C", s.temperature_c);
 }
 

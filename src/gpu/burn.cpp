@@ -299,7 +299,7 @@ void load_thread(GpuSession& s, Live& L, const BurnOptions& opt, const CublasLtA
                 if (auto r = fa.add(flops, ms)) {
                     std::lock_guard<std::mutex> lk(L.mu);
                     L.out.batch_t_s.push_back(now_s());
-                    L.out.batch_tflops.push_back(*r / 1e12);
+                    L.out.batch_throughput.push_back(*r / 1e12);
                     L.last_rate = *r / 1e12;
                 }
             }
@@ -312,7 +312,7 @@ void load_thread(GpuSession& s, Live& L, const BurnOptions& opt, const CublasLtA
                     L.gbps.push_back(*r / 1e9);
                     if (!fma && !gemm_load) {
                         L.out.batch_t_s.push_back(t);
-                        L.out.batch_tflops.push_back(*r / 1e9);
+                        L.out.batch_throughput.push_back(*r / 1e9);
                         L.last_rate = *r / 1e9;
                     }
                 }
@@ -507,9 +507,9 @@ std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt, con
         auto series = to_time_series(in.telemetry);
         for (auto& L : lives) {
             const auto& o = L->out;
-            if (!o.batch_tflops.empty())
+            if (!o.batch_throughput.empty())
                 series.push_back(TimeSeries{o.throughput_unit == "GB/s" ? "throughput_gbps" : "throughput_tflops",
-                                            o.throughput_unit, o.gpu, o.batch_t_s, o.batch_tflops});
+                                            o.throughput_unit, o.gpu, o.batch_t_s, o.batch_throughput});
             if (!L->gbps.empty() && o.throughput_unit != "GB/s")
                 series.push_back(TimeSeries{"memory_gbps", "GB/s", o.gpu, L->gbps_t_s, L->gbps});
         }

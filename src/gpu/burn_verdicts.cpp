@@ -144,13 +144,13 @@ std::vector<std::optional<Finding>> peer_findings(const std::vector<GpuBurnOutco
     std::vector<std::optional<Finding>> out(gpus.size());
     for (size_t i = 0; i < gpus.size(); ++i) {
         const auto& g = gpus[i];
-        auto mine = mean(g.batch_tflops);
+        auto mine = mean(g.batch_throughput);
         if (g.sku.empty() || !mine) continue;
         std::vector<double> peers;
         std::vector<int> ids;
         for (size_t j = 0; j < gpus.size(); ++j)
             if (j != i && gpus[j].sku == g.sku && gpus[j].load == g.load)
-                if (auto m = mean(gpus[j].batch_tflops)) {
+                if (auto m = mean(gpus[j].batch_throughput)) {
                     peers.push_back(*m);
                     ids.push_back(gpus[j].gpu);
                 }
@@ -230,16 +230,16 @@ std::vector<CheckResult> burn_verdicts(const BurnInput& in) {
         if (auto t = temperature_finding(*samples, g.slowdown_temp_c)) f.push_back(*t);
         if (auto t = memory_temperature_finding(*samples, g.memory_max_temp_c)) f.push_back(*t);
         if (auto p = power_limit_finding(*samples, g.default_power_limit_w)) f.push_back(*p);
-        if (auto d = throughput_drop_finding(g.batch_t_s, g.batch_tflops, g.throughput_unit)) f.push_back(*d);
+        if (auto d = throughput_drop_finding(g.batch_t_s, g.batch_throughput, g.throughput_unit)) f.push_back(*d);
 
         Verdict v = Verdict::Pass;
         for (const auto& x : f) v = worst(v, x.verdict);
-        const bool measured = !g.batch_tflops.empty();
+        const bool measured = !g.batch_throughput.empty();
         // Nothing measured: a load that could not start is an error; one a stop came before is not.
         if (!measured && v == Verdict::Pass) v = in.interrupted ? Verdict::Skip : Verdict::Error;
 
         // Measurements: the figures behind the verdicts.
-        auto avg = mean(g.batch_tflops);
+        auto avg = mean(g.batch_throughput);
         std::string unit = g.throughput_unit;
         std::string tkey = unit == "GB/s" ? "throughput_gbps" : "throughput_tflops";
         if (avg) r.measurements.push_back(Measurement::number(tkey, "Mean throughput (" + g.load + ")", *avg, unit).on_gpu(g.gpu));

@@ -32,7 +32,7 @@ struct GpuBurnOutcome {
     std::optional<double> default_power_limit_w;
     std::string load;                          // "gemm bf16", "fma fp32", "memory", ...
     std::vector<double> batch_t_s;             // end time of each batch, seconds since start
-    std::vector<double> batch_tflops;          // achieved throughput of each batch
+    std::vector<double> batch_throughput;      // achieved throughput of each batch, in throughput_unit
     std::string throughput_unit = "TFLOPS";    // "GB/s" for a pure memory load
     std::uint64_t results_compared = 0;        // results checked against the reference
     std::uint64_t mismatches = 0, nans = 0;

@@ -36,7 +36,7 @@ GpuBurnOutcome outcome(int gpu, double tflops, int batches = 60, std::string sku
     g.default_power_limit_w = 700;
     for (int i = 0; i < batches; ++i) {
         g.batch_t_s.push_back(i + 1);
-        g.batch_tflops.push_back(tflops);
+        g.batch_throughput.push_back(tflops);
     }
     g.results_compared = batches;
     g.duration_s = batches;

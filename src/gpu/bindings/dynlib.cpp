@@ -7,25 +7,6 @@
 
 namespace gpuvet {
 
-DynLib::~DynLib() {
-    // Vendor libraries start threads and register atexit handlers; unloading them while those
-    // may still run is a known source of crashes at exit, so the handle is kept for the process.
-    handle_ = nullptr;
-}
-
-DynLib::DynLib(DynLib&& o) noexcept
-    : handle_(o.handle_), path_(std::move(o.path_)), error_(std::move(o.error_)) {
-    o.handle_ = nullptr;
-}
-
-DynLib& DynLib::operator=(DynLib&& o) noexcept {
-    handle_ = o.handle_;
-    path_ = std::move(o.path_);
-    error_ = std::move(o.error_);
-    o.handle_ = nullptr;
-    return *this;
-}
-
 DynLib DynLib::open(const std::string& env_var, const std::vector<std::string>& candidates) {
     DynLib lib;
     std::vector<std::string> names = candidates;

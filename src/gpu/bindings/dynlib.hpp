@@ -7,14 +7,12 @@
 
 namespace gpuvet {
 
+// A library loaded for the rest of the process: a plain value, not an owning handle. Vendor
+// libraries start threads and register atexit handlers, and unloading them while those may still
+// run is a known source of crashes at exit, so nothing ever dlclose()s them.
 class DynLib {
 public:
     DynLib() = default;
-    ~DynLib();
-    DynLib(DynLib&& o) noexcept;
-    DynLib& operator=(DynLib&& o) noexcept;
-    DynLib(const DynLib&) = delete;
-    DynLib& operator=(const DynLib&) = delete;
 
     // Tries the file named by `env_var` (if set: only that), else each candidate in turn.
     // On failure returns an empty DynLib whose error() says what was tried and why it failed.
