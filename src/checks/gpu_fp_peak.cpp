@@ -68,7 +68,8 @@ void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
     const int samples = by_tier(ctx, 3, 5, 11);
     const std::uint32_t iterations = static_cast<std::uint32_t>(by_tier(ctx, 2000, 8000, 16000));
     Stream st = s.stream();
-    std::vector<std::string> findings, parts;
+    std::vector<Finding> findings;
+    std::vector<std::string> parts;
     for (const Dtype& d : kTypes) {
         const kernels::KernelInfo* k = kernels::find_kernel(d.kernel);
         if (cc < k->min_cc) {
@@ -108,8 +109,10 @@ void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
             parts.push_back(std::string(d.key).substr(0, 4) + " " + fixed(v, 1) + " (no spec)");
         }
         r.measurements.push_back(meas);
-        if (wrong) findings.push_back(std::string(d.label) + ": " + std::to_string(wrong) + " of " +
-                                      std::to_string(g.threads()) + " threads computed a wrong result");
+        if (wrong)
+            findings.push_back(Finding{Verdict::Fail, std::string(d.label) + ": " + std::to_string(wrong) + " of " +
+                                                          std::to_string(g.threads()) + " threads computed a wrong result",
+                                       d.key});
     }
     add_clocks(r, m.index);
     std::string figures;
@@ -117,8 +120,8 @@ void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
     figures += " TFLOPS";
     if (!findings.empty()) {
         r.verdict = Verdict::Fail;
-        r.summary = "wrong FMA results: " + findings.front();
-        r.details = findings;
+        r.summary = "wrong FMA results: " + findings.front().text;
+        r.findings = findings;
         r.details.push_back(figures);
         return;
     }

@@ -413,7 +413,7 @@ std::vector<CheckResult> GpuHostCopyCheck::run(CheckContext& ctx) {
             std::stable_sort(findings.begin(), findings.end(),
                              [](const auto& a, const auto& b) { return severity(a.first) > severity(b.first); });
             r.summary = findings.front().second + ".";
-            for (std::size_t k = 1; k < findings.size(); ++k) r.details.push_back(findings[k].second);
+            for (auto& [v, text] : findings) r.findings.push_back(Finding{v, text});
             r.details.push_back(figures + all_text);
         }
         out.push_back(std::move(r));

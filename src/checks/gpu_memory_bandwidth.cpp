@@ -84,7 +84,7 @@ void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
         return sp && sp->memory_bandwidth_gbps ? *sp->memory_bandwidth_gbps : 0.0;
     }();
     const GpuSpec* sp = ctx.facts->spec_of(m.index);
-    std::vector<std::string> bad;
+    std::vector<Finding> bad;
     double worst_graded = -1;
     for (const Op& op : kOps) {
         launch(op.name);  // warm-up
@@ -128,7 +128,7 @@ void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
             }
         }
         r.measurements.push_back(meas);
-        if (wrong) bad.push_back(std::string(op.name) + ": " + std::to_string(wrong) + " wrong results");
+        if (wrong) bad.push_back(Finding{Verdict::Fail, std::string(op.name) + ": " + std::to_string(wrong) + " wrong results", op.key});
     }
     r.measurements.push_back(Measurement::number("buffer_bytes", "Bytes per buffer", double(bytes), "bytes").on_gpu(m.index));
     r.measurements.push_back(Measurement::number("l2_cache_bytes", "L2 cache", double(s.l2_cache_bytes()), "bytes").on_gpu(m.index));
@@ -138,8 +138,8 @@ void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
     std::string figures = "copy " + fixed(copy, 0) + " GB/s, triad " + fixed(triad, 0) + " GB/s";
     if (!bad.empty()) {
         r.verdict = Verdict::Fail;
-        r.summary = "wrong data in device memory: " + bad.front() + " (" + figures + ")";
-        for (auto& d : bad) r.details.push_back(d);
+        r.summary = "wrong data in device memory: " + bad.front().text + " (" + figures + ")";
+        r.findings = bad;
         r.details.push_back("a fast wrong answer is a failure: check ECC counters (gpuvet inventory) and dmesg for Xid errors");
         return;
     }

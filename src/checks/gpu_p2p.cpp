@@ -406,9 +406,7 @@ std::vector<CheckResult> GpuP2pCheck::run(CheckContext& ctx) {
         std::stable_sort(findings.begin(), findings.end(),
                          [](const auto& x, const auto& y) { return severity(x.first) > severity(y.first); });
         r.summary = findings.front().second + ".";
-        std::vector<std::string> rest;
-        for (std::size_t k = 1; k < findings.size(); ++k) rest.push_back(findings[k].second);
-        r.details.insert(r.details.begin(), rest.begin(), rest.end());
+        for (auto& [v, text] : findings) r.findings.push_back(Finding{v, text});
     }
     out.push_back(std::move(r));
     return out;

@@ -133,6 +133,9 @@ def test_shared_pcie_switch_warns_exactly_the_gpus_behind_it():
             assert c["verdict"] == "WARN", (i, c["summary"])
             assert "GPUs 4, 5, 6, 7" in c["summary"] and "16.0" in c["summary"], c["summary"]
             assert abs(value(c, "h2d_all_gbps") - 16) < 0.05 and abs(value(c, "d2h_all_gbps") - 16) < 0.05
+            # The finding behind the verdict is structured: its verdict and words, as the summary says.
+            assert [f["verdict"] for f in c["findings"]] == ["WARN"], c["findings"]
+            assert c["findings"][0]["text"] in c["summary"], (c["findings"], c["summary"])
         else:
             assert c["verdict"] == "PASS", (i, c["summary"])
             assert abs(value(c, "h2d_all_gbps") - 55) < 0.05
@@ -148,6 +151,9 @@ def test_p2p_disabled_fails_the_nvlink_pairs_of_that_gpu():
     # Staged through the host: 1 / (1/55 + 1/55) GB/s; the enabled pair still runs over NVLink.
     assert abs(value(p2p, "uni_gbps_2_3") - 27.5) < 0.05 and abs(value(p2p, "uni_gbps_2_4") - 370) < 0.5
     assert any("27*" in d for d in p2p["details"]), p2p["details"]
+    assert p2p["findings"] and p2p["findings"][0]["verdict"] == "FAIL", p2p["findings"]
+    assert all(f["verdict"] in ("FAIL", "WARN") for f in p2p["findings"]), p2p["findings"]
+    assert not any(d.startswith("FAIL") for d in p2p["details"]), p2p["details"]
 
 
 def test_p2p_needs_two_gpus():
