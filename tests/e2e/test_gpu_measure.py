@@ -31,6 +31,7 @@ def value(check, key):
     return next(m["value"] for m in check["measurements"] if m["key"] == key)
 
 
+@harness.slow  # the interpreter runs STREAM, the FMA chains and memtest: 20-25 s
 def test_healthy_box_passes_memory_fp_and_memtest():
     code, doc, err = bench("fp", "healthy_8x_h100_sxm")
     assert code == 0, (code, err)
@@ -60,6 +61,7 @@ def test_healthy_box_passes_memory_fp_and_memtest():
         assert value(c, "errors") == 0 and value(c, "tested_bytes") == 8 << 20, c["measurements"]
 
 
+@harness.slow  # the interpreter runs STREAM, the FMA chains and memtest: 20-25 s
 def test_half_memory_bandwidth_fails_that_gpu_only():
     code, doc, _ = bench("memory", "half_memory_bandwidth")
     assert code == 1
