@@ -35,7 +35,7 @@ int run_check(const GlobalOptions& g, const CheckArgs& a) {
     std::vector<std::string> only = split_commas(a.only);
     if (!a.only.empty() && only.empty())
         throw usage_error("--only: no check named", "give check keys or areas, e.g. --only gpu.p2p,host.");
-    select_checks(only);  // an unknown key ends here, before the order file is read
+    require_known_checks(only);  // an unknown key ends here, before the order file is read
     // The order is read before any check runs: bad input ends here with exit 2.
     std::optional<Order> order;
     if (a.expect && a.order_file)

@@ -79,12 +79,17 @@ const std::vector<RegistryRow>& registry() {
     return rows;
 }
 
-CheckList select_checks(const std::vector<std::string>& wanted, const CheckSettings& settings) {
-    // A token names one check ("gpu.p2p") or, ending in '.', an area ("gpu.", "host.", "order.").
-    auto matches = [](const RegistryRow& row, const std::string& t) {
-        if (row.key == t) return true;
-        return t.size() > 1 && t.back() == '.' && row.area == std::string_view(t).substr(0, t.size() - 1);
-    };
+namespace {
+
+// A token names one check ("gpu.p2p") or, ending in '.', an area ("gpu.", "host.", "order.").
+bool matches(const RegistryRow& row, const std::string& t) {
+    if (row.key == t) return true;
+    return t.size() > 1 && t.back() == '.' && row.area == std::string_view(t).substr(0, t.size() - 1);
+}
+
+}  // namespace
+
+void require_known_checks(const std::vector<std::string>& wanted) {
     std::string known;
     for (const auto& row : registry()) known += (known.empty() ? "" : ", ") + std::string(row.key);
     for (const auto& t : wanted) {
@@ -95,6 +100,10 @@ CheckList select_checks(const std::vector<std::string>& wanted, const CheckSetti
                               "give check keys or areas ending in '.' (gpu., host., order.), comma-separated; "
                               "the checks are: " + known);
     }
+}
+
+CheckList select_checks(const std::vector<std::string>& wanted, const CheckSettings& settings) {
+    require_known_checks(wanted);
     CheckList chosen;  // registry order, whatever order they were asked in
     for (const auto& row : registry()) {
         bool take = wanted.empty();

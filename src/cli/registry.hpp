@@ -39,5 +39,7 @@ const std::vector<RegistryRow>& registry();
 // The checks named by `keys` (exact keys, or areas ending in '.' such as "gpu."), in registry
 // order; all of them when `keys` is empty. An unknown key is a usage error listing the keys.
 CheckList select_checks(const std::vector<std::string>& keys, const CheckSettings& settings = {});
+// The same usage error for an unknown key, without making any check (to fail before other input).
+void require_known_checks(const std::vector<std::string>& keys);
 
 }  // namespace gpuvet
