@@ -9,6 +9,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 import traceback
 
 GPUVET = None
@@ -94,6 +95,26 @@ def drain_pty(master, idle_s=None):
             break
         if not chunk:
             break
+        out += chunk
+    return out
+
+
+def read_pty_until(master, needle, timeout_s):
+    """What a pseudo-terminal's master side yields until `needle` has appeared in it; raises
+    AssertionError with what did arrive when it has not within timeout_s."""
+    import select
+    out = b""
+    deadline = time.monotonic() + timeout_s
+    while needle not in out:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([master], [], [], left)[0]:
+            raise AssertionError(f"{needle!r} did not appear within {timeout_s} s: {out[-500:]!r}")
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            raise AssertionError(f"the terminal closed before {needle!r} appeared: {out[-500:]!r}")
         out += chunk
     return out
 

@@ -297,26 +297,43 @@ def test_killed_client_leaves_no_child():
 
 
 def test_second_sigint_exits_at_once_and_restores_the_terminal():
+    # The scenario's contexts take 2 s to tear down, so after the first SIGINT the orderly stop
+    # lasts at least that long whatever the machine's speed: the second one must cut it short.
     master, slave = pty.openpty()  # stderr on a terminal: progress lines are drawn there
     try:
-        p = start(["burn", "--duration", "60s"], fakes("burn_clean.toml"), stderr=slave)
+        p = start(["burn", "--duration", "60s"], fakes("burn_slow_teardown.toml"), stderr=slave)
         os.close(slave)
-        time.sleep(2.0)
+        tty = harness.read_pty_until(master, b"s left", timeout_s=60)  # the burn is under way
         p.send_signal(signal.SIGINT)
-        time.sleep(0.05)
+        tty += harness.read_pty_until(master, b"stopping", timeout_s=10)
         t = time.monotonic()
         p.send_signal(signal.SIGINT)
         out, _ = p.communicate(timeout=30)
         took = time.monotonic() - t
-        tty = harness.drain_pty(master, idle_s=0.2)
+        tty += harness.drain_pty(master, idle_s=0.2)
     finally:
         os.close(master)
     assert p.returncode == 3, (p.returncode, out, tty[-500:])
     assert took < 0.5, f"the second SIGINT took {took:.2f} s"
     text = tty.decode(errors="replace")
     assert "interrupted again" in text, text[-500:]
+    assert "passed" not in text[text.rfind("stopping"):], "a report was printed before the exit"
     tail = text[text.rfind("stopping"):]
     assert "\r\x1b[2K" in tail, repr(tail)  # the live line cleared before the exit
+
+
+def test_orderly_stop_waits_for_the_gpu_teardown():
+    # The reference for the test above: one SIGINT stops after the contexts are torn down and
+    # prints the report of what was measured.
+    p = start(["burn", "--duration", "60s"], fakes("burn_slow_teardown.toml"))
+    time.sleep(3.0)
+    t = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    took = time.monotonic() - t
+    assert p.returncode in (0, 1, 3), (p.returncode, err[-500:])
+    assert took >= 2.0, f"the orderly stop took only {took:.2f} s against a 2 s teardown"
+    assert "interrupted again" not in err, err[-500:]
 
 
 def test_second_signal_removes_the_storage_file():

@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <type_traits>
 
 #include "kernel_launch.hpp"
@@ -499,20 +500,26 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev) {
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
-    LOCK;
-    INITED;
-    Device* d = dev_of(dev);
-    if (!d) return CUDA_ERROR_INVALID_DEVICE;
-    if (d->primary.refs == 0) return CUDA_ERROR_INVALID_CONTEXT;
-    // The last release destroys the primary context and, as in the real driver, the modules
-    // loaded into it (gpuvet relies on that instead of unloading them itself).
-    if (--d->primary.refs == 0) {
-        for (auto it = g_modules.begin(); it != g_modules.end();) {
-            if ((*it)->ctx != &d->primary) { ++it; continue; }
-            delete *it;
-            it = g_modules.erase(it);
+    unsigned teardown_ms = 0;
+    {
+        LOCK;
+        INITED;
+        Device* d = dev_of(dev);
+        if (!d) return CUDA_ERROR_INVALID_DEVICE;
+        if (d->primary.refs == 0) return CUDA_ERROR_INVALID_CONTEXT;
+        // The last release destroys the primary context and, as in the real driver, the modules
+        // loaded into it (gpuvet relies on that instead of unloading them itself).
+        if (--d->primary.refs == 0) {
+            for (auto it = g_modules.begin(); it != g_modules.end();) {
+                if ((*it)->ctx != &d->primary) { ++it; continue; }
+                delete *it;
+                it = g_modules.erase(it);
+            }
+            teardown_ms = g_sc.context_release_ms;
         }
     }
+    // Outside the lock: other threads' calls go on while this context is torn down.
+    if (teardown_ms) std::this_thread::sleep_for(std::chrono::milliseconds(teardown_ms));
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev) { return cuDevicePrimaryCtxRelease_v2(dev); }

@@ -382,8 +382,9 @@ std::optional<Scenario> load_scenario(const std::string& path, std::string& erro
                 else if (key == "cuda_version") sc.cuda_driver_version = need<int>(v, w);
                 else if (key == "kernel_driver_loaded") sc.kernel_driver_loaded = need<bool>(v, w);
                 else if (key == "cublaslt_cuda_version") sc.cublaslt_cuda_version = need<int>(v, w);
+                else if (key == "context_release_ms") sc.context_release_ms = need<unsigned>(v, w);
                 else fail(w, "unknown driver key (known: version, nvml_version, cuda_version, kernel_driver_loaded, "
-                             "cublaslt_cuda_version)");
+                             "cublaslt_cuda_version, context_release_ms)");
             }
         }
         sc.gpus.resize(count);

@@ -137,6 +137,10 @@ struct Scenario {
     std::string driver_version = "570.124.06", nvml_version = "12.570.124.06";
     int cuda_driver_version = 12080;
     int cublaslt_cuda_version = 0;  // the CUDA version the fake cuBLASLt says it was built for; 0: the driver's
+    // Wall time the last release of a primary context takes: a real driver drains the work in
+    // flight and tears the context down in tens to hundreds of milliseconds, which is when a
+    // stopping gpuvet can be interrupted a second time.
+    unsigned context_release_ms = 0;
     std::vector<Gpu> gpus;
     // explicit topology overrides, key (min index, max index) -> NVML_TOPOLOGY_* value
     std::map<std::pair<unsigned, unsigned>, int> topology;
