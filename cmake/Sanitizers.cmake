@@ -1,7 +1,7 @@
-# GPUVET_SANITIZE=ON builds every target (gpuvet, its tests and the driver test doubles) with
-# AddressSanitizer (with LeakSanitizer) and UndefinedBehaviorSanitizer; `make test` runs the suite a
-# second time in such a tree (build-asan). One runtime only: the dlopen()ed fakes link the same
-# shared libasan as the executable that loads them, which comes first in the process.
+# GPUVET_SANITIZE=ON builds gpuvet and its tests with AddressSanitizer (with LeakSanitizer) and
+# UndefinedBehaviorSanitizer; `make test` runs the suite a second time in such a tree (build-asan).
+# The dlopen()ed driver test doubles stay uninstrumented there (tests/fakes/CMakeLists.txt): they
+# run inside gpuvet's instrumented process, whose runtime comes first and intercepts their calls.
 option(GPUVET_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
 set(GPUVET_TEST_LAUNCHER "")
 # Tests that run gpuvet end to end scale their time limit by this: sanitized code runs slower.

@@ -178,7 +178,7 @@ public:
         if (shapes.empty())
             throw runtime_error("not enough free GPU memory for a 1024^3 GEMM", "stop other processes on this GPU");
         const gemm::Shape sh = shapes.front();
-        const gemm::InputTile ta = gemm::tile_a(p), tb = gemm::tile_b(p);
+        const gemm::InputTile &ta = gemm::tile_a(p), &tb = gemm::tile_b(p);
         g_ = std::make_unique<gemm::PreparedGemm>(lt, handle_, s, p, sh, ta, tb, stop);
         if (!g_->has_algorithm())
             throw runtime_error(std::string("cuBLASLt has no algorithm for a ") + p.name + " GEMM of " + sh.text(),

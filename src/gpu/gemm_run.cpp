@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <mutex>
 
 #include "core/error.hpp"
 #include "core/result.hpp"
@@ -48,8 +50,25 @@ std::uint64_t budget_bytes(std::uint64_t free_bytes) {
     return budget > kWorkspaceBytes ? budget - kWorkspaceBytes : 0;
 }
 
-InputTile tile_a(const PrecisionInfo& p) { return random_tile(p, kTileElements, 0xA11CE + int(p.precision)); }
-InputTile tile_b(const PrecisionInfo& p) { return random_tile(p, kTileElements + 2, 0xB0B + int(p.precision)); }
+namespace {
+// Tiles by (precision, operand); std::map keeps references stable as tiles are added.
+const InputTile& shared_tile(const PrecisionInfo& p, int operand, std::size_t elements, std::uint64_t seed) {
+    static std::mutex mu;
+    static std::map<std::pair<int, int>, InputTile> tiles;
+    std::lock_guard<std::mutex> lock(mu);  // a second GPU's thread waits and takes the same tile
+    const auto key = std::make_pair(int(p.precision), operand);
+    auto it = tiles.find(key);
+    if (it == tiles.end()) it = tiles.emplace(key, random_tile(p, elements, seed)).first;
+    return it->second;
+}
+}  // namespace
+
+const InputTile& tile_a(const PrecisionInfo& p) {
+    return shared_tile(p, 0, kTileElements, 0xA11CE + int(p.precision));
+}
+const InputTile& tile_b(const PrecisionInfo& p) {
+    return shared_tile(p, 1, kTileElements + 2, 0xB0B + int(p.precision));
+}
 
 PreparedGemm::PreparedGemm(const CublasLtApi& lt, LtHandle& handle, GpuSession& s, const PrecisionInfo& p,
                            const Shape& sh, const InputTile& ta, const InputTile& tb, const std::atomic<bool>* stop)
@@ -166,7 +185,7 @@ PrecisionRun run_precision(const CublasLtApi& lt, LtHandle& handle, GpuSession& 
         return run;
     }
     Stream stream = s.stream();
-    const InputTile ta = tile_a(p), tb = tile_b(p);
+    const InputTile &ta = tile_a(p), &tb = tile_b(p);
 
     auto stopped = [&] { return rs.stop && rs.stop->load(); };
     try {

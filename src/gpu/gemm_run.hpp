@@ -94,9 +94,11 @@ private:
 // What A, B and D of one shape may take of `free_bytes` (80%, less the workspace).
 std::uint64_t budget_bytes(std::uint64_t free_bytes);
 
-// The random input tiles of a precision (the same for the sweep and the burn).
-InputTile tile_a(const PrecisionInfo& p);
-InputTile tile_b(const PrecisionInfo& p);
+// The random input tiles of a precision (the same for the sweep and the burn). Made once per
+// process and shared by every GPU's thread: a million random elements each, they take a CPU
+// tenths of a second.
+const InputTile& tile_a(const PrecisionInfo& p);
+const InputTile& tile_b(const PrecisionInfo& p);
 
 // Throws CublasError / CudaError for failures that are not "this shape has no algorithm".
 PrecisionRun run_precision(const CublasLtApi& lt, LtHandle& handle, GpuSession& s, const PrecisionInfo& p,
