@@ -60,95 +60,109 @@ BalanceInputs balance_inputs(const RunFacts& facts, const PriorResults& prior) {
     return in;
 }
 
-CheckResult balance_result(const BalanceInputs& in) {
-    CheckResult r;
-    Verdict v = Verdict::Pass;
-    const double g = std::max(1, in.gpus);
-    r.measurements.push_back(Measurement::number("gpus", "GPUs", in.gpus, "count"));
+namespace {
 
-    if (in.usable_cpus) {
-        double per = *in.usable_cpus / g;
-        Reference ref;
-        ref.warn_below = kCpuWarnPerGpu;
-        ref.fail_below = kCpuFailPerGpu;
-        ref.source = kCpuSource;
-        r.measurements.push_back(Measurement::number("cpus_per_gpu", "CPUs per GPU", per, "CPUs").against(ref));
-        if (per < kCpuFailPerGpu) {
-            v = worst(v, Verdict::Fail);
-            r.details.push_back("only " + format_number(per) + " CPUs per GPU: data loading will starve the GPUs; "
-                                "ask for a host with at least 4 (better 8) cores per GPU");
-        } else if (per < kCpuWarnPerGpu) {
-            v = worst(v, Verdict::Warn);
-            r.details.push_back(format_number(per) + " CPUs per GPU: enough for pre-tokenized text, tight for image "
-                                "or video augmentation (use 4-8 per GPU, or GPU-side decoding such as DALI)");
-        }
-    } else {
+// Each judge adds its measurement (graded by its Reference) and its advice in plain words.
+
+void judge_cpus(CheckResult& r, const BalanceInputs& in, double gpus) {
+    if (!in.usable_cpus) {
         r.measurements.push_back(Measurement::absent("cpus_per_gpu", "CPUs per GPU", "CPUs", "CPU count unknown"));
+        return;
     }
+    const double per = *in.usable_cpus / gpus;
+    Reference ref;
+    ref.warn_below = kCpuWarnPerGpu;
+    ref.fail_below = kCpuFailPerGpu;
+    ref.source = kCpuSource;
+    r.measurements.push_back(Measurement::number("cpus_per_gpu", "CPUs per GPU", per, "CPUs").against(ref));
+    grade_into(r, r.measurements.back());
+    const Verdict v = grade(per, ref);
+    if (v == Verdict::Fail)
+        r.details.push_back("only " + format_number(per) + " CPUs per GPU: data loading will starve the GPUs; "
+                            "ask for a host with at least 4 (better 8) cores per GPU");
+    else if (v == Verdict::Warn)
+        r.details.push_back(format_number(per) + " CPUs per GPU: enough for pre-tokenized text, tight for image "
+                            "or video augmentation (use 4-8 per GPU, or GPU-side decoding such as DALI)");
+}
 
-    if (in.ram_bytes && in.gpu_memory_bytes && *in.gpu_memory_bytes > 0) {
-        double ratio = *in.ram_bytes / *in.gpu_memory_bytes;
-        Reference ref;
-        ref.warn_below = kRamWarnRatio;
-        ref.source = kRamSource;
-        r.measurements.push_back(Measurement::number("ram_to_gpu_memory_ratio", "Host RAM / GPU memory", ratio, "x").against(ref));
-        if (ratio < kRamWarnRatio) {
-            v = worst(v, Verdict::Warn);
-            r.details.push_back("host RAM (" + format_bytes(*in.ram_bytes) + ") is less than the GPUs' memory (" +
-                                format_bytes(*in.gpu_memory_bytes) +
-                                "): full checkpoints and pinned buffers will not fit; ask for at least 2x");
-        } else if (ratio < kRamAdviseRatio) {
-            r.details.push_back("host RAM is " + format_number(ratio, 2) +
-                                "x the GPU memory: enough, 2x leaves room for dataset caching and CPU offload");
-        }
-    } else {
+void judge_ram(CheckResult& r, const BalanceInputs& in) {
+    if (!in.ram_bytes || !in.gpu_memory_bytes || *in.gpu_memory_bytes <= 0) {
         r.measurements.push_back(Measurement::absent("ram_to_gpu_memory_ratio", "Host RAM / GPU memory", "x",
                                                      in.ram_bytes ? "GPU memory sizes unknown" : "host RAM unknown"));
+        return;
     }
+    const double ratio = *in.ram_bytes / *in.gpu_memory_bytes;
+    Reference ref;
+    ref.warn_below = kRamWarnRatio;
+    ref.source = kRamSource;
+    r.measurements.push_back(Measurement::number("ram_to_gpu_memory_ratio", "Host RAM / GPU memory", ratio, "x").against(ref));
+    grade_into(r, r.measurements.back());
+    if (grade(ratio, ref) != Verdict::Pass)
+        r.details.push_back("host RAM (" + format_bytes(*in.ram_bytes) + ") is less than the GPUs' memory (" +
+                            format_bytes(*in.gpu_memory_bytes) +
+                            "): full checkpoints and pinned buffers will not fit; ask for at least 2x");
+    else if (ratio < kRamAdviseRatio)
+        r.details.push_back("host RAM is " + format_number(ratio, 2) +
+                            "x the GPU memory: enough, 2x leaves room for dataset caching and CPU offload");
+}
 
-    if (in.storage_read_gbps) {
-        // What these GPUs read in image training at their tensor throughput; a flat rule per GPU
-        // when their throughput is unknown.
-        const bool by_class = in.a100_equivalents.has_value();
-        const double need = by_class ? kStorageGbpsPerA100 * *in.a100_equivalents : kStorageWarnPerGpu * g;
-        const double read = *in.storage_read_gbps;
-        Reference ref;
-        ref.warn_below = need / g;
-        ref.expected_text = "≥ " + format_number(need) + " GB/s in total for image training";
-        ref.source = by_class ? std::string(kStorageSource)
-                              : "(" + in.a100_equivalents.absent_reason + ") " + kStorageFlatSource;
-        r.measurements.push_back(Measurement::number("storage_read_gbps_per_gpu", "Storage read per GPU", read / g,
-                                                     "GB/s").against(ref));
-        if (read < need) {
-            v = worst(v, Verdict::Warn);
-            r.details.push_back("the data disk reads " + format_number(read) + " GB/s; image training on these GPUs "
-                                "reads about " + format_number(need) +
-                                " GB/s: stage data on local NVMe or cache the dataset in RAM");
-        } else if (read < need * kStorageRichFactor) {
-            r.details.push_back("the data disk reads " + format_number(read) + " GB/s: enough for image training on "
-                                "these GPUs (about " + format_number(need) + " GB/s), tight for video, audio or "
-                                "uncompressed data (about " + format_number(need * kStorageRichFactor) + " GB/s)");
-        }
-    } else {
+void judge_storage(CheckResult& r, const BalanceInputs& in, double gpus) {
+    if (!in.storage_read_gbps) {
         r.measurements.push_back(Measurement::absent("storage_read_gbps_per_gpu", "Storage read per GPU", "GB/s",
                                                      "host.storage did not measure a read speed"));
+        return;
     }
+    // What these GPUs read in image training at their tensor throughput; a flat rule per GPU
+    // when their throughput is unknown.
+    const bool by_class = in.a100_equivalents.has_value();
+    const double need = by_class ? kStorageGbpsPerA100 * *in.a100_equivalents : kStorageWarnPerGpu * gpus;
+    const double read = *in.storage_read_gbps;
+    Reference ref;
+    ref.warn_below = need / gpus;
+    ref.expected_text = "≥ " + format_number(need) + " GB/s in total for image training";
+    ref.source = by_class ? std::string(kStorageSource) : "(" + in.a100_equivalents.absent_reason + ") " + kStorageFlatSource;
+    r.measurements.push_back(
+        Measurement::number("storage_read_gbps_per_gpu", "Storage read per GPU", read / gpus, "GB/s").against(ref));
+    grade_into(r, r.measurements.back());
+    if (grade(read / gpus, ref) != Verdict::Pass)
+        r.details.push_back("the data disk reads " + format_number(read) + " GB/s; image training on these GPUs "
+                            "reads about " + format_number(need) +
+                            " GB/s: stage data on local NVMe or cache the dataset in RAM");
+    else if (read < need * kStorageRichFactor)
+        r.details.push_back("the data disk reads " + format_number(read) + " GB/s: enough for image training on "
+                            "these GPUs (about " + format_number(need) + " GB/s), tight for video, audio or "
+                            "uncompressed data (about " + format_number(need * kStorageRichFactor) + " GB/s)");
+}
 
-    if (in.network_gbitps) {
-        Reference ref;
-        ref.source = kNetSource;
-        r.measurements.push_back(Measurement::number("network_gbitps_per_gpu", "Network per GPU", *in.network_gbitps / g,
-                                                     "Gbit/s").against(ref));
-        if (*in.network_gbitps < 10)
-            r.details.push_back("network below 10 Gbit/s: downloading datasets and checkpoints will be slow, "
-                                "multi-node training impractical");
-    } else {
+// Advice only: one node's network need depends on multi-node use gpuvet cannot see.
+void judge_network(CheckResult& r, const BalanceInputs& in, double gpus) {
+    if (!in.network_gbitps) {
         r.measurements.push_back(Measurement::absent("network_gbitps_per_gpu", "Network per GPU", "Gbit/s",
                                                      "no network measurement (give --net-server)"));
+        return;
     }
-    r.verdict = v;
-    r.summary = v == Verdict::Pass ? "The host is sized for its " + std::to_string(in.gpus) + " GPU(s)."
-                                   : "The host may starve its " + std::to_string(in.gpus) + " GPU(s): see below.";
+    Reference ref;
+    ref.source = kNetSource;
+    r.measurements.push_back(
+        Measurement::number("network_gbitps_per_gpu", "Network per GPU", *in.network_gbitps / gpus, "Gbit/s").against(ref));
+    if (*in.network_gbitps < 10)
+        r.details.push_back("network below 10 Gbit/s: downloading datasets and checkpoints will be slow, "
+                            "multi-node training impractical");
+}
+
+}  // namespace
+
+CheckResult balance_result(const BalanceInputs& in) {
+    CheckResult r;
+    r.verdict = Verdict::Pass;
+    const double g = std::max(1, in.gpus);
+    r.measurements.push_back(Measurement::number("gpus", "GPUs", in.gpus, "count"));
+    judge_cpus(r, in, g);
+    judge_ram(r, in);
+    judge_storage(r, in, g);
+    judge_network(r, in, g);
+    r.summary = r.verdict == Verdict::Pass ? "The host is sized for its " + std::to_string(in.gpus) + " GPU(s)."
+                                           : "The host may starve its " + std::to_string(in.gpus) + " GPU(s): see below.";
     return r;
 }
 
