@@ -59,13 +59,21 @@ ForeignProcesses foreign_processes(const GpuInfo& g, std::uint32_t self_pid, std
 void judge_foreign_processes(const GpuInfo& g, const ForeignProcesses& p, CheckResult& r, Findings& f) {
     if (!p.listed) {
         r.measurements.push_back(Measurement::absent("foreign_processes", "Other processes", "count", g.processes_absent_reason));
+        r.measurements.push_back(Measurement::absent("foreign_compute_processes", "Other compute processes", "count",
+                                                     g.processes_absent_reason));
         return;
     }
-    Reference ref;
-    ref.fail_above = 0;
-    ref.expected_text = "none";
-    ref.source = kSource;
-    r.measurements.push_back(Measurement::number("foreign_processes", "Other processes", p.total(), "count").against(ref));
+    // Graded as judged below: any other process warns, another compute process fails.
+    Reference any;
+    any.warn_above = 0;
+    any.expected_text = "none";
+    any.source = kSource;
+    Reference compute = any;
+    compute.warn_above.reset();
+    compute.fail_above = 0;
+    r.measurements.push_back(Measurement::number("foreign_processes", "Other processes", p.total(), "count").against(any));
+    r.measurements.push_back(
+        Measurement::number("foreign_compute_processes", "Other compute processes", p.compute, "count").against(compute));
     // A display server is a lesser matter than another compute tenant, so the verdict is by kind.
     if (p.compute > 0)
         f.add(Verdict::Fail, std::to_string(p.compute) + " other compute process" + (p.compute > 1 ? "es" : "") +

@@ -194,6 +194,26 @@ TEST(GpuTenancy, ForeignProcessHoldingMemoryFails) {
     EXPECT_EQ(find(r, "foreign_processes")->value, 1);
 }
 
+// The references say what the verdict says: a JSON reader that grades each measurement by its
+// reference finds no verdict worse than the check's own.
+TEST(GpuTenancy, ReferencesGradeAsTheVerdict) {
+    for (const char* type : {"graphics", "compute"}) {
+        Fixture f;
+        GpuProcess p;
+        p.pid = 98765;
+        p.type = type;
+        f.gpu(0).processes.push_back(p);
+        const CheckResult& r = for_gpu(run_one(tenancy(), f.ctx()), 0);
+        const Verdict expected = std::string(type) == "graphics" ? Verdict::Warn : Verdict::Fail;
+        EXPECT_EQ(r.verdict, expected) << type;
+        Verdict graded = Verdict::Pass;
+        for (const Measurement& m : r.measurements)
+            if (m.value && m.reference) graded = worst(graded, grade(*m.value, *m.reference));
+        EXPECT_EQ(graded, expected) << type;
+        EXPECT_EQ(find(r, "foreign_compute_processes")->value, std::string(type) == "compute" ? 1 : 0);
+    }
+}
+
 TEST(GpuTenancy, OwnProcessIsNotForeign) {
     Fixture f;
     GpuProcess p;
