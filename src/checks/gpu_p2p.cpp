@@ -11,8 +11,6 @@
 #include "core/result.hpp"
 #include "gpu/device_fill.hpp"
 #include "gpu/inventory.hpp"
-#include "checks/gpu_h2d_d2h.hpp"
-#include "specs/gpu_spec.hpp"
 
 namespace gpuvet {
 
