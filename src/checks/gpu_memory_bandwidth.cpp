@@ -4,7 +4,7 @@
 #include <bit>
 #include <cmath>
 
-#include "checks/gpu_bandwidth_verdict.hpp"
+#include "checks/gpu_memory_bandwidth_verdict.hpp"
 #include "checks/run_facts.hpp"
 #include "core/error.hpp"
 #include "gpu/kernel_reference.hpp"

@@ -1,4 +1,4 @@
-#include "checks/gpu_bandwidth_verdict.hpp"
+#include "checks/gpu_memory_bandwidth_verdict.hpp"
 
 #include <algorithm>
 #include <optional>
