@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 
+#include "checks/gpu_memory_bandwidth_verdict.hpp"
 #include "checks/run_facts.hpp"
 #include "core/error.hpp"
 #include "gpu/kernel_reference.hpp"
@@ -39,121 +40,110 @@ const Op kOps[] = {{"copy", "copy_gbps", "Copy (read + write)", 32},
                    {"write", "write_gbps", "Write", 16},
                    {"triad", "triad_gbps", "Triad (2 reads + write)", 48}};
 
-// Words of buf that differ from `expected`, counted on the device.
-std::uint64_t verify(GpuSession& s, const Stream& st, const DeviceBuffer& buf, std::uint64_t n_vec,
-                     std::uint32_t expected, const DeviceBuffer& counter) {
-    s.zero(counter, &st);
-    s.launch("stream_verify", s.geometry("stream_verify"), st,
-             {arg::ptr(buf), arg::u64(n_vec), arg::u32(expected), arg::ptr(counter)});
-    st.synchronize();
-    std::uint64_t bad = 0;
-    s.download(&bad, counter.ptr(), sizeof bad);
-    return bad;
+// The three STREAM buffers of one GPU and what the kernels need beside them.
+struct StreamBuffers {
+    GpuSession& s;
+    std::uint64_t n_vec;
+    DeviceBuffer a, b, c, counter;
+    kernels::LaunchGeometry gread;
+    DeviceBuffer partial;  // one read sum per thread of stream_read
+    Stream st;
+
+    StreamBuffers(GpuSession& session, std::uint64_t bytes)
+        : s(session), n_vec(bytes / 16), a(s.alloc(bytes)), b(s.alloc(bytes)), c(s.alloc(bytes)),
+          counter(s.alloc(sizeof(std::uint64_t))), gread(s.geometry("stream_read")),
+          partial(s.alloc(gread.threads() * sizeof(std::uint32_t))), st(s.stream()) {}
+
+    void launch(std::string_view op) {
+        if (op == "copy") s.launch("stream_copy", s.geometry("stream_copy"), st, {arg::ptr(a), arg::ptr(b), arg::u64(n_vec)});
+        else if (op == "read") s.launch("stream_read", gread, st, {arg::ptr(b), arg::u64(n_vec), arg::ptr(partial)});
+        else if (op == "write") s.launch("stream_write", s.geometry("stream_write"), st, {arg::ptr(a), arg::u64(n_vec), arg::u32(kWriteValue)});
+        else s.launch("stream_triad", s.geometry("stream_triad"), st,
+                      {arg::ptr(a), arg::ptr(b), arg::ptr(c), arg::f32(kScale), arg::u64(n_vec)});
+    }
+    // Inputs: never zeros (REFERENCES.md), and known so the outputs can be verified.
+    void fill_inputs() {
+        s.launch("stream_write", s.geometry("stream_write"), st, {arg::ptr(b), arg::u64(n_vec), arg::u32(kFill)});
+        s.launch("stream_write", s.geometry("stream_write"), st, {arg::ptr(c), arg::u64(n_vec), arg::u32(kFill2)});
+    }
+    // Words of `buf` that differ from `expected`, counted on the device.
+    std::uint64_t count_wrong(const DeviceBuffer& buf, std::uint32_t expected) {
+        s.zero(counter, &st);
+        s.launch("stream_verify", s.geometry("stream_verify"), st,
+                 {arg::ptr(buf), arg::u64(n_vec), arg::u32(expected), arg::ptr(counter)});
+        st.synchronize();
+        std::uint64_t bad = 0;
+        s.download(&bad, counter.ptr(), sizeof bad);
+        return bad;
+    }
+    // Read's per-thread sums that differ from what the thread's share of b adds up to.
+    std::uint64_t wrong_read_sums() {
+        st.synchronize();
+        std::vector<std::uint32_t> got(gread.threads());
+        s.download(got.data(), partial.ptr(), got.size() * 4);
+        const std::uint64_t T = gread.threads();
+        std::uint64_t wrong = 0;
+        for (std::uint64_t g = 0; g < T; ++g) {
+            std::uint64_t owned = n_vec > g ? (n_vec - 1 - g) / T + 1 : 0;
+            if (got[g] != static_cast<std::uint32_t>(owned * 4 * kFill)) ++wrong;
+        }
+        return wrong;
+    }
+    // Verifies what the last launch of `op` left.
+    std::uint64_t wrong_after(std::string_view op) {
+        if (op == "copy") return count_wrong(a, kFill);
+        if (op == "write") return count_wrong(a, kWriteValue);
+        if (op == "triad")
+            return count_wrong(a, std::bit_cast<std::uint32_t>(kernel_ref::triad_value(kScale, 1.0f, 2.0f)));
+        return wrong_read_sums();
+    }
+};
+
+// The median rate of `op` over `samples` timed runs of `iters` launches, after one warm-up.
+double median_gbps(CheckContext& ctx, StreamBuffers& k, const Op& op, int samples, int iters) {
+    k.launch(op.name);  // warm-up
+    std::vector<double> gbps;
+    for (int i = 0; i < samples; ++i) {
+        ctx.throw_if_stopped();  // a sample is a few launches: the stop is seen within a second
+        double ms = k.s.time_ms(k.st, [&] {
+            for (int n = 0; n < iters; ++n) k.launch(op.name);
+        });
+        gbps.push_back(double(op.bytes_per_vec) * double(k.n_vec) * iters / (ms * 1e-3) / 1e9);
+    }
+    return median(gbps).value();
 }
 
-void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
-    GpuSession& s = *m.session;
+// Fills `out` operation by operation, so what was measured before a stop is kept.
+void measure_stream(CheckContext& ctx, GpuSession& s, StreamRun& out) {
     const std::uint64_t bytes = stream_buffer_bytes(s.l2_cache_bytes(), s.mem_info().free_bytes);
     if (bytes < (64ull << 20))
         throw runtime_error("only " + std::to_string(s.mem_info().free_bytes >> 20) +
                                 " MiB of GPU memory free: too little for a bandwidth measurement",
                             "stop the processes using the GPU (nvidia-smi) and run again");
-    const std::uint64_t n_vec = bytes / 16;
-    DeviceBuffer a = s.alloc(bytes), b = s.alloc(bytes), c = s.alloc(bytes);
-    DeviceBuffer counter = s.alloc(sizeof(std::uint64_t));
-    const kernels::LaunchGeometry gread = s.geometry("stream_read");
-    DeviceBuffer partial = s.alloc(gread.threads() * sizeof(std::uint32_t));
-    Stream st = s.stream();
+    out.buffer_bytes = bytes;
+    out.l2_cache_bytes = s.l2_cache_bytes();
+    StreamBuffers k(s, bytes);
     const int samples = by_tier(ctx, 3, 7, 15);
     const int iters = by_tier(ctx, 2, 5, 10);
-
-    auto launch = [&](const char* op) {
-        std::string_view n = op;
-        if (n == "copy") s.launch("stream_copy", s.geometry("stream_copy"), st, {arg::ptr(a), arg::ptr(b), arg::u64(n_vec)});
-        else if (n == "read") s.launch("stream_read", gread, st, {arg::ptr(b), arg::u64(n_vec), arg::ptr(partial)});
-        else if (n == "write") s.launch("stream_write", s.geometry("stream_write"), st, {arg::ptr(a), arg::u64(n_vec), arg::u32(kWriteValue)});
-        else s.launch("stream_triad", s.geometry("stream_triad"), st,
-                      {arg::ptr(a), arg::ptr(b), arg::ptr(c), arg::f32(kScale), arg::u64(n_vec)});
-    };
-    // Inputs: never zeros (REFERENCES.md), and known so the outputs can be verified.
-    s.launch("stream_write", s.geometry("stream_write"), st, {arg::ptr(b), arg::u64(n_vec), arg::u32(kFill)});
-    s.launch("stream_write", s.geometry("stream_write"), st, {arg::ptr(c), arg::u64(n_vec), arg::u32(kFill2)});
-
-    const double spec = [&] {
-        const GpuSpec* sp = ctx.facts->spec_of(m.index);
-        return sp && sp->memory_bandwidth_gbps ? *sp->memory_bandwidth_gbps : 0.0;
-    }();
-    const GpuSpec* sp = ctx.facts->spec_of(m.index);
-    std::vector<Finding> bad;
-    double worst_graded = -1;
+    k.fill_inputs();
     for (const Op& op : kOps) {
-        launch(op.name);  // warm-up
-        std::vector<double> gbps;
-        for (int i = 0; i < samples; ++i) {
-            ctx.throw_if_stopped();  // a sample is a few launches: the stop is seen within a second
-            double ms = s.time_ms(st, [&] {
-                for (int k = 0; k < iters; ++k) launch(op.name);
-            });
-            gbps.push_back(double(op.bytes_per_vec) * double(n_vec) * iters / (ms * 1e-3) / 1e9);
-        }
-        double v = median(gbps).value();
-        // Verify what the last launch left.
-        std::string_view n = op.name;
-        std::uint64_t wrong = 0;
-        if (n == "copy") wrong = verify(s, st, a, n_vec, kFill, counter);
-        else if (n == "write") wrong = verify(s, st, a, n_vec, kWriteValue, counter);
-        else if (n == "triad")
-            wrong = verify(s, st, a, n_vec, std::bit_cast<std::uint32_t>(kernel_ref::triad_value(kScale, 1.0f, 2.0f)), counter);
-        else {
-            st.synchronize();
-            std::vector<std::uint32_t> got(gread.threads());
-            s.download(got.data(), partial.ptr(), got.size() * 4);
-            const std::uint64_t T = gread.threads();
-            for (std::uint64_t g = 0; g < T; ++g) {
-                std::uint64_t owned = n_vec > g ? (n_vec - 1 - g) / T + 1 : 0;
-                if (got[g] != static_cast<std::uint32_t>(owned * 4 * kFill)) ++wrong;
-            }
-        }
-        Measurement meas = Measurement::number(op.key, op.label, v, "GB/s").on_gpu(m.index);
-        // Copy and triad carry the verdict (as STREAM reports them); read and write show % of spec.
-        bool graded = n == "copy" || n == "triad";
-        if (spec > 0) {
-            Reference ref = graded ? of_spec(spec, kMemExpected, kMemWarn, kMemFail,
-                                             datasheet_source(*sp) + "; healthy 83-93% of spec (REFERENCES.md)")
-                                   : Reference{spec, kMemExpected, {}, {}, {}, {}, {}, datasheet_source(*sp)};
-            meas.against(ref);
-            if (graded) {
-                grade_into(r, meas);
-                worst_graded = worst_graded < 0 ? v : std::min(worst_graded, v);
-            }
-        }
-        r.measurements.push_back(meas);
-        if (wrong) bad.push_back(Finding{Verdict::Fail, std::string(op.name) + ": " + std::to_string(wrong) + " wrong results", op.key});
+        double gbps = median_gbps(ctx, k, op, samples, iters);
+        out.ops.push_back({op.name, op.key, op.label, gbps, k.wrong_after(op.name)});
     }
-    r.measurements.push_back(Measurement::number("buffer_bytes", "Bytes per buffer", double(bytes), "bytes").on_gpu(m.index));
-    r.measurements.push_back(Measurement::number("l2_cache_bytes", "L2 cache", double(s.l2_cache_bytes()), "bytes").on_gpu(m.index));
-    add_clocks(r, m.index);
+}
 
-    double copy = *r.measurements[0].value, triad = *r.measurements[3].value;
-    std::string figures = "copy " + fixed(copy, 0) + " GB/s, triad " + fixed(triad, 0) + " GB/s";
-    if (!bad.empty()) {
-        r.verdict = Verdict::Fail;
-        r.summary = "wrong data in device memory: " + bad.front().text + " (" + figures + ")";
-        r.findings = bad;
-        r.details.push_back("a fast wrong answer is a failure: check ECC counters (gpuvet inventory) and dmesg for Xid errors");
-        return;
+void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
+    const GpuSpec* spec = ctx.facts->spec_of(m.index);
+    StreamRun run;
+    run.gpu = m.index;
+    try {
+        measure_stream(ctx, *m.session, run);
+    } catch (const Interrupted&) {  // the rates measured before the stop stay, unjudged
+        r.measurements = stream_rate_measurements(run, spec);
+        throw;
     }
-    if (spec <= 0) {
-        r.verdict = Verdict::Pass;
-        r.summary = figures + "; no datasheet bandwidth for this GPU, so no verdict on speed.";
-        return;
-    }
-    std::string pct = fixed(100.0 * worst_graded / spec, 0) + "% of the " + fixed(spec, 0) + " GB/s spec";
-    if (r.verdict == Verdict::Pass)
-        r.summary = figures + " (" + pct + "; healthy is 83-93%).";
-    else
-        r.summary = "memory bandwidth " + pct + ", below the " +
-                    fixed(100 * (r.verdict == Verdict::Fail ? kMemFail : kMemWarn), 0) + "% floor: " + figures + ".";
+    judge_stream(run, spec, r);
+    add_clocks(r, m.index);
 }
 
 }  // namespace

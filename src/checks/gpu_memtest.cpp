@@ -1,8 +1,8 @@
 #include "checks/gpu_memtest.hpp"
 
 #include <algorithm>
-#include <cstdio>
 
+#include "checks/gpu_memtest_verdict.hpp"
 #include "checks/run_facts.hpp"
 #include "gpu/inventory.hpp"
 #include "gpu/kernel_reference.hpp"
@@ -16,14 +16,9 @@ using namespace measure;
 namespace ref = kernel_ref;
 
 constexpr std::uint64_t kChunk = 1ull << 30;       // whole 2 MiB pages
-constexpr std::uint32_t kMaxRecords = 64;
+constexpr std::uint32_t kMaxRecords = 64;   // error records the device keeps per chunk
+constexpr std::size_t kMaxReported = 20;   // errors named in the report
 constexpr std::uint64_t kSeed = 0x6770757665742D31ull;  // "gpuvet-1"
-
-std::string hex(std::uint64_t v) {
-    char b[32];
-    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-    return b;
-}
 
 std::vector<ref::MemtestPattern> patterns(const CheckContext& ctx) {
     using P = ref::MemtestPattern;
@@ -45,102 +40,86 @@ const char* pattern_name(ref::MemtestPattern p) {
     }
 }
 
-void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
-    GpuSession& s = *m.session;
-    auto mem = s.mem_info();
-    // Leave a margin for the driver, the result buffer and other checks' kernels.
+// Nearly all free memory in whole 2 MiB pages, at most kChunk per allocation. Leaves a margin
+// for the driver, the result buffer and other checks' kernels.
+std::vector<DeviceBuffer> alloc_chunks(GpuSession& s, const GpuSession::MemInfo& mem) {
     const std::uint64_t margin = std::max<std::uint64_t>(256ull << 20, mem.total_bytes / 50);
     std::vector<DeviceBuffer> chunks;
-    std::uint64_t left = mem.free_bytes > margin ? mem.free_bytes - margin : 0, tested = 0;
+    std::uint64_t left = mem.free_bytes > margin ? mem.free_bytes - margin : 0;
     while (left >= (2ull << 20)) {
         std::uint64_t n = std::min<std::uint64_t>(kChunk, left / (2ull << 20) * (2ull << 20));
         cu::CUdeviceptr p = 0;
         if (s.api().cuMemAlloc(&p, n) != cu::CUDA_SUCCESS) break;  // fragmentation: test what we got
         chunks.emplace_back(&s.api(), p, n);
         left -= n;
-        tested += n;
     }
     if (chunks.empty()) throw runtime_error("no GPU memory could be allocated for the memory test",
                                             "stop the processes using the GPU (nvidia-smi) and run again");
+    return chunks;
+}
+
+// Writes and verifies one chunk with one pattern; counts its errors and records the first ones.
+// `offset` is where the chunk starts in the memory tested.
+void test_chunk(GpuSession& s, const Stream& st, const DeviceBuffer& c, std::uint64_t offset,
+                ref::MemtestPattern pat, std::uint64_t seed, const DeviceBuffer& result, MemtestRun& run) {
+    const std::uint64_t words = c.bytes() / 8;
+    const std::uint32_t pattern = static_cast<std::uint32_t>(pat);
+    s.zero(result, &st);
+    run.ms_total += s.time_ms(st, [&] {
+        s.launch("memtest_write", s.geometry("memtest_write"), st,
+                 {arg::ptr(c), arg::u64(words), arg::u32(pattern), arg::u64(seed)});
+        s.launch("memtest_verify", s.geometry("memtest_verify"), st,
+                 {arg::ptr(c), arg::u64(words), arg::u32(pattern), arg::u64(seed), arg::ptr(result),
+                  arg::u32(kMaxRecords)});
+    });
+    std::vector<std::uint64_t> raw(ref::memtest_result_words(kMaxRecords));
+    s.download(raw.data(), result.ptr(), raw.size() * 8);
+    ref::MemtestOutcome o = ref::decode_memtest_result(raw, kMaxRecords);
+    run.errors += o.mismatches;
+    for (const auto& rec : o.records) {
+        if (run.first_errors.size() >= kMaxReported) break;
+        std::uint64_t addr = c.ptr() + 8 * rec.index;
+        run.first_errors.push_back({offset + 8 * rec.index, addr, pattern_name(pat),
+                                    ref::memtest_pattern(pat, addr, rec.index, seed), rec.observed});
+    }
+}
+
+MemtestRun measure_memtest(CheckContext& ctx, GpuSet::Member& m) {
+    GpuSession& s = *m.session;
+    auto mem = s.mem_info();
+    MemtestRun run;
+    run.gpu = m.index;
+    run.memory_total_bytes = mem.total_bytes;
+    if (m.info && m.info->memory_total_bytes) run.nvml_memory_total_bytes = *m.info->memory_total_bytes;
+    std::vector<DeviceBuffer> chunks = alloc_chunks(s, mem);
+    for (const DeviceBuffer& c : chunks) run.tested_bytes += c.bytes();
     DeviceBuffer result = s.alloc(ref::memtest_result_words(kMaxRecords) * 8);
     Stream st = s.stream();
-    const int passes = by_tier(ctx, 1, 1, 2);
-    std::uint64_t errors = 0;
-    std::vector<std::string> found;
-    double ms_total = 0;
-    bool cut = false;  // a stop ended the test early: errors found so far still count
-    for (int pass = 0; pass < passes && !cut; ++pass)
-        for (ref::MemtestPattern pat : patterns(ctx)) {
-            if (cut) break;
-            std::uint64_t seed = kSeed + static_cast<std::uint64_t>(pass);
+    const std::vector<ref::MemtestPattern> pats = patterns(ctx);
+    run.patterns = static_cast<int>(pats.size());
+    run.passes = by_tier(ctx, 1, 1, 2);
+    // A stop is polled before every chunk; the errors found before it still count.
+    for (int pass = 0; pass < run.passes; ++pass)
+        for (ref::MemtestPattern pat : pats) {
+            const std::uint64_t seed = kSeed + static_cast<std::uint64_t>(pass);
             std::uint64_t offset = 0;
             for (const DeviceBuffer& c : chunks) {
-                if (ctx.stop_requested()) {  // one chunk per poll
-                    cut = true;
-                    break;
+                if (ctx.stop_requested()) {
+                    run.interrupted = true;
+                    return run;
                 }
-                std::uint64_t words = c.bytes() / 8;
-                s.zero(result, &st);
-                ms_total += s.time_ms(st, [&] {
-                    s.launch("memtest_write", s.geometry("memtest_write"), st,
-                             {arg::ptr(c), arg::u64(words), arg::u32(static_cast<std::uint32_t>(pat)), arg::u64(seed)});
-                    s.launch("memtest_verify", s.geometry("memtest_verify"), st,
-                             {arg::ptr(c), arg::u64(words), arg::u32(static_cast<std::uint32_t>(pat)), arg::u64(seed),
-                              arg::ptr(result), arg::u32(kMaxRecords)});
-                });
-                std::vector<std::uint64_t> raw(ref::memtest_result_words(kMaxRecords));
-                s.download(raw.data(), result.ptr(), raw.size() * 8);
-                ref::MemtestOutcome o = ref::decode_memtest_result(raw, kMaxRecords);
-                errors += o.mismatches;
-                for (const auto& rec : o.records) {
-                    if (found.size() >= 20) break;
-                    std::uint64_t addr = c.ptr() + 8 * rec.index;
-                    std::uint64_t want = ref::memtest_pattern(pat, addr, rec.index, seed);
-                    found.push_back("bit error at byte offset " + std::to_string(offset + 8 * rec.index) +
-                                    " of the memory tested (address " + hex(addr) + "), pattern " + pattern_name(pat) +
-                                    ": wrote " + hex(want) + ", read " + hex(rec.observed) + ", flipped bits " +
-                                    hex(want ^ rec.observed));
-                }
+                test_chunk(s, st, c, offset, pat, seed, result, run);
                 offset += c.bytes();
             }
         }
-    const double gib = double(tested) / double(1ull << 30);
-    Measurement tm = Measurement::number("tested_gib", "Memory tested", gib, "GiB").on_gpu(m.index);
-    const GpuSpec* sp = ctx.facts->spec_of(m.index);
-    if (sp && sp->memory_size_gib > 0) {
-        Reference ref;
-        ref.spec = sp->memory_size_gib;
-        ref.warn_below = 0.85 * sp->memory_size_gib;  // driver reserve + margin stay well under 15%
-        ref.source = datasheet_source(*sp);
-        tm.against(ref);
-    }
-    r.measurements.push_back(tm);
-    r.measurements.push_back(Measurement::number("tested_bytes", "Bytes tested", double(tested), "bytes").on_gpu(m.index));
-    r.measurements.push_back(Measurement::number("memory_total_bytes", "Memory total (CUDA)", double(mem.total_bytes), "bytes").on_gpu(m.index));
-    if (m.info && m.info->memory_total_bytes)
-        r.measurements.push_back(Measurement::number("nvml_memory_total_bytes", "Memory total (NVML)",
-                                                     double(*m.info->memory_total_bytes), "bytes").on_gpu(m.index));
-    r.measurements.push_back(Measurement::number("errors", "Memory errors", double(errors), "count").on_gpu(m.index));
-    r.measurements.push_back(Measurement::number("patterns", "Patterns x passes", double(patterns(ctx).size() * passes), "count").on_gpu(m.index));
-    if (ms_total > 0)
-        r.measurements.push_back(Measurement::number("test_gbps", "Write + verify rate",
-            2.0 * double(tested) * double(patterns(ctx).size() * passes) / (ms_total * 1e-3) / 1e9, "GB/s").on_gpu(m.index));
+    return run;
+}
+
+void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
+    const MemtestRun run = measure_memtest(ctx, m);
+    judge_memtest(run, ctx.facts->spec_of(m.index), r);
     add_clocks(r, m.index);
-    std::string what = fixed(gib, 1) + " GiB tested with " + std::to_string(patterns(ctx).size()) + " pattern(s) x " +
-                       std::to_string(passes) + " pass(es)";
-    if (cut && !errors) throw Interrupted{};  // no verdict on a test that did not cover the memory
-    if (errors) {
-        r.verdict = Verdict::Fail;
-        r.summary = std::to_string(errors) + " memory error(s) in " + what + ": " + found.front();
-        r.details = found;
-        if (cut) r.details.push_back("interrupted before the whole memory was tested: the errors above were found before the stop");
-        r.details.push_back("a GPU with memory errors must be replaced or repaired: report it to the provider with this report");
-        return;
-    }
-    grade_into(r, tm);
-    r.summary = r.verdict == Verdict::Pass ? "no errors in " + what + "."
-                                           : "no errors, but only " + what + " of the " + fixed(sp->memory_size_gib, 0) +
-                                                 " GiB sold: other processes hold memory, or the GPU has less";
+    if (run.interrupted && !run.errors) throw Interrupted{};  // for_each_gpu: SKIP, figures kept
 }
 
 }  // namespace

@@ -84,7 +84,10 @@ def test_wrong_gemm_results_fail():
     g = c[("gpu.gemm", 0)]
     assert g["verdict"] == "FAIL", g
     assert "WRONG" in g["summary"], g["summary"]
-    assert any("wrong D(" in d for d in g["details"]), g["details"]
+    # The wrong outputs are judged statements: FAIL findings on the precision's rate, not details.
+    wrong = [f for f in g["findings"] if "wrong D(" in f["text"]]
+    assert wrong and all(f["verdict"] == "FAIL" and f["measurement"].endswith(("_tflops", "_tops")) for f in wrong), g
+    assert not any("wrong D(" in d for d in g["details"]), g["details"]
     assert code == 1
 
 

@@ -78,6 +78,10 @@ def test_bad_memory_cell_fails_memtest_naming_the_offset():
     assert "byte offset 1193048" in checks[2]["summary"], checks[2]["summary"]
     assert "flipped bits 0x8" in checks[2]["summary"]
     assert value(checks[2], "errors") == 1
+    # The error is a FAIL finding on the error count, not a detail line.
+    assert [(f["verdict"], f["measurement"]) for f in checks[2]["findings"]] == [("FAIL", "errors")], checks[2]
+    assert "byte offset 1193048" in checks[2]["findings"][0]["text"], checks[2]["findings"]
+    assert not any("bit error" in d for d in checks[2]["details"]), checks[2]["details"]
     assert all(checks[i]["verdict"] == "WARN" and value(checks[i], "errors") == 0 for i in (0, 1)), checks
     assert value(checks[0], "tested_bytes") == 8 << 20
 
