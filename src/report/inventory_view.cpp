@@ -168,9 +168,10 @@ void render_gpu(const InventoryGpu& g, const Style& st, std::string& out) {
     if (g.name) out += "  " + *g.name;
     if (g.lost) out += "  " + st.paint("LOST (fell off the bus)", "31");
     out += "\n";
-    for (const auto& f : g.facts) Lines{out}(f.label, format_fact(f));
+    Lines line{out};
+    for (const auto& f : g.facts) line(f.label, format_fact(f));
     render_links_and_processes(g, out);
-    for (const auto& e : g.errors) Lines{out}("problem", e);
+    for (const auto& e : g.errors) line("problem", e);
 }
 
 void render_topology(const InventoryFacts& inv, const Style& st, std::string& out) {
