@@ -21,17 +21,18 @@ int run_inventory(const GlobalOptions& g) {
     Inventory inv = collect_inventory(InventoryOptions{root});
     MachineInfo host = read_machine_info(HostFs(root));
     host.driver = driver_info_of(inv);
+    const InventoryFacts facts = inventory_facts_of(inv);
 
     close_envelope(env);
-    std::string json_text = render_document(env, inventory_to_json(inv, host));
+    std::string json_text = render_document(env, inventory_to_json(facts, host));
 
     if (g.report_dir) {
         std::filesystem::path dir = report_folder(*g.report_dir);
         write_file_atomically(dir / "gpuvet-inventory.json", json_text);
-        write_file_atomically(dir / "gpuvet-inventory.txt", render_inventory(inv, host, Style{false, 100}));
+        write_file_atomically(dir / "gpuvet-inventory.txt", render_inventory(facts, host, Style{false, 100}));
     }
     if (g.json) std::cout << json_text;
-    else std::cout << render_inventory(inv, host, detect_style(g.no_color));
+    else std::cout << render_inventory(facts, host, detect_style(g.no_color));
     std::cout.flush();
     return exit_code::ok;  // no driver is a fact about the box, not a failure
 }

@@ -392,13 +392,14 @@ double parse_duration_s(const std::string& s, std::string_view option) {
     return parse_number_option(option, s, kBurnDurationRule);
 }
 
-std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt, const BurnTargets& targets) {
-    const auto t0 = Clock::now();
-    const double report_offset = ctx.elapsed_s();  // series times are seconds since the report started
+namespace {
 
-    GpuSet set = GpuSet::open(targets.gpus);
-    std::vector<std::unique_ptr<Live>> lives;
-    std::vector<int> indexes;
+using Lives = std::vector<std::unique_ptr<Live>>;
+
+// One Live per member of the set, with what the inventory and the SKU lookup know of its GPU; a
+// GPU that could not be opened is done at once, with the reason as its load error.
+Lives make_lives(GpuSet& set, const BurnTargets& targets) {
+    Lives lives;
     for (auto& m : set.members()) {
         auto L = std::make_unique<Live>();
         L->out.gpu = m.index;
@@ -415,9 +416,102 @@ std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt, con
             L->out.load_error = m.error + (m.advice.empty() ? "" : " (" + m.advice + ")");
             L->done = true;
         }
-        indexes.push_back(m.index);
         lives.push_back(std::move(L));
     }
+    return lives;
+}
+
+// The compute load: cuBLASLt GEMMs for the tensor dtypes when the library is there (loaded into
+// `lt`), else the FMA kernels. Returns the note saying why FMA kernels run, or empty.
+std::string choose_compute(const BurnOptions& opt, const BurnTargets& targets, std::optional<CublasLtApi>& lt) {
+    if (opt.load == BurnLoad::memory) return {};
+    if (!gemm_precision(opt.dtype))
+        return std::string(to_string(opt.dtype)) + " runs on the CUDA-core FMA kernels (no tensor GEMM for it)";
+    lt.emplace(CublasLtApi::load(targets.cuda_driver_version.value_or(0)));
+    if (lt->ok()) return {};
+    std::string note = "cuBLASLt is not usable (" + lt->error + "): FMA kernels instead of tensor GEMMs";
+    lt.reset();
+    return note;
+}
+
+// `left_s`: the time left under load; none while the loads are still being prepared.
+void draw_progress(Progress& progress, Lives& lives, const TelemetrySampler& sampler, std::optional<double> left_s) {
+    std::vector<std::string> lines;
+    for (auto& L : lives) {
+        std::lock_guard<std::mutex> lk(L->mu);
+        lines.push_back(progress_line(L->out, L->last_rate.load(), L->errors.load(), sampler.latest(L->out.gpu)));
+    }
+    char head[64];
+    if (left_s) std::snprintf(head, sizeof head, "%.0f s left", std::max(0.0, *left_s));
+    else std::snprintf(head, sizeof head, "preparing the load");
+    lines.insert(lines.begin(), head);
+    progress.update_lines(lines);
+}
+
+// Waits until the planned time has passed under load, every load has ended or a stop was asked
+// for (returns true then). This loop is the sampler's clock: it wakes for each sample and
+// redraws every 100 ms.
+bool watch_load(CheckContext& ctx, const BurnOptions& opt, Lives& lives, TelemetrySampler& sampler) {
+    std::optional<Clock::time_point> load_t0;
+    auto next_draw = Clock::now();
+    while (true) {
+        Clock::time_point next_sample = sampler.poll();
+        if (ctx.stop_requested()) return true;
+        bool all_done = std::all_of(lives.begin(), lives.end(), [](const auto& L) { return L->done.load(); });
+        // The duration counts from the moment every GPU's load runs, so setup (filling buffers,
+        // choosing the GEMM algorithm) does not eat into the time under load.
+        if (!load_t0 && std::all_of(lives.begin(), lives.end(), [](const auto& L) { return L->ready || L->done; }))
+            load_t0 = Clock::now();
+        double el = load_t0 ? std::chrono::duration<double>(Clock::now() - *load_t0).count() : 0;
+        if (el >= opt.duration_s || all_done) return false;
+        if (ctx.progress && Clock::now() >= next_draw) {
+            next_draw = Clock::now() + std::chrono::milliseconds(100);
+            draw_progress(*ctx.progress, lives, sampler, load_t0 ? std::optional<double>(opt.duration_s - el) : std::nullopt);
+        }
+        std::this_thread::sleep_until(std::min(next_sample, Clock::now() + std::chrono::milliseconds(100)));
+    }
+}
+
+// Without NVML telemetry nothing watched the throttling and temperatures: a pass says so.
+void note_telemetry_error(std::vector<CheckResult>& results, const std::string& telemetry_error) {
+    if (telemetry_error.empty()) return;
+    for (auto& r : results) {
+        r.details.push_back("NVML telemetry unavailable: " + telemetry_error);
+        if (r.verdict == Verdict::Pass) {
+            r.verdict = Verdict::Warn;
+            r.summary += "; throttling and temperature were not watched (NVML unavailable)";
+        }
+    }
+}
+
+// The telemetry and throughput series, in seconds since the report started.
+void add_series(Report& report, const TelemetryData& telemetry, const Lives& lives, double report_offset) {
+    auto series = to_time_series(telemetry);
+    for (auto& L : lives) {
+        const auto& o = L->out;
+        if (!o.batch_throughput.empty())
+            series.push_back(TimeSeries{o.throughput_unit == "GB/s" ? "throughput_gbps" : "throughput_tflops",
+                                        o.throughput_unit, o.gpu, o.batch_t_s, o.batch_throughput});
+        if (!L->gbps.empty() && o.throughput_unit != "GB/s")
+            series.push_back(TimeSeries{"memory_gbps", "GB/s", o.gpu, L->gbps_t_s, L->gbps});
+    }
+    for (auto& s : series) {
+        s.key = "burn." + s.key;
+        for (double& t : s.t_s) t += report_offset;
+        report.series.push_back(std::move(s));
+    }
+}
+
+}  // namespace
+
+std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt, const BurnTargets& targets) {
+    const auto t0 = Clock::now();
+    const double report_offset = ctx.elapsed_s();  // series times are seconds since the report started
+
+    GpuSet set = GpuSet::open(targets.gpus);
+    Lives lives = make_lives(set, targets);
+    std::vector<int> indexes;
+    for (const auto& L : lives) indexes.push_back(L->out.gpu);
 
     TelemetrySampler sampler(NvmlBackend::shared(), indexes, opt.sample_hz, t0);
     std::string telemetry_error;
@@ -427,23 +521,8 @@ std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt, con
         telemetry_error = e.what();
     }
 
-    // The compute load: cuBLASLt GEMMs for the tensor dtypes when the library is there, else the
-    // FMA kernels, and the results say so.
     std::optional<CublasLtApi> lt;
-    std::string fma_note;
-    if (opt.load != BurnLoad::memory) {
-        if (!gemm_precision(opt.dtype)) {
-            fma_note = std::string(to_string(opt.dtype)) + " runs on the CUDA-core FMA kernels (no tensor GEMM for it)";
-        } else {
-            int driver_cuda = targets.cuda_driver_version.value_or(0);
-            lt.emplace(CublasLtApi::load(driver_cuda));
-            if (!lt->ok()) {
-                fma_note = "cuBLASLt is not usable (" + lt->error + "): FMA kernels instead of tensor GEMMs";
-                lt.reset();
-            }
-        }
-    }
-
+    const std::string fma_note = choose_compute(opt, targets, lt);
     std::atomic<bool> stop_load{false};
     std::thread runner([&] {
         set.run_parallel([&](GpuSet::Member& m) {
@@ -452,36 +531,8 @@ std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt, con
         });
     });
 
-    bool interrupted = false;
-    std::optional<Clock::time_point> load_t0;
     if (ctx.progress) ctx.progress->begin("gpu.burn", "Sustained load (burn)");
-    // This loop is the sampler's clock: it wakes for each sample and redraws every 100 ms.
-    auto next_draw = Clock::now();
-    while (true) {
-        Clock::time_point next_sample = sampler.poll();
-        if (ctx.stop_requested()) { interrupted = true; break; }
-        bool all_done = std::all_of(lives.begin(), lives.end(), [](const auto& L) { return L->done.load(); });
-        // The duration counts from the moment every GPU's load runs, so setup (filling buffers,
-        // choosing the GEMM algorithm) does not eat into the time under load.
-        if (!load_t0 && std::all_of(lives.begin(), lives.end(), [](const auto& L) { return L->ready || L->done; }))
-            load_t0 = Clock::now();
-        double el = load_t0 ? std::chrono::duration<double>(Clock::now() - *load_t0).count() : 0;
-        if (el >= opt.duration_s || all_done) break;
-        if (ctx.progress && Clock::now() >= next_draw) {
-            next_draw = Clock::now() + std::chrono::milliseconds(100);
-            std::vector<std::string> lines;
-            for (auto& L : lives) {
-                std::lock_guard<std::mutex> lk(L->mu);
-                lines.push_back(progress_line(L->out, L->last_rate.load(), L->errors.load(), sampler.latest(L->out.gpu)));
-            }
-            char head[64];
-            if (load_t0) std::snprintf(head, sizeof head, "%.0f s left", std::max(0.0, opt.duration_s - el));
-            else std::snprintf(head, sizeof head, "preparing the load");
-            lines.insert(lines.begin(), head);
-            ctx.progress->update_lines(lines);
-        }
-        std::this_thread::sleep_until(std::min(next_sample, Clock::now() + std::chrono::milliseconds(100)));
-    }
+    const bool interrupted = watch_load(ctx, opt, lives, sampler);
     stop_load = true;
     runner.join();
     sampler.stop();
@@ -494,30 +545,10 @@ std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt, con
     if (!telemetry_error.empty()) in.telemetry.xid_absent_reason = "telemetry could not start: " + telemetry_error;
     for (auto& L : lives) in.gpus.push_back(L->out);
     auto results = burn_verdicts(in);
-    if (!telemetry_error.empty())
-        for (auto& r : results) {
-            r.details.push_back("NVML telemetry unavailable: " + telemetry_error);
-            if (r.verdict == Verdict::Pass) {
-                r.verdict = Verdict::Warn;
-                r.summary += "; throttling and temperature were not watched (NVML unavailable)";
-            }
-        }
+    note_telemetry_error(results, telemetry_error);
 
     if (ctx.report) {
-        auto series = to_time_series(in.telemetry);
-        for (auto& L : lives) {
-            const auto& o = L->out;
-            if (!o.batch_throughput.empty())
-                series.push_back(TimeSeries{o.throughput_unit == "GB/s" ? "throughput_gbps" : "throughput_tflops",
-                                            o.throughput_unit, o.gpu, o.batch_t_s, o.batch_throughput});
-            if (!L->gbps.empty() && o.throughput_unit != "GB/s")
-                series.push_back(TimeSeries{"memory_gbps", "GB/s", o.gpu, L->gbps_t_s, L->gbps});
-        }
-        for (auto& s : series) {
-            s.key = "burn." + s.key;
-            for (double& t : s.t_s) t += report_offset;
-            ctx.report->series.push_back(std::move(s));
-        }
+        add_series(*ctx.report, in.telemetry, lives, report_offset);
         if (interrupted) ctx.report->interrupted = true;
     }
     return results;

@@ -203,111 +203,166 @@ std::vector<Finding> xid_findings(const std::vector<XidEvent>& xids, int gpu) {
     return out;
 }
 
+namespace {
+
+const std::vector<TelemetrySample>& samples_of(const GpuTelemetry* tel) {
+    static const std::vector<TelemetrySample> kNone;
+    return tel ? tel->samples : kNone;
+}
+
+// The telemetry of one GPU; null when it was not sampled.
+const GpuTelemetry* telemetry_of(const TelemetryData& t, int gpu) {
+    const GpuTelemetry* found = nullptr;
+    for (const auto& x : t.gpus)
+        if (x.gpu == gpu) found = &x;
+    return found;
+}
+
+Measurement throughput_measurement(const GpuBurnOutcome& g) {
+    const std::string key = g.throughput_unit == "GB/s" ? "throughput_gbps" : "throughput_tflops";
+    if (auto avg = mean(g.batch_throughput))
+        return Measurement::number(key, "Mean throughput (" + g.load + ")", *avg, g.throughput_unit).on_gpu(g.gpu);
+    return Measurement::absent(key, "Mean throughput", g.throughput_unit,
+                               g.load_error.empty() ? "no batch completed" : g.load_error)
+        .on_gpu(g.gpu);
+}
+
+std::optional<Measurement> peak_temperature_measurement(const GpuBurnOutcome& g, const std::vector<TelemetrySample>& s) {
+    auto peak = max_of(s, [](const TelemetrySample& x) { return x.temperature_c; });
+    if (!peak) return std::nullopt;
+    auto m = Measurement::number("temperature_peak_c", "Peak temperature", *peak, "C").on_gpu(g.gpu);
+    if (g.slowdown_temp_c) {
+        Reference ref;
+        ref.warn_above = *g.slowdown_temp_c - 5;
+        ref.fail_above = *g.slowdown_temp_c;
+        ref.source = "NVML slowdown threshold of this GPU";
+        m.against(ref);
+    }
+    return m;
+}
+
+// Present, or absent with the sampler's reason for the field.
+Measurement memory_temperature_measurement(const GpuBurnOutcome& g, const GpuTelemetry* tel) {
+    const auto& s = samples_of(tel);
+    if (auto peak = max_of(s, [](const TelemetrySample& x) { return x.memory_temperature_c; })) {
+        auto m = Measurement::number("memory_temp_max_c", "Peak memory temperature", *peak, "C").on_gpu(g.gpu);
+        if (g.memory_max_temp_c) {
+            Reference ref;
+            ref.warn_above = *g.memory_max_temp_c - 5;
+            ref.source = "NVML memory slowdown threshold of this GPU";
+            m.against(ref);
+        }
+        return m;
+    }
+    std::string why = s.empty() ? "no telemetry sample" : "not sampled";
+    if (tel)
+        for (const auto& [field, reason] : tel->absent)
+            if (field == "memory_temperature_c") why = reason;
+    return Measurement::absent("memory_temp_max_c", "Peak memory temperature", "C", why).on_gpu(g.gpu);
+}
+
+std::vector<std::string> burn_details(const BurnInput& in, const GpuBurnOutcome& g, const GpuTelemetry* tel) {
+    std::vector<std::string> d;
+    if (in.interrupted)
+        d.push_back(fmt("interrupted after %.0f s", g.duration_s) + fmt(" of the planned %.0f s", in.planned_s));
+    for (const auto& n : g.notes) d.push_back("load: " + n);
+    if (tel)
+        for (const auto& [field, why] : tel->absent) d.push_back("not sampled: " + field + ": " + why);
+    if (!in.telemetry.xid_absent_reason.empty()) d.push_back("Xid events not watched: " + in.telemetry.xid_absent_reason);
+    return d;
+}
+
+}  // namespace
+
+std::vector<Finding> load_findings(const GpuBurnOutcome& g, bool telemetry_lost) {
+    std::vector<Finding> f;
+    if (!g.load_error.empty()) f.push_back({Verdict::Error, "the load could not run: " + g.load_error});
+    if (g.lost || telemetry_lost) f.push_back({Verdict::Fail, "the GPU was lost during the load"});
+    return f;
+}
+
+std::vector<Finding> gpu_findings(const GpuBurnOutcome& g, const GpuTelemetry* tel, const std::optional<Finding>& peer,
+                                  const std::vector<XidEvent>& xids) {
+    const auto& s = samples_of(tel);
+    std::vector<Finding> f = load_findings(g, tel && tel->lost);
+    auto add = [&](std::vector<Finding> more) { f.insert(f.end(), more.begin(), more.end()); };
+    auto add_one = [&](const std::optional<Finding>& x) { if (x) f.push_back(*x); };
+    add_one(correctness_finding(g));
+    add(xid_findings(xids, g.gpu));
+    add_one(ecc_finding(s));
+    add(throttle_findings(s));
+    add_one(peer);
+    add_one(temperature_finding(s, g.slowdown_temp_c));
+    add_one(memory_temperature_finding(s, g.memory_max_temp_c));
+    add_one(power_limit_finding(s, g.default_power_limit_w));
+    add_one(throughput_drop_finding(g.batch_t_s, g.batch_throughput, g.throughput_unit));
+    return f;
+}
+
+Verdict burn_verdict(const std::vector<Finding>& f, bool measured, bool interrupted) {
+    Verdict v = Verdict::Pass;
+    for (const auto& x : f) v = worst(v, x.verdict);
+    // Nothing measured: a load that could not start is an error; one a stop came before is not.
+    if (!measured && v == Verdict::Pass) v = interrupted ? Verdict::Skip : Verdict::Error;
+    return v;
+}
+
+std::vector<Measurement> burn_measurements(const GpuBurnOutcome& g, const GpuTelemetry* tel) {
+    const auto& s = samples_of(tel);
+    std::vector<Measurement> out{throughput_measurement(g)};
+    auto add = [&](const char* key, const char* label, std::optional<double> v, const char* unit) {
+        if (v) out.push_back(Measurement::number(key, label, *v, unit).on_gpu(g.gpu));
+    };
+    if (auto m = peak_temperature_measurement(g, s)) out.push_back(std::move(*m));
+    out.push_back(memory_temperature_measurement(g, tel));
+    add("power_peak_w", "Peak power", max_of(s, [](const TelemetrySample& x) { return x.power_w; }), "W");
+    add("power_limit_min_w", "Lowest enforced power limit", min_of(s, [](const TelemetrySample& x) { return x.power_limit_w; }), "W");
+    add("sm_clock_min_mhz", "Lowest SM clock", min_of(s, [](const TelemetrySample& x) { return x.sm_clock_mhz; }), "MHz");
+    add("sm_clock_max_mhz", "Highest SM clock", max_of(s, [](const TelemetrySample& x) { return x.sm_clock_mhz; }), "MHz");
+    add("mismatch_count", "Mismatched results", double(g.mismatches), "count");
+    add("nan_count", "NaN results", double(g.nans), "count");
+    add("results_checked_count", "Results checked", double(g.results_compared), "count");
+    add("load_duration_s", "Load duration", g.duration_s, "s");
+    return out;
+}
+
+std::string burn_summary(const std::vector<Finding>& f, Verdict v, const GpuBurnOutcome& g,
+                         const std::vector<TelemetrySample>& s, bool interrupted) {
+    for (const auto& worst_f : f) {
+        if (worst_f.verdict != v || v == Verdict::Pass) continue;
+        size_t others = 0;
+        for (const auto& x : f) others += (&x != &worst_f && x.verdict != Verdict::Pass);
+        if (!others) return worst_f.text;
+        return worst_f.text + " (+" + std::to_string(others) + " more finding" + (others == 1 ? "" : "s") + ")";
+    }
+    auto avg = mean(g.batch_throughput);
+    if (!avg)
+        return interrupted ? "interrupted before a batch of the load completed; no verdict"
+                           : "no batch of the load completed, so nothing was measured";
+    auto peak = max_of(s, [](const TelemetrySample& x) { return x.temperature_c; });
+    auto mpeak = max_of(s, [](const TelemetrySample& x) { return x.memory_temperature_c; });
+    auto pw = max_of(s, [](const TelemetrySample& x) { return x.power_w; });
+    return fmt("%.0f s", g.duration_s) + " at " + num(*avg) + " " + g.throughput_unit + " (" + g.load + ")" +
+           (peak ? fmt(", peak %.0f °C", *peak) : "") + (mpeak ? fmt(" (memory %.0f °C)", *mpeak) : "") +
+           (pw ? fmt(", %.0f W", *pw) : "") + ", no throttling, no errors";
+}
+
 std::vector<CheckResult> burn_verdicts(const BurnInput& in) {
     std::vector<CheckResult> out;
     auto peers = peer_findings(in.gpus);
     for (size_t i = 0; i < in.gpus.size(); ++i) {
         const auto& g = in.gpus[i];
-        static const std::vector<TelemetrySample> kNone;
-        const std::vector<TelemetrySample>* samples = &kNone;
-        const GpuTelemetry* tel = nullptr;
-        for (const auto& t : in.telemetry.gpus)
-            if (t.gpu == g.gpu) { samples = &t.samples; tel = &t; }
-
+        const GpuTelemetry* tel = telemetry_of(in.telemetry, g.gpu);
         CheckResult r;
         r.key = "gpu.burn";
         r.title = "Sustained load (burn)";
         r.gpu = g.gpu;
         r.duration_s = g.duration_s;
-        std::vector<Finding> f;
-        if (!g.load_error.empty()) f.push_back({Verdict::Error, "the load could not run: " + g.load_error});
-        if (g.lost || (tel && tel->lost)) f.push_back({Verdict::Fail, "the GPU was lost during the load"});
-        if (auto c = correctness_finding(g)) f.push_back(*c);
-        for (auto& x : xid_findings(in.telemetry.xids, g.gpu)) f.push_back(x);
-        if (auto e = ecc_finding(*samples)) f.push_back(*e);
-        for (auto& x : throttle_findings(*samples)) f.push_back(x);
-        if (peers[i]) f.push_back(*peers[i]);
-        if (auto t = temperature_finding(*samples, g.slowdown_temp_c)) f.push_back(*t);
-        if (auto t = memory_temperature_finding(*samples, g.memory_max_temp_c)) f.push_back(*t);
-        if (auto p = power_limit_finding(*samples, g.default_power_limit_w)) f.push_back(*p);
-        if (auto d = throughput_drop_finding(g.batch_t_s, g.batch_throughput, g.throughput_unit)) f.push_back(*d);
-
-        Verdict v = Verdict::Pass;
-        for (const auto& x : f) v = worst(v, x.verdict);
-        const bool measured = !g.batch_throughput.empty();
-        // Nothing measured: a load that could not start is an error; one a stop came before is not.
-        if (!measured && v == Verdict::Pass) v = in.interrupted ? Verdict::Skip : Verdict::Error;
-
-        // Measurements: the figures behind the verdicts.
-        auto avg = mean(g.batch_throughput);
-        std::string unit = g.throughput_unit;
-        std::string tkey = unit == "GB/s" ? "throughput_gbps" : "throughput_tflops";
-        if (avg) r.measurements.push_back(Measurement::number(tkey, "Mean throughput (" + g.load + ")", *avg, unit).on_gpu(g.gpu));
-        else r.measurements.push_back(Measurement::absent(tkey, "Mean throughput", unit, g.load_error.empty() ? "no batch completed" : g.load_error).on_gpu(g.gpu));
-        auto add = [&](const char* key, const char* label, std::optional<double> v2, const char* u) {
-            if (v2) r.measurements.push_back(Measurement::number(key, label, *v2, u).on_gpu(g.gpu));
-        };
-        add("temperature_peak_c", "Peak temperature", max_of(*samples, [](const TelemetrySample& x) { return x.temperature_c; }), "C");
-        if (auto& m = r.measurements.back(); m.key == "temperature_peak_c" && g.slowdown_temp_c) {
-            Reference ref;
-            ref.warn_above = *g.slowdown_temp_c - 5;
-            ref.fail_above = *g.slowdown_temp_c;
-            ref.source = "NVML slowdown threshold of this GPU";
-            m.against(ref);
-        }
-        if (auto peak = max_of(*samples, [](const TelemetrySample& x) { return x.memory_temperature_c; })) {
-            auto m = Measurement::number("memory_temp_max_c", "Peak memory temperature", *peak, "C").on_gpu(g.gpu);
-            if (g.memory_max_temp_c) {
-                Reference ref;
-                ref.warn_above = *g.memory_max_temp_c - 5;
-                ref.source = "NVML memory slowdown threshold of this GPU";
-                m.against(ref);
-            }
-            r.measurements.push_back(std::move(m));
-        } else {
-            std::string why = samples->empty() ? "no telemetry sample" : "not sampled";
-            if (tel)
-                for (const auto& [field, reason] : tel->absent)
-                    if (field == "memory_temperature_c") why = reason;
-            r.measurements.push_back(Measurement::absent("memory_temp_max_c", "Peak memory temperature", "C", why).on_gpu(g.gpu));
-        }
-        add("power_peak_w", "Peak power", max_of(*samples, [](const TelemetrySample& x) { return x.power_w; }), "W");
-        add("power_limit_min_w", "Lowest enforced power limit", min_of(*samples, [](const TelemetrySample& x) { return x.power_limit_w; }), "W");
-        add("sm_clock_min_mhz", "Lowest SM clock", min_of(*samples, [](const TelemetrySample& x) { return x.sm_clock_mhz; }), "MHz");
-        add("sm_clock_max_mhz", "Highest SM clock", max_of(*samples, [](const TelemetrySample& x) { return x.sm_clock_mhz; }), "MHz");
-        r.measurements.push_back(Measurement::number("mismatch_count", "Mismatched results", double(g.mismatches), "count").on_gpu(g.gpu));
-        r.measurements.push_back(Measurement::number("nan_count", "NaN results", double(g.nans), "count").on_gpu(g.gpu));
-        r.measurements.push_back(Measurement::number("results_checked_count", "Results checked", double(g.results_compared), "count").on_gpu(g.gpu));
-        add("load_duration_s", "Load duration", g.duration_s, "s");
-
-        // Summary: the worst finding, else a one-line healthy statement.
-        const Finding* worst_f = nullptr;
-        for (const auto& x : f)
-            if (x.verdict == v && x.verdict != Verdict::Pass) { worst_f = &x; break; }
-        if (worst_f) {
-            r.summary = worst_f->text;
-            size_t others = 0;
-            for (const auto& x : f) others += (&x != worst_f && x.verdict != Verdict::Pass);
-            if (others) r.summary += " (+" + std::to_string(others) + " more finding" + (others == 1 ? "" : "s") + ")";
-        } else if (!measured) {
-            r.summary = in.interrupted ? "interrupted before a batch of the load completed; no verdict"
-                                       : "no batch of the load completed, so nothing was measured";
-        } else {
-            auto peak = max_of(*samples, [](const TelemetrySample& x) { return x.temperature_c; });
-            auto mpeak = max_of(*samples, [](const TelemetrySample& x) { return x.memory_temperature_c; });
-            auto pw = max_of(*samples, [](const TelemetrySample& x) { return x.power_w; });
-            r.summary = fmt("%.0f s", g.duration_s) + " at " + num(*avg) + " " + unit + " (" + g.load + ")" +
-                        (peak ? fmt(", peak %.0f °C", *peak) : "") +
-                        (mpeak ? fmt(" (memory %.0f °C)", *mpeak) : "") + (pw ? fmt(", %.0f W", *pw) : "") +
-                        ", no throttling, no errors";
-        }
-        if (in.interrupted) r.details.push_back(fmt("interrupted after %.0f s", g.duration_s) + fmt(" of the planned %.0f s", in.planned_s));
-        r.findings.insert(r.findings.end(), f.begin(), f.end());
-        for (const auto& n : g.notes) r.details.push_back("load: " + n);
-        if (tel)
-            for (const auto& [field, why] : tel->absent) r.details.push_back("not sampled: " + field + ": " + why);
-        if (!in.telemetry.xid_absent_reason.empty()) r.details.push_back("Xid events not watched: " + in.telemetry.xid_absent_reason);
-        r.verdict = v;
+        r.findings = gpu_findings(g, tel, peers[i], in.telemetry.xids);
+        r.verdict = burn_verdict(r.findings, !g.batch_throughput.empty(), in.interrupted);
+        r.measurements = burn_measurements(g, tel);
+        r.summary = burn_summary(r.findings, r.verdict, g, samples_of(tel), in.interrupted);
+        r.details = burn_details(in, g, tel);
         out.push_back(std::move(r));
     }
     return out;

@@ -67,6 +67,21 @@ std::vector<std::optional<Finding>> peer_findings(const std::vector<GpuBurnOutco
 std::optional<Finding> correctness_finding(const GpuBurnOutcome& g);
 std::optional<Finding> ecc_finding(const std::vector<TelemetrySample>& s);
 std::vector<Finding> xid_findings(const std::vector<XidEvent>& xids, int gpu);
+// The load itself: it could not run (ERROR), or the GPU was lost under it (FAIL).
+std::vector<Finding> load_findings(const GpuBurnOutcome& g, bool telemetry_lost);
+
+// ---- one GPU's result, from the rules above ------------------------------------------------
+// `tel` is null when the GPU was not sampled; `peer` is its entry of peer_findings().
+// Every finding, in the order the summary picks the worst from: errors, then the rest.
+std::vector<Finding> gpu_findings(const GpuBurnOutcome& g, const GpuTelemetry* tel, const std::optional<Finding>& peer,
+                                  const std::vector<XidEvent>& xids);
+// The worst finding; with nothing measured, ERROR, or SKIP when a stop came first.
+Verdict burn_verdict(const std::vector<Finding>& f, bool measured, bool interrupted);
+// The figures behind the verdicts: throughput, peak temperatures, power, clocks, error counts.
+std::vector<Measurement> burn_measurements(const GpuBurnOutcome& g, const GpuTelemetry* tel);
+// The worst finding with the count of the others, else one line saying how the run went.
+std::string burn_summary(const std::vector<Finding>& f, Verdict v, const GpuBurnOutcome& g,
+                         const std::vector<TelemetrySample>& s, bool interrupted);
 
 
 // One CheckResult per GPU, key "gpu.burn".

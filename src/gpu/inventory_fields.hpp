@@ -1,5 +1,6 @@
-// Every per-GPU fact with its stable key and label, in display order. The JSON and terminal
-// views of `gpuvet inventory` both walk this list, so a field added here appears in both.
+// Every per-GPU fact with its stable key and label, in display order. gpu/inventory_facts.cpp
+// turns this list into the printers' table, so a field added here appears in the JSON and the
+// terminal listing of `gpuvet inventory`.
 #pragma once
 #include "gpu/inventory.hpp"
 

@@ -4,26 +4,25 @@
 
 #include <type_traits>
 
-#include "gpu/inventory_fields.hpp"
-
 namespace gpuvet {
 
 namespace {
 
-// nvmlDeviceGetNvLinkVersion answers with nvml.h's nvmlNvlinkVersion_t codes, not the version itself.
-std::string nvlink_version_name(const Fact<int>& code) {
-    static const char* names[] = {"?", "1.0", "2.0", "2.2", "3.0", "3.1", "4.0", "5.0", "6.0"};
-    if (!code) return "?";
-    return *code >= 1 && *code <= 8 ? names[*code] : "code " + std::to_string(*code);
+Json value_json(const FactValue& v) {
+    return std::visit([](const auto& x) { return Json(x); }, v);
 }
+Json value_json(const auto& v) { return Json(v); }
 
 template <class T>
 Json fact_json(const Fact<T>& f) {
     Json j;
-    j["value"] = f ? Json(*f) : Json(nullptr);
+    j["value"] = f ? value_json(*f) : Json(nullptr);
     j["absent_reason"] = f ? Json(nullptr) : Json(f.absent_reason);
     return j;
 }
+
+// An empty text (no reason, no path) is null in the JSON.
+Json text_or_null(const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); }
 
 bool ends_with(std::string_view s, std::string_view suffix) {
     return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -43,10 +42,6 @@ std::string format_value(std::string_view key, const T& v) {
     } else if constexpr (std::is_same_v<T, std::string>) {
         return v;
     } else {
-        if (key == "clock_event_reasons") {
-            auto names = decode_clock_reasons(v);
-            return names.empty() ? "none" : join(names, ", ");
-        }
         if (key == "pci_device_id") return fmt::format("0x{:04x}", static_cast<unsigned long long>(v));
         if (key == "pci_subsystem_id") return fmt::format("0x{:08x}", static_cast<unsigned long long>(v));
         if (ends_with(key, "_bytes")) return fmt::format("{:.2f} GiB", static_cast<double>(v) / (1ULL << 30));
@@ -65,15 +60,14 @@ std::string format_fact(std::string_view key, const Fact<T>& f) {
     return f ? format_value(key, *f) : "— (" + f.absent_reason + ")";
 }
 
-template <class T>
-Json opt_json(const std::optional<T>& v) {
-    return v ? Json(*v) : Json(nullptr);
+// A bit set prints as the names of its bits, decoded where it was read.
+std::string format_fact(const InventoryFact& f) {
+    if (!f.value) return "— (" + f.value.absent_reason + ")";
+    if (f.decoded) return f.decoded->empty() ? "none" : join(*f.decoded, ", ");
+    return std::visit([&](const auto& v) { return format_value(f.key, v); }, *f.value);
 }
 
-}  // namespace
-
-Json inventory_to_json(const Inventory& inv, const MachineInfo& host) {
-    Json j;
+Json driver_json(const InventoryFacts& inv) {
     Json d;
     d["present"] = inv.cuda_present;
     d["absent_reason"] = inv.cuda_present ? Json(nullptr) : Json(inv.cuda_absent_reason);
@@ -82,65 +76,57 @@ Json inventory_to_json(const Inventory& inv, const MachineInfo& host) {
     d["nvml_version"] = fact_json(inv.nvml_version);
     d["nvml_present"] = inv.nvml_present;
     d["nvml_absent_reason"] = inv.nvml_present ? Json(nullptr) : Json(inv.nvml_absent_reason);
-    d["libcuda_path"] = inv.libcuda_path.empty() ? Json(nullptr) : Json(inv.libcuda_path);
-    d["libnvml_path"] = inv.libnvml_path.empty() ? Json(nullptr) : Json(inv.libnvml_path);
-    j["driver"] = d;
-
-    Json gpus = Json::array();
-    for (const auto& g : inv.gpus) {
-        Json jg;
-        jg["index"] = g.index;
-        jg["lost"] = g.lost;
-        visit_gpu_facts(g, [&](const char* key, const char*, const auto& fact) { jg[key] = fact_json(fact); });
-        Json reasons = Json::array();
-        if (g.clock_event_reasons)
-            for (const auto& n : decode_clock_reasons(*g.clock_event_reasons)) reasons.push_back(n);
-        jg["clock_event_reasons"]["decoded"] = reasons;
-        Json links = Json::array();
-        for (const auto& l : g.nvlinks) {
-            Json jl;
-            jl["link"] = l.link;
-            jl["active"] = fact_json(l.active);
-            jl["remote_pci_bus_id"] = fact_json(l.remote_pci_bus_id);
-            jl["version"] = fact_json(l.version);
-            jl["remote_type"] = fact_json(l.remote_type);
-            links.push_back(jl);
-        }
-        jg["nvlinks"] = links;
-        jg["nvlinks_absent_reason"] = g.nvlink_absent_reason.empty() ? Json(nullptr) : Json(g.nvlink_absent_reason);
-        Json procs = Json::array();
-        for (const auto& p : g.processes) {
-            Json jp;
-            jp["pid"] = p.pid;
-            jp["name"] = p.name.empty() ? Json(nullptr) : Json(p.name);
-            jp["type"] = p.type;
-            jp["used_memory_bytes"] = fact_json(p.used_memory_bytes);
-            procs.push_back(jp);
-        }
-        jg["processes"] = procs;
-        jg["processes_absent_reason"] =
-            g.processes_absent_reason.empty() ? Json(nullptr) : Json(g.processes_absent_reason);
-        jg["errors"] = g.errors;
-        gpus.push_back(jg);
-    }
-    j["gpus"] = gpus;
-
-    Json topo;
-    topo["matrix"] = inv.topology.matrix;
-    topo["absent_reason"] = inv.topology.absent_reason.empty() ? Json(nullptr) : Json(inv.topology.absent_reason);
-    j["topology"] = topo;
-    j["host"] = to_json(host);
-    j["errors"] = inv.errors;
-    return j;
+    d["libcuda_path"] = text_or_null(inv.libcuda_path);
+    d["libnvml_path"] = text_or_null(inv.libnvml_path);
+    return d;
 }
 
-std::string render_inventory(const Inventory& inv, const MachineInfo& host, const Style& st) {
-    std::string out;
-    auto line = [&](std::string_view label, const std::string& value) {
-        out += fmt::format("  {:<30} {}\n", label, value);
-    };
-    if (!inv.cuda_present) out += "no NVIDIA driver found (" + inv.cuda_absent_reason + ")\n\n";
+Json gpu_json(const InventoryGpu& g) {
+    Json jg;
+    jg["index"] = g.index;
+    jg["lost"] = g.lost;
+    for (const auto& f : g.facts) {
+        jg[f.key] = fact_json(f.value);
+        if (f.decoded) jg[f.key]["decoded"] = *f.decoded;
+    }
+    Json links = Json::array();
+    for (const auto& l : g.nvlinks) {
+        Json jl;
+        jl["link"] = l.link;
+        jl["active"] = fact_json(l.active);
+        jl["remote_pci_bus_id"] = fact_json(l.remote_pci_bus_id);
+        jl["version"] = fact_json(l.version);
+        jl["remote_type"] = fact_json(l.remote_type);
+        links.push_back(jl);
+    }
+    jg["nvlinks"] = links;
+    jg["nvlinks_absent_reason"] = text_or_null(g.nvlinks_absent_reason);
+    Json procs = Json::array();
+    for (const auto& p : g.processes) {
+        Json jp;
+        jp["pid"] = p.pid;
+        jp["name"] = p.name.empty() ? Json(nullptr) : Json(p.name);
+        jp["type"] = p.type;
+        jp["used_memory_bytes"] = fact_json(p.used_memory_bytes);
+        procs.push_back(jp);
+    }
+    jg["processes"] = procs;
+    jg["processes_absent_reason"] = text_or_null(g.processes_absent_reason);
+    jg["errors"] = g.errors;
+    return jg;
+}
 
+// One "  label   value" line of the listing.
+struct Lines {
+    std::string& out;
+    void operator()(std::string_view label, const std::string& value) const {
+        out += fmt::format("  {:<30} {}\n", label, value);
+    }
+};
+
+void render_driver(const InventoryFacts& inv, const Style& st, std::string& out) {
+    Lines line{out};
+    if (!inv.cuda_present) out += "no NVIDIA driver found (" + inv.cuda_absent_reason + ")\n\n";
     out += st.bold("Driver") + "\n";
     line("Driver version", format_fact("driver_version", inv.driver_version));
     std::string cuda = inv.cuda_driver_version
@@ -151,58 +137,63 @@ std::string render_inventory(const Inventory& inv, const MachineInfo& host, cons
     if (!inv.libcuda_path.empty()) line("libcuda", inv.libcuda_path);
     if (!inv.libnvml_path.empty()) line("libnvidia-ml", inv.libnvml_path);
     for (const auto& e : inv.errors) line("problem", e);
+}
 
-    // Appended piece by piece: `"\n" + std::string&&` draws a false -Wrestrict from GCC 12.
-    for (const auto& g : inv.gpus) {
-        out += '\n';
-        out += st.bold(fmt::format("GPU {}", g.index));
-        if (g.name) out += "  " + *g.name;
-        if (g.lost) out += "  " + st.paint("LOST (fell off the bus)", "31");
+void render_links_and_processes(const InventoryGpu& g, std::string& out) {
+    Lines line{out};
+    if (!g.nvlinks_absent_reason.empty()) {
+        line("NVLink", "— (" + g.nvlinks_absent_reason + ")");
+    } else {
+        int active = 0;
+        for (const auto& l : g.nvlinks) active += l.active.value_or(false) ? 1 : 0;
+        line("NVLink", fmt::format("{} of {} links active", active, g.nvlinks.size()));
+        for (const auto& l : g.nvlinks)
+            if (l.active.value_or(false))
+                line(fmt::format("  link {}", l.link),
+                     fmt::format("NVLink {} to {} {}", l.version_name, l.remote_type.value_or("device"),
+                                 format_fact("remote_pci_bus_id", l.remote_pci_bus_id)));
+    }
+    if (!g.processes_absent_reason.empty()) line("Processes", "— (" + g.processes_absent_reason + ")");
+    else if (g.processes.empty()) line("Processes", "none");
+    for (const auto& p : g.processes)
+        line(fmt::format("  pid {}", p.pid),
+             fmt::format("{} {} {}", p.name.empty() ? "?" : p.name, p.type,
+                         format_fact("used_memory_bytes", p.used_memory_bytes)));
+}
+
+// Appended piece by piece: `"\n" + std::string&&` draws a false -Wrestrict from GCC 12.
+void render_gpu(const InventoryGpu& g, const Style& st, std::string& out) {
+    out += '\n';
+    out += st.bold(fmt::format("GPU {}", g.index));
+    if (g.name) out += "  " + *g.name;
+    if (g.lost) out += "  " + st.paint("LOST (fell off the bus)", "31");
+    out += "\n";
+    Lines line{out};
+    for (const auto& f : g.facts) line(f.label, format_fact(f));
+    render_links_and_processes(g, out);
+    for (const auto& e : g.errors) line("problem", e);
+}
+
+void render_topology(const InventoryFacts& inv, const Style& st, std::string& out) {
+    out += '\n';
+    out += st.bold("Topology");
+    out += '\n';
+    if (!inv.topology_absent_reason.empty()) Lines{out}("", "— (" + inv.topology_absent_reason + ")");
+    if (inv.topology.empty()) return;
+    out += "        ";
+    for (std::size_t j = 0; j < inv.topology.size(); ++j) out += fmt::format("{:<6}", fmt::format("GPU{}", j));
+    out += "\n";
+    for (std::size_t i = 0; i < inv.topology.size(); ++i) {
+        out += fmt::format("  {:<6}", fmt::format("GPU{}", i));
+        for (const auto& c : inv.topology[i]) out += fmt::format("{:<6}", c);
         out += "\n";
-        visit_gpu_facts(g, [&](const char* key, const char* label, const auto& fact) {
-            line(label, format_fact(key, fact));
-        });
-        if (!g.nvlink_absent_reason.empty()) {
-            line("NVLink", "— (" + g.nvlink_absent_reason + ")");
-        } else {
-            int active = 0;
-            for (const auto& l : g.nvlinks) active += l.active.value_or(false) ? 1 : 0;
-            line("NVLink", fmt::format("{} of {} links active", active, g.nvlinks.size()));
-            for (const auto& l : g.nvlinks)
-                if (l.active.value_or(false))
-                    line(fmt::format("  link {}", l.link),
-                         fmt::format("NVLink {} to {} {}", nvlink_version_name(l.version),
-                                     l.remote_type.value_or("device"),
-                                     format_fact("remote_pci_bus_id", l.remote_pci_bus_id)));
-        }
-        if (!g.processes_absent_reason.empty()) line("Processes", "— (" + g.processes_absent_reason + ")");
-        else if (g.processes.empty()) line("Processes", "none");
-        for (const auto& p : g.processes)
-            line(fmt::format("  pid {}", p.pid),
-                 fmt::format("{} {} {}", p.name.empty() ? "?" : p.name, p.type,
-                             format_fact("used_memory_bytes", p.used_memory_bytes)));
-        for (const auto& e : g.errors) line("problem", e);
     }
+    out += "  X = self, NV# = # NVLinks, PIX/PXB = PCIe switch(es), PHB = host bridge,\n"
+           "  NODE = same NUMA node, SYS = across NUMA nodes\n";
+}
 
-    if (!inv.gpus.empty()) {
-        out += '\n';
-        out += st.bold("Topology");
-        out += '\n';
-        if (!inv.topology.absent_reason.empty()) line("", "— (" + inv.topology.absent_reason + ")");
-        if (!inv.topology.matrix.empty()) {
-            out += "        ";
-            for (std::size_t j = 0; j < inv.topology.matrix.size(); ++j) out += fmt::format("{:<6}", fmt::format("GPU{}", j));
-            out += "\n";
-            for (std::size_t i = 0; i < inv.topology.matrix.size(); ++i) {
-                out += fmt::format("  {:<6}", fmt::format("GPU{}", i));
-                for (const auto& c : inv.topology.matrix[i]) out += fmt::format("{:<6}", c);
-                out += "\n";
-            }
-            out += "  X = self, NV# = # NVLinks, PIX/PXB = PCIe switch(es), PHB = host bridge,\n"
-                   "  NODE = same NUMA node, SYS = across NUMA nodes\n";
-        }
-    }
-
+void render_host(const MachineInfo& host, const Style& st, std::string& out) {
+    Lines line{out};
     out += '\n';
     out += st.bold("Host");
     out += '\n';
@@ -223,6 +214,31 @@ std::string render_inventory(const Inventory& inv, const MachineInfo& host, cons
     opt("Kernel", host.kernel);
     opt("Virtualization", host.virtualization);
     opt("Container", host.container);
+}
+
+}  // namespace
+
+Json inventory_to_json(const InventoryFacts& inv, const MachineInfo& host) {
+    Json j;
+    j["driver"] = driver_json(inv);
+    Json gpus = Json::array();
+    for (const auto& g : inv.gpus) gpus.push_back(gpu_json(g));
+    j["gpus"] = gpus;
+    Json topo;
+    topo["matrix"] = inv.topology;
+    topo["absent_reason"] = text_or_null(inv.topology_absent_reason);
+    j["topology"] = topo;
+    j["host"] = to_json(host);
+    j["errors"] = inv.errors;
+    return j;
+}
+
+std::string render_inventory(const InventoryFacts& inv, const MachineInfo& host, const Style& st) {
+    std::string out;
+    render_driver(inv, st, out);
+    for (const auto& g : inv.gpus) render_gpu(g, st, out);
+    if (!inv.gpus.empty()) render_topology(inv, st, out);
+    render_host(host, st, out);
     return out;
 }
 

@@ -3,14 +3,14 @@
 #pragma once
 #include <string>
 
+#include "core/inventory_facts.hpp"
 #include "core/result.hpp"
-#include "gpu/inventory.hpp"
 #include "report/json.hpp"
 #include "report/style.hpp"
 
 namespace gpuvet {
 
-Json inventory_to_json(const Inventory& inv, const MachineInfo& host);
-std::string render_inventory(const Inventory& inv, const MachineInfo& host, const Style& style);
+Json inventory_to_json(const InventoryFacts& inv, const MachineInfo& host);
+std::string render_inventory(const InventoryFacts& inv, const MachineInfo& host, const Style& style);
 
 }  // namespace gpuvet

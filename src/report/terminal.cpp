@@ -141,8 +141,10 @@ std::string render_reference(const Measurement& m) {
     return out;
 }
 
-std::string render_scorecard(const Report& r, const Style& st) {
-    std::ostringstream o;
+namespace {
+
+// The run's heading: tool, host, driver, what keeps the GPUs from being used, and the GPUs.
+void render_header(std::ostringstream& o, const Report& r, const Style& st) {
     o << st.bold("gpuvet " + r.tool_version) << " · " << r.command;
     if (r.machine.hostname) o << " · " << *r.machine.hostname;
     if (!r.started_at.empty()) o << " · " << r.started_at;
@@ -164,75 +166,80 @@ std::string render_scorecard(const Report& r, const Style& st) {
         o << wrap(pad("GPU " + std::to_string(g.index), 8), s, st.width, 8) << "\n";
     }
     o << "\n";
+}
 
-    const int key_w = 24;
-    o << st.dim(pad("", 7) + pad("CHECK", std::size_t(key_w)) + pad("GPU", 5) + "RESULT") << "\n";
-    int counts[5] = {0, 0, 0, 0, 0};
-    for (auto& c : r.checks) {
-        counts[int(c.verdict)]++;
-        std::string key = c.key;
-        std::string gpu = c.gpu ? std::to_string(*c.gpu) : "";
-        std::string head = st.verdict(c.verdict) + "  " + pad(key, std::size_t(key_w) - 1) + " " + pad(gpu, 5);
-        int indent = 7 + key_w + 5;
-        if (int(key.size()) >= key_w) {  // long keys push the summary to its own line
-            o << st.verdict(c.verdict) << "  " << key << "\n";
-            head = std::string(std::size_t(indent), ' ');
-        }
-        o << wrap(head, c.summary, st.width, indent) << "\n";
-        std::string last_source;
-        for (auto& m : c.measurements) {
-            // A passing result, unless --verbose, shows just the figures that carry a threshold,
-            // one line each, with their share of the datasheet value: the answer to "what number
-            // should I get?". Plain facts, sources and thresholds are in --verbose and the JSON.
-            bool compact = !st.verbose && c.verdict == Verdict::Pass;
-            if (compact && !has_threshold(m.reference)) continue;
-            std::string gpu_tag = (m.gpu && !c.gpu) ? "GPU " + std::to_string(*m.gpu) + " " : "";
-            std::string prefix = std::string(9, ' ') + pad(m.label, 24) + " ";
-            if (visible_width(m.label) > 24) {  // a long label takes its own line, the value stays in its column
-                o << std::string(9, ' ') << m.label << "\n";
-                prefix = std::string(34, ' ');
-            }
-            if (compact) {
-                std::string share;
-                if (m.value && m.reference->spec && *m.reference->spec > 0)
-                    share = " (" + format_number(100.0 * *m.value / *m.reference->spec, 3) + "% of spec " +
-                            format_number(*m.reference->spec, 4) + ")";
-                o << wrap(prefix, gpu_tag + render_measurement_value(m) + share, st.width, 34) << "\n";
-                continue;
-            }
-            std::string ref = render_reference(m);
-            // A source repeated on every figure of one check is said once.
-            if (m.reference && !m.reference->source.empty()) {
-                if (m.reference->source == last_source) {
-                    Measurement bare = m;
-                    bare.reference->source.clear();
-                    ref = render_reference(bare);
-                }
-                last_source = m.reference->source;
-            }
-            std::string value = gpu_tag + render_measurement_value(m);
-            if (ref.empty()) {
-                o << wrap(prefix, value, st.width, 34) << "\n";
-            } else if (visible_width(prefix + value + "  " + ref) <= std::size_t(st.width)) {
-                o << prefix << value << "  " << st.dim(ref) << "\n";
-            } else {  // the reference goes under the value rather than past the edge
-                o << wrap(prefix, value, st.width, 34) << "\n";
-                o << st.dim(wrap(std::string(34, ' '), ref, st.width, 34)) << "\n";
-            }
-        }
-        if (st.verbose || c.verdict != Verdict::Pass) {
-            for (auto& f : c.findings)
-                o << wrap(std::string(9, ' ') + "• ", std::string(to_string(f.verdict)) + ": " + f.text, st.width, 11) << "\n";
-            for (auto& d : c.details) {
-                // Pre-formatted lines (tables: runs of spaces) print as they are when they fit.
-                if (d.find("  ") != std::string::npos && 11 + int(visible_width(d)) <= st.width)
-                    o << std::string(9, ' ') << "• " << d << "\n";
-                else
-                    o << wrap(std::string(9, ' ') + "• ", d, st.width, 11) << "\n";
-            }
-        }
+constexpr int kKeyWidth = 24;
+
+// One figure of a result. `last_source`: the previous figure's source, said once per run of them.
+void render_measurement(std::ostringstream& o, const CheckResult& c, const Measurement& m, const Style& st,
+                        std::string& last_source) {
+    // A passing result, unless --verbose, shows just the figures that carry a threshold,
+    // one line each, with their share of the datasheet value: the answer to "what number
+    // should I get?". Plain facts, sources and thresholds are in --verbose and the JSON.
+    bool compact = !st.verbose && c.verdict == Verdict::Pass;
+    if (compact && !has_threshold(m.reference)) return;
+    std::string gpu_tag = (m.gpu && !c.gpu) ? "GPU " + std::to_string(*m.gpu) + " " : "";
+    std::string prefix = std::string(9, ' ') + pad(m.label, 24) + " ";
+    if (visible_width(m.label) > 24) {  // a long label takes its own line, the value stays in its column
+        o << std::string(9, ' ') << m.label << "\n";
+        prefix = std::string(34, ' ');
     }
-    // Errors of a check are shown with it; here only those that belong to no check.
+    if (compact) {
+        std::string share;
+        if (m.value && m.reference->spec && *m.reference->spec > 0)
+            share = " (" + format_number(100.0 * *m.value / *m.reference->spec, 3) + "% of spec " +
+                    format_number(*m.reference->spec, 4) + ")";
+        o << wrap(prefix, gpu_tag + render_measurement_value(m) + share, st.width, 34) << "\n";
+        return;
+    }
+    std::string ref = render_reference(m);
+    // A source repeated on every figure of one check is said once.
+    if (m.reference && !m.reference->source.empty()) {
+        if (m.reference->source == last_source) {
+            Measurement bare = m;
+            bare.reference->source.clear();
+            ref = render_reference(bare);
+        }
+        last_source = m.reference->source;
+    }
+    std::string value = gpu_tag + render_measurement_value(m);
+    if (ref.empty()) {
+        o << wrap(prefix, value, st.width, 34) << "\n";
+    } else if (visible_width(prefix + value + "  " + ref) <= std::size_t(st.width)) {
+        o << prefix << value << "  " << st.dim(ref) << "\n";
+    } else {  // the reference goes under the value rather than past the edge
+        o << wrap(prefix, value, st.width, 34) << "\n";
+        o << st.dim(wrap(std::string(34, ' '), ref, st.width, 34)) << "\n";
+    }
+}
+
+// One result: its verdict line, its figures, and (when it did not pass, or --verbose) its
+// findings and details.
+void render_result(std::ostringstream& o, const CheckResult& c, const Style& st) {
+    std::string gpu = c.gpu ? std::to_string(*c.gpu) : "";
+    std::string head = st.verdict(c.verdict) + "  " + pad(c.key, std::size_t(kKeyWidth) - 1) + " " + pad(gpu, 5);
+    int indent = 7 + kKeyWidth + 5;
+    if (int(c.key.size()) >= kKeyWidth) {  // long keys push the summary to its own line
+        o << st.verdict(c.verdict) << "  " << c.key << "\n";
+        head = std::string(std::size_t(indent), ' ');
+    }
+    o << wrap(head, c.summary, st.width, indent) << "\n";
+    std::string last_source;
+    for (auto& m : c.measurements) render_measurement(o, c, m, st, last_source);
+    if (!st.verbose && c.verdict == Verdict::Pass) return;
+    for (auto& f : c.findings)
+        o << wrap(std::string(9, ' ') + "• ", std::string(to_string(f.verdict)) + ": " + f.text, st.width, 11) << "\n";
+    for (auto& d : c.details) {
+        // Pre-formatted lines (tables: runs of spaces) print as they are when they fit.
+        if (d.find("  ") != std::string::npos && 11 + int(visible_width(d)) <= st.width)
+            o << std::string(9, ' ') << "• " << d << "\n";
+        else
+            o << wrap(std::string(9, ' ') + "• ", d, st.width, 11) << "\n";
+    }
+}
+
+// Errors of a check are shown with it; here only those that belong to no check, then a fatal one.
+void render_errors(std::ostringstream& o, const Report& r, const Style& st) {
     std::vector<const ReportError*> loose;
     for (auto& e : r.errors) {
         bool shown = false;
@@ -251,23 +258,19 @@ std::string render_scorecard(const Report& r, const Style& st) {
         o << "\n" << st.paint("Could not complete: " + r.fatal->message, "1;31") << "\n";
         if (!r.fatal->advice.empty()) o << "  → " << r.fatal->advice << "\n";
     }
-    o << "\n";
-    std::string tally = std::to_string(counts[int(Verdict::Pass)]) + " passed, " +
-                        std::to_string(counts[int(Verdict::Warn)]) + " warned, " +
-                        std::to_string(counts[int(Verdict::Fail)]) + " failed, " +
-                        std::to_string(counts[int(Verdict::Skip)]) + " skipped, " +
-                        std::to_string(counts[int(Verdict::Error)]) +
-                        (counts[int(Verdict::Error)] == 1 ? " error" : " errors");
-    // A GPU server on which no GPU was measured is not a plain GO: say what the verdict covers.
-    bool gpu_judged = false, gpus_held_to_order = false;
-    for (auto& c : r.checks) {
-        bool judged = c.verdict != Verdict::Skip && c.verdict != Verdict::Error;
-        gpu_judged = gpu_judged || (starts_with(c.key, "gpu.") && judged);
-        // order.gpu_count, order.gpu_model, order.gpu_memory, order.nvlink, order.mig read the GPUs.
-        gpus_held_to_order = gpus_held_to_order || (judged && (starts_with(c.key, "order.gpu_") || c.key == "order.nvlink" ||
-                                                               c.key == "order.mig"));
-    }
-    // The checks a stop kept from running, per-GPU ones once with their GPUs: "gpu.gemm (GPUs 2, 3)".
+}
+
+std::string tally(const Report& r) {
+    int counts[5] = {0, 0, 0, 0, 0};
+    for (auto& c : r.checks) counts[int(c.verdict)]++;
+    return std::to_string(counts[int(Verdict::Pass)]) + " passed, " + std::to_string(counts[int(Verdict::Warn)]) +
+           " warned, " + std::to_string(counts[int(Verdict::Fail)]) + " failed, " +
+           std::to_string(counts[int(Verdict::Skip)]) + " skipped, " + std::to_string(counts[int(Verdict::Error)]) +
+           (counts[int(Verdict::Error)] == 1 ? " error" : " errors");
+}
+
+// The checks a stop kept from running, per-GPU ones once with their GPUs: "gpu.gemm (GPUs 2, 3)".
+std::vector<std::pair<std::string, std::string>> not_run_checks(const Report& r) {
     std::vector<std::pair<std::string, std::string>> not_run;  // key, GPU list
     for (auto& c : r.checks) {
         if (c.verdict != Verdict::Skip || c.summary != kNotRunInterrupted) continue;
@@ -277,31 +280,50 @@ std::string render_scorecard(const Report& r, const Style& st) {
         else
             not_run.emplace_back(c.key, g);
     }
-    std::string stopped;  // what an interruption left out, said next to the verdict
+    return not_run;
+}
+
+// A GPU server on which no GPU was measured is not a plain GO: say what the verdict covers.
+std::string go_word(const Report& r) {
+    bool gpu_judged = false, gpus_held_to_order = false;
+    for (auto& c : r.checks) {
+        bool judged = c.verdict != Verdict::Skip && c.verdict != Verdict::Error;
+        gpu_judged = gpu_judged || (starts_with(c.key, "gpu.") && judged);
+        // order.gpu_count, order.gpu_model, order.gpu_memory, order.nvlink, order.mig read the GPUs.
+        gpus_held_to_order = gpus_held_to_order || (judged && (starts_with(c.key, "order.gpu_") || c.key == "order.nvlink" ||
+                                                               c.key == "order.mig"));
+    }
+    return !gpu_judged && gpus_held_to_order && r.command == "check"
+               ? "GO (the GPUs were held to the order, none was measured)"
+           : !gpu_judged && r.command == "check" ? "GO for the host only (no GPU was checked)"
+           : r.verdict == RunVerdict::GoWithWarnings ? "GO (with warnings)"
+                                                      : "GO";
+}
+
+// `stopped`: what an interruption left out ("interrupted during gpu.burn, 3 not run"), or empty.
+std::string verdict_word(const Report& r, const std::string& stopped) {
+    switch (r.verdict) {
+        case RunVerdict::Go:
+        case RunVerdict::GoWithWarnings: return go_word(r);
+        case RunVerdict::NoGo: return "NO-GO" + (stopped.empty() ? "" : " (" + stopped + ")");
+        case RunVerdict::Incomplete:
+            return "INCOMPLETE (" + (stopped.empty() ? std::string("a check could not run") : stopped) + ")";
+        case RunVerdict::CouldNotRun:
+            return "COULD NOT RUN (" + (r.fatal          ? std::string("fatal error")
+                                        : r.interrupted ? stopped + " before anything was checked"
+                                                        : std::string("nothing was checked")) + ")";
+    }
+    return {};
+}
+
+// The last lines: what a stop kept from running, then the verdict with the tally and exit code.
+void render_verdict(std::ostringstream& o, const Report& r, const Style& st) {
+    const auto not_run = not_run_checks(r);
+    std::string stopped;
     if (r.interrupted) {
         stopped = "interrupted";
         if (!r.interrupted_during.empty()) stopped += " during " + r.interrupted_during;
         if (!not_run.empty()) stopped += ", " + std::to_string(not_run.size()) + " not run";
-    }
-    std::string verdict_word;
-    switch (r.verdict) {
-        case RunVerdict::Go:
-        case RunVerdict::GoWithWarnings:
-            verdict_word = !gpu_judged && gpus_held_to_order && r.command == "check"
-                               ? "GO (the GPUs were held to the order, none was measured)"
-                           : !gpu_judged && r.command == "check" ? "GO for the host only (no GPU was checked)"
-                           : r.verdict == RunVerdict::GoWithWarnings ? "GO (with warnings)"
-                                                                      : "GO";
-            break;
-        case RunVerdict::NoGo: verdict_word = "NO-GO" + (stopped.empty() ? "" : " (" + stopped + ")"); break;
-        case RunVerdict::Incomplete:
-            verdict_word = "INCOMPLETE (" + (stopped.empty() ? std::string("a check could not run") : stopped) + ")";
-            break;
-        case RunVerdict::CouldNotRun:
-            verdict_word = "COULD NOT RUN (" + (r.fatal          ? std::string("fatal error")
-                                                : r.interrupted ? stopped + " before anything was checked"
-                                                                : std::string("nothing was checked")) + ")";
-            break;
     }
     const char* sgr = r.exit_code == 0 ? (r.verdict == RunVerdict::GoWithWarnings ? "1;33" : "1;32") : "1;31";
     if (!not_run.empty()) {
@@ -311,8 +333,20 @@ std::string render_scorecard(const Report& r, const Style& st) {
                     (g.empty() ? "" : (g.find(',') == std::string::npos ? " (GPU " : " (GPUs ") + g + ")");
         o << wrap("Not run (interrupted): ", list, st.width, 4) << "\n";
     }
-    o << st.paint("Verdict: " + verdict_word, sgr) << " — " << tally;
+    o << st.paint("Verdict: " + verdict_word(r, stopped), sgr) << " — " << tally(r);
     o << " · exit " << r.exit_code << "\n";
+}
+
+}  // namespace
+
+std::string render_scorecard(const Report& r, const Style& st) {
+    std::ostringstream o;
+    render_header(o, r, st);
+    o << st.dim(pad("", 7) + pad("CHECK", std::size_t(kKeyWidth)) + pad("GPU", 5) + "RESULT") << "\n";
+    for (auto& c : r.checks) render_result(o, c, st);
+    render_errors(o, r, st);
+    o << "\n";
+    render_verdict(o, r, st);
     return o.str();
 }
 

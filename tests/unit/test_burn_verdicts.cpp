@@ -289,3 +289,87 @@ TEST(BurnVerdicts, InterruptedRunSaysSo) {
     EXPECT_EQ(r[0].verdict, Verdict::Pass);
     EXPECT_EQ(r[0].details.front(), "interrupted after 10 s of the planned 600 s");
 }
+
+TEST(BurnLoad, ALoadThatCouldNotRunOrALostGpuIsAFinding) {
+    GpuBurnOutcome g = outcome(0, 50);
+    EXPECT_TRUE(load_findings(g, false).empty());
+    g.load_error = "cuModuleLoadData failed";
+    auto f = load_findings(g, false);
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].verdict, Verdict::Error);
+    EXPECT_EQ(f[0].text, "the load could not run: cuModuleLoadData failed");
+    auto lost = load_findings(outcome(0, 50), true);  // the telemetry saw it fall off the bus
+    ASSERT_EQ(lost.size(), 1u);
+    EXPECT_EQ(lost[0].verdict, Verdict::Fail);
+}
+
+TEST(BurnFindings, EveryRuleOnceInTheSummarysOrder) {
+    GpuBurnOutcome g = outcome(1, 50);
+    g.mismatches = 2;
+    GpuTelemetry tel{1, series(60, [](int, TelemetrySample& x) { x.temperature_c = 86; }), {}, false};
+    Finding peer{Verdict::Fail, "slower than its peers"};
+    auto f = gpu_findings(g, &tel, peer, {XidEvent{1, 5, 79}, XidEvent{0, 5, 79}});
+    std::vector<std::string> starts;
+    for (const auto& x : f) starts.push_back(x.text.substr(0, 12));
+    EXPECT_EQ(starts, (std::vector<std::string>{"wrong result", "Xid 79 at 5 ", "SW power cap", "slower than ",
+                                                "peak 86 °C,"}));
+    // Without telemetry only what the load itself saw is judged.
+    EXPECT_EQ(gpu_findings(g, nullptr, std::nullopt, {}).size(), 1u);
+}
+
+TEST(BurnVerdict, WorstFindingElseErrorOrSkipWhenNothingWasMeasured) {
+    EXPECT_EQ(burn_verdict({}, true, false), Verdict::Pass);
+    EXPECT_EQ(burn_verdict({{Verdict::Pass, "a"}, {Verdict::Warn, "b"}}, true, false), Verdict::Warn);
+    EXPECT_EQ(burn_verdict({{Verdict::Pass, "a"}}, false, false), Verdict::Error);
+    EXPECT_EQ(burn_verdict({}, false, true), Verdict::Skip);
+    EXPECT_EQ(burn_verdict({{Verdict::Fail, "a"}}, false, true), Verdict::Fail);
+}
+
+TEST(BurnMeasurements, FiguresWithTheGpusOwnThresholds) {
+    GpuBurnOutcome g = outcome(2, 50);
+    g.memory_max_temp_c = 95;
+    GpuTelemetry tel{2, series(10, [](int i, TelemetrySample& x) { x.memory_temperature_c = 80 + i; }), {}, false};
+    auto ms = burn_measurements(g, &tel);
+    auto find = [&](const std::vector<Measurement>& v, const std::string& key) -> const Measurement* {
+        for (const auto& m : v)
+            if (m.key == key) return &m;
+        return nullptr;
+    };
+    ASSERT_TRUE(find(ms, "throughput_tflops"));
+    EXPECT_DOUBLE_EQ(*find(ms, "throughput_tflops")->value, 50);
+    const Measurement* t = find(ms, "temperature_peak_c");
+    ASSERT_TRUE(t && t->reference);
+    EXPECT_DOUBLE_EQ(*t->reference->warn_above, 84);
+    EXPECT_DOUBLE_EQ(*t->reference->fail_above, 89);
+    const Measurement* mt = find(ms, "memory_temp_max_c");
+    ASSERT_TRUE(mt && mt->value && mt->reference);
+    EXPECT_DOUBLE_EQ(*mt->value, 89);
+    EXPECT_DOUBLE_EQ(*mt->reference->warn_above, 90);
+    EXPECT_FALSE(mt->reference->fail_above);  // the memory threshold never fails by itself
+    EXPECT_DOUBLE_EQ(*find(ms, "sm_clock_min_mhz")->value, 1980);
+    EXPECT_DOUBLE_EQ(*find(ms, "results_checked_count")->value, 60);
+    EXPECT_EQ(*ms.front().gpu, 2);
+
+    // Not sampled: no temperature figures, the memory one absent with the reason.
+    auto bare = burn_measurements(g, nullptr);
+    EXPECT_FALSE(find(bare, "temperature_peak_c"));
+    EXPECT_FALSE(find(bare, "power_peak_w"));
+    ASSERT_TRUE(find(bare, "memory_temp_max_c"));
+    EXPECT_EQ(find(bare, "memory_temp_max_c")->absent_reason, "no telemetry sample");
+    EXPECT_TRUE(find(bare, "mismatch_count"));
+}
+
+TEST(BurnSummary, WorstFindingWithTheOthersCountedElseHowTheRunWent) {
+    GpuBurnOutcome g = outcome(0, 50);
+    std::vector<Finding> f = {{Verdict::Pass, "ok"}, {Verdict::Warn, "warm"}, {Verdict::Fail, "broken"},
+                              {Verdict::Warn, "slow"}};
+    EXPECT_EQ(burn_summary(f, Verdict::Fail, g, clean(), false), "broken (+2 more findings)");
+    EXPECT_EQ(burn_summary({{Verdict::Warn, "warm"}}, Verdict::Warn, g, clean(), false), "warm");
+    EXPECT_EQ(burn_summary({{Verdict::Pass, "ok"}}, Verdict::Pass, g, clean(), false),
+              "60 s at 50 TFLOPS (fma fp32), peak 60 °C, 690 W, no throttling, no errors");
+    GpuBurnOutcome none = outcome(0, 50, 0);
+    EXPECT_EQ(burn_summary({}, Verdict::Skip, none, {}, true),
+              "interrupted before a batch of the load completed; no verdict");
+    EXPECT_EQ(burn_summary({}, Verdict::Error, none, {}, false),
+              "no batch of the load completed, so nothing was measured");
+}

@@ -1,4 +1,4 @@
-// Pure decoding of NVML answers: clock reasons, bus ids, CPU masks, topology levels, process lists.
+// Pure decoding of NVML answers: clock reasons, NVLink versions, bus ids, CPU masks, topology levels, process lists.
 #include <cstdio>
 #include <cstring>
 
@@ -38,6 +38,11 @@ std::vector<std::string> decode_clock_reasons(std::uint64_t mask) {
         out.emplace_back(hex);
     }
     return out;
+}
+
+std::string nvlink_version_name(int nvml_code) {
+    static const char* names[] = {"1.0", "2.0", "2.2", "3.0", "3.1", "4.0", "5.0", "6.0"};
+    return nvml_code >= 1 && nvml_code <= 8 ? names[nvml_code - 1] : "code " + std::to_string(nvml_code);
 }
 
 std::string normalize_pci_bus_id(std::string_view id) {

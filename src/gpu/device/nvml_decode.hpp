@@ -1,5 +1,5 @@
 // Pure decoding of NVML answers (no library calls): bus ids, CPU masks, topology levels,
-// architectures, process lists, clock-event reasons.
+// architectures, process lists, clock-event reasons, NVLink versions.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -28,5 +28,9 @@ std::vector<RawProcess> decode_process_entries(const unsigned char* buf, std::si
 
 // Names of the set bits of an NVML clock-event-reasons mask ("SW_POWER_CAP", "HW_SLOWDOWN"...).
 std::vector<std::string> decode_clock_reasons(std::uint64_t mask);
+
+// nvmlDeviceGetNvLinkVersion answers with nvml.h's nvmlNvlinkVersion_t codes, not the version
+// itself: 4 is "3.0". "code N" for a code this build does not know.
+std::string nvlink_version_name(int nvml_code);
 
 }  // namespace gpuvet

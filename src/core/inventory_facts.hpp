@@ -1,0 +1,72 @@
+// The inventory as the printers see it: tables of facts, each a value as the driver gave it or
+// the reason it is absent, with the driver's codes (clock-event reasons, NVLink versions) already
+// in words. gpu/inventory_facts.cpp fills it from the GPU inventory; report/inventory_view.cpp
+// prints it as `gpuvet inventory`'s listing and JSON document.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/fact.hpp"
+
+namespace gpuvet {
+
+// A value with the type the driver gave it: the JSON writes numbers, flags and text as such.
+using FactValue = std::variant<bool, std::int64_t, std::uint64_t, double, std::string>;
+
+// One per-GPU fact, in display order.
+struct InventoryFact {
+    std::string key;    // stable, unit in the name: "memory_total_bytes"
+    std::string label;  // "Memory total"
+    Fact<FactValue> value;
+    // A bit set's names of the set bits ("SW_POWER_CAP"), shown instead of the number; set (maybe
+    // empty) for bit sets only, also when the value is absent.
+    std::optional<std::vector<std::string>> decoded;
+};
+
+struct InventoryLink {
+    int link = 0;
+    Fact<bool> active;
+    Fact<std::string> remote_pci_bus_id;
+    Fact<int> version;          // the driver's code for the version
+    std::string version_name;   // that code in words: "4.0"; "?" when unknown
+    Fact<std::string> remote_type;
+};
+
+struct InventoryProcess {
+    std::uint32_t pid = 0;
+    std::string name;           // empty when not visible
+    std::string type;           // "compute", "graphics"
+    Fact<std::uint64_t> used_memory_bytes;
+};
+
+struct InventoryGpu {
+    int index = 0;
+    bool lost = false;
+    Fact<std::string> name;     // the heading's name (also among `facts`)
+    std::vector<InventoryFact> facts;
+    std::vector<InventoryLink> nvlinks;
+    std::string nvlinks_absent_reason;
+    std::vector<InventoryProcess> processes;
+    std::string processes_absent_reason;
+    std::vector<std::string> errors;
+};
+
+struct InventoryFacts {
+    bool cuda_present = false;
+    std::string cuda_absent_reason;
+    Fact<std::string> driver_version;
+    Fact<int> cuda_driver_version;  // 12080
+    Fact<std::string> nvml_version;
+    bool nvml_present = false;
+    std::string nvml_absent_reason;
+    std::string libcuda_path, libnvml_path;  // empty when not loaded
+    std::vector<InventoryGpu> gpus;
+    std::vector<std::vector<std::string>> topology;  // [i][j] like `nvidia-smi topo -m`
+    std::string topology_absent_reason;
+    std::vector<std::string> errors;
+};
+
+}  // namespace gpuvet
