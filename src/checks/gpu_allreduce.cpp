@@ -86,7 +86,9 @@ CheckResult skip(std::string why) {
 class AllReduceBench {
 public:
     AllReduceBench(const NcclApi& nccl, std::vector<Rank>& ranks, std::vector<int>& devlist)
-        : nccl_(nccl), ranks_(ranks), n_(static_cast<int>(ranks.size())),
+        : nccl_(nccl),
+          ranks_(ranks),
+          n_(static_cast<int>(ranks.size())),
           comms_{nccl, std::vector<nccl::ncclComm_t>(ranks.size(), nullptr)} {
         nccl_check(nccl_, nccl_.ncclCommInitAll(comms_.c.data(), n_, devlist.data()), "ncclCommInitAll");
     }
@@ -211,7 +213,8 @@ std::vector<CheckResult> GpuAllReduceCheck::run(CheckContext& ctx) {
     if (n < 2) return {skip("all-reduce needs at least 2 GPUs, " + std::to_string(n) + " could be opened")};
 
     std::uint64_t free_min = UINT64_MAX;
-    for (auto& k : o.ranks) free_min = std::min<std::uint64_t>(free_min, (k.s->make_current(), k.s->mem_info().free_bytes));
+    for (auto& k : o.ranks)
+        free_min = std::min<std::uint64_t>(free_min, (k.s->make_current(), k.s->mem_info().free_bytes));
     const std::vector<std::uint64_t> sizes = allreduce::sizes(ctx.options.tier, free_min * 4 / 10);
     if (sizes.empty()) return {skip("not enough free GPU memory for a 1 MiB all-reduce")};
 

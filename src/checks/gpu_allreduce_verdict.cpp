@@ -29,8 +29,8 @@ struct Figures {
 Figures size_lines(const AllReduceRun& run, CheckResult& r) {
     Figures f;
     for (const auto& z : run.sizes) {
-        r.details.push_back(size_text(z.bytes) + ": algbw " + fmt(z.algbw_gbps) + " GB/s, busbw " +
-                            fmt(z.busbw_gbps) + " GB/s" + (z.wrong ? "" : ", verified"));
+        r.details.push_back(size_text(z.bytes) + ": algbw " + fmt(z.algbw_gbps) + " GB/s, busbw " + fmt(z.busbw_gbps) +
+                            " GB/s" + (z.wrong ? "" : ", verified"));
         if (z.wrong)
             r.findings.push_back({Verdict::Fail, size_text(z.bytes) + ": " + std::to_string(z.wrong) + " of " +
                                                      std::to_string(z.checked) + " checked elements WRONG"});
@@ -67,8 +67,7 @@ void add_measurements(const AllReduceRun& run, const Figures& f, const std::opti
         Measurement::maybe("peak_busbw_gbps", "Peak bus bandwidth", f.peak_busbw, "GB/s", kInterrupted));
     r.measurements.push_back(Measurement::number("gpus", "GPUs in the all-reduce", run.ranks, "count"));
     r.measurements.push_back(Measurement::textual("algorithm", "Algorithm", run.algorithm));
-    r.measurements.push_back(
-        Measurement::textual("nccl", "NCCL used", run.nccl_path + ", NCCL " + run.nccl_version));
+    r.measurements.push_back(Measurement::textual("nccl", "NCCL used", run.nccl_path + ", NCCL " + run.nccl_version));
 }
 
 }  // namespace
@@ -91,8 +90,8 @@ CheckResult judge_allreduce(const AllReduceRun& run, const GpuSpec* spec) {
     const std::string at = size_text(run.max_bytes);
     if (f.wrong) {
         r.verdict = Verdict::Fail;
-        r.summary = std::to_string(f.wrong) + " of " + std::to_string(f.checked) +
-                    " checked all-reduce results are WRONG";
+        r.summary =
+            std::to_string(f.wrong) + " of " + std::to_string(f.checked) + " checked all-reduce results are WRONG";
     } else if (!f.busbw) {
         r.verdict = Verdict::Skip;
         r.summary = "interrupted before the " + at + " all-reduce was measured; no verdict" +

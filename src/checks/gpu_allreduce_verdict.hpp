@@ -24,11 +24,11 @@ struct SizeOutcome {
 
 struct AllReduceRun {
     int ranks = 0;
-    bool all_nvlink = false;          // every GPU has an active NVLink
-    std::uint64_t max_bytes = 0;      // the largest size planned: its figures carry the verdict
-    std::vector<SizeOutcome> sizes;   // in the order measured, smallest first
-    bool interrupted = false;         // a stop came before the largest size was measured
-    std::string algorithm;            // allreduce::algorithm_label
+    bool all_nvlink = false;         // every GPU has an active NVLink
+    std::uint64_t max_bytes = 0;     // the largest size planned: its figures carry the verdict
+    std::vector<SizeOutcome> sizes;  // in the order measured, smallest first
+    bool interrupted = false;        // a stop came before the largest size was measured
+    std::string algorithm;           // allreduce::algorithm_label
     std::string nccl_path, nccl_version;
 };
 

@@ -61,6 +61,24 @@ std::uint64_t wrong_results(const Dtype& d, const std::vector<unsigned char>& ra
     return bad;
 }
 
+// One FMA-chain launch of a precision, with the constants its reference expects.
+void launch_fma(GpuSession& s, const Dtype& d, const kernels::LaunchGeometry& g, const Stream& st,
+                const DeviceBuffer& out, std::uint32_t iterations) {
+    const std::string_view n = d.kernel;
+    if (n == "fma_f64")
+        s.launch(d.kernel, g, st,
+                 {arg::ptr(out), arg::u32(iterations), arg::f64(0.9375), arg::f64(0.125), arg::f64(1.0)});
+    else if (n == "fma_f32")
+        s.launch(d.kernel, g, st,
+                 {arg::ptr(out), arg::u32(iterations), arg::f32(0.9375f), arg::f32(0.125f), arg::f32(1.0f)});
+    else if (n == "fma_f16x2")
+        s.launch(d.kernel, g, st,
+                 {arg::ptr(out), arg::u32(iterations), arg::b32(kF16A), arg::b32(kF16B), arg::b32(kF16X)});
+    else
+        s.launch(d.kernel, g, st,
+                 {arg::ptr(out), arg::u32(iterations), arg::b32(kBF16A), arg::b32(kBF16B), arg::b32(kBF16X)});
+}
+
 void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
     GpuSession& s = *m.session;
     const GpuSpec* sp = ctx.facts->spec_of(m.index);
@@ -73,19 +91,15 @@ void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
     for (const Dtype& d : kTypes) {
         const kernels::KernelInfo* k = kernels::find_kernel(d.kernel);
         if (cc < k->min_cc) {
-            r.measurements.push_back(Measurement::absent(d.key, d.label, "TFLOPS",
-                "needs compute capability 8.0 (this GPU: " + fixed(cc / 10.0, 1) + ")").on_gpu(m.index));
+            r.measurements.push_back(
+                Measurement::absent(d.key, d.label, "TFLOPS",
+                                    "needs compute capability 8.0 (this GPU: " + fixed(cc / 10.0, 1) + ")")
+                    .on_gpu(m.index));
             continue;
         }
         kernels::LaunchGeometry g = s.geometry(d.kernel);
         DeviceBuffer out = s.alloc(g.threads() * d.out_bytes);
-        auto launch = [&] {
-            std::string_view n = d.kernel;
-            if (n == "fma_f64") s.launch(d.kernel, g, st, {arg::ptr(out), arg::u32(iterations), arg::f64(0.9375), arg::f64(0.125), arg::f64(1.0)});
-            else if (n == "fma_f32") s.launch(d.kernel, g, st, {arg::ptr(out), arg::u32(iterations), arg::f32(0.9375f), arg::f32(0.125f), arg::f32(1.0f)});
-            else if (n == "fma_f16x2") s.launch(d.kernel, g, st, {arg::ptr(out), arg::u32(iterations), arg::b32(kF16A), arg::b32(kF16B), arg::b32(kF16X)});
-            else s.launch(d.kernel, g, st, {arg::ptr(out), arg::u32(iterations), arg::b32(kBF16A), arg::b32(kBF16B), arg::b32(kBF16X)});
-        };
+        auto launch = [&] { launch_fma(s, d, g, st, out, iterations); };
         launch();  // warm-up (JIT, clocks up)
         std::vector<double> tflops;
         for (int i = 0; i < samples; ++i) {
@@ -101,17 +115,19 @@ void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
         Measurement meas = Measurement::number(d.key, d.label, v, "TFLOPS").on_gpu(m.index);
         if (sp && (sp->*d.spec)) {
             double spec = *(sp->*d.spec);
-            meas.against(of_spec(spec, kFmaExpected, kFmaWarn, kFmaFail,
-                                 datasheet_source(*sp) + "; floors: docs/checks.md"));
+            meas.against(
+                of_spec(spec, kFmaExpected, kFmaWarn, kFmaFail, datasheet_source(*sp) + "; floors: docs/checks.md"));
             grade_into(r, meas);
-            parts.push_back(std::string(d.key).substr(0, 4) + " " + fixed(v, 1) + " (" + fixed(100 * v / spec, 0) + "%)");
+            parts.push_back(std::string(d.key).substr(0, 4) + " " + fixed(v, 1) + " (" + fixed(100 * v / spec, 0) +
+                            "%)");
         } else {
             parts.push_back(std::string(d.key).substr(0, 4) + " " + fixed(v, 1) + " (no spec)");
         }
         r.measurements.push_back(meas);
         if (wrong)
-            findings.push_back(Finding{Verdict::Fail, std::string(d.label) + ": " + std::to_string(wrong) + " of " +
-                                                          std::to_string(g.threads()) + " threads computed a wrong result",
+            findings.push_back(Finding{Verdict::Fail,
+                                       std::string(d.label) + ": " + std::to_string(wrong) + " of " +
+                                           std::to_string(g.threads()) + " threads computed a wrong result",
                                        d.key});
     }
     add_clocks(r, m.index);
@@ -125,16 +141,17 @@ void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
         r.details.push_back(figures);
         return;
     }
-    r.summary = r.verdict == Verdict::Pass ? figures + "."
-                                           : "FMA throughput below " +
-                                                 fixed(100 * (r.verdict == Verdict::Fail ? kFmaFail : kFmaWarn), 0) +
-                                                 "% of spec: " + figures + ".";
+    r.summary = r.verdict == Verdict::Pass
+                    ? figures + "."
+                    : "FMA throughput below " + fixed(100 * (r.verdict == Verdict::Fail ? kFmaFail : kFmaWarn), 0) +
+                          "% of spec: " + figures + ".";
 }
 
 }  // namespace
 
 std::vector<CheckResult> GpuFpPeakCheck::run(CheckContext& ctx) {
-    return measure::for_each_gpu(ctx, key(), title(), [&](GpuSet::Member& m, CheckResult& r) { measure_gpu(ctx, m, r); });
+    return measure::for_each_gpu(ctx, key(), title(),
+                                 [&](GpuSet::Member& m, CheckResult& r) { measure_gpu(ctx, m, r); });
 }
 
 }  // namespace gpuvet

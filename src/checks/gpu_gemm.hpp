@@ -16,5 +16,4 @@ public:
     std::vector<CheckResult> run(CheckContext& ctx) override;
 };
 
-
 }  // namespace gpuvet

@@ -20,8 +20,8 @@ struct PrecisionOutcome {
 
 struct GpuGemmRun {
     int gpu = 0;
-    int cc_x10 = 0;          // 90 for compute capability 9.0
-    std::string lib_text;    // "<path>, cuBLASLt <version>"
+    int cc_x10 = 0;                            // 90 for compute capability 9.0
+    std::string lib_text;                      // "<path>, cuBLASLt <version>"
     std::vector<PrecisionOutcome> precisions;  // in precisions() order
 };
 

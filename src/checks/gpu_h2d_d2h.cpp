@@ -75,8 +75,19 @@ struct Rig {
     Event e0, eb, e1;
 
     Rig(GpuSession& session, std::size_t n, std::uint64_t seed, const CheckContext& c)
-        : s(session), api(session.api()), bytes(n), ctx(c), src(s.alloc_pinned(n)), dst(s.alloc_pinned(n)),
-          da(s.alloc(n)), db(s.alloc(n)), a(s.stream()), b(s.stream()), e0(s.event()), eb(s.event()), e1(s.event()) {
+        : s(session),
+          api(session.api()),
+          bytes(n),
+          ctx(c),
+          src(s.alloc_pinned(n)),
+          dst(s.alloc_pinned(n)),
+          da(s.alloc(n)),
+          db(s.alloc(n)),
+          a(s.stream()),
+          b(s.stream()),
+          e0(s.event()),
+          eb(s.event()),
+          e1(s.event()) {
         if (!api.cuMemcpyHtoDAsync || !api.cuMemcpyDtoHAsync || !api.cuStreamWaitEvent)
             throw Error(ErrorKind::Driver, "libcuda at " + api.path + " lacks the asynchronous copy calls",
                         "update the NVIDIA driver: GPU measurements need it");
@@ -123,12 +134,16 @@ HostCopyRates run_rig(Rig& r, int samples, int iters, const std::function<void()
     for (int k = 0; k < iters; ++k) r.h2d(r.da, r.a);  // warm-up, and the load for the link reading
     if (link) *link = read_link(index);
     r.a.synchronize();
-    out.h2d_gbps = gbps(per_sample, median_ms([&] { for (int k = 0; k < iters; ++k) r.h2d(r.da, r.a); }));
+    out.h2d_gbps = gbps(per_sample, median_ms([&] {
+                            for (int k = 0; k < iters; ++k) r.h2d(r.da, r.a);
+                        }));
 
     sync();
     r.d2h(r.da, r.a);
     r.a.synchronize();
-    out.d2h_gbps = gbps(per_sample, median_ms([&] { for (int k = 0; k < iters; ++k) r.d2h(r.da, r.a); }));
+    out.d2h_gbps = gbps(per_sample, median_ms([&] {
+                            for (int k = 0; k < iters; ++k) r.d2h(r.da, r.a);
+                        }));
     out.wrong_words += count_wrong(r.dst.data(), r.src.data(), r.bytes);  // the round trip src -> da -> dst
 
     // Both directions at once on two streams: from e0 on `a` until both streams are done.
@@ -195,7 +210,8 @@ void measure_alone(const CheckContext& ctx, GpuSet& set, const CopyPlan& plan, C
         try {
             m.session->make_current();
             Rig rig(*m.session, plan.bytes, seed_of(m.index), ctx);
-            p.measured.alone = run_rig(rig, plan.samples, plan.iters, [] {}, &p.measured.under_load, m.index);
+            p.measured.alone = run_rig(
+                rig, plan.samples, plan.iters, [] {}, &p.measured.under_load, m.index);
         } catch (const Interrupted&) {
             p.interrupted = true;
         } catch (const Error& e) {
@@ -217,8 +233,8 @@ void measure_all_at_once(const CheckContext& ctx, GpuSet& set, const CopyPlan& p
         if (it == per.end() || !it->second.error.empty() || it->second.interrupted) return;
         try {
             Rig rig(*m.session, plan.bytes, seed_of(m.index) ^ 0xFFull, ctx);
-            it->second.measured.all =
-                run_rig(rig, plan.samples, plan.iters, [&] { phase.arrive_and_wait(); }, nullptr, m.index);
+            it->second.measured.all = run_rig(
+                rig, plan.samples, plan.iters, [&] { phase.arrive_and_wait(); }, nullptr, m.index);
         } catch (const Interrupted&) {
             phase.arrive_and_drop();  // the alone figures stand; the shared phase is not reported
         } catch (const Error& e) {
@@ -287,7 +303,8 @@ std::vector<CheckResult> GpuHostCopyCheck::run(CheckContext& ctx) {
         CheckResult r;  // a stop kept it from running, or cut it short: no verdict
         if (it == per.end() || it->second.interrupted) {
             r.gpu = m.index;
-            r.summary = it == per.end() ? kNotRunInterrupted : "interrupted before this GPU's copies were measured; no verdict";
+            r.summary =
+                it == per.end() ? kNotRunInterrupted : "interrupted before this GPU's copies were measured; no verdict";
         } else {
             r = judge_host_copies(it->second.measured, group);
         }

@@ -52,15 +52,18 @@ LinkUsed link_used(const HostCopyMeasured& g) {
 void add_link_figures(const HostCopyMeasured& g, const LinkUsed& link, CheckResult& r) {
     const PcieLinkReading& now = g.under_load;
     r.measurements.push_back(
-        Measurement::maybe("link_gen_under_load", "Link generation during the copies", now.gen, "count", now.why).on_gpu(g.gpu));
+        Measurement::maybe("link_gen_under_load", "Link generation during the copies", now.gen, "count", now.why)
+            .on_gpu(g.gpu));
     r.measurements.push_back(
-        Measurement::maybe("link_width_under_load", "Link width during the copies", now.width, "count", now.why).on_gpu(g.gpu));
+        Measurement::maybe("link_width_under_load", "Link width during the copies", now.width, "count", now.why)
+            .on_gpu(g.gpu));
     if (link.gbps)
         r.measurements.push_back(rate("link_gbps", "Link rate per direction (theoretical)", *link.gbps, g.gpu));
     else
-        r.measurements.push_back(Measurement::absent("link_gbps", "Link rate per direction (theoretical)", "GB/s",
-                                                     link.gen && link.width ? "unknown PCIe generation" : "link state unknown")
-                                     .on_gpu(g.gpu));
+        r.measurements.push_back(
+            Measurement::absent("link_gbps", "Link rate per direction (theoretical)", "GB/s",
+                                link.gen && link.width ? "unknown PCIe generation" : "link state unknown")
+                .on_gpu(g.gpu));
 }
 
 // H2D and D2H graded against the link; both ways shown against twice the link, without a verdict.
@@ -122,8 +125,8 @@ std::optional<Finding> speed_finding(const HostCopyMeasured& g, const LinkUsed& 
     Verdict v = grade(worst_dir, of_spec(*link.gbps, kHostCopyExpected, kHostCopyWarn, kHostCopyFail, ""));
     if (v == Verdict::Pass) return std::nullopt;
     return Finding{v,
-                   "host copies reach only " + fixed(100 * worst_dir / *link.gbps, 0) + "% of the " + link.name + " link's " +
-                       fixed(*link.gbps, 1) + " GB/s (healthy is about 82%, floor " +
+                   "host copies reach only " + fixed(100 * worst_dir / *link.gbps, 0) + "% of the " + link.name +
+                       " link's " + fixed(*link.gbps, 1) + " GB/s (healthy is about 82%, floor " +
                        fixed(100 * (v == Verdict::Fail ? kHostCopyFail : kHostCopyWarn), 0) + "%): " + alone_figures(g),
                    g.alone.h2d_gbps <= g.alone.d2h_gbps ? "h2d_gbps" : "d2h_gbps"};
 }
@@ -135,8 +138,8 @@ std::optional<Finding> shared_finding(const HostCopyMeasured& g, const HostCopyG
     return Finding{Verdict::Warn,
                    "with all " + std::to_string(group.gpus_measured) + " GPUs copying, this GPU gets " +
                        fixed(g.all->h2d_gbps, 1) + " / " + fixed(g.all->d2h_gbps, 1) + " GB/s (H2D / D2H), " +
-                       fixed(100 * std::min(h2d_ratio, d2h_ratio), 0) + "% of its " + fixed(g.alone.h2d_gbps, 1) + " / " +
-                       fixed(g.alone.d2h_gbps, 1) + " alone: GPUs " + gpu_list(group.shared) +
+                       fixed(100 * std::min(h2d_ratio, d2h_ratio), 0) + "% of its " + fixed(g.alone.h2d_gbps, 1) +
+                       " / " + fixed(g.alone.d2h_gbps, 1) + " alone: GPUs " + gpu_list(group.shared) +
                        " slow down together, so they share " + group.shared_path +
                        " (data loading to all of them at once runs at that rate)",
                    h2d_ratio <= d2h_ratio ? "h2d_all_gbps" : "d2h_all_gbps"};
@@ -153,8 +156,8 @@ std::vector<Finding> copy_findings(const HostCopyMeasured& g, const HostCopyGrou
     // Idle links drop their generation to save power; under load they must be back at the maximum.
     if (g.under_load.gen && g.max_gen && *g.under_load.gen < *g.max_gen)
         found.emplace_back(Verdict::Warn,
-                           "the link stayed at Gen" + std::to_string(*g.under_load.gen) + " during the copies where Gen" +
-                               std::to_string(*g.max_gen) + " is possible",
+                           "the link stayed at Gen" + std::to_string(*g.under_load.gen) +
+                               " during the copies where Gen" + std::to_string(*g.max_gen) + " is possible",
                            "link_gen_under_load");
     if (auto f = shared_finding(g, group)) found.push_back(*f);
     return found;
@@ -165,7 +168,8 @@ std::vector<Finding> copy_findings(const HostCopyMeasured& g, const HostCopyGrou
 std::vector<int> gpus_sharing_uplink(const std::vector<HostCopyMeasured>& gpus) {
     std::vector<int> shared;
     for (const HostCopyMeasured& g : gpus)
-        if (g.all && (g.all->h2d_gbps < kSharedBelow * g.alone.h2d_gbps || g.all->d2h_gbps < kSharedBelow * g.alone.d2h_gbps))
+        if (g.all &&
+            (g.all->h2d_gbps < kSharedBelow * g.alone.h2d_gbps || g.all->d2h_gbps < kSharedBelow * g.alone.d2h_gbps))
             shared.push_back(g.gpu);
     return shared;
 }
@@ -201,11 +205,12 @@ CheckResult judge_host_copies(const HostCopyMeasured& g, const HostCopyGroup& gr
     std::vector<Finding> found = copy_findings(g, group, link);
     const std::string figures = alone_figures(g), all_text = all_figures(g, group);
     if (found.empty()) {
-        r.summary = figures +
-                    (link.gbps ? " (" + fixed(100 * std::min(g.alone.h2d_gbps, g.alone.d2h_gbps) / *link.gbps, 0) +
-                                     "% of the " + link.name + " link's " + fixed(*link.gbps, 1) + " GB/s; healthy ~82%)"
-                               : " (link rate unknown, so no verdict on speed)") +
-                    all_text + ".";
+        r.summary =
+            figures +
+            (link.gbps ? " (" + fixed(100 * std::min(g.alone.h2d_gbps, g.alone.d2h_gbps) / *link.gbps, 0) +
+                             "% of the " + link.name + " link's " + fixed(*link.gbps, 1) + " GB/s; healthy ~82%)"
+                       : " (link rate unknown, so no verdict on speed)") +
+            all_text + ".";
         return r;
     }
     for (const Finding& f : found) r.verdict = worst(r.verdict, f.verdict);

@@ -34,7 +34,7 @@ struct PcieLinkReading {
 struct HostCopyMeasured {
     int gpu = 0;
     HostCopyRates alone;
-    std::optional<HostCopyRates> all;        // with every GPU copying at once
+    std::optional<HostCopyRates> all;  // with every GPU copying at once
     PcieLinkReading under_load;
     std::optional<int> idle_gen, idle_width;  // the inventory's reading, before the copies
     std::optional<int> max_gen;               // the most both ends of the link can do
@@ -46,10 +46,10 @@ using TopologyLabels = std::map<std::pair<int, int>, std::string>;
 
 // What the GPUs measured together share.
 struct HostCopyGroup {
-    int gpus_measured = 0;     // GPUs measured alone without error: the all-at-once phase ran with them
+    int gpus_measured = 0;  // GPUs measured alone without error: the all-at-once phase ran with them
     std::size_t buffer_bytes = 0;
-    std::vector<int> shared;   // the GPUs that slowed down together (gpus_sharing_uplink)
-    std::string shared_path;   // what they share (shared_path)
+    std::vector<int> shared;  // the GPUs that slowed down together (gpus_sharing_uplink)
+    std::string shared_path;  // what they share (shared_path)
 };
 
 // The GPUs whose H2D or D2H rate with all copying fell below kSharedBelow of their rate alone.

@@ -12,7 +12,8 @@ namespace gpuvet {
 CheckResult GpuIdentityCheck::lost(const GpuInfo& g) {
     CheckResult r;
     r.verdict = Verdict::Fail;
-    r.summary = "GPU " + std::to_string(g.index) + " fell off the bus while its facts were read: it needs a reset or repair.";
+    r.summary =
+        "GPU " + std::to_string(g.index) + " fell off the bus while its facts were read: it needs a reset or repair.";
     for (auto& e : g.errors) r.details.push_back(e);
     return r;
 }
@@ -25,18 +26,21 @@ CheckResult GpuIdentityCheck::assess(const GpuInfo& g, const GpuSpec*, CheckCont
 
     r.measurements.push_back(g.name ? Measurement::textual("name", "Name (driver)", *g.name)
                                     : Measurement::absent("name", "Name (driver)", "", g.name.absent_reason));
-    Measurement pci = g.pci_device_id ? Measurement::textual("pci_device_id", "PCI device id", hex_device_id(*g.pci_device_id))
-                                      : Measurement::absent("pci_device_id", "PCI device id", "", g.pci_device_id.absent_reason);
+    Measurement pci = g.pci_device_id
+                          ? Measurement::textual("pci_device_id", "PCI device id", hex_device_id(*g.pci_device_id))
+                          : Measurement::absent("pci_device_id", "PCI device id", "", g.pci_device_id.absent_reason);
     if (s) {
         Reference ref;
-        for (auto d : s->pci_device_ids) ref.expected_text += (ref.expected_text.empty() ? "" : " or ") + hex_device_id(d);
+        for (auto d : s->pci_device_ids)
+            ref.expected_text += (ref.expected_text.empty() ? "" : " or ") + hex_device_id(d);
         ref.source = db_source;
         pci.against(ref);
     }
     r.measurements.push_back(pci);
 
-    Measurement sm = g.sm_count ? Measurement::number("sm_count", "Streaming multiprocessors", *g.sm_count, "count")
-                                : Measurement::absent("sm_count", "Streaming multiprocessors", "count", g.sm_count.absent_reason);
+    Measurement sm =
+        g.sm_count ? Measurement::number("sm_count", "Streaming multiprocessors", *g.sm_count, "count")
+                   : Measurement::absent("sm_count", "Streaming multiprocessors", "count", g.sm_count.absent_reason);
     if (s && s->sm_count) {
         Reference ref;
         ref.spec = *s->sm_count;
@@ -46,9 +50,11 @@ CheckResult GpuIdentityCheck::assess(const GpuInfo& g, const GpuSpec*, CheckCont
     }
     r.measurements.push_back(sm);
 
-    Measurement mem = g.memory_total_bytes
-                          ? Measurement::number("memory_total_gib", "Memory (driver)", double(*g.memory_total_bytes) / double(1ull << 30), "GiB")
-                          : Measurement::absent("memory_total_gib", "Memory (driver)", "GiB", g.memory_total_bytes.absent_reason);
+    Measurement mem =
+        g.memory_total_bytes
+            ? Measurement::number("memory_total_gib", "Memory (driver)",
+                                  double(*g.memory_total_bytes) / double(1ull << 30), "GiB")
+            : Measurement::absent("memory_total_gib", "Memory (driver)", "GiB", g.memory_total_bytes.absent_reason);
     if (s) {
         // The driver's figure for this SKU in its ECC state, not the size as sold (docs/gpu-specs.md).
         DriverMemoryExpectation want =
@@ -72,10 +78,12 @@ CheckResult GpuIdentityCheck::assess(const GpuInfo& g, const GpuSpec*, CheckCont
         r.summary = id.conflicts.front() + ".";
     } else if (!s) {
         r.verdict = Verdict::Warn;
-        r.summary = label + " is not in the spec database, so it cannot be checked against a datasheet; use --specs FILE.";
+        r.summary =
+            label + " is not in the spec database, so it cannot be checked against a datasheet; use --specs FILE.";
     } else if (!id.unknowns.empty()) {
         r.verdict = Verdict::Warn;
-        r.summary = label + " looks like " + with_article(s->name) + " by its name, but its PCI device id is not in the database.";
+        r.summary = label + " looks like " + with_article(s->name) +
+                    " by its name, but its PCI device id is not in the database.";
     } else {
         r.verdict = Verdict::Pass;
         r.summary = label + " is " + with_article(s->name) + ": PCI device id, name, SM count and memory size agree.";

@@ -21,9 +21,7 @@ CheckResult InventoryCheck::lost(const GpuInfo& g) {
     return r;
 }
 
-std::vector<const GpuInfo*> InventoryCheck::selected(const CheckContext& ctx) {
-    return ctx.facts->selected_gpus();
-}
+std::vector<const GpuInfo*> InventoryCheck::selected(const CheckContext& ctx) { return ctx.facts->selected_gpus(); }
 
 std::vector<CheckResult> InventoryCheck::run(CheckContext& ctx) {
     std::vector<CheckResult> out;
@@ -52,7 +50,8 @@ void Findings::apply(CheckResult& r, const std::string& label, const std::string
     }
     for (auto& [fv, text] : items)
         if (fv == v) {
-            r.summary = label + ": " + text + (items.size() > 1 ? " (and " + std::to_string(items.size() - 1) + " more)." : ".");
+            r.summary = label + ": " + text +
+                        (items.size() > 1 ? " (and " + std::to_string(items.size() - 1) + " more)." : ".");
             return;
         }
 }

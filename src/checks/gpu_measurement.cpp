@@ -12,7 +12,6 @@
 
 namespace gpuvet::measure {
 
-
 Reference of_spec(double spec, double expected, double warn, double fail, std::string source) {
     Reference r;
     r.spec = spec;
@@ -42,7 +41,9 @@ void add_clocks(CheckResult& r, int index, std::string_view suffix) {
     std::string sfx(suffix);
     auto add = [&](const char* key, const char* label, const char* unit, const Fact<int>& f) {
         if (f) r.measurements.push_back(Measurement::number(std::string(key) + sfx, label, *f, unit).on_gpu(index));
-        else r.measurements.push_back(Measurement::absent(std::string(key) + sfx, label, unit, f.absent_reason).on_gpu(index));
+        else
+            r.measurements.push_back(
+                Measurement::absent(std::string(key) + sfx, label, unit, f.absent_reason).on_gpu(index));
     };
     DeviceSample s;
     std::string why = backend.absent_reason();
@@ -127,9 +128,7 @@ std::vector<CheckResult> for_each_gpu(CheckContext& ctx, std::string_view key, s
     return out;
 }
 
-std::string datasheet_source(const GpuSpec& sp) {
-    return sp.name + " datasheet (gpuvet specs show " + sp.key + ")";
-}
+std::string datasheet_source(const GpuSpec& sp) { return sp.name + " datasheet (gpuvet specs show " + sp.key + ")"; }
 
 }  // namespace gpuvet::measure
 

@@ -22,7 +22,6 @@ struct GpuSpec;
 
 namespace measure {
 
-
 // A reference "spec × fractions" with its source: expected, warn below, fail below.
 Reference of_spec(double spec, double expected, double warn, double fail, std::string source);
 // "H100 SXM5 80GB datasheet (gpuvet specs show h100-sxm5-80gb)": short enough for every figure,
@@ -44,8 +43,7 @@ std::vector<CheckResult> for_each_gpu(CheckContext& ctx, std::string_view key, s
                                       const PerGpu& fn);
 
 // Opens the selected GPUs; per-GPU errors become ERROR results appended to `errors`.
-GpuSet open_gpus(CheckContext& ctx, std::string_view key, std::string_view title,
-                 std::vector<CheckResult>& errors);
+GpuSet open_gpus(CheckContext& ctx, std::string_view key, std::string_view title, std::vector<CheckResult>& errors);
 CheckResult error_result(std::string_view key, std::string_view title, int gpu, const std::string& what,
                          const std::string& advice);
 

@@ -50,16 +50,26 @@ struct StreamBuffers {
     Stream st;
 
     StreamBuffers(GpuSession& session, std::uint64_t bytes)
-        : s(session), n_vec(bytes / 16), a(s.alloc(bytes)), b(s.alloc(bytes)), c(s.alloc(bytes)),
-          counter(s.alloc(sizeof(std::uint64_t))), gread(s.geometry("stream_read")),
-          partial(s.alloc(gread.threads() * sizeof(std::uint32_t))), st(s.stream()) {}
+        : s(session),
+          n_vec(bytes / 16),
+          a(s.alloc(bytes)),
+          b(s.alloc(bytes)),
+          c(s.alloc(bytes)),
+          counter(s.alloc(sizeof(std::uint64_t))),
+          gread(s.geometry("stream_read")),
+          partial(s.alloc(gread.threads() * sizeof(std::uint32_t))),
+          st(s.stream()) {}
 
     void launch(std::string_view op) {
-        if (op == "copy") s.launch("stream_copy", s.geometry("stream_copy"), st, {arg::ptr(a), arg::ptr(b), arg::u64(n_vec)});
+        if (op == "copy")
+            s.launch("stream_copy", s.geometry("stream_copy"), st, {arg::ptr(a), arg::ptr(b), arg::u64(n_vec)});
         else if (op == "read") s.launch("stream_read", gread, st, {arg::ptr(b), arg::u64(n_vec), arg::ptr(partial)});
-        else if (op == "write") s.launch("stream_write", s.geometry("stream_write"), st, {arg::ptr(a), arg::u64(n_vec), arg::u32(kWriteValue)});
-        else s.launch("stream_triad", s.geometry("stream_triad"), st,
-                      {arg::ptr(a), arg::ptr(b), arg::ptr(c), arg::f32(kScale), arg::u64(n_vec)});
+        else if (op == "write")
+            s.launch("stream_write", s.geometry("stream_write"), st,
+                     {arg::ptr(a), arg::u64(n_vec), arg::u32(kWriteValue)});
+        else
+            s.launch("stream_triad", s.geometry("stream_triad"), st,
+                     {arg::ptr(a), arg::ptr(b), arg::ptr(c), arg::f32(kScale), arg::u64(n_vec)});
     }
     // Inputs: never zeros (REFERENCES.md), and known so the outputs can be verified.
     void fill_inputs() {
@@ -149,7 +159,8 @@ void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
 }  // namespace
 
 std::vector<CheckResult> GpuMemoryBandwidthCheck::run(CheckContext& ctx) {
-    return measure::for_each_gpu(ctx, key(), title(), [&](GpuSet::Member& m, CheckResult& r) { measure_gpu(ctx, m, r); });
+    return measure::for_each_gpu(ctx, key(), title(),
+                                 [&](GpuSet::Member& m, CheckResult& r) { measure_gpu(ctx, m, r); });
 }
 
 }  // namespace gpuvet

@@ -83,8 +83,7 @@ void judge_stream(const StreamRun& run, const GpuSpec* spec, CheckResult& r) {
         return;
     }
     std::string pct = fixed(100.0 * *worst_graded / *sg, 0) + "% of the " + fixed(*sg, 0) + " GB/s spec";
-    if (r.verdict == Verdict::Pass)
-        r.summary = figures + " (" + pct + "; healthy is 83-93%).";
+    if (r.verdict == Verdict::Pass) r.summary = figures + " (" + pct + "; healthy is 83-93%).";
     else
         r.summary = "memory bandwidth " + pct + ", below the " +
                     fixed(100 * (r.verdict == Verdict::Fail ? kMemFail : kMemWarn), 0) + "% floor: " + figures + ".";

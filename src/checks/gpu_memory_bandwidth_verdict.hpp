@@ -15,11 +15,11 @@ namespace measure {
 
 // One STREAM operation as measured on one GPU.
 struct StreamOpRate {
-    std::string name;          // "copy", "read", "write", "triad"
-    std::string key;           // "copy_gbps"
-    std::string label;         // "Copy (read + write)"
-    double gbps = 0;           // median over the timed samples
-    std::uint64_t wrong = 0;   // results the device found wrong after the last launch
+    std::string name;         // "copy", "read", "write", "triad"
+    std::string key;          // "copy_gbps"
+    std::string label;        // "Copy (read + write)"
+    double gbps = 0;          // median over the timed samples
+    std::uint64_t wrong = 0;  // results the device found wrong after the last launch
 };
 
 struct StreamRun {

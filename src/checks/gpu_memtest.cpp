@@ -15,16 +15,17 @@ namespace {
 using namespace measure;
 namespace ref = kernel_ref;
 
-constexpr std::uint64_t kChunk = 1ull << 30;       // whole 2 MiB pages
-constexpr std::uint32_t kMaxRecords = 64;   // error records the device keeps per chunk
-constexpr std::size_t kMaxReported = 20;   // errors named in the report
+constexpr std::uint64_t kChunk = 1ull << 30;            // whole 2 MiB pages
+constexpr std::uint32_t kMaxRecords = 64;               // error records the device keeps per chunk
+constexpr std::size_t kMaxReported = 20;                // errors named in the report
 constexpr std::uint64_t kSeed = 0x6770757665742D31ull;  // "gpuvet-1"
 
 std::vector<ref::MemtestPattern> patterns(const CheckContext& ctx) {
     using P = ref::MemtestPattern;
     switch (ctx.options.tier) {
         case Tier::Quick: return {P::random};
-        case Tier::Full: return {P::address, P::address_inv, P::walking_ones, P::walking_zeros, P::random, P::random_inv};
+        case Tier::Full:
+            return {P::address, P::address_inv, P::walking_ones, P::walking_zeros, P::random, P::random_inv};
         default: return {P::address, P::walking_ones, P::random, P::random_inv};
     }
 }
@@ -53,24 +54,25 @@ std::vector<DeviceBuffer> alloc_chunks(GpuSession& s, const GpuSession::MemInfo&
         chunks.emplace_back(&s.api(), p, n);
         left -= n;
     }
-    if (chunks.empty()) throw runtime_error("no GPU memory could be allocated for the memory test",
-                                            "stop the processes using the GPU (nvidia-smi) and run again");
+    if (chunks.empty())
+        throw runtime_error("no GPU memory could be allocated for the memory test",
+                            "stop the processes using the GPU (nvidia-smi) and run again");
     return chunks;
 }
 
 // Writes and verifies one chunk with one pattern; counts its errors and records the first ones.
 // `offset` is where the chunk starts in the memory tested.
-void test_chunk(GpuSession& s, const Stream& st, const DeviceBuffer& c, std::uint64_t offset,
-                ref::MemtestPattern pat, std::uint64_t seed, const DeviceBuffer& result, MemtestRun& run) {
+void test_chunk(GpuSession& s, const Stream& st, const DeviceBuffer& c, std::uint64_t offset, ref::MemtestPattern pat,
+                std::uint64_t seed, const DeviceBuffer& result, MemtestRun& run) {
     const std::uint64_t words = c.bytes() / 8;
     const std::uint32_t pattern = static_cast<std::uint32_t>(pat);
     s.zero(result, &st);
     run.ms_total += s.time_ms(st, [&] {
         s.launch("memtest_write", s.geometry("memtest_write"), st,
                  {arg::ptr(c), arg::u64(words), arg::u32(pattern), arg::u64(seed)});
-        s.launch("memtest_verify", s.geometry("memtest_verify"), st,
-                 {arg::ptr(c), arg::u64(words), arg::u32(pattern), arg::u64(seed), arg::ptr(result),
-                  arg::u32(kMaxRecords)});
+        s.launch(
+            "memtest_verify", s.geometry("memtest_verify"), st,
+            {arg::ptr(c), arg::u64(words), arg::u32(pattern), arg::u64(seed), arg::ptr(result), arg::u32(kMaxRecords)});
     });
     std::vector<std::uint64_t> raw(ref::memtest_result_words(kMaxRecords));
     s.download(raw.data(), result.ptr(), raw.size() * 8);
@@ -125,7 +127,8 @@ void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
 }  // namespace
 
 std::vector<CheckResult> GpuMemtestCheck::run(CheckContext& ctx) {
-    return measure::for_each_gpu(ctx, key(), title(), [&](GpuSet::Member& m, CheckResult& r) { measure_gpu(ctx, m, r); });
+    return measure::for_each_gpu(ctx, key(), title(),
+                                 [&](GpuSet::Member& m, CheckResult& r) { measure_gpu(ctx, m, r); });
 }
 
 }  // namespace gpuvet

@@ -33,18 +33,23 @@ void add_measurements(const MemtestRun& run, const GpuSpec* sp, CheckResult& r) 
         tm.against(ref);
     }
     r.measurements.push_back(tm);
-    r.measurements.push_back(Measurement::number("tested_bytes", "Bytes tested", double(run.tested_bytes), "bytes").on_gpu(g));
-    r.measurements.push_back(Measurement::number("memory_total_bytes", "Memory total (CUDA)",
-                                                 double(run.memory_total_bytes), "bytes").on_gpu(g));
+    r.measurements.push_back(
+        Measurement::number("tested_bytes", "Bytes tested", double(run.tested_bytes), "bytes").on_gpu(g));
+    r.measurements.push_back(
+        Measurement::number("memory_total_bytes", "Memory total (CUDA)", double(run.memory_total_bytes), "bytes")
+            .on_gpu(g));
     if (run.nvml_memory_total_bytes)
         r.measurements.push_back(Measurement::number("nvml_memory_total_bytes", "Memory total (NVML)",
-                                                     double(*run.nvml_memory_total_bytes), "bytes").on_gpu(g));
+                                                     double(*run.nvml_memory_total_bytes), "bytes")
+                                     .on_gpu(g));
     r.measurements.push_back(Measurement::number("errors", "Memory errors", double(run.errors), "count").on_gpu(g));
     const double rounds = double(run.patterns) * double(run.passes);
     r.measurements.push_back(Measurement::number("patterns", "Patterns x passes", rounds, "count").on_gpu(g));
     if (run.ms_total > 0)  // every byte written once and read once per pattern and pass
-        r.measurements.push_back(Measurement::number("test_gbps", "Write + verify rate",
-            2.0 * double(run.tested_bytes) * rounds / (run.ms_total * 1e-3) / 1e9, "GB/s").on_gpu(g));
+        r.measurements.push_back(
+            Measurement::number("test_gbps", "Write + verify rate",
+                                2.0 * double(run.tested_bytes) * rounds / (run.ms_total * 1e-3) / 1e9, "GB/s")
+                .on_gpu(g));
 }
 
 }  // namespace
@@ -61,8 +66,10 @@ void judge_memtest(const MemtestRun& run, const GpuSpec* sp, CheckResult& r) {
         if (!run.first_errors.empty()) r.summary += ": " + error_text(run.first_errors.front());
         for (const auto& e : run.first_errors) r.findings.push_back({Verdict::Fail, error_text(e), "errors"});
         if (run.interrupted)
-            r.details.push_back("interrupted before the whole memory was tested: the errors above were found before the stop");
-        r.details.push_back("a GPU with memory errors must be replaced or repaired: report it to the provider with this report");
+            r.details.push_back(
+                "interrupted before the whole memory was tested: the errors above were found before the stop");
+        r.details.push_back(
+            "a GPU with memory errors must be replaced or repaired: report it to the provider with this report");
         return;
     }
     if (run.interrupted) {  // no verdict on a test that did not cover the memory
@@ -71,9 +78,10 @@ void judge_memtest(const MemtestRun& run, const GpuSpec* sp, CheckResult& r) {
         return;
     }
     grade_into(r, r.measurements.front());
-    r.summary = r.verdict == Verdict::Pass ? "no errors in " + what + "."
-                                           : "no errors, but only " + what + " of the " + fixed(sp->memory_size_gib, 0) +
-                                                 " GiB sold: other processes hold memory, or the GPU has less";
+    r.summary = r.verdict == Verdict::Pass
+                    ? "no errors in " + what + "."
+                    : "no errors, but only " + what + " of the " + fixed(sp->memory_size_gib, 0) +
+                          " GiB sold: other processes hold memory, or the GPU has less";
 }
 
 }  // namespace gpuvet::measure

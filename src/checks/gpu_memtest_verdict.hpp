@@ -25,13 +25,13 @@ struct MemtestError {
 struct MemtestRun {
     int gpu = 0;
     std::uint64_t tested_bytes = 0;
-    std::uint64_t memory_total_bytes = 0;                 // as CUDA reports it
+    std::uint64_t memory_total_bytes = 0;  // as CUDA reports it
     std::optional<std::uint64_t> nvml_memory_total_bytes;
     int patterns = 0, passes = 0;
-    std::uint64_t errors = 0;                             // every mismatch the device counted
-    std::vector<MemtestError> first_errors;               // the first few, with their addresses
-    double ms_total = 0;                                  // write + verify time over all chunks
-    bool interrupted = false;                             // a stop ended the test early
+    std::uint64_t errors = 0;                // every mismatch the device counted
+    std::vector<MemtestError> first_errors;  // the first few, with their addresses
+    double ms_total = 0;                     // write + verify time over all chunks
+    bool interrupted = false;                // a stop ended the test early
 };
 
 // Memory tested below 85% of the memory sold: WARN.

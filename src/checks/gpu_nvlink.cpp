@@ -32,6 +32,47 @@ void topology_row(const Inventory& inv, const GpuInfo& g, CheckResult& r) {
     r.details.push_back(row);
 }
 
+// The driver could not say how the links stand (no links listed, with the reason).
+void judge_unreadable_links(const GpuInfo& g, const GpuSpec& sp, const std::string& label, int gpus_in_box,
+                            CheckResult& r) {
+    r.measurements.push_back(
+        Measurement::absent("nvlink_links_active", "NVLink links active", "count", g.nvlink_absent_reason));
+    if (nvlink_needs_bridge(sp)) {
+        // Without a bridge the driver has no links to report: the usual state of these cards.
+        r.verdict = Verdict::Skip;
+        r.summary = "No NVLink bridge on " + label + ": the " + sp.name +
+                    " links GPUs only through an optional bridge (the driver reports NVLink as " +
+                    g.nvlink_absent_reason + ").";
+        return;
+    }
+    if (gpus_in_box == 1) {
+        r.verdict = Verdict::Pass;
+        r.summary = label + " is the only GPU in the box: its NVLink state could not be read (" +
+                    g.nvlink_absent_reason + "), and none is needed, since NVLink only carries traffic between GPUs.";
+        return;
+    }
+    r.verdict = Verdict::Warn;
+    r.summary = label + ": the NVLink state could not be read (" + g.nvlink_absent_reason + ").";
+}
+
+// Every link the spec sheet lists, trained: a link down costs its share of GPU-to-GPU bandwidth.
+void judge_links(const GpuInfo& g, const GpuSpec& sp, const std::string& label, int present, int active,
+                 CheckResult& r) {
+    Findings f;
+    std::string inactive;
+    for (auto& l : g.nvlinks)
+        if (l.active && !*l.active) inactive += (inactive.empty() ? "" : ", ") + std::to_string(l.link);
+    if (!inactive.empty())
+        f.add(Verdict::Fail, "NVLink link(s) " + inactive +
+                                 " inactive: GPU-to-GPU traffic loses that bandwidth or falls back to PCIe");
+    if (sp.nvlink_links && present < *sp.nvlink_links)
+        f.add(Verdict::Fail, "the driver reports " + std::to_string(present) + " NVLink links where the " + sp.name +
+                                 " has " + std::to_string(*sp.nvlink_links));
+    f.apply(r, label,
+            label + ": " + std::to_string(active) + " of " + std::to_string(present) + " NVLink links active, as the " +
+                sp.name + " should have.");
+}
+
 }  // namespace
 
 CheckResult GpuNvlinkCheck::assess(const GpuInfo& g, const GpuSpec* spec, CheckContext& ctx) {
@@ -54,22 +95,7 @@ CheckResult GpuNvlinkCheck::assess(const GpuInfo& g, const GpuSpec* spec, CheckC
         return r;
     }
     if (present == 0 && !g.nvlink_absent_reason.empty()) {
-        r.measurements.push_back(Measurement::absent("nvlink_links_active", "NVLink links active", "count", g.nvlink_absent_reason));
-        if (nvlink_needs_bridge(*spec)) {
-            // Without a bridge the driver has no links to report: the usual state of these cards.
-            r.verdict = Verdict::Skip;
-            r.summary = "No NVLink bridge on " + label + ": the " + spec->name + " links GPUs only through an optional bridge (the driver reports NVLink as " +
-                        g.nvlink_absent_reason + ").";
-            return r;
-        }
-        if (gpus_in_box == 1) {
-            r.verdict = Verdict::Pass;
-            r.summary = label + " is the only GPU in the box: its NVLink state could not be read (" + g.nvlink_absent_reason +
-                        "), and none is needed, since NVLink only carries traffic between GPUs.";
-            return r;
-        }
-        r.verdict = Verdict::Warn;
-        r.summary = label + ": the NVLink state could not be read (" + g.nvlink_absent_reason + ").";
+        judge_unreadable_links(g, *spec, label, gpus_in_box, r);
         return r;
     }
 
@@ -86,32 +112,26 @@ CheckResult GpuNvlinkCheck::assess(const GpuInfo& g, const GpuSpec* spec, CheckC
 
     if (nvlink_needs_bridge(*spec) && active == 0) {
         r.verdict = Verdict::Skip;
-        r.summary = "No NVLink bridge on " + label + ": the " + spec->name + " links GPUs only through an optional bridge.";
+        r.summary =
+            "No NVLink bridge on " + label + ": the " + spec->name + " links GPUs only through an optional bridge.";
         return r;
     }
 
     if (gpus_in_box == 1) {
         // A one-GPU slice of an HGX board reports its links present but untrained: nothing to link to.
         r.verdict = Verdict::Pass;
-        r.summary = label + " is the only GPU in the box: " + std::to_string(active) + " of " + std::to_string(present) +
+        r.summary = label + " is the only GPU in the box: " + std::to_string(active) + " of " +
+                    std::to_string(present) +
                     " NVLink links active, and none is needed, since NVLink only carries traffic between GPUs.";
         if (active < present)
-            r.details.push_back(std::to_string(present - active) + " link(s) not trained: expected without a peer GPU "
-                                "(a one-GPU slice of an NVLink board); they would matter only with other GPUs in the box");
+            r.details.push_back(
+                std::to_string(present - active) +
+                " link(s) not trained: expected without a peer GPU "
+                "(a one-GPU slice of an NVLink board); they would matter only with other GPUs in the box");
         return r;
     }
 
-    Findings f;
-    std::string inactive;
-    for (auto& l : g.nvlinks)
-        if (l.active && !*l.active) inactive += (inactive.empty() ? "" : ", ") + std::to_string(l.link);
-    if (!inactive.empty())
-        f.add(Verdict::Fail, "NVLink link(s) " + inactive + " inactive: GPU-to-GPU traffic loses that bandwidth or falls back to PCIe");
-    if (spec->nvlink_links && present < *spec->nvlink_links)
-        f.add(Verdict::Fail, "the driver reports " + std::to_string(present) + " NVLink links where the " + spec->name +
-                                 " has " + std::to_string(*spec->nvlink_links));
-    f.apply(r, label, label + ": " + std::to_string(active) + " of " + std::to_string(present) + " NVLink links active, as the " +
-                          spec->name + " should have.");
+    judge_links(g, *spec, label, present, active, r);
     return r;
 }
 

@@ -75,8 +75,9 @@ std::uint64_t count_wrong(GpuSession& s, const Stream& st, const DeviceBuffer& b
 }
 
 void copy(const CudaApi& api, Side& to, Side& from, const DeviceBuffer& what, std::size_t bytes, const Stream& on) {
-    cuda_check(api, api.cuMemcpyPeerAsync(to.dst.ptr(), to.m->session->context(), what.ptr(),
-                                          from.m->session->context(), bytes, on.get()),
+    cuda_check(api,
+               api.cuMemcpyPeerAsync(to.dst.ptr(), to.m->session->context(), what.ptr(), from.m->session->context(),
+                                     bytes, on.get()),
                "cuMemcpyPeerAsync");
 }
 
@@ -98,8 +99,9 @@ void prepare(const CheckContext& ctx, const CudaApi& api, Side& s, std::size_t b
             s.st.synchronize();
             throw Interrupted{};  // before any pair was measured: the runner reports it
         }
-        cuda_check(api, api.cuMemsetD32Async(s.src.ptr() + off, pattern_of(s.m->index),
-                                             std::min(kFillStepBytes, bytes - off) / 4, s.st.get()),
+        cuda_check(api,
+                   api.cuMemsetD32Async(s.src.ptr() + off, pattern_of(s.m->index),
+                                        std::min(kFillStepBytes, bytes - off) / 4, s.st.get()),
                    "cuMemsetD32Async");
     }
     s.st.synchronize();
@@ -148,8 +150,9 @@ void measure_one_way(const CheckContext& ctx, const CudaApi& api, const CopyPlan
     p.uni_gbps = double(plan.bytes) * plan.iters / (median(ms).value() * 1e-3) / 1e9;
     double lat_ms = a.m->session->time_ms(a.st, [&] {
         for (int q = 0; q < plan.small; ++q)
-            cuda_check(api, api.cuMemcpyPeerAsync(b.tiny.ptr(), b.m->session->context(), a.tiny.ptr(),
-                                                  a.m->session->context(), 4, a.st.get()),
+            cuda_check(api,
+                       api.cuMemcpyPeerAsync(b.tiny.ptr(), b.m->session->context(), a.tiny.ptr(),
+                                             a.m->session->context(), 4, a.st.get()),
                        "cuMemcpyPeerAsync");
     });
     p.latency_us = lat_ms * 1e3 / plan.small;
@@ -192,7 +195,8 @@ bool measure_pairs(const CheckContext& ctx, const CudaApi& api, const CopyPlan& 
                    P2pPairs& pairs) {
     const std::size_t n = sides.size();
     auto show = [&](const Side& a, const char* arrow, const Side& b) {
-        if (ctx.progress) ctx.progress->update("GPU " + std::to_string(a.m->index) + arrow + std::to_string(b.m->index));
+        if (ctx.progress)
+            ctx.progress->update("GPU " + std::to_string(a.m->index) + arrow + std::to_string(b.m->index));
     };
     try {
         for (std::size_t i = 0; i < n; ++i)

@@ -49,8 +49,10 @@ void add_pair_figures(const P2pPairs& pairs, CheckResult& r) {
         auto [a, b] = k;
         const std::string ab = std::to_string(a) + "_" + std::to_string(b);
         r.measurements.push_back(figure("uni_gbps_" + ab, "GPU " + name(a, b, " -> "), p.uni_gbps, "GB/s"));
-        r.measurements.push_back(figure("latency_us_" + ab, "Small-copy latency " + name(a, b, " -> "), p.latency_us, "us"));
-        if (a < b) r.measurements.push_back(figure("bidir_gbps_" + ab, "GPU " + name(a, b, " <-> "), p.bidir_gbps, "GB/s"));
+        r.measurements.push_back(
+            figure("latency_us_" + ab, "Small-copy latency " + name(a, b, " -> "), p.latency_us, "us"));
+        if (a < b)
+            r.measurements.push_back(figure("bidir_gbps_" + ab, "GPU " + name(a, b, " <-> "), p.bidir_gbps, "GB/s"));
     }
 }
 
@@ -62,9 +64,9 @@ void pair_findings(const P2pPairs& pairs, std::vector<Finding>& found) {
     for (const auto& [k, p] : pairs) {
         auto [a, b] = k;
         if (p.wrong_words)
-            found.emplace_back(Verdict::Fail, "wrong data copied GPU " + name(a, b, " -> ") + ": " +
-                                                  std::to_string(p.wrong_words) +
-                                                  " words differ (a fast wrong answer is a failure: check dmesg for Xid errors)");
+            found.emplace_back(Verdict::Fail,
+                               "wrong data copied GPU " + name(a, b, " -> ") + ": " + std::to_string(p.wrong_words) +
+                                   " words differ (a fast wrong answer is a failure: check dmesg for Xid errors)");
         if (!p.can_access && a < b) {
             if (p.nvlinks > 0) {
                 refused.push_back(name(a, b, "-"));
@@ -79,10 +81,11 @@ void pair_findings(const P2pPairs& pairs, std::vector<Finding>& found) {
                                                   " is supported but could not be enabled: " + p.enable_error);
     }
     if (!refused.empty())
-        found.emplace_back(Verdict::Fail, "peer access is not supported between GPUs " + list(refused) +
-                                              ", which are joined by " + refused_path + ": their copies go through host memory" +
-                                              (refused_gbps < 1e300 ? " (" + fixed(refused_gbps, 1) + " GB/s)" : std::string()) +
-                                              "; check the NVLink and fabric manager state (nvidia-smi nvlink -s) and the driver");
+        found.emplace_back(Verdict::Fail,
+                           "peer access is not supported between GPUs " + list(refused) + ", which are joined by " +
+                               refused_path + ": their copies go through host memory" +
+                               (refused_gbps < 1e300 ? " (" + fixed(refused_gbps, 1) + " GB/s)" : std::string()) +
+                               "; check the NVLink and fabric manager state (nvidia-smi nvlink -s) and the driver");
     if (!staged.empty())
         found.emplace_back(Verdict::Warn, "peer access is off between GPUs " + list(staged) +
                                               " (PCIe only): GPU-to-GPU copies go through host memory. Consumer cards "
@@ -123,14 +126,17 @@ void grade_slowest(const P2pPairs& pairs, const Slowest& s, CheckResult& r, std:
     if (bref.warn_below) bref.warn_below = *bref.warn_below * 2;
     if (bref.fail_below) bref.fail_below = *bref.fail_below * 2;
     const P2pPairFigures& both = pairs.at({std::min(a, b), std::max(a, b)});
-    Measurement mb = figure("bidir_gbps_of_slowest_pair", "That pair, both directions", both.bidir_gbps, "GB/s").against(bref);
+    Measurement mb =
+        figure("bidir_gbps_of_slowest_pair", "That pair, both directions", both.bidir_gbps, "GB/s").against(bref);
     Verdict v = grade(*m.value, ref);
     if (mb.value) v = worst(v, grade(*mb.value, bref));
     r.measurements.insert(r.measurements.begin(), {m, mb});
     if (v != Verdict::Pass)
-        found.emplace_back(v, "GPU " + name(a, b, " -> ") + " copies at " + fixed(*p.uni_gbps, 1) + " GB/s over " +
-                                  (nv ? p.path : "PCIe (" + p.path + ")") + ", " + fixed(100 * s.fraction, 0) + "% of its " +
-                                  fixed(spec, 0) + " GB/s (" + (nv ? "healthy 83-87%" : "PCIe P2P varies with the path") + ")",
+        found.emplace_back(v,
+                           "GPU " + name(a, b, " -> ") + " copies at " + fixed(*p.uni_gbps, 1) + " GB/s over " +
+                               (nv ? p.path : "PCIe (" + p.path + ")") + ", " + fixed(100 * s.fraction, 0) +
+                               "% of its " + fixed(spec, 0) + " GB/s (" +
+                               (nv ? "healthy 83-87%" : "PCIe P2P varies with the path") + ")",
                            "uni_gbps_min");
 }
 
@@ -160,14 +166,17 @@ void add_matrix(CheckResult& r, const std::vector<int>& idx, const std::string& 
 void add_matrices(const P2pMeasured& in, CheckResult& r) {
     const P2pPairs& pairs = in.pairs;
     auto cell = [](const std::optional<double>& v, int digits) { return v ? fixed(*v, digits) : std::string("?"); };
-    add_matrix(r, in.gpus, "GB/s one direction (row -> column; * = no peer access, staged through the host):",
-               [&](int a, int b) {
+    add_matrix(r, in.gpus,
+               "GB/s one direction (row -> column; * = no peer access, staged through the host):", [&](int a, int b) {
                    const P2pPairFigures& p = pairs.at({a, b});
                    return cell(p.uni_gbps, 0) + (p.can_access && p.enabled ? "" : "*");
                });
-    add_matrix(r, in.gpus, "GB/s both directions:",
-               [&](int a, int b) { return cell(pairs.at({std::min(a, b), std::max(a, b)}).bidir_gbps, 0); });
-    add_matrix(r, in.gpus, "small-copy latency, us:", [&](int a, int b) { return cell(pairs.at({a, b}).latency_us, 1); });
+    add_matrix(r, in.gpus, "GB/s both directions:", [&](int a, int b) {
+        return cell(pairs.at({std::min(a, b), std::max(a, b)}).bidir_gbps, 0);
+    });
+    add_matrix(r, in.gpus, "small-copy latency, us:", [&](int a, int b) {
+        return cell(pairs.at({a, b}).latency_us, 1);
+    });
     add_matrix(r, in.gpus, "path:", [&](int a, int b) { return pairs.at({a, b}).path; });
 }
 
@@ -178,8 +187,8 @@ void summarize(const P2pMeasured& in, const Slowest& s, std::vector<Finding> fou
     if (in.interrupted) {
         std::size_t measured = 0;
         for (const auto& [k, p] : in.pairs) measured += p.uni_gbps.has_value();
-        const std::string what = "interrupted after " + std::to_string(measured) + " of " + counts +
-                                 " were measured ('?': not measured)";
+        const std::string what =
+            "interrupted after " + std::to_string(measured) + " of " + counts + " were measured ('?': not measured)";
         r.details.insert(r.details.begin(), what);
         if (found.empty()) {  // no verdict on a matrix the stop left unfinished
             r.verdict = Verdict::Skip;
@@ -212,13 +221,15 @@ P2pExpectation p2p_expectation(const std::string& path, const GpuSpec* sa, const
         e.gbps = std::min(nvlink_pair_gbps(*sa->nvlink_bandwidth_gbps, links, active_links(ia)),
                           nvlink_pair_gbps(*sb->nvlink_bandwidth_gbps, links, active_links(ib)));
         e.source = "NVLink " + path + ": half the datasheet's " + fixed(*sa->nvlink_bandwidth_gbps, 0) +
-                   " GB/s total per GPU (" + sa->name + ") for the pair's links; healthy 83-87% "
+                   " GB/s total per GPU (" + sa->name +
+                   ") for the pair's links; healthy 83-87% "
                    "(REFERENCES.md: H100 SXM 376-380 of 450); Azure floors 335 (H100/H200), 238 (A100)";
     } else if (links == 0) {
         auto ra = pcie_rate_of(ia), rb = pcie_rate_of(ib);
         if (ra && rb) {
             e.gbps = std::min(*ra, *rb);
-            e.source = "PCIe (" + path + "): the slower GPU's link at its maximum generation and width "
+            e.source = "PCIe (" + path +
+                       "): the slower GPU's link at its maximum generation and width "
                        "(PCI-SIG per-lane rates); P2P over PCIe depends on the path, so only a warning below 40%";
         }
     }
@@ -233,8 +244,8 @@ CheckResult judge_p2p(const P2pMeasured& in) {
     pair_findings(in.pairs, found);
     const Slowest slowest = slowest_enabled_pair(in.pairs);
     if (slowest.pair) grade_slowest(in.pairs, slowest, r, found);
-    r.measurements.insert(r.measurements.begin(),
-                          figure("latency_us_max", "Highest small-copy latency (4 bytes)", highest_latency_us(in.pairs), "us"));
+    r.measurements.insert(r.measurements.begin(), figure("latency_us_max", "Highest small-copy latency (4 bytes)",
+                                                         highest_latency_us(in.pairs), "us"));
     r.measurements.push_back(Measurement::number("buffer_bytes", "Bytes per copy", double(in.buffer_bytes), "bytes"));
     add_matrices(in, r);
     r.verdict = Verdict::Pass;

@@ -39,8 +39,8 @@ struct P2pPairFigures {
     // Absent until measured: a stop can leave any of them unmeasured (bidir: the (lower, higher)
     // entry only).
     std::optional<double> uni_gbps, latency_us, bidir_gbps;
-    std::uint64_t wrong_words = 0;             // words the verification found wrong, both phases
-    P2pExpectation expected;                   // per direction
+    std::uint64_t wrong_words = 0;  // words the verification found wrong, both phases
+    P2pExpectation expected;        // per direction
 };
 
 using P2pPairs = std::map<std::pair<int, int>, P2pPairFigures>;

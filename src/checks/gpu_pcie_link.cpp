@@ -8,7 +8,8 @@ namespace gpuvet {
 
 namespace {
 
-const char* const kSource = "NVML: maximum link of this device and system; PCIe per-lane rates (PCI-SIG); gpuvet spec database";
+const char* const kSource =
+    "NVML: maximum link of this device and system; PCIe per-lane rates (PCI-SIG); gpuvet spec database";
 
 Measurement gen_or_width(const char* key, const char* label, const Fact<int>& f) {
     if (!f) return Measurement::absent(key, label, "count", f.absent_reason);
@@ -34,8 +35,9 @@ CheckResult GpuPcieLinkCheck::assess(const GpuInfo& g, const GpuSpec* spec, Chec
     r.measurements.push_back(w);
     r.measurements.push_back(gen_or_width("pcie_width_max", "Link width possible", g.pcie_width_max));
     if (g.pcie_width_current && g.pcie_width_max && *g.pcie_width_current < *g.pcie_width_max)
-        f.add(Verdict::Fail, "link trained down to x" + std::to_string(*g.pcie_width_current) + " of x" + std::to_string(*g.pcie_width_max) +
-                                 ": " + (*g.pcie_width_current * 2 <= *g.pcie_width_max ? "half or less of" : "less than") +
+        f.add(Verdict::Fail, "link trained down to x" + std::to_string(*g.pcie_width_current) + " of x" +
+                                 std::to_string(*g.pcie_width_max) + ": " +
+                                 (*g.pcie_width_current * 2 <= *g.pcie_width_max ? "half or less of" : "less than") +
                                  " the host<->GPU bandwidth (reseat the card or check the riser)");
     if (g.pcie_width_max && spec && spec->pcie_lanes && *g.pcie_width_max < *spec->pcie_lanes)
         f.add(Verdict::Fail, "the slot offers only x" + std::to_string(*g.pcie_width_max) + " to a x" +
@@ -64,15 +66,17 @@ CheckResult GpuPcieLinkCheck::assess(const GpuInfo& g, const GpuSpec* spec, Chec
     r.measurements.push_back(gen_or_width("pcie_gen_max_gpu", "Generation, GPU maximum", g.pcie_gen_max_gpu));
     r.measurements.push_back(gen_or_width("pcie_gen_max_host", "Generation, host maximum", g.pcie_gen_max_host));
     if (g.pcie_gen_current && gen_max && *g.pcie_gen_current < *gen_max)
-        f.add(Verdict::Warn, "link at Gen" + std::to_string(*g.pcie_gen_current) + " where Gen" + std::to_string(*gen_max) +
-                                 " is possible (" + gen_basis + "); idle GPUs lower the generation to save power, so the "
+        f.add(Verdict::Warn, "link at Gen" + std::to_string(*g.pcie_gen_current) + " where Gen" +
+                                 std::to_string(*gen_max) + " is possible (" + gen_basis +
+                                 "); idle GPUs lower the generation to save power, so the "
                                  "host<->GPU bandwidth test decides");
     if (gen_max && spec && spec->pcie_generation && *gen_max < *spec->pcie_generation)
         r.details.push_back("the host supports only Gen" + std::to_string(*gen_max) + " where the GPU can do Gen" +
                             std::to_string(*spec->pcie_generation));
 
     if (g.pcie_replay_count)
-        r.measurements.push_back(Measurement::number("pcie_replay_count", "PCIe replays", double(*g.pcie_replay_count), "count"));
+        r.measurements.push_back(
+            Measurement::number("pcie_replay_count", "PCIe replays", double(*g.pcie_replay_count), "count"));
 
     std::string link = "link";
     if (g.pcie_gen_current && g.pcie_width_current)

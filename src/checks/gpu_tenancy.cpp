@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-
 #include "checks/run_facts.hpp"
 #include "core/context.hpp"
 #include "core/strings.hpp"
@@ -14,7 +13,8 @@ namespace gpuvet {
 
 namespace {
 
-const char* const kSource = "NVIDIA nvidia-smi documentation (compute mode, MIG, vGPU); gpuvet rule: a rented GPU is used by no one else";
+const char* const kSource =
+    "NVIDIA nvidia-smi documentation (compute mode, MIG, vGPU); gpuvet rule: a rented GPU is used by no one else";
 
 const char* const kBusySource =
     "nvml.h nvmlUtilization_t (share of the last 1/6-1 s period a kernel ran); gpuvet rule: an idle GPU reads 0%, "
@@ -58,7 +58,8 @@ ForeignProcesses foreign_processes(const GpuInfo& g, std::uint32_t self_pid, std
 
 void judge_foreign_processes(const GpuInfo& g, const ForeignProcesses& p, CheckResult& r, Findings& f) {
     if (!p.listed) {
-        r.measurements.push_back(Measurement::absent("foreign_processes", "Other processes", "count", g.processes_absent_reason));
+        r.measurements.push_back(
+            Measurement::absent("foreign_processes", "Other processes", "count", g.processes_absent_reason));
         r.measurements.push_back(Measurement::absent("foreign_compute_processes", "Other compute processes", "count",
                                                      g.processes_absent_reason));
         return;
@@ -71,9 +72,11 @@ void judge_foreign_processes(const GpuInfo& g, const ForeignProcesses& p, CheckR
     Reference compute = any;
     compute.warn_above.reset();
     compute.fail_above = 0;
-    r.measurements.push_back(Measurement::number("foreign_processes", "Other processes", p.total(), "count").against(any));
     r.measurements.push_back(
-        Measurement::number("foreign_compute_processes", "Other compute processes", p.compute, "count").against(compute));
+        Measurement::number("foreign_processes", "Other processes", p.total(), "count").against(any));
+    r.measurements.push_back(
+        Measurement::number("foreign_compute_processes", "Other compute processes", p.compute, "count")
+            .against(compute));
     // A display server is a lesser matter than another compute tenant, so the verdict is by kind.
     if (p.compute > 0)
         f.add(Verdict::Fail, std::to_string(p.compute) + " other compute process" + (p.compute > 1 ? "es" : "") +
@@ -86,16 +89,19 @@ void judge_foreign_processes(const GpuInfo& g, const ForeignProcesses& p, CheckR
 // Memory in use with no process listed: a tenant NVML cannot show. A listed process covers it.
 void judge_memory_held(const GpuInfo& g, const ForeignProcesses& p, CheckResult& r, Findings& f) {
     if (!g.memory_used_bytes) {
-        r.measurements.push_back(Measurement::absent("memory_used_gib", "Memory in use", "GiB", g.memory_used_bytes.absent_reason));
+        r.measurements.push_back(
+            Measurement::absent("memory_used_gib", "Memory in use", "GiB", g.memory_used_bytes.absent_reason));
         return;
     }
     Reference ref;
     ref.warn_above = double(kIdleMemoryUsedBytes) / double(1ull << 30);
     ref.source = "gpuvet rule: an idle GPU's driver baseline stays well under 1 GiB";
     r.measurements.push_back(Measurement::number("memory_used_gib", "Memory in use",
-                                                 double(*g.memory_used_bytes) / double(1ull << 30), "GiB").against(ref));
+                                                 double(*g.memory_used_bytes) / double(1ull << 30), "GiB")
+                                 .against(ref));
     if (p.listed && p.total() == 0 && *g.memory_used_bytes > kIdleMemoryUsedBytes)
-        f.add(Verdict::Warn, mib(*g.memory_used_bytes) + " of memory in use by processes not visible here: another container or VM?");
+        f.add(Verdict::Warn,
+              mib(*g.memory_used_bytes) + " of memory in use by processes not visible here: another container or VM?");
 }
 
 // Busy while no process shows: the tenant NVML cannot list (another container or VM), or one
@@ -112,13 +118,19 @@ bool judge_busy_while_idle(const IdleUtilization& u, const ForeignProcesses& p, 
         Reference max_ref;
         max_ref.warn_above = kIdleBusyMaxWarnPct;
         max_ref.source = kBusySource;
-        r.measurements.push_back(Measurement::number("idle_utilization_mean_pct", "Idle utilization, mean", *j.mean_pct, "%").against(mean_ref));
-        r.measurements.push_back(Measurement::number("idle_utilization_max_pct", "Idle utilization, max", *j.max_pct, "%").against(max_ref));
+        r.measurements.push_back(
+            Measurement::number("idle_utilization_mean_pct", "Idle utilization, mean", *j.mean_pct, "%")
+                .against(mean_ref));
+        r.measurements.push_back(
+            Measurement::number("idle_utilization_max_pct", "Idle utilization, max", *j.max_pct, "%").against(max_ref));
     } else {
-        r.measurements.push_back(Measurement::absent("idle_utilization_mean_pct", "Idle utilization, mean", "%", u.absent_reason));
-        r.measurements.push_back(Measurement::absent("idle_utilization_max_pct", "Idle utilization, max", "%", u.absent_reason));
+        r.measurements.push_back(
+            Measurement::absent("idle_utilization_mean_pct", "Idle utilization, mean", "%", u.absent_reason));
+        r.measurements.push_back(
+            Measurement::absent("idle_utilization_max_pct", "Idle utilization, max", "%", u.absent_reason));
     }
-    if (j.verdict != Verdict::Pass) f.add(j.verdict, j.finding + (p.listed ? "" : " (the process list could not be read)"));
+    if (j.verdict != Verdict::Pass)
+        f.add(j.verdict, j.finding + (p.listed ? "" : " (the process list could not be read)"));
     return j.mean_pct.has_value();
 }
 
@@ -135,7 +147,8 @@ void judge_compute_mode(const GpuInfo& g, CheckResult& r, Findings& f) {
     if (m == "Prohibited")
         f.add(Verdict::Fail, "compute mode is Prohibited: no process may create a CUDA context on this GPU");
     else if (m != "Default")
-        f.add(Verdict::Warn, "compute mode is " + m + ": only one process may use the GPU at a time, so multi-process jobs and tools fail");
+        f.add(Verdict::Warn, "compute mode is " + m +
+                                 ": only one process may use the GPU at a time, so multi-process jobs and tools fail");
 }
 
 // MIG on is what was bought when the order asks for it (a WARN: whole-GPU figures do not apply).
@@ -147,11 +160,14 @@ void judge_mig(const GpuInfo& g, bool mig_expected, CheckResult& r, Findings& f)
     Reference ref;
     ref.expected_text = mig_expected ? "enabled (ordered)" : "disabled";
     ref.source = kSource;
-    r.measurements.push_back(Measurement::textual("mig_mode", "MIG mode", *g.mig_enabled ? "enabled" : "disabled").against(ref));
+    r.measurements.push_back(
+        Measurement::textual("mig_mode", "MIG mode", *g.mig_enabled ? "enabled" : "disabled").against(ref));
     if (*g.mig_enabled)
-        f.add(mig_expected ? Verdict::Warn : Verdict::Fail,
-              std::string("MIG is enabled: the GPU is sliced into instances, each with a fraction of the SMs and memory") +
-                  (mig_expected ? " (as ordered; whole-GPU figures do not apply)" : ", which the order did not ask for"));
+        f.add(
+            mig_expected ? Verdict::Warn : Verdict::Fail,
+            std::string(
+                "MIG is enabled: the GPU is sliced into instances, each with a fraction of the SMs and memory") +
+                (mig_expected ? " (as ordered; whole-GPU figures do not apply)" : ", which the order did not ask for"));
 }
 
 void judge_virtualization(const GpuInfo& g, CheckResult& r, Findings& f) {
@@ -160,12 +176,12 @@ void judge_virtualization(const GpuInfo& g, CheckResult& r, Findings& f) {
             Measurement::absent("virtualization_mode", "Virtualization mode", "", g.virtualization_mode.absent_reason));
         return;
     }
-    r.measurements.push_back(Measurement::textual("virtualization_mode", "Virtualization mode", *g.virtualization_mode));
+    r.measurements.push_back(
+        Measurement::textual("virtualization_mode", "Virtualization mode", *g.virtualization_mode));
     const std::string& m = *g.virtualization_mode;
     if (m == "vGPU")
         f.add(Verdict::Warn, "this is a virtual GPU (vGPU): it may be time-shared with other virtual machines");
-    else if (m == "Host vGPU")
-        f.add(Verdict::Warn, "this GPU is set up to be shared as vGPUs by a hypervisor");
+    else if (m == "Host vGPU") f.add(Verdict::Warn, "this GPU is set up to be shared as vGPUs by a hypervisor");
 }
 
 }  // namespace
@@ -197,8 +213,9 @@ CheckResult GpuTenancyCheck::assess(const GpuInfo& g, const GpuSpec* spec, Check
     judge_mig(g, mig_expected_, r, f);
     judge_virtualization(g, r, f);
     const std::string label = gpu_label(g, spec);
-    f.apply(r, label, label + " is ours alone: no other process" + (idle_seen ? ", no load before ours" : "") +
-                          ", default compute mode, no MIG or vGPU slicing.");
+    f.apply(r, label,
+            label + " is ours alone: no other process" + (idle_seen ? ", no load before ours" : "") +
+                ", default compute mode, no MIG or vGPU slicing.");
     return r;
 }
 

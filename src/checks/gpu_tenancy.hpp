@@ -20,8 +20,8 @@ class GpuTenancyCheck final : public InventoryCheck {
 public:
     // Reads the idle-utilization window of the given NVML indexes (all in one window).
     using UtilizationSampler = std::function<std::map<int, IdleUtilization>(CheckContext&, const std::vector<int>&)>;
-    // self_pid 0: this process. sampler empty: the run's device backend (NvmlBackend::shared()), 5/10/20 reads at 10 Hz by tier.
-    // mig_expected: the order asks for MIG (--expect "... mig"), so MIG mode on is what was bought.
+    // self_pid 0: this process. sampler empty: the run's device backend (NvmlBackend::shared()), 5/10/20 reads at 10 Hz
+    // by tier. mig_expected: the order asks for MIG (--expect "... mig"), so MIG mode on is what was bought.
     explicit GpuTenancyCheck(std::uint32_t self_pid = 0, UtilizationSampler sampler = {}, bool mig_expected = false);
     std::string_view key() const override { return "gpu.tenancy"; }
     std::string_view title() const override { return "GPU tenancy"; }

@@ -78,10 +78,12 @@ void judge_cpus(CheckResult& r, const BalanceInputs& in, double gpus) {
     grade_into(r, r.measurements.back());
     const Verdict v = grade(per, ref);
     if (v == Verdict::Fail)
-        r.details.push_back("only " + format_number(per) + " CPUs per GPU: data loading will starve the GPUs; "
+        r.details.push_back("only " + format_number(per) +
+                            " CPUs per GPU: data loading will starve the GPUs; "
                             "ask for a host with at least 4 (better 8) cores per GPU");
     else if (v == Verdict::Warn)
-        r.details.push_back(format_number(per) + " CPUs per GPU: enough for pre-tokenized text, tight for image "
+        r.details.push_back(format_number(per) +
+                            " CPUs per GPU: enough for pre-tokenized text, tight for image "
                             "or video augmentation (use 4-8 per GPU, or GPU-side decoding such as DALI)");
 }
 
@@ -95,7 +97,8 @@ void judge_ram(CheckResult& r, const BalanceInputs& in) {
     Reference ref;
     ref.warn_below = kRamWarnRatio;
     ref.source = kRamSource;
-    r.measurements.push_back(Measurement::number("ram_to_gpu_memory_ratio", "Host RAM / GPU memory", ratio, "x").against(ref));
+    r.measurements.push_back(
+        Measurement::number("ram_to_gpu_memory_ratio", "Host RAM / GPU memory", ratio, "x").against(ref));
     grade_into(r, r.measurements.back());
     if (grade(ratio, ref) != Verdict::Pass)
         r.details.push_back("host RAM (" + format_bytes(*in.ram_bytes) + ") is less than the GPUs' memory (" +
@@ -120,18 +123,24 @@ void judge_storage(CheckResult& r, const BalanceInputs& in, double gpus) {
     Reference ref;
     ref.warn_below = need / gpus;
     ref.expected_text = "≥ " + format_number(need) + " GB/s in total for image training";
-    ref.source = by_class ? std::string(kStorageSource) : "(" + in.a100_equivalents.absent_reason + ") " + kStorageFlatSource;
+    ref.source =
+        by_class ? std::string(kStorageSource) : "(" + in.a100_equivalents.absent_reason + ") " + kStorageFlatSource;
     r.measurements.push_back(
         Measurement::number("storage_read_gbps_per_gpu", "Storage read per GPU", read / gpus, "GB/s").against(ref));
     grade_into(r, r.measurements.back());
     if (grade(read / gpus, ref) != Verdict::Pass)
-        r.details.push_back("the data disk reads " + format_number(read) + " GB/s; image training on these GPUs "
-                            "reads about " + format_number(need) +
-                            " GB/s: stage data on local NVMe or cache the dataset in RAM");
+        r.details.push_back("the data disk reads " + format_number(read) +
+                            " GB/s; image training on these GPUs "
+                            "reads about " +
+                            format_number(need) + " GB/s: stage data on local NVMe or cache the dataset in RAM");
     else if (read < need * kStorageRichFactor)
-        r.details.push_back("the data disk reads " + format_number(read) + " GB/s: enough for image training on "
-                            "these GPUs (about " + format_number(need) + " GB/s), tight for video, audio or "
-                            "uncompressed data (about " + format_number(need * kStorageRichFactor) + " GB/s)");
+        r.details.push_back("the data disk reads " + format_number(read) +
+                            " GB/s: enough for image training on "
+                            "these GPUs (about " +
+                            format_number(need) +
+                            " GB/s), tight for video, audio or "
+                            "uncompressed data (about " +
+                            format_number(need * kStorageRichFactor) + " GB/s)");
 }
 
 // Advice only: one node's network need depends on multi-node use gpuvet cannot see.
@@ -144,10 +153,12 @@ void judge_network(CheckResult& r, const BalanceInputs& in, double gpus) {
     Reference ref;
     ref.source = kNetSource;
     r.measurements.push_back(
-        Measurement::number("network_gbitps_per_gpu", "Network per GPU", *in.network_gbitps / gpus, "Gbit/s").against(ref));
+        Measurement::number("network_gbitps_per_gpu", "Network per GPU", *in.network_gbitps / gpus, "Gbit/s")
+            .against(ref));
     if (*in.network_gbitps < 10)
-        r.details.push_back("network below 10 Gbit/s: downloading datasets and checkpoints will be slow, "
-                            "multi-node training impractical");
+        r.details.push_back(
+            "network below 10 Gbit/s: downloading datasets and checkpoints will be slow, "
+            "multi-node training impractical");
 }
 
 }  // namespace
@@ -161,13 +172,15 @@ CheckResult balance_result(const BalanceInputs& in) {
     judge_ram(r, in);
     judge_storage(r, in, g);
     judge_network(r, in, g);
-    r.summary = r.verdict == Verdict::Pass ? "The host is sized for its " + std::to_string(in.gpus) + " GPU(s)."
-                                           : "The host may starve its " + std::to_string(in.gpus) + " GPU(s): see below.";
+    r.summary = r.verdict == Verdict::Pass
+                    ? "The host is sized for its " + std::to_string(in.gpus) + " GPU(s)."
+                    : "The host may starve its " + std::to_string(in.gpus) + " GPU(s): see below.";
     return r;
 }
 
 std::optional<std::string> HostBalanceCheck::unmet_requirement(const CheckContext& ctx) const {
-    if (!ctx.facts || ctx.facts->all_gpus().empty()) return std::string("no GPUs found: nothing to balance the host against");
+    if (!ctx.facts || ctx.facts->all_gpus().empty())
+        return std::string("no GPUs found: nothing to balance the host against");
     return std::nullopt;
 }
 

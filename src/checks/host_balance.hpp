@@ -26,10 +26,10 @@ Fact<double> a100_equivalents(const std::vector<const GpuSpec*>& specs);
 struct BalanceInputs {
     int gpus = 0;
     std::optional<double> usable_cpus;
-    std::optional<double> ram_bytes;           // host RAM (the cgroup limit when lower)
-    std::optional<double> gpu_memory_bytes;    // all GPUs together
-    std::optional<double> storage_read_gbps;   // host.storage seq_read_gbps
-    std::optional<double> network_gbitps;      // host.network, the lower direction
+    std::optional<double> ram_bytes;          // host RAM (the cgroup limit when lower)
+    std::optional<double> gpu_memory_bytes;   // all GPUs together
+    std::optional<double> storage_read_gbps;  // host.storage seq_read_gbps
+    std::optional<double> network_gbitps;     // host.network, the lower direction
     Fact<double> a100_equivalents = Fact<double>::absent("GPUs not identified");
 };
 

@@ -24,16 +24,15 @@ double slice_for(Tier t, std::size_t ncpu) {
 
 Verdict judge_steal(const std::optional<StealWindow>& w, CheckResult& r) {
     if (!w) {
-        r.measurements.push_back(Measurement::absent("steal_pct", "Steal time", "%",
-                                                     "/proc/stat showed no CPU time in the window"));
+        r.measurements.push_back(
+            Measurement::absent("steal_pct", "Steal time", "%", "/proc/stat showed no CPU time in the window"));
         return Verdict::Pass;
     }
     Reference ref;
     ref.warn_above = kStealWarnAbove * 100;
     ref.fail_above = kStealFailAbove * 100;
     ref.source = kStealSource;
-    r.measurements.push_back(
-        Measurement::number("steal_pct", "Steal time", w->steal_fraction * 100, "%").against(ref));
+    r.measurements.push_back(Measurement::number("steal_pct", "Steal time", w->steal_fraction * 100, "%").against(ref));
     if (w->steal_fraction > kStealFailAbove) {
         r.details.push_back("the hypervisor took " + format_number(w->steal_fraction * 100) +
                             "% of the CPU time gpuvet asked for: the vCPUs are oversold; ask for dedicated cores");
@@ -57,18 +56,21 @@ Verdict judge_core_speeds(const std::vector<CoreSpeed>& speeds, CheckResult& r) 
     }
     Reference ref;
     ref.warn_below = s->median * (1 - kStragglerBelow);
-    ref.source = "same pinned loop on every allowed CPU; a core more than 15% below the median is a straggler "
-                 "(run-to-run noise of a pinned loop is a few %)";
+    ref.source =
+        "same pinned loop on every allowed CPU; a core more than 15% below the median is a straggler "
+        "(run-to-run noise of a pinned loop is a few %)";
     r.measurements.push_back(Measurement::number("cores_measured", "CPUs measured", double(speeds.size()), "count"));
-    r.measurements.push_back(Measurement::number("core_ops_per_s_min", "Per-core speed, slowest", s->min, "ops/s").against(ref));
-    r.measurements.push_back(Measurement::number("core_ops_per_s_median", "Per-core speed, median", s->median, "ops/s"));
+    r.measurements.push_back(
+        Measurement::number("core_ops_per_s_min", "Per-core speed, slowest", s->min, "ops/s").against(ref));
+    r.measurements.push_back(
+        Measurement::number("core_ops_per_s_median", "Per-core speed, median", s->median, "ops/s"));
     r.measurements.push_back(Measurement::number("core_ops_per_s_max", "Per-core speed, fastest", s->max, "ops/s"));
     if (s->stragglers.empty()) return Verdict::Pass;
     std::string names;
     for (auto& c : s->stragglers) {
         if (!names.empty()) names += ", ";
-        names += "cpu" + std::to_string(c.cpu) + " (" +
-                 format_number(100 * (1 - c.ops_per_s / s->median), 2) + "% slower)";
+        names +=
+            "cpu" + std::to_string(c.cpu) + " (" + format_number(100 * (1 - c.ops_per_s / s->median), 2) + "% slower)";
     }
     r.details.push_back("straggler cores, more than 15% below the median: " + names);
     return Verdict::Warn;
@@ -79,7 +81,8 @@ Verdict hold_cores_against(double usable_cpus, int expected_cpus, CheckResult& r
     ref.spec = expected_cpus;
     ref.fail_below = expected_cpus;
     ref.source = "the order";
-    r.measurements.push_back(Measurement::number("cpus_usable_vs_order", "CPUs usable vs ordered", usable_cpus, "CPUs").against(ref));
+    r.measurements.push_back(
+        Measurement::number("cpus_usable_vs_order", "CPUs usable vs ordered", usable_cpus, "CPUs").against(ref));
     if (usable_cpus + 1e-9 < expected_cpus) {
         r.details.push_back("only " + format_number(usable_cpus) + " CPUs are usable, " +
                             std::to_string(expected_cpus) + " were ordered");
@@ -97,18 +100,24 @@ std::vector<CheckResult> HostCpuCheck::run(CheckContext& ctx) {
 
     if (m.cpu_model) r.measurements.push_back(Measurement::textual("cpu_model", "CPU model", *m.cpu_model));
     else r.measurements.push_back(Measurement::absent("cpu_model", "CPU model", "", "/proc/cpuinfo has no model name"));
-    r.measurements.push_back(Measurement::maybe("cpu_sockets", "CPU sockets", m.cpu_sockets, "count", "/proc/cpuinfo has no physical id"));
-    r.measurements.push_back(Measurement::maybe("cpu_cores", "CPU cores (physical)", m.cpu_cores, "count", "/proc/cpuinfo has no core id"));
-    r.measurements.push_back(Measurement::maybe("cpu_threads", "CPU threads (online)", m.cpu_threads, "count", "cannot read the online CPU list"));
-    r.measurements.push_back(Measurement::maybe("cpu_quota", "CPU quota (cgroup)", m.cpu_quota, "CPUs", "no cgroup CPU quota"));
-    r.measurements.push_back(Measurement::maybe("cpuset_cpus", "CPUs allowed (cpuset)", m.cpuset_cpus, "count", "no cgroup cpuset"));
+    r.measurements.push_back(
+        Measurement::maybe("cpu_sockets", "CPU sockets", m.cpu_sockets, "count", "/proc/cpuinfo has no physical id"));
+    r.measurements.push_back(
+        Measurement::maybe("cpu_cores", "CPU cores (physical)", m.cpu_cores, "count", "/proc/cpuinfo has no core id"));
+    r.measurements.push_back(Measurement::maybe("cpu_threads", "CPU threads (online)", m.cpu_threads, "count",
+                                                "cannot read the online CPU list"));
+    r.measurements.push_back(
+        Measurement::maybe("cpu_quota", "CPU quota (cgroup)", m.cpu_quota, "CPUs", "no cgroup CPU quota"));
+    r.measurements.push_back(
+        Measurement::maybe("cpuset_cpus", "CPUs allowed (cpuset)", m.cpuset_cpus, "count", "no cgroup cpuset"));
 
     // What this process can really use: threads, narrowed by the cpuset, then by the quota.
     std::optional<double> usable;
     if (m.cpu_threads) usable = *m.cpu_threads;
     if (m.cpuset_cpus) usable = usable ? std::min(*usable, double(*m.cpuset_cpus)) : double(*m.cpuset_cpus);
     if (m.cpu_quota) usable = usable ? std::min(*usable, *m.cpu_quota) : *m.cpu_quota;
-    r.measurements.push_back(Measurement::maybe("cpus_usable", "CPUs usable", usable, "CPUs", "neither CPU count nor limits readable"));
+    r.measurements.push_back(
+        Measurement::maybe("cpus_usable", "CPUs usable", usable, "CPUs", "neither CPU count nor limits readable"));
     if (usable && m.cpu_threads && *usable < *m.cpu_threads)
         r.details.push_back("this process may use " + format_number(*usable) + " of the " +
                             std::to_string(*m.cpu_threads) + " CPUs (cgroup cpuset/quota)");

@@ -8,8 +8,7 @@ namespace gpuvet {
 
 namespace {
 
-Measurement text_fact(const char* key, const char* label, const std::optional<std::string>& v,
-                      const char* why_absent) {
+Measurement text_fact(const char* key, const char* label, const std::optional<std::string>& v, const char* why_absent) {
     if (!v) return Measurement::absent(key, label, "", why_absent);
     return Measurement::textual(key, label, *v);
 }
@@ -21,15 +20,23 @@ std::vector<CheckResult> HostIdentityCheck::run(CheckContext& ctx) {
     CheckResult r;
     r.verdict = Verdict::Pass;
     r.measurements.push_back(text_fact("cpu_model", "CPU model", m.cpu_model, "/proc/cpuinfo has no model name"));
-    r.measurements.push_back(Measurement::maybe("cpu_sockets", "CPU sockets", m.cpu_sockets, "count", "/proc/cpuinfo has no physical id"));
-    r.measurements.push_back(Measurement::maybe("cpu_cores", "CPU cores (physical)", m.cpu_cores, "count", "/proc/cpuinfo has no core id"));
-    r.measurements.push_back(Measurement::maybe("cpu_threads", "CPU threads (online)", m.cpu_threads, "count", "cannot read the online CPU list"));
-    if (m.cpu_quota) r.measurements.push_back(Measurement::number("cpu_quota", "CPU quota (cgroup)", *m.cpu_quota, "CPUs"));
-    if (m.cpuset_cpus) r.measurements.push_back(Measurement::number("cpuset_cpus", "CPUs allowed (cpuset)", *m.cpuset_cpus, "count"));
-    r.measurements.push_back(Measurement::maybe("memory_total_bytes", "Memory", m.memory_total_bytes, "bytes", "/proc/meminfo unreadable"));
+    r.measurements.push_back(
+        Measurement::maybe("cpu_sockets", "CPU sockets", m.cpu_sockets, "count", "/proc/cpuinfo has no physical id"));
+    r.measurements.push_back(
+        Measurement::maybe("cpu_cores", "CPU cores (physical)", m.cpu_cores, "count", "/proc/cpuinfo has no core id"));
+    r.measurements.push_back(Measurement::maybe("cpu_threads", "CPU threads (online)", m.cpu_threads, "count",
+                                                "cannot read the online CPU list"));
+    if (m.cpu_quota)
+        r.measurements.push_back(Measurement::number("cpu_quota", "CPU quota (cgroup)", *m.cpu_quota, "CPUs"));
+    if (m.cpuset_cpus)
+        r.measurements.push_back(Measurement::number("cpuset_cpus", "CPUs allowed (cpuset)", *m.cpuset_cpus, "count"));
+    r.measurements.push_back(
+        Measurement::maybe("memory_total_bytes", "Memory", m.memory_total_bytes, "bytes", "/proc/meminfo unreadable"));
     if (m.memory_limit_bytes)
-        r.measurements.push_back(Measurement::number("memory_limit_bytes", "Memory limit (cgroup)", double(*m.memory_limit_bytes), "bytes"));
-    r.measurements.push_back(Measurement::maybe("numa_nodes", "NUMA nodes", m.numa_nodes, "count", "no /sys/devices/system/node"));
+        r.measurements.push_back(
+            Measurement::number("memory_limit_bytes", "Memory limit (cgroup)", double(*m.memory_limit_bytes), "bytes"));
+    r.measurements.push_back(
+        Measurement::maybe("numa_nodes", "NUMA nodes", m.numa_nodes, "count", "no /sys/devices/system/node"));
     r.measurements.push_back(text_fact("os", "Operating system", m.os, "no /etc/os-release"));
     r.measurements.push_back(text_fact("kernel", "Kernel", m.kernel, "cannot read the kernel release"));
     r.measurements.push_back(text_fact("virtualization", "Virtualization", m.virtualization, "unknown"));

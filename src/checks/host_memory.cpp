@@ -30,8 +30,7 @@ std::optional<std::size_t> read_llc_bytes(const HostFs& fs) {
         try {
             std::size_t v = std::stoull(num) * mult;
             if (*level > best_level) best_level = int(*level), best = v;
-        } catch (...) {
-        }
+        } catch (...) {}
     }
     return best;
 }

@@ -25,15 +25,18 @@ void add_unknown_dimms(CheckResult& r, const std::string& why) {
 
 // The channels and the theoretical rate, or why they are not stated: `vm_why` is set in a VM,
 // whose DIMMs are the hypervisor's.
-void add_channel_figures(std::vector<Measurement>& ms, const MemoryLayout& l, const std::optional<std::string>& vm_why) {
+void add_channel_figures(std::vector<Measurement>& ms, const MemoryLayout& l,
+                         const std::optional<std::string>& vm_why) {
     if (vm_why) {
         ms.push_back(Measurement::absent("memory_channels", "Memory channels", "count", *vm_why));
         ms.push_back(Measurement::absent("memory_theoretical_gbps", "Theoretical bandwidth", "GB/s", *vm_why));
     } else if (l.theoretical_gbps) {
         ms.push_back(Measurement::number("memory_channels", "Memory channels", l.channels, "count"));
-        ms.push_back(Measurement::number("memory_theoretical_gbps", "Theoretical bandwidth", *l.theoretical_gbps, "GB/s"));
+        ms.push_back(
+            Measurement::number("memory_theoretical_gbps", "Theoretical bandwidth", *l.theoretical_gbps, "GB/s"));
     } else {
-        ms.push_back(Measurement::absent("memory_channels", "Memory channels", "count", l.theoretical_gbps.absent_reason));
+        ms.push_back(
+            Measurement::absent("memory_channels", "Memory channels", "count", l.theoretical_gbps.absent_reason));
         ms.push_back(Measurement::absent("memory_theoretical_gbps", "Theoretical bandwidth", "GB/s",
                                          l.theoretical_gbps.absent_reason));
     }
@@ -45,9 +48,11 @@ void add_dimm_figures(std::vector<Measurement>& ms, const MemoryLayout& l, const
     ms.push_back(Measurement::maybe("dimm_total_bytes", "DIMMs total", l.total_bytes, "bytes",
                                     "the firmware does not state the size of every DIMM"));
     if (l.type) ms.push_back(Measurement::textual("memory_type", "Memory type", *l.type));
-    else ms.push_back(Measurement::absent("memory_type", "Memory type", "", "the firmware does not state the memory type"));
-    ms.push_back(Measurement::maybe("memory_configured_mts", "Configured speed", l.min_configured_mts,
-                                    "MT/s", "the firmware does not state the configured speed"));
+    else
+        ms.push_back(
+            Measurement::absent("memory_type", "Memory type", "", "the firmware does not state the memory type"));
+    ms.push_back(Measurement::maybe("memory_configured_mts", "Configured speed", l.min_configured_mts, "MT/s",
+                                    "the firmware does not state the configured speed"));
     ms.push_back(Measurement::maybe("memory_rated_mts", "Rated speed", l.min_rated_mts, "MT/s",
                                     "the firmware does not state the rated speed"));
     add_channel_figures(ms, l, vm_why);
@@ -74,14 +79,14 @@ std::string theoretical_rate_how(const MemoryLayout& l) {
     std::string how = std::to_string(l.channels) + " channels x ";
     if (max_mts == l.min_configured_mts && widths.size() == 1)
         how += std::to_string(*max_mts) + " MT/s x " + format_number(*widths.begin() / 8.0) + " bytes";
-    else
-        how += "the channel's lowest configured MT/s x data width";
+    else how += "the channel's lowest configured MT/s x data width";
     how += " (SMBIOS type 17)";
     if (l.rule == ChannelRule::Locators)
         return how + "; channels read from the DIMM locators, up to " + std::to_string(l.max_dimms_per_channel) +
                " DIMM(s) per channel";
-    return how + "; assumes one DIMM per channel (the locators do not show the channels): too high if "
-                 "channels hold two DIMMs";
+    return how +
+           "; assumes one DIMM per channel (the locators do not show the channels): too high if "
+           "channels hold two DIMMs";
 }
 
 Reference stream_reference_of(double theoretical_gbps, const std::string& how) {
@@ -98,8 +103,9 @@ std::vector<std::string> dimm_warnings(const MemoryLayout& l) {
     std::vector<std::string> w;
     if (l.slower_than_rated > 0)
         w.push_back(std::to_string(l.slower_than_rated) + " of " + std::to_string(l.populated) +
-                    " DIMMs run below their rated speed (configured " + std::to_string(l.min_configured_mts.value_or(0)) +
-                    " MT/s, rated " + std::to_string(l.min_rated_mts.value_or(0)) +
+                    " DIMMs run below their rated speed (configured " +
+                    std::to_string(l.min_configured_mts.value_or(0)) + " MT/s, rated " +
+                    std::to_string(l.min_rated_mts.value_or(0)) +
                     " MT/s): check the BIOS memory speed setting; two DIMMs per channel or mixed DIMMs also lower it");
     if (l.populated * 2 < l.slots)
         w.push_back("only " + std::to_string(l.populated) + " of " + std::to_string(l.slots) +

@@ -9,8 +9,10 @@ namespace gpuvet {
 
 namespace {
 
-constexpr const char* kKernels[4][2] = {{"copy_gbps", "STREAM copy"}, {"scale_gbps", "STREAM scale"},
-                                        {"add_gbps", "STREAM add"}, {"triad_gbps", "STREAM triad"}};
+constexpr const char* kKernels[4][2] = {{"copy_gbps", "STREAM copy"},
+                                        {"scale_gbps", "STREAM scale"},
+                                        {"add_gbps", "STREAM add"},
+                                        {"triad_gbps", "STREAM triad"}};
 
 std::string cpus_of(const StreamRun& run, const StreamHost& host) {
     return std::to_string(run.cpus_used) + " of " + std::to_string(host.cpu_threads.value_or(0));
@@ -23,8 +25,10 @@ void add_stream_figures(CheckResult& r, const StreamRun& run, const StreamRefere
         r.measurements.push_back(Measurement::number(kKernels[i][0], kKernels[i][1], vals[i], "GB/s")
                                      .against(i == 3 ? refs.triad : refs.kernels));
     r.measurements.push_back(Measurement::number("stream_threads", "Threads", s.threads, "count"));
-    r.measurements.push_back(Measurement::number("stream_array_bytes", "Array size (each)", double(s.array_bytes), "bytes"));
-    r.measurements.push_back(Measurement::number("numa_nodes_used", "NUMA nodes used", double(run.numa_nodes), "count"));
+    r.measurements.push_back(
+        Measurement::number("stream_array_bytes", "Array size (each)", double(s.array_bytes), "bytes"));
+    r.measurements.push_back(
+        Measurement::number("numa_nodes_used", "NUMA nodes used", double(run.numa_nodes), "count"));
     r.details.push_back(std::to_string(s.threads) + " threads spread over " + std::to_string(run.numa_nodes) +
                         " NUMA node(s), each first-touching its own part of the arrays");
 }
@@ -82,8 +86,8 @@ StreamReferences stream_references(const StreamRun& run, const StreamHost& host,
     refs.all_cpus = !host.cpu_threads || int(run.cpus_used) >= *host.cpu_threads;
     if (ref.spec && refs.all_cpus) refs.triad.warn_below = *ref.spec * kStreamWarnFraction;
     else if (ref.spec)
-        refs.triad.source += "; not graded: STREAM ran on " + cpus_of(run, host) +
-                             " CPUs (CPU limit), too few to load every channel";
+        refs.triad.source +=
+            "; not graded: STREAM ran on " + cpus_of(run, host) + " CPUs (CPU limit), too few to load every channel";
     return refs;
 }
 

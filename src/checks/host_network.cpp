@@ -7,8 +7,9 @@ namespace gpuvet {
 
 std::optional<std::string> HostNetworkCheck::unmet_requirement(const CheckContext&) const {
     if (!settings_.server)
-        return std::string("no iperf3 server given: pass --net-server HOST[:PORT] (a peer running `iperf3 -s` "
-                           "or `gpuvet host net --serve`)");
+        return std::string(
+            "no iperf3 server given: pass --net-server HOST[:PORT] (a peer running `iperf3 -s` "
+            "or `gpuvet host net --serve`)");
     return std::nullopt;
 }
 
@@ -18,7 +19,8 @@ std::string peer_problem(const std::string& where, const std::string& error) {
     if (error.find("unable to connect") != std::string::npos)
         return "nothing accepts iperf3 connections at " + where + " (" + error + ")";
     if (error == "the test did not finish in time")
-        return where + " accepts connections but does not answer as an iperf3 server (no reply before the time limit): "
+        return where +
+               " accepts connections but does not answer as an iperf3 server (no reply before the time limit): "
                "another service listens on that port, or the server is busy with another client";
     return where + " does not answer as an iperf3 server (" + error + ")";
 }
@@ -35,7 +37,8 @@ CheckResult network_result(const HostPort& server, int streams, int seconds, con
                  " s per direction, bits received per second (decimal Gbit/s) as iperf3 reports; compare with the "
                  "NIC's link speed (ethtool)";
     auto add = [&](const char* key, const char* label, const IperfOutcome& o) {
-        if (o.received_gbitps) r.measurements.push_back(Measurement::number(key, label, *o.received_gbitps, "Gbit/s").against(ref));
+        if (o.received_gbitps)
+            r.measurements.push_back(Measurement::number(key, label, *o.received_gbitps, "Gbit/s").against(ref));
         else r.measurements.push_back(Measurement::absent(key, label, "Gbit/s", o.error));
     };
     add("upload_gbitps", "Upload (to server)", up);

@@ -29,14 +29,16 @@ std::vector<CheckResult> HostStorageCheck::run(CheckContext& ctx) {
         return {r};
     }
     r.measurements.push_back(Measurement::number("test_bytes", "Test file size", double(s.file_bytes), "bytes"));
-    r.measurements.push_back(Measurement::textual("io_engine", "I/O engine", s.engine + (s.direct ? ", O_DIRECT" : ", buffered")));
+    r.measurements.push_back(
+        Measurement::textual("io_engine", "I/O engine", s.engine + (s.direct ? ", O_DIRECT" : ", buffered")));
     // The references describe the method actually used, and the fio command that repeats it.
     const bool uring = s.engine == "io_uring";
     const std::string mode = s.direct ? "O_DIRECT" : "buffered";
     auto fio = [&](const std::string& pattern, const std::string& bs, int depth) {
         std::string d = std::to_string(depth);
         return "fio --rw=" + pattern + " --bs=" + bs + " --direct=" + (s.direct ? "1" : "0") +
-               (uring ? " --ioengine=io_uring --iodepth=" + d : " --ioengine=psync --numjobs=" + d + " --group_reporting");
+               (uring ? " --ioengine=io_uring --iodepth=" + d
+                      : " --ioengine=psync --numjobs=" + d + " --group_reporting");
     };
     Reference seq;
     seq.source = "1 MiB blocks, " + std::to_string(o.seq_depth) + " in flight through " + s.engine + ", " + mode +

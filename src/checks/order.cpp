@@ -8,7 +8,8 @@
 namespace gpuvet {
 
 OrderCheck::OrderCheck(const Order* order, std::filesystem::path data_dir, CapacityReader disk_capacity)
-    : order_(order), data_dir_(std::move(data_dir)),
+    : order_(order),
+      data_dir_(std::move(data_dir)),
       disk_capacity_(disk_capacity ? std::move(disk_capacity) : CapacityReader(filesystem_capacity_bytes)) {}
 
 std::optional<std::string> OrderCheck::unmet_requirement(const CheckContext&) const {

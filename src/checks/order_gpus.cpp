@@ -17,7 +17,6 @@ namespace gpuvet {
 
 namespace {
 
-
 Reference ordered(std::string text, std::optional<double> spec = std::nullopt) {
     Reference ref;
     ref.expected_text = std::move(text);
@@ -77,10 +76,12 @@ std::string wrong_model(const GpuInfo& g, const Order& o, const SpecDb& db) {
 
 }  // namespace
 
-CheckResult verify_gpu_count(int ordered_count, const std::vector<GpuInfo>& gpus, const std::optional<std::string>& absent) {
+CheckResult verify_gpu_count(int ordered_count, const std::vector<GpuInfo>& gpus,
+                             const std::optional<std::string>& absent) {
     CheckResult r = order_item("order.gpu_count", "Order: GPU count");
     const int n = int(gpus.size());
-    r.measurements.push_back(gpu_tally("gpu_count", "GPUs", n, absent).against(ordered(std::to_string(ordered_count), ordered_count)));
+    r.measurements.push_back(
+        gpu_tally("gpu_count", "GPUs", n, absent).against(ordered(std::to_string(ordered_count), ordered_count)));
     if (absent) {
         fail_absent(r, plural(ordered_count, "GPU"), *absent);
     } else if (n == ordered_count) {
@@ -100,8 +101,7 @@ CheckResult verify_gpu_model(const Order& o, const std::vector<GpuInfo>& gpus, c
     if (o.gpu_skus.size() > 1)
         r.details.push_back("'" + *o.gpu_model + "' fits several SKUs; any of " + want +
                             " is accepted (write the full name to require one)");
-    else
-        r.details.push_back("'" + *o.gpu_model + "' is the " + want + " in the spec database");
+    else r.details.push_back("'" + *o.gpu_model + "' is the " + want + " in the spec database");
     int right = 0;
     std::string first_wrong;
     for (const GpuInfo& g : gpus) {
@@ -111,8 +111,9 @@ CheckResult verify_gpu_model(const Order& o, const std::vector<GpuInfo>& gpus, c
         if (first_wrong.empty()) first_wrong = wrong;
     }
     const int n = int(gpus.size());
-    r.measurements.push_back(gpu_tally("gpus_as_ordered", "GPUs of the ordered model", right, absent)
-                                 .against(ordered(want, o.gpu_count ? std::optional<double>(*o.gpu_count) : std::nullopt)));
+    r.measurements.push_back(
+        gpu_tally("gpus_as_ordered", "GPUs of the ordered model", right, absent)
+            .against(ordered(want, o.gpu_count ? std::optional<double>(*o.gpu_count) : std::nullopt)));
     if (absent) {
         fail_absent(r, want, *absent);
     } else if (n == 0) {
@@ -120,10 +121,12 @@ CheckResult verify_gpu_model(const Order& o, const std::vector<GpuInfo>& gpus, c
         r.summary = "Ordered " + want + ", but the driver sees no GPU.";
     } else if (right == n) {
         r.verdict = Verdict::Pass;
-        r.summary = (n == 1 ? "The GPU is " : "All " + std::to_string(n) + " GPUs are ") + "of the ordered model (" + want + ").";
+        r.summary = (n == 1 ? "The GPU is " : "All " + std::to_string(n) + " GPUs are ") + "of the ordered model (" +
+                    want + ").";
     } else {
         r.verdict = Verdict::Fail;
-        r.summary = std::to_string(n - right) + " of " + plural(n, "GPU") + " are not the ordered " + want + ": " + first_wrong + ".";
+        r.summary = std::to_string(n - right) + " of " + plural(n, "GPU") + " are not the ordered " + want + ": " +
+                    first_wrong + ".";
     }
     return r;
 }
@@ -132,24 +135,28 @@ CheckResult verify_nvlink(const std::vector<GpuInfo>& gpus, const std::optional<
     CheckResult r = order_item("order.nvlink", "Order: NVLink");
     const int n = int(gpus.size());
     auto [with, without] = coverage(gpus, [](const GpuInfo& g) { return active_nvlinks(g) > 0; });
-    r.measurements.push_back(gpu_tally("gpus_with_nvlink", "GPUs with active NVLink", with, absent).against(ordered("every GPU", n)));
+    r.measurements.push_back(
+        gpu_tally("gpus_with_nvlink", "GPUs with active NVLink", with, absent).against(ordered("every GPU", n)));
     if (absent) {
         fail_absent(r, "NVLink", *absent);
     } else if (n == 1) {
         // NVLink joins GPUs to each other: with one GPU there is nothing to verify, and an SXM GPU
         // rented alone from an HGX board shows its links present but untrained.
         r.verdict = Verdict::Warn;
-        r.summary = "NVLink was ordered, but the box has one GPU: NVLink only carries traffic between GPUs, so it "
-                    "cannot be used or verified here (" + std::to_string(int(gpus[0].nvlinks.size())) +
-                    " links present, " + std::to_string(active_nvlinks(gpus[0])) +
-                    " active); order two or more GPUs of one NVLink domain if you need it.";
-        r.details.push_back("a one-GPU slice of an NVLink board keeps its links untrained: there is no peer to link to");
+        r.summary =
+            "NVLink was ordered, but the box has one GPU: NVLink only carries traffic between GPUs, so it "
+            "cannot be used or verified here (" +
+            std::to_string(int(gpus[0].nvlinks.size())) + " links present, " + std::to_string(active_nvlinks(gpus[0])) +
+            " active); order two or more GPUs of one NVLink domain if you need it.";
+        r.details.push_back(
+            "a one-GPU slice of an NVLink board keeps its links untrained: there is no peer to link to");
     } else if (n > 0 && without.empty()) {
         r.verdict = Verdict::Pass;
         r.summary = "Every GPU has active NVLink links, as ordered.";
     } else {
         r.verdict = Verdict::Fail;
-        r.summary = n == 0 ? "NVLink was ordered, but the driver sees no GPU." : "NVLink was ordered, but GPU " + without + " has no active NVLink link.";
+        r.summary = n == 0 ? "NVLink was ordered, but the driver sees no GPU."
+                           : "NVLink was ordered, but GPU " + without + " has no active NVLink link.";
     }
     return r;
 }
@@ -158,7 +165,8 @@ CheckResult verify_mig(const std::vector<GpuInfo>& gpus, const std::optional<std
     CheckResult r = order_item("order.mig", "Order: MIG");
     const int n = int(gpus.size());
     auto [with, without] = coverage(gpus, [](const GpuInfo& g) { return g.mig_enabled.value_or(false); });
-    r.measurements.push_back(gpu_tally("gpus_with_mig", "GPUs in MIG mode", with, absent).against(ordered("every GPU", n)));
+    r.measurements.push_back(
+        gpu_tally("gpus_with_mig", "GPUs in MIG mode", with, absent).against(ordered("every GPU", n)));
     if (absent) {
         fail_absent(r, "MIG", *absent);
     } else if (n > 0 && without.empty()) {
@@ -166,7 +174,8 @@ CheckResult verify_mig(const std::vector<GpuInfo>& gpus, const std::optional<std
         r.summary = "Every GPU is in MIG mode, as ordered.";
     } else {
         r.verdict = Verdict::Fail;
-        r.summary = n == 0 ? "MIG was ordered, but the driver sees no GPU." : "MIG was ordered, but GPU " + without + " is not in MIG mode.";
+        r.summary = n == 0 ? "MIG was ordered, but the driver sees no GPU."
+                           : "MIG was ordered, but GPU " + without + " is not in MIG mode.";
     }
     return r;
 }
@@ -175,7 +184,8 @@ std::vector<CheckResult> verify_gpu_items(const Order& o, const CheckContext& ct
     std::vector<CheckResult> out;
     const SpecDb& db = *ctx.specs;
     std::optional<double> mem_gib = ordered_memory_gib(o, db);
-    bool gpus_ordered = o.gpu_count || o.gpu_model || mem_gib || o.nvlink_required.value_or(false) || o.mig_expected.value_or(false);
+    bool gpus_ordered =
+        o.gpu_count || o.gpu_model || mem_gib || o.nvlink_required.value_or(false) || o.mig_expected.value_or(false);
     if (!gpus_ordered) return out;
 
     // Ordered GPUs but none can be seen: every GPU item fails with the driver's reason.

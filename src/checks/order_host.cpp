@@ -14,7 +14,6 @@ namespace gpuvet {
 
 namespace {
 
-
 // The lower of the measured host.network directions, if host.network ran and measured any.
 std::optional<double> measured_network_gbitps(const PriorResults& prior) {
     std::optional<double> low;
@@ -22,7 +21,8 @@ std::optional<double> measured_network_gbitps(const PriorResults& prior) {
     if (!c) return low;
     for (auto& m : c->measurements) {
         const std::string suffix = "_gbitps";
-        if (m.value && m.key.size() > suffix.size() && m.key.compare(m.key.size() - suffix.size(), suffix.size(), suffix) == 0)
+        if (m.value && m.key.size() > suffix.size() &&
+            m.key.compare(m.key.size() - suffix.size(), suffix.size(), suffix) == 0)
             low = low ? std::min(*low, *m.value) : *m.value;
     }
     return low;
@@ -34,15 +34,19 @@ CheckResult cpu_cores(int want, const MachineInfo& mi) {
     ref.spec = want;
     ref.fail_below = want;
     ref.source = "the order";
-    r.measurements.push_back((mi.cpu_cores ? Measurement::number("cpu_cores", "CPU cores (physical)", *mi.cpu_cores, "count")
-                                           : Measurement::absent("cpu_cores", "CPU cores (physical)", "count", "/proc/cpuinfo has no core id"))
-                                 .against(ref));
-    if (mi.cpu_threads) r.measurements.push_back(Measurement::number("cpu_threads", "CPU threads", *mi.cpu_threads, "count"));
+    r.measurements.push_back(
+        (mi.cpu_cores
+             ? Measurement::number("cpu_cores", "CPU cores (physical)", *mi.cpu_cores, "count")
+             : Measurement::absent("cpu_cores", "CPU cores (physical)", "count", "/proc/cpuinfo has no core id"))
+            .against(ref));
+    if (mi.cpu_threads)
+        r.measurements.push_back(Measurement::number("cpu_threads", "CPU threads", *mi.cpu_threads, "count"));
     // A cgroup quota or cpuset narrower than the order is what this tenant actually gets.
     std::optional<double> allowed;
     if (mi.cpu_quota) allowed = *mi.cpu_quota;
     if (mi.cpuset_cpus) allowed = allowed ? std::min(*allowed, double(*mi.cpuset_cpus)) : double(*mi.cpuset_cpus);
-    if (allowed) r.measurements.push_back(Measurement::number("cpus_allowed", "CPUs this process may use", *allowed, "CPUs"));
+    if (allowed)
+        r.measurements.push_back(Measurement::number("cpus_allowed", "CPUs this process may use", *allowed, "CPUs"));
 
     std::string w = std::to_string(want);
     if (allowed && *allowed < want) {
@@ -54,15 +58,17 @@ CheckResult cpu_cores(int want, const MachineInfo& mi) {
     } else if (mi.cpu_threads && *mi.cpu_threads >= want) {
         // Clouds sell hyper-threads as "vCPUs": say which it is instead of failing outright.
         r.verdict = Verdict::Warn;
-        r.summary = "Ordered " + w + " cores: there are " + std::to_string(*mi.cpu_threads) + " hardware threads but " +
-                    (mi.cpu_cores ? std::to_string(*mi.cpu_cores) + " physical cores" : "an unknown number of physical cores") +
-                    " (threads sold as cores?).";
+        r.summary =
+            "Ordered " + w + " cores: there are " + std::to_string(*mi.cpu_threads) + " hardware threads but " +
+            (mi.cpu_cores ? std::to_string(*mi.cpu_cores) + " physical cores" : "an unknown number of physical cores") +
+            " (threads sold as cores?).";
     } else if (!mi.cpu_cores && !mi.cpu_threads) {
         r.verdict = Verdict::Warn;
         r.summary = "Ordered " + w + " cores, but the CPU count could not be read.";
     } else {
         r.verdict = Verdict::Fail;
-        r.summary = "Ordered " + w + " cores, found " + std::to_string(mi.cpu_cores.value_or(mi.cpu_threads.value_or(0))) + ".";
+        r.summary =
+            "Ordered " + w + " cores, found " + std::to_string(mi.cpu_cores.value_or(mi.cpu_threads.value_or(0))) + ".";
     }
     return r;
 }
@@ -72,12 +78,14 @@ CheckResult ram(double want_gib, const MachineInfo& mi) {
     Reference ref;
     ref.spec = want_gib;
     ref.fail_below = want_gib * (1 - kRamAllowance);
-    ref.source = "the order; allowance " + format_number(kRamAllowance * 100) + "% for memory firmware and the kernel reserve";
+    ref.source =
+        "the order; allowance " + format_number(kRamAllowance * 100) + "% for memory firmware and the kernel reserve";
     std::optional<double> have;
     if (mi.memory_total_bytes) have = double(*mi.memory_total_bytes) / double(1ull << 30);
-    r.measurements.push_back((have ? Measurement::number("memory_total_gib", "Memory", *have, "GiB")
-                                   : Measurement::absent("memory_total_gib", "Memory", "GiB", "/proc/meminfo unreadable"))
-                                 .against(ref));
+    r.measurements.push_back(
+        (have ? Measurement::number("memory_total_gib", "Memory", *have, "GiB")
+              : Measurement::absent("memory_total_gib", "Memory", "GiB", "/proc/meminfo unreadable"))
+            .against(ref));
     std::optional<double> limit;
     if (mi.memory_limit_bytes) {
         limit = double(*mi.memory_limit_bytes) / double(1ull << 30);
@@ -105,21 +113,25 @@ CheckResult disk(double want_gb, const Fact<std::uint64_t>& cap, const std::stri
     Reference ref;
     ref.spec = want_gb;
     ref.fail_below = want_gb * (1 - kDiskAllowance);
-    ref.source = "the order (decimal GB, as disks are sold); allowance " + format_number(kDiskAllowance * 100) + "% for filesystem metadata";
-    r.measurements.push_back((cap ? Measurement::number("disk_capacity_gb", "Size of the data filesystem", double(*cap) / 1e9, "GB")
-                                  : Measurement::absent("disk_capacity_gb", "Size of the data filesystem", "GB", cap.absent_reason))
-                                 .against(ref));
+    ref.source = "the order (decimal GB, as disks are sold); allowance " + format_number(kDiskAllowance * 100) +
+                 "% for filesystem metadata";
+    r.measurements.push_back(
+        (cap ? Measurement::number("disk_capacity_gb", "Size of the data filesystem", double(*cap) / 1e9, "GB")
+             : Measurement::absent("disk_capacity_gb", "Size of the data filesystem", "GB", cap.absent_reason))
+            .against(ref));
     std::string w = format_number(want_gb) + " GB";
     if (!cap) {
         r.verdict = Verdict::Warn;
-        r.summary = "Ordered " + w + " of disk, but the size of " + path + " could not be read (" + cap.absent_reason + ").";
+        r.summary =
+            "Ordered " + w + " of disk, but the size of " + path + " could not be read (" + cap.absent_reason + ").";
     } else if (grade(double(*cap) / 1e9, ref) == Verdict::Fail) {
         r.verdict = Verdict::Fail;
         r.summary = "The filesystem of " + path + " holds " + format_number(double(*cap) / 1e9, 4) + " GB where " + w +
                     " were ordered (use --data-dir for the data disk).";
     } else {
         r.verdict = Verdict::Pass;
-        r.summary = "The filesystem of " + path + " holds " + format_number(double(*cap) / 1e9, 4) + " GB, the " + w + " ordered.";
+        r.summary = "The filesystem of " + path + " holds " + format_number(double(*cap) / 1e9, 4) + " GB, the " + w +
+                    " ordered.";
     }
     return r;
 }
@@ -129,7 +141,8 @@ CheckResult network(double want, const PriorResults& prior) {
     auto have = measured_network_gbitps(prior);
     if (!have) {
         r.verdict = Verdict::Skip;
-        r.summary = "needs --net-server: the ordered " + format_number(want) + " Gbit/s can only be held against a measured throughput.";
+        r.summary = "needs --net-server: the ordered " + format_number(want) +
+                    " Gbit/s can only be held against a measured throughput.";
         return r;
     }
     Reference ref;
@@ -137,7 +150,8 @@ CheckResult network(double want, const PriorResults& prior) {
     ref.warn_below = want * kNetworkWarnFraction;
     ref.fail_below = want * kNetworkFailFraction;
     ref.source = "the order; TCP reaches about 94% of an Ethernet line rate (header overhead at 1500-byte MTU)";
-    r.measurements.push_back(Measurement::number("network_gbitps", "Network (host.network, lower direction)", *have, "Gbit/s").against(ref));
+    r.measurements.push_back(
+        Measurement::number("network_gbitps", "Network (host.network, lower direction)", *have, "Gbit/s").against(ref));
     std::string s = format_number(*have) + " Gbit/s measured of " + format_number(want) + " Gbit/s ordered";
     r.verdict = grade(*have, ref);
     if (r.verdict == Verdict::Fail) r.summary = s + ": less than half.";
@@ -156,8 +170,8 @@ Fact<std::uint64_t> filesystem_capacity_bytes(const std::string& path) {
     return std::uint64_t(st.f_blocks) * std::uint64_t(st.f_frsize);
 }
 
-std::vector<CheckResult> verify_host_items(const Order& o, const CheckContext& ctx, const Fact<std::uint64_t>& disk_capacity,
-                                           const std::string& data_dir) {
+std::vector<CheckResult> verify_host_items(const Order& o, const CheckContext& ctx,
+                                           const Fact<std::uint64_t>& disk_capacity, const std::string& data_dir) {
     std::vector<CheckResult> out;
     const MachineInfo& mi = ctx.facts->machine();
     if (o.cpu_cores) out.push_back(cpu_cores(*o.cpu_cores, mi));

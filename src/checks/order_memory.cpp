@@ -67,7 +67,8 @@ CheckResult verify_gpu_memory(double ordered_gib, bool from_order, const std::ve
     if (smallest) ref.fail_below = smallest->floor_mib / 1024;
     ref.source = std::string(from_order ? "the order" : "the ordered model's datasheet") +
                  "; drivers show less than the size as sold (docs/gpu-specs.md, driver memory)";
-    Measurement m = smallest ? Measurement::number("gpu_memory_min_gib", "Smallest GPU memory (driver)", smallest->have_mib / 1024, "GiB")
+    Measurement m = smallest ? Measurement::number("gpu_memory_min_gib", "Smallest GPU memory (driver)",
+                                                   smallest->have_mib / 1024, "GiB")
                              : Measurement::absent("gpu_memory_min_gib", "Smallest GPU memory (driver)", "GiB",
                                                    absent ? *absent : "memory size not read");
     r.measurements.push_back(m.against(ref));
@@ -77,8 +78,8 @@ CheckResult verify_gpu_memory(double ordered_gib, bool from_order, const std::ve
         r.summary = "Ordered " + want + ", but " + *absent + ".";
     } else if (!short_of.empty()) {
         r.verdict = Verdict::Fail;
-        r.summary = "GPU " + short_of + " ha" + (short_of.find(',') == std::string::npos ? "s" : "ve") + " less than the " +
-                    format_number(ordered_gib) + " GiB ordered.";
+        r.summary = "GPU " + short_of + " ha" + (short_of.find(',') == std::string::npos ? "s" : "ve") +
+                    " less than the " + format_number(ordered_gib) + " GiB ordered.";
     } else if (!unread.empty() || gpus.empty()) {
         r.verdict = Verdict::Warn;
         r.summary = gpus.empty() ? "The driver sees no GPU to hold to the ordered memory."

@@ -64,8 +64,10 @@ void add_bench_command(Cli cli) {
     sub->add_flag("--full", args->full, "longest sizes and repetitions")->excludes("--quick");
     sub->add_option("--gpus", args->gpus, "comma-separated GPU indexes (default: all)");
     add_output_flags(*sub, cli.global);
-    sub->footer("Examples:\n  gpuvet bench memory\n  gpuvet bench fp --gpus 0,1 --json\n"
-                "Exit codes: 0 passed (warnings allowed), 1 a measurement failed, 2 bad input, 3 incomplete (interrupted) or nothing could run.");
+    sub->footer(
+        "Examples:\n  gpuvet bench memory\n  gpuvet bench fp --gpus 0,1 --json\n"
+        "Exit codes: 0 passed (warnings allowed), 1 a measurement failed, 2 bad input, 3 incomplete (interrupted) or "
+        "nothing could run.");
     on_chosen(cli, *sub, "bench", [args](const GlobalOptions& g) { return run_bench(g, *args); });
 }
 

@@ -43,7 +43,8 @@ int run_burn_cmd(const GlobalOptions& g, const BurnArgs& a) {
 }  // namespace
 
 void add_burn_command(Cli cli) {
-    auto* sub = cli.app.add_subcommand("burn", "Sustained full load on the GPUs, judged: throttling, errors, slow GPUs");
+    auto* sub =
+        cli.app.add_subcommand("burn", "Sustained full load on the GPUs, judged: throttling, errors, slow GPUs");
     auto args = std::make_shared<BurnArgs>();
     add_number_option(*sub, "--duration", args->duration_s, kBurnDurationRule, "how long: 90s, 10m, 1h (default 10m)");
     sub->add_option("--gpus", args->gpus, "GPU indexes, comma-separated (default: all)");
@@ -57,7 +58,8 @@ void add_burn_command(Cli cli) {
         "  gpuvet burn --duration 2m --gpus 0,1 --dtype fp32\n"
         "  gpuvet burn --load mixed --report out/   tensor and memory load; writes out/gpuvet-report.*\n"
         "Ctrl-C stops the load; the report of what was measured is still printed and written (INCOMPLETE).\n"
-        "Exit codes: 0 passed (warnings allowed), 1 a GPU failed, 2 bad input, 3 incomplete (interrupted) or nothing could run.");
+        "Exit codes: 0 passed (warnings allowed), 1 a GPU failed, 2 bad input, 3 incomplete (interrupted) or nothing "
+        "could run.");
     on_chosen(cli, *sub, "burn", [args](const GlobalOptions& g) { return run_burn_cmd(g, *args); });
 }
 

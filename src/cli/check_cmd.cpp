@@ -39,7 +39,8 @@ int run_check(const GlobalOptions& g, const CheckArgs& a) {
     // The order is read before any check runs: bad input ends here with exit 2.
     std::optional<Order> order;
     if (a.expect && a.order_file)
-        throw usage_error("--expect and --order both given", "describe the order one way: --expect TEXT or --order FILE");
+        throw usage_error("--expect and --order both given",
+                          "describe the order one way: --expect TEXT or --order FILE");
     require_data_dir(a.data_dir);
     // A bad port or an unknown host is exit 2 here, not an ERROR after the other checks ran.
     if (a.net_server) resolve_server(*a.net_server, "--net-server");
@@ -68,7 +69,8 @@ void add_check_command(Cli cli) {
     sub->add_option("--net-server", args->net_server, "iperf3 server HOST[:PORT] for host.network");
     add_number_option(*sub, "--burn-duration", args->burn_duration_s, kBurnDurationRule,
                       "gpu.burn duration: 90s, 10m (default 20 s quick, 60 s, 10 min full)");
-    sub->add_option("--expect", args->expect, "what was ordered, e.g. \"8x H100-SXM-80GB, 64 cores, 1TB RAM\" (docs/order.md)");
+    sub->add_option("--expect", args->expect,
+                    "what was ordered, e.g. \"8x H100-SXM-80GB, 64 cores, 1TB RAM\" (docs/order.md)");
     sub->add_option("--order", args->order_file, "order file (TOML) to verify the server against (docs/order.md)");
     sub->add_option("--gpus", args->gpus, "comma-separated GPU indexes to measure (default: all)");
     sub->add_option("--only", args->only, "comma-separated check keys or areas (gpu., host.) to run (default: all)");
@@ -80,7 +82,8 @@ void add_check_command(Cli cli) {
         "  gpuvet check --report out/       also write out/gpuvet-report.{json,txt}\n"
         "  gpuvet check --expect \"8x H100-SXM-80GB, nvlink\"   verify the delivery against the order\n"
         "  gpuvet check --only gpu.,host.cpu --gpus 0,1   just the GPU checks and host.cpu, on GPUs 0 and 1\n"
-        "Exit codes: 0 all passed (warnings allowed), 1 a check failed, 2 bad input, 3 incomplete (interrupted) or nothing could run.");
+        "Exit codes: 0 all passed (warnings allowed), 1 a check failed, 2 bad input, 3 incomplete (interrupted) or "
+        "nothing could run.");
     on_chosen(cli, *sub, "check", [args](const GlobalOptions& g) { return run_check(g, *args); });
 }
 

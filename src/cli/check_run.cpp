@@ -37,7 +37,8 @@ std::unique_ptr<CheckRun> start_check_run(const GlobalOptions& g, SpecDb specs, 
         Inventory inventory = collect_inventory(InventoryOptions{ctx.options.root});
         check_gpu_indexes(ctx.options.gpus, inventory);
         machine.driver = driver_info_of(inventory);
-        run->facts = std::make_unique<RunFacts>(std::move(machine), std::move(inventory), &run->specs, ctx.options.gpus);
+        run->facts =
+            std::make_unique<RunFacts>(std::move(machine), std::move(inventory), &run->specs, ctx.options.gpus);
         // The report's header is a copy of the facts, for the printers.
         run->report.machine = run->facts->machine();
         run->report.gpus = run->facts->gpu_summaries();

@@ -24,7 +24,7 @@ std::string g_started_at;
 
 std::string utc_now_rfc3339() {
     std::time_t t = std::time(nullptr);
-    std::tm tm {};
+    std::tm tm{};
     gmtime_r(&t, &tm);
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -33,8 +33,7 @@ std::string utc_now_rfc3339() {
 
 void add_output_flags(CLI::App& sub, GlobalOptions& g, bool with_report, bool with_specs) {
     sub.add_flag("--json", g.json, "print the machine-readable JSON document on stdout");
-    if (with_report)
-        sub.add_option("--report", g.report_dir, "also write the report files into DIR")->type_name("DIR");
+    if (with_report) sub.add_option("--report", g.report_dir, "also write the report files into DIR")->type_name("DIR");
     sub.add_flag("--no-color", g.no_color, "no colour (colour is used only on a terminal)");
     if (with_report)
         sub.add_flag("-v,--verbose", g.verbose, "show every measurement and finding, also of passing checks");

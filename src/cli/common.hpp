@@ -18,13 +18,13 @@ class SpecDb;
 struct Inventory;
 
 struct GlobalOptions {
-    bool json = false;                       // the machine-readable document on stdout
-    std::optional<std::string> report_dir;   // write report files there
+    bool json = false;                      // the machine-readable document on stdout
+    std::optional<std::string> report_dir;  // write report files there
     bool no_color = false;
-    bool verbose = false;                    // scorecard: every measurement and detail
-    std::vector<std::string> specs_files;    // --specs FILE (repeatable)
+    bool verbose = false;                  // scorecard: every measurement and detail
+    std::vector<std::string> specs_files;  // --specs FILE (repeatable)
     std::vector<std::string> argv;
-    std::string command;                     // the subcommand that ran
+    std::string command;  // the subcommand that ran
 };
 
 // A command registers its subcommand and sets `action`; main runs it after parsing.
@@ -75,7 +75,6 @@ int emit_report(Report& r, const GlobalOptions& g);
 // For a fatal error: when --json was asked for, a valid JSON document carrying the error.
 void emit_fatal_json(const GlobalOptions& g, const std::string& kind, const std::string& message,
                      const std::string& advice, int exit_code);
-
 
 std::string utc_now_rfc3339();
 

@@ -26,12 +26,13 @@ std::vector<int> parse_gpu_list(const std::string& s) {
     while (std::getline(ss, item, ',')) {
         NumberRead n = read_number(item, kIndexRule);
         if (n.problem)
-            throw usage_error("--gpus: '" + item.substr(0, 40) + "' is not a GPU index (" + *n.problem + ")",
-                              "give indexes " + describe_range(kIndexRule) +
-                                  " as listed by gpuvet inventory, e.g. --gpus 0,1");
+            throw usage_error(
+                "--gpus: '" + item.substr(0, 40) + "' is not a GPU index (" + *n.problem + ")",
+                "give indexes " + describe_range(kIndexRule) + " as listed by gpuvet inventory, e.g. --gpus 0,1");
         out.push_back(static_cast<int>(n.value));
     }
-    if (out.empty()) throw usage_error("--gpus: no GPU index given", "give indexes as listed by gpuvet inventory, e.g. --gpus 0,1");
+    if (out.empty())
+        throw usage_error("--gpus: no GPU index given", "give indexes as listed by gpuvet inventory, e.g. --gpus 0,1");
     return out;
 }
 
@@ -40,7 +41,9 @@ void check_gpu_indexes(const std::vector<int>& gpus, const Inventory& inv) {
     for (int i : gpus) {
         bool known = false;
         for (const auto& g : inv.gpus) known = known || g.index == i;
-        if (!known) throw usage_error("--gpus: there is no GPU " + std::to_string(i), "see gpuvet inventory for the GPU indexes");
+        if (!known)
+            throw usage_error("--gpus: there is no GPU " + std::to_string(i),
+                              "see gpuvet inventory for the GPU indexes");
     }
 }
 

@@ -35,8 +35,8 @@ struct HostArgs {
 
 // The storage test writes a file of this size (capped by the free space): below 1 MiB the
 // measurement is cache noise; 16 TiB is beyond any single data disk.
-constexpr NumberRule kStorageBytesRule{1024.0 * 1024, 16.0 * 1024 * 1024 * 1024 * 1024, false, false, true,
-                                       NumberUnit::Bytes, "a size", "", "1G"};
+constexpr NumberRule kStorageBytesRule{
+    1024.0 * 1024, 16.0 * 1024 * 1024 * 1024 * 1024, false, false, true, NumberUnit::Bytes, "a size", "", "1G"};
 constexpr NumberRule kSecondsRule{1, 600, false, false, false, NumberUnit::None, "a time", "s", "10"};
 constexpr NumberRule kStreamsRule{1, 128, false, false, true, NumberUnit::None, "a stream count", "", "4"};
 constexpr NumberRule kPortRule{1, 65535, false, false, true, NumberUnit::None, "a TCP port", "", "5201"};
@@ -78,9 +78,11 @@ int serve(const GlobalOptions& g, const HostArgs& a) {
     } else {
         r.verdict = Verdict::Pass;
         if (last.received_gbitps)
-            r.measurements.push_back(Measurement::number("received_gbitps", "Received (last test)", *last.received_gbitps, "Gbit/s"));
+            r.measurements.push_back(
+                Measurement::number("received_gbitps", "Received (last test)", *last.received_gbitps, "Gbit/s"));
         if (last.sent_gbitps)
-            r.measurements.push_back(Measurement::number("sent_gbitps", "Sent (last test)", *last.sent_gbitps, "Gbit/s"));
+            r.measurements.push_back(
+                Measurement::number("sent_gbitps", "Sent (last test)", *last.sent_gbitps, "Gbit/s"));
         r.summary = "Served " + std::to_string(served) + " test(s).";
     }
     report.checks.push_back(r);
@@ -133,7 +135,8 @@ void add_host_command(Cli cli) {
     auto net_flags = [&](CLI::App* s) {
         s->add_option("--server", args->server, "iperf3 server HOST[:PORT] to measure against");
         add_number_option(*s, "--seconds", args->seconds, kSecondsRule, "seconds per direction (default 3)");
-        add_number_option(*s, "--streams", args->streams, kStreamsRule, "parallel TCP streams (default 1, as iperf3 -P)");
+        add_number_option(*s, "--streams", args->streams, kStreamsRule,
+                          "parallel TCP streams (default 1, as iperf3 -P)");
     };
     common(sub);
     storage_flags(sub);
@@ -162,7 +165,8 @@ void add_host_command(Cli cli) {
         "  gpuvet host net --server 10.0.0.2         TCP both ways to an iperf3 server\n"
         "  gpuvet host net --serve                   be the server for another host\n"
         "Units: GB/s decimal for memory and storage, Gbit/s for the network.");
-    on_chosen(cli, *sub, "host", [args](const GlobalOptions& g) { return run_host(g, *args); }, true);
+    on_chosen(
+        cli, *sub, "host", [args](const GlobalOptions& g) { return run_host(g, *args); }, true);
 }
 
 }  // namespace gpuvet

@@ -40,7 +40,8 @@ int run_inventory(const GlobalOptions& g) {
 }  // namespace
 
 void add_inventory_command(Cli cli) {
-    auto* sub = cli.app.add_subcommand("inventory", "What the driver and the OS report about this box (no measurements)");
+    auto* sub =
+        cli.app.add_subcommand("inventory", "What the driver and the OS report about this box (no measurements)");
     add_output_flags(*sub, cli.global, true, false);
     sub->footer(
         "Examples:\n"

@@ -59,8 +59,8 @@ CLI::Option* add_number_option(CLI::App& app, const std::string& name, int& targ
                                const std::string& help) {
     return add(app, name, target, rule, help, true);
 }
-CLI::Option* add_number_option(CLI::App& app, const std::string& name, std::int64_t& target,
-                               const NumberRule& rule, const std::string& help) {
+CLI::Option* add_number_option(CLI::App& app, const std::string& name, std::int64_t& target, const NumberRule& rule,
+                               const std::string& help) {
     return add(app, name, target, rule, help, true);
 }
 CLI::Option* add_number_option(CLI::App& app, const std::string& name, std::optional<int>& target,

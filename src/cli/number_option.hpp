@@ -22,8 +22,8 @@ CLI::Option* add_number_option(CLI::App& app, const std::string& name, std::opti
 // Whole numbers: the rule is applied with whole = true.
 CLI::Option* add_number_option(CLI::App& app, const std::string& name, int& target, const NumberRule& rule,
                                const std::string& help);
-CLI::Option* add_number_option(CLI::App& app, const std::string& name, std::int64_t& target,
-                               const NumberRule& rule, const std::string& help);
+CLI::Option* add_number_option(CLI::App& app, const std::string& name, std::int64_t& target, const NumberRule& rule,
+                               const std::string& help);
 CLI::Option* add_number_option(CLI::App& app, const std::string& name, std::optional<int>& target,
                                const NumberRule& rule, const std::string& help);
 CLI::Option* add_number_option(CLI::App& app, const std::string& name, std::optional<std::uint64_t>& target,

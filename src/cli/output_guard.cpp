@@ -38,8 +38,7 @@ void claim_report_dir(const std::string& dir) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) throw usage_error("--report " + dir + ": cannot create the folder (" + ec.message() + ")", fix);
-    if (!std::filesystem::is_directory(dir, ec))
-        throw usage_error("--report " + dir + ": not a folder", fix);
+    if (!std::filesystem::is_directory(dir, ec)) throw usage_error("--report " + dir + ": not a folder", fix);
     // A probe file the size of a small report: permissions, read-only mounts and full disks all show here.
     std::string probe = (std::filesystem::path(dir) / ".gpuvet-probe.XXXXXX").string();
     int fd = ::mkstemp(probe.data());
@@ -79,7 +78,8 @@ int finish_output(int code) {
     }
     if (!failed) return code;
     if (e == EPIPE) return code;  // the reader has gone (| head): nothing more to say
-    std::cerr << "gpuvet: writing the results to standard output failed (" << std::strerror(e) << ")\n"
+    std::cerr << "gpuvet: writing the results to standard output failed (" << std::strerror(e)
+              << ")\n"
                  "  → the output is incomplete: free space where stdout goes, or use --report DIR\n";
     return exit_code::could_not_run;
 }

@@ -53,7 +53,8 @@ std::int64_t parse_count(const std::string& s) { return parse_whole_option("--pa
 // Each --lora-targets name must match a linear layer of the model, or LoRA would train nothing.
 void check_lora_targets(const ModelArch& m, const Workload& w) {
     if (w.lora_targets.empty())
-        throw usage_error("--lora-targets: no layer named", "give layer names, e.g. --lora-targets q_proj,v_proj, or all");
+        throw usage_error("--lora-targets: no layer named",
+                          "give layer names, e.g. --lora-targets q_proj,v_proj, or all");
     auto linears = block_linears(m);
     if (linears.empty()) return;  // a fixed-size model has no layer list to check against
     std::string names;
@@ -79,8 +80,9 @@ Task parse_task(const std::string& t) {
 
 ModelArch resolve_model(const PlanArgs& a) {
     int given = !a.model.empty() + !a.config.empty() + !a.params.empty();
-    if (given != 1) throw usage_error("give exactly one of --model, --config, --params",
-                                      "e.g. gpuvet plan --model llama-3-8b --task lora");
+    if (given != 1)
+        throw usage_error("give exactly one of --model, --config, --params",
+                          "e.g. gpuvet plan --model llama-3-8b --task lora");
     if (!a.config.empty()) return load_hf_config(a.config);
     if (!a.params.empty()) {
         ModelArch m;
@@ -142,10 +144,12 @@ void add_plan_command(Cli cli) {
         ->type_name("COUNT");
     sub->add_flag("--list-models", a->list_models, "list the catalog");
     sub->add_option("--task", a->task, "inference, full, lora, qlora, pretrain")->capture_default_str();
-    sub->add_option("--recipe", a->w.recipe, "mixed-adamw, amp-adamw, fp32-adamw, bf16-adamw, adamw-8bit, sgd")->capture_default_str();
+    sub->add_option("--recipe", a->w.recipe, "mixed-adamw, amp-adamw, fp32-adamw, bf16-adamw, adamw-8bit, sgd")
+        ->capture_default_str();
     add_number_option(*sub, "--batch", a->w.batch, kBatchRule, "sequences per GPU (default 1)");
     add_number_option(*sub, "--seq", a->w.seq, kSeqRule, "tokens per sequence, inference: context (default 2048)");
-    sub->add_option("--dtype", a->w.weight_dtype, "inference weights: bf16, fp16, fp32, fp8, int8, int4")->capture_default_str();
+    sub->add_option("--dtype", a->w.weight_dtype, "inference weights: bf16, fp16, fp32, fp8, int8, int4")
+        ->capture_default_str();
     sub->add_option("--kv-dtype", a->w.kv_dtype, "KV cache: bf16, fp16, fp8")->capture_default_str();
     add_number_option(*sub, "--lora-rank", a->w.lora_rank, kLoraRankRule, "LoRA rank r (default 16)");
     sub->add_option("--lora-targets", a->lora_targets, "comma list (q_proj,v_proj) or all")->capture_default_str();
@@ -163,24 +167,28 @@ void add_plan_command(Cli cli) {
                       "usable share of a card, vLLM: 0.9 (default 1)");
     add_number_option(*sub, "--activations-gib", a->w.activations_gib, kActivationsRule,
                       "activation memory of a fixed model (CNN, UNet)");
-    add_number_option(*sub, "--tokens", a->tokens, kTokensRule, "training token budget D: 2e9, 300B (time = 6·N·D / rate)");
+    add_number_option(*sub, "--tokens", a->tokens, kTokensRule,
+                      "training token budget D: 2e9, 300B (time = 6·N·D / rate)");
     add_number_option(*sub, "--mfu", a->a.mfu, kMfuRule, "compute utilization for training/prefill (default 0.4)");
-    sub->add_option("--scenario", a->scenario, "llm-finetune, diffusion, video-render, quant-backtest, av-sim")->capture_default_str();
-    sub->add_option("--measured", a->measured, "use the rates a 'gpuvet check --json' report measured")->check(CLI::ExistingFile);
+    sub->add_option("--scenario", a->scenario, "llm-finetune, diffusion, video-render, quant-backtest, av-sim")
+        ->capture_default_str();
+    sub->add_option("--measured", a->measured, "use the rates a 'gpuvet check --json' report measured")
+        ->check(CLI::ExistingFile);
     sub->add_option("--prices", a->prices, "TOML [prices] per card-hour")->check(CLI::ExistingFile);
     add_number_option(*sub, "--top", a->top, kTopRule, "rows of the card table (default 10)");
     sub->add_flag("--all", a->all, "every SKU, including those that do not fit");
     add_output_flags(*sub, cli.global, false, true);
-    sub->footer("Examples:\n"
-                "  gpuvet plan --model llama-3-70b --batch 8 --seq 8192            serve 8 chats of 8k tokens\n"
-                "  gpuvet plan --model llama-2-70b --task qlora --checkpointing    fine-tune on one card\n"
-                "  gpuvet plan --model mistral-7b --task full --seq 4096 --tokens 2e9 --prices prices.toml\n"
-                "  gpuvet plan --model llama-3-8b --task pretrain --zero 3 --gpus 8 --checkpointing\n"
-                "  gpuvet plan --config ./config.json --task lora --lora-targets q_proj,v_proj\n"
-                "  gpuvet plan --params 7B --task inference --dtype int4           a bare parameter count\n"
-                "  gpuvet check --json > box.json; gpuvet plan --model llama-3-8b --measured box.json\n"
-                "prices.toml:  currency = \"USD\"  [prices]  \"H100 SXM\" = 2.49  \"A100 80GB\" = 1.29\n"
-                "Exit: 0 something fits, 1 nothing fits (the last line says what would), 2 bad input.");
+    sub->footer(
+        "Examples:\n"
+        "  gpuvet plan --model llama-3-70b --batch 8 --seq 8192            serve 8 chats of 8k tokens\n"
+        "  gpuvet plan --model llama-2-70b --task qlora --checkpointing    fine-tune on one card\n"
+        "  gpuvet plan --model mistral-7b --task full --seq 4096 --tokens 2e9 --prices prices.toml\n"
+        "  gpuvet plan --model llama-3-8b --task pretrain --zero 3 --gpus 8 --checkpointing\n"
+        "  gpuvet plan --config ./config.json --task lora --lora-targets q_proj,v_proj\n"
+        "  gpuvet plan --params 7B --task inference --dtype int4           a bare parameter count\n"
+        "  gpuvet check --json > box.json; gpuvet plan --model llama-3-8b --measured box.json\n"
+        "prices.toml:  currency = \"USD\"  [prices]  \"H100 SXM\" = 2.49  \"A100 80GB\" = 1.29\n"
+        "Exit: 0 something fits, 1 nothing fits (the last line says what would), 2 bad input.");
     on_chosen(cli, *sub, "plan", [a](const GlobalOptions& g) { return run_plan(g, *a); });
 }
 

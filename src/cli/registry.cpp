@@ -35,7 +35,9 @@ CheckPtr plain(const CheckSettings&) {
     return std::make_unique<C>();
 }
 
-CheckPtr storage(const CheckSettings& s) { return std::make_unique<HostStorageCheck>(StorageSettings{s.data_dir, s.storage_bytes}); }
+CheckPtr storage(const CheckSettings& s) {
+    return std::make_unique<HostStorageCheck>(StorageSettings{s.data_dir, s.storage_bytes});
+}
 CheckPtr network(const CheckSettings& s) {
     return std::make_unique<HostNetworkCheck>(NetworkSettings{s.net_server, s.net_seconds, s.net_streams});
 }
@@ -98,7 +100,8 @@ void require_known_checks(const std::vector<std::string>& wanted) {
         if (!any)
             throw usage_error("unknown check '" + t + "'",
                               "give check keys or areas ending in '.' (gpu., host., order.), comma-separated; "
-                              "the checks are: " + known);
+                              "the checks are: " +
+                                  known);
     }
 }
 

@@ -50,8 +50,7 @@ int show(const GlobalOptions& g, const std::string& name) {
 
 int compare(const GlobalOptions& g, const std::vector<std::string>& names) {
     if (names.size() < 2)
-        throw usage_error("specs compare needs at least two GPU names",
-                          "example: gpuvet specs compare h100 h200");
+        throw usage_error("specs compare needs at least two GPU names", "example: gpuvet specs compare h100 h200");
     SpecDb db = load_specs(g);
     std::vector<const GpuSpec*> specs;
     std::vector<SpecMatch> matches;
@@ -77,7 +76,8 @@ int compare(const GlobalOptions& g, const std::vector<std::string>& names) {
         std::cout << render_document(finished_envelope(g), j);
     } else {
         Style st = detect_style(g.no_color);
-        for (std::size_t i = 0; i < names.size(); ++i) std::cout << st.dim(describe_match(names[i], matches[i])) << "\n";
+        for (std::size_t i = 0; i < names.size(); ++i)
+            std::cout << st.dim(describe_match(names[i], matches[i])) << "\n";
         std::cout << "\n" << render_specs_compare(specs, st);
     }
     return 0;

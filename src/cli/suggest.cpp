@@ -50,8 +50,7 @@ std::optional<std::string> suggest_fix(const CLI::App& app, int argc, const char
                     for (auto& n : option_names(*p)) known = known || n == name;
             }
             if (!known) {
-                if (auto s = closest(name, names))
-                    return "unknown option '" + name + "'; did you mean '" + *s + "'?";
+                if (auto s = closest(name, names)) return "unknown option '" + name + "'; did you mean '" + *s + "'?";
                 return "unknown option '" + name + "'; see '" + cur->get_name() + " --help'";
             }
             continue;

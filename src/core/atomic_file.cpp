@@ -26,8 +26,7 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
         int e = errno;
         if (fd >= 0) ::close(fd);
         ::unlink(tmpl.c_str());
-        throw runtime_error(std::string("cannot write ") + path.string() + " (" + what + ": " +
-                                std::strerror(e) + ")",
+        throw runtime_error(std::string("cannot write ") + path.string() + " (" + what + ": " + std::strerror(e) + ")",
                             "choose a writable folder with free space for the report");
     };
     if (fd < 0) {

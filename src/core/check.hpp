@@ -19,9 +19,7 @@ public:
     virtual std::string_view key() const = 0;    // "gpu.identity"
     virtual std::string_view title() const = 0;  // "GPU identity"
     // The reason this check cannot run here (-> SKIP with that reason), or nullopt.
-    virtual std::optional<std::string> unmet_requirement(const CheckContext&) const {
-        return std::nullopt;
-    }
+    virtual std::optional<std::string> unmet_requirement(const CheckContext&) const { return std::nullopt; }
     // The keys of the checks whose results this one reads (ctx.prior). A check that reads any runs
     // in a second stage, after every check that reads none; its results keep their registry place.
     virtual std::vector<std::string> reads() const { return {}; }

@@ -75,9 +75,7 @@ struct CheckContext {
     // Polled between bounded pieces of work (a copy, a batch of kernels) so that a check stops
     // within a second of the signal: throws Interrupted (core/error.hpp) once a stop was asked.
     void throw_if_stopped() const;
-    double elapsed_s() const {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    }
+    double elapsed_s() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
 };
 
 }  // namespace gpuvet

@@ -37,7 +37,8 @@ inline Error runtime_error(std::string msg, std::string advice) {
 }
 // A broken promise inside gpuvet itself: the user can only report it.
 inline Error internal_error(std::string msg) {
-    return {ErrorKind::Internal, std::move(msg), "this is a gpuvet bug: please report it with the JSON report attached"};
+    return {ErrorKind::Internal, std::move(msg),
+            "this is a gpuvet bug: please report it with the JSON report attached"};
 }
 
 // Thrown where a stop (Ctrl-C, SIGTERM) cuts a measurement short. Not an Error: nothing went wrong
@@ -56,8 +57,7 @@ inline constexpr int could_not_run = 3;
 }  // namespace exit_code
 
 inline int exit_code_for(ErrorKind k) {
-    return (k == ErrorKind::Usage || k == ErrorKind::Input) ? exit_code::bad_input
-                                                             : exit_code::could_not_run;
+    return (k == ErrorKind::Usage || k == ErrorKind::Input) ? exit_code::bad_input : exit_code::could_not_run;
 }
 
 const char* to_string(ErrorKind k);

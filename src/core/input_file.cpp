@@ -36,10 +36,10 @@ void set_input_stop_flag(const std::atomic<bool>* stop) { g_stop.store(stop); }
 std::string read_input_file(const std::filesystem::path& path, std::string_view option, std::size_t limit) {
     const std::string opt(option), name = path.string();
     auto too_big = [&] {
-        return input_error(opt + " " + name + ": larger than the " + format_bytes(double(limit)) +
-                               " limit for input files",
-                           "pass the file itself (a " + opt.substr(opt.find_first_not_of('-')) +
-                               " file is a few KiB), not a device or an archive");
+        return input_error(
+            opt + " " + name + ": larger than the " + format_bytes(double(limit)) + " limit for input files",
+            "pass the file itself (a " + opt.substr(opt.find_first_not_of('-')) +
+                " file is a few KiB), not a device or an archive");
     };
     // Non-blocking, so a pipe or FIFO without data never blocks past a Ctrl-C.
     Fd f{::open(name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
@@ -47,15 +47,13 @@ std::string read_input_file(const std::filesystem::path& path, std::string_view 
         throw input_error("cannot read " + name + ": " + std::strerror(errno), "check the path given to " + opt);
     struct stat st {};
     if (::fstat(f.fd, &st) == 0) {
-        if (S_ISDIR(st.st_mode))
-            throw input_error(name + " is a folder", "give " + opt + " a file");
+        if (S_ISDIR(st.st_mode)) throw input_error(name + " is a folder", "give " + opt + " a file");
         if (S_ISREG(st.st_mode) && std::uint64_t(st.st_size) > limit) throw too_big();
     }
     std::string out;
     char buf[65536];
     for (;;) {
-        if (stopped())
-            throw runtime_error("interrupted while reading " + name, "run the command again to finish it");
+        if (stopped()) throw runtime_error("interrupted while reading " + name, "run the command again to finish it");
         ssize_t n = ::read(f.fd, buf, sizeof buf);
         if (n > 0) {
             if (out.size() + std::size_t(n) > limit) throw too_big();

@@ -30,22 +30,22 @@ struct InventoryLink {
     int link = 0;
     Fact<bool> active;
     Fact<std::string> remote_pci_bus_id;
-    Fact<int> version;          // the driver's code for the version
-    std::string version_name;   // that code in words: "4.0"; "?" when unknown
+    Fact<int> version;         // the driver's code for the version
+    std::string version_name;  // that code in words: "4.0"; "?" when unknown
     Fact<std::string> remote_type;
 };
 
 struct InventoryProcess {
     std::uint32_t pid = 0;
-    std::string name;           // empty when not visible
-    std::string type;           // "compute", "graphics"
+    std::string name;  // empty when not visible
+    std::string type;  // "compute", "graphics"
     Fact<std::uint64_t> used_memory_bytes;
 };
 
 struct InventoryGpu {
     int index = 0;
     bool lost = false;
-    Fact<std::string> name;     // the heading's name (also among `facts`)
+    Fact<std::string> name;  // the heading's name (also among `facts`)
     std::vector<InventoryFact> facts;
     std::vector<InventoryLink> nvlinks;
     std::string nvlinks_absent_reason;

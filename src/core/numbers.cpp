@@ -155,8 +155,8 @@ double parse_number_option(std::string_view option, std::string_view text, const
     NumberRead n = read_number(text, r);
     if (!n.problem) return n.value;
     std::string opt(option);
-    std::string msg = opt + " " + shown(text) + ": " + *n.problem + "; give " + std::string(r.what) + " " +
-                      describe_range(r);
+    std::string msg =
+        opt + " " + shown(text) + ": " + *n.problem + "; give " + std::string(r.what) + " " + describe_range(r);
     if (!r.example.empty()) msg += ", e.g. " + opt + " " + std::string(r.example);
     throw usage_error(msg, "'--help' lists each option with its range");
 }

@@ -23,7 +23,7 @@ struct NumberRule {
     double max = 0;
     bool min_open = false;  // min itself is not allowed: (min, max]
     bool max_open = false;
-    bool whole = false;     // integers only (after the unit is applied)
+    bool whole = false;  // integers only (after the unit is applied)
     NumberUnit unit = NumberUnit::None;
     std::string_view what = "a number";  // "give <what> from 1 to 20 Hz"
     std::string_view suffix = "";        // printed after the bounds: "Hz", "GiB"

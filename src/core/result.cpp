@@ -77,8 +77,7 @@ Measurement Measurement::textual(std::string key, std::string label, std::string
     return m;
 }
 
-Measurement Measurement::absent(std::string key, std::string label, std::string unit,
-                                std::string reason) {
+Measurement Measurement::absent(std::string key, std::string label, std::string unit, std::string reason) {
     Measurement m;
     m.key = std::move(key);
     m.label = std::move(label);

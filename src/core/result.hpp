@@ -42,8 +42,8 @@ struct Reference {
     std::optional<double> fail_below;         // absolute: below this -> FAIL (the floor)
     std::optional<double> fail_above;         // absolute: above this -> FAIL (temperatures, errors)
     std::optional<double> warn_above;
-    std::string expected_text;                // for non-numeric expectations ("H100 SXM5 80GB")
-    std::string source;                       // where the spec/floor comes from
+    std::string expected_text;  // for non-numeric expectations ("H100 SXM5 80GB")
+    std::string source;         // where the spec/floor comes from
 };
 
 // The one grading rule: FAIL past a fail bound, WARN past a warn bound, else PASS.
@@ -57,14 +57,13 @@ struct Measurement {
     std::optional<std::string> text;  // for textual facts (a model name, a mode)
     std::string absent_reason;        // set when neither value nor text is present
     std::optional<Reference> reference;
-    std::optional<int> gpu;           // GPU index, when the figure belongs to one GPU
+    std::optional<int> gpu;  // GPU index, when the figure belongs to one GPU
 
     bool present() const { return value.has_value() || text.has_value(); }
 
     static Measurement number(std::string key, std::string label, double v, std::string unit);
     static Measurement textual(std::string key, std::string label, std::string t);
-    static Measurement absent(std::string key, std::string label, std::string unit,
-                              std::string reason);
+    static Measurement absent(std::string key, std::string label, std::string unit, std::string reason);
     // A number read from the OS that may be missing: the value, or absent with `why_absent`.
     template <class T>
     static Measurement maybe(std::string key, std::string label, const std::optional<T>& v, std::string unit,
@@ -72,8 +71,14 @@ struct Measurement {
         if (!v) return absent(std::move(key), std::move(label), std::move(unit), std::move(why_absent));
         return number(std::move(key), std::move(label), double(*v), std::move(unit));
     }
-    Measurement& against(Reference r) { reference = std::move(r); return *this; }
-    Measurement& on_gpu(int index) { gpu = index; return *this; }
+    Measurement& against(Reference r) {
+        reference = std::move(r);
+        return *this;
+    }
+    Measurement& on_gpu(int index) {
+        gpu = index;
+        return *this;
+    }
 };
 
 // A judged statement about the machine: its verdict, its words with the numbers behind them,
@@ -82,7 +87,7 @@ struct Measurement {
 struct Finding {
     Verdict verdict = Verdict::Pass;  // Pass: an informational line
     std::string text;
-    std::string measurement;          // a Measurement::key of the same result, or empty
+    std::string measurement;  // a Measurement::key of the same result, or empty
 
     Finding() = default;
     Finding(Verdict v, std::string t, std::string about = {})
@@ -97,7 +102,7 @@ struct CheckResult {
     std::string key;    // "gpu.memory_bandwidth", "host.identity"
     std::string title;  // "Device memory bandwidth"
     Verdict verdict = Verdict::Skip;
-    std::string summary;  // one plain sentence that explains the verdict
+    std::string summary;     // one plain sentence that explains the verdict
     std::optional<int> gpu;  // set for per-GPU results
     std::vector<Measurement> measurements;
     std::vector<Finding> findings;     // judged statements, in the order found
@@ -129,13 +134,13 @@ struct DriverProblem {
 };
 
 struct DriverInfo {
-    bool present = false;       // the driver is loaded: NVML or CUDA initialised
-    bool cuda_usable = false;   // cuInit succeeded: kernels and copies can run
-    std::string absent_reason;  // when !present: "libcuda.so.1 could not be loaded: ..."
+    bool present = false;            // the driver is loaded: NVML or CUDA initialised
+    bool cuda_usable = false;        // cuInit succeeded: kernels and copies can run
+    std::string absent_reason;       // when !present: "libcuda.so.1 could not be loaded: ..."
     std::string cuda_absent_reason;  // when !cuda_usable
     std::vector<DriverProblem> problems;
-    std::optional<std::string> driver_version;       // "570.86.15"
-    std::optional<int> cuda_driver_version;          // 12080 as cuDriverGetVersion returns
+    std::optional<std::string> driver_version;  // "570.86.15"
+    std::optional<int> cuda_driver_version;     // 12080 as cuDriverGetVersion returns
     std::optional<std::string> nvml_version;
     std::optional<std::string> libcuda_path;
     std::optional<std::string> libnvml_path;
@@ -145,14 +150,14 @@ struct MachineInfo {
     std::optional<std::string> hostname;
     std::optional<std::string> cpu_model;
     std::optional<int> cpu_sockets;
-    std::optional<int> cpu_cores;          // physical cores
-    std::optional<int> cpu_threads;        // logical CPUs online
-    std::optional<double> cpu_quota;       // cgroup CPU limit in CPUs, when limited
-    std::optional<int> cpuset_cpus;        // CPUs allowed to this process
+    std::optional<int> cpu_cores;     // physical cores
+    std::optional<int> cpu_threads;   // logical CPUs online
+    std::optional<double> cpu_quota;  // cgroup CPU limit in CPUs, when limited
+    std::optional<int> cpuset_cpus;   // CPUs allowed to this process
     std::optional<std::uint64_t> memory_total_bytes;
     std::optional<std::uint64_t> memory_limit_bytes;  // cgroup limit, when limited
     std::optional<int> numa_nodes;
-    std::optional<std::string> os;         // PRETTY_NAME of os-release
+    std::optional<std::string> os;  // PRETTY_NAME of os-release
     std::optional<std::string> kernel;
     std::optional<std::string> architecture;
     std::optional<std::string> virtualization;  // "none", "kvm", "vmware", ...
@@ -167,8 +172,8 @@ struct GpuSummary {
     std::optional<std::string> uuid;
     std::optional<std::string> pci_bus_id;
     std::optional<std::uint64_t> memory_total_bytes;
-    std::optional<std::string> sku;          // spec-database key it was matched to
-    std::optional<std::string> sku_match;    // how: "pci-device-id", "name+memory", ...
+    std::optional<std::string> sku;        // spec-database key it was matched to
+    std::optional<std::string> sku_match;  // how: "pci-device-id", "name+memory", ...
 };
 
 // What every document starts with: which tool wrote it, for which command, and when.
@@ -176,9 +181,9 @@ struct Envelope {
     int schema_version = kSchemaVersion;
     std::string tool = "gpuvet";
     std::string tool_version;
-    std::string command;        // "check", "inventory", "plan", ...
+    std::string command;  // "check", "inventory", "plan", ...
     std::vector<std::string> argv;
-    std::string started_at;     // RFC 3339 UTC
+    std::string started_at;  // RFC 3339 UTC
     std::string finished_at;
     double duration_s = 0;
 };
@@ -189,10 +194,10 @@ struct Report : Envelope {
     std::vector<CheckResult> checks;
     std::vector<TimeSeries> series;
     std::vector<ReportError> errors;
-    bool interrupted = false;          // Ctrl-C / SIGTERM stopped the run before its end
-    std::string interrupted_during;    // the check that was running when the stop came, if any
-    std::optional<ReportError> fatal;  // set when the run could not complete
-    Verdict worst_check = Verdict::Skip;     // worst over checks
+    bool interrupted = false;             // Ctrl-C / SIGTERM stopped the run before its end
+    std::string interrupted_during;       // the check that was running when the stop came, if any
+    std::optional<ReportError> fatal;     // set when the run could not complete
+    Verdict worst_check = Verdict::Skip;  // worst over checks
     RunVerdict verdict = RunVerdict::CouldNotRun;
     int exit_code = 0;
 

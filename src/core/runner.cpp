@@ -34,8 +34,8 @@ CheckResult error_result(const Check& check, CheckContext& ctx, std::exception_p
     } catch (const std::exception& e) {
         CheckResult r = skipped(check, std::string("internal error: ") + e.what());
         r.verdict = Verdict::Error;
-        ctx.report->errors.push_back({std::string(check.key()), "internal", e.what(),
-                                      "please report this with the JSON report attached"});
+        ctx.report->errors.push_back(
+            {std::string(check.key()), "internal", e.what(), "please report this with the JSON report attached"});
         return r;
     }
 }

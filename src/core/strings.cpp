@@ -32,9 +32,7 @@ std::vector<std::string> split(std::string_view s, char sep) {
     return out;
 }
 
-bool starts_with(std::string_view s, std::string_view prefix) {
-    return s.substr(0, prefix.size()) == prefix;
-}
+bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 namespace {
 // 1.23e+20: for magnitudes fixed notation would print as dozens of digits (or as 0).

@@ -53,9 +53,9 @@ void check_toml_nesting(std::string_view t, const std::string& origin) {
         after_dot = false;
         after_part = true;
         if (parts > kMaxTomlKeyParts)
-            throw input_error(position(t, origin, at) + ": a dotted key of more than " +
-                                  std::to_string(kMaxTomlKeyParts) + " parts",
-                              "write keys and [table] names with a few parts, as the documented examples do");
+            throw input_error(
+                position(t, origin, at) + ": a dotted key of more than " + std::to_string(kMaxTomlKeyParts) + " parts",
+                "write keys and [table] names with a few parts, as the documented examples do");
     };
     std::size_t i = 0;
     while (i < t.size()) {

@@ -7,9 +7,9 @@
 
 namespace gpuvet {
 
-inline constexpr int kMaxJsonDepth = 64;       // objects and arrays inside each other
-inline constexpr int kMaxTomlKeyParts = 64;    // a.b.c: parts of one dotted key or [table.header]
-inline constexpr int kMaxTomlNesting = 32;     // arrays and inline tables inside each other
+inline constexpr int kMaxJsonDepth = 64;     // objects and arrays inside each other
+inline constexpr int kMaxTomlKeyParts = 64;  // a.b.c: parts of one dotted key or [table.header]
+inline constexpr int kMaxTomlNesting = 32;   // arrays and inline tables inside each other
 
 // Throws an Input error "origin:line:column: ..." when the JSON text nests deeper than kMaxJsonDepth.
 void check_json_nesting(std::string_view text, const std::string& origin);

@@ -25,8 +25,9 @@ std::optional<Floor> floor_for(const std::string& key, int ranks, bool nvlink) {
     for (const auto& r : rows) {
         if (key.rfind(r.prefix, 0) != 0) continue;
         if (ranks >= 8) return Floor{r.gbps, r.source};
-        return Floor{r.gbps * 0.76, std::string(r.source) + ", x0.76 for " + std::to_string(ranks) +
-                                        " GPUs (ring instead of NVLS: 8xH200 ring 368 vs NVLS 482 GB/s, ml-engineering)"};
+        return Floor{r.gbps * 0.76,
+                     std::string(r.source) + ", x0.76 for " + std::to_string(ranks) +
+                         " GPUs (ring instead of NVLS: 8xH200 ring 368 vs NVLS 482 GB/s, ml-engineering)"};
     }
     return std::nullopt;
 }

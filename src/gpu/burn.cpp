@@ -28,7 +28,7 @@ using Clock = std::chrono::steady_clock;
 struct Live {
     std::mutex mu;
     GpuBurnOutcome out;
-    std::vector<double> gbps_t_s, gbps;        // memory traffic per interval (memory / mixed)
+    std::vector<double> gbps_t_s, gbps;  // memory traffic per interval (memory / mixed)
     std::atomic<double> last_rate{0};
     std::atomic<std::uint64_t> errors{0};
     std::atomic<bool> ready{false};  // set up (buffers filled, GEMM prepared), the load is running
@@ -107,13 +107,20 @@ private:
         std::string_view kn = k_.kernel;
         return s_.time_ms(st_, [&] {
             if (kn == "fma_f64")
-                s_.launch(kn, geom_, st_, {arg::ptr(out_), arg::u32(iterations_), arg::f64(kA), arg::f64(kB), arg::f64(kX0)});
+                s_.launch(kn, geom_, st_,
+                          {arg::ptr(out_), arg::u32(iterations_), arg::f64(kA), arg::f64(kB), arg::f64(kX0)});
             else if (kn == "fma_f32")
-                s_.launch(kn, geom_, st_, {arg::ptr(out_), arg::u32(iterations_), arg::f32(float(kA)), arg::f32(float(kB)), arg::f32(float(kX0))});
+                s_.launch(kn, geom_, st_,
+                          {arg::ptr(out_), arg::u32(iterations_), arg::f32(float(kA)), arg::f32(float(kB)),
+                           arg::f32(float(kX0))});
             else if (kn == "fma_f16x2")
-                s_.launch(kn, geom_, st_, {arg::ptr(out_), arg::u32(iterations_), arg::b32(pair(kF16A)), arg::b32(pair(kF16B)), arg::b32(pair(kF16X0))});
+                s_.launch(kn, geom_, st_,
+                          {arg::ptr(out_), arg::u32(iterations_), arg::b32(pair(kF16A)), arg::b32(pair(kF16B)),
+                           arg::b32(pair(kF16X0))});
             else
-                s_.launch(kn, geom_, st_, {arg::ptr(out_), arg::u32(iterations_), arg::b32(pair(kBf16A)), arg::b32(pair(kBf16B)), arg::b32(pair(kBf16X0))});
+                s_.launch(kn, geom_, st_,
+                          {arg::ptr(out_), arg::u32(iterations_), arg::b32(pair(kBf16A)), arg::b32(pair(kBf16B)),
+                           arg::b32(pair(kBf16X0))});
         });
     }
     // Every thread stores the same value: the CPU reference, computed once.
@@ -121,10 +128,19 @@ private:
         std::vector<unsigned char> v(threads_ * k_.elem_bytes);
         unsigned char one[8];
         std::string_view kn = k_.kernel;
-        if (kn == "fma_f64") { double x = kernel_ref::fma_f64_result(iterations_, kA, kB, kX0); std::memcpy(one, &x, 8); }
-        else if (kn == "fma_f32") { float x = kernel_ref::fma_f32_result(iterations_, float(kA), float(kB), float(kX0)); std::memcpy(one, &x, 4); }
-        else if (kn == "fma_f16x2") { auto x = kernel_ref::fma_f16x2_result(iterations_, pair(kF16A), pair(kF16B), pair(kF16X0)); std::memcpy(one, &x, 4); }
-        else { auto x = kernel_ref::fma_bf16x2_result(iterations_, pair(kBf16A), pair(kBf16B), pair(kBf16X0)); std::memcpy(one, &x, 4); }
+        if (kn == "fma_f64") {
+            double x = kernel_ref::fma_f64_result(iterations_, kA, kB, kX0);
+            std::memcpy(one, &x, 8);
+        } else if (kn == "fma_f32") {
+            float x = kernel_ref::fma_f32_result(iterations_, float(kA), float(kB), float(kX0));
+            std::memcpy(one, &x, 4);
+        } else if (kn == "fma_f16x2") {
+            auto x = kernel_ref::fma_f16x2_result(iterations_, pair(kF16A), pair(kF16B), pair(kF16X0));
+            std::memcpy(one, &x, 4);
+        } else {
+            auto x = kernel_ref::fma_bf16x2_result(iterations_, pair(kBf16A), pair(kBf16B), pair(kBf16X0));
+            std::memcpy(one, &x, 4);
+        }
         for (std::size_t i = 0; i < threads_; ++i) std::memcpy(&v[i * k_.elem_bytes], one, k_.elem_bytes);
         return v;
     }
@@ -147,8 +163,9 @@ private:
         // Exact comparison: the result is deterministic, so any difference is an error.
         // (bf16 lanes are compared through the f16 kernel bit-for-bit after widening: equal bits
         // give equal values, differing bits differ, so exactness holds for either format.)
-        s_.launch(f32 ? "burn_compare_f32" : "burn_compare_f16", s_.geometry(f32 ? "burn_compare_f32" : "burn_compare_f16"),
-                  st_, {arg::ptr(out_), arg::ptr(ref_), arg::u64(n), arg::f32(0), arg::f32(0), arg::ptr(counts_)});
+        s_.launch(f32 ? "burn_compare_f32" : "burn_compare_f16",
+                  s_.geometry(f32 ? "burn_compare_f32" : "burn_compare_f16"), st_,
+                  {arg::ptr(out_), arg::ptr(ref_), arg::u64(n), arg::f32(0), arg::f32(0), arg::ptr(counts_)});
         st_.synchronize();
         std::uint64_t c[2] = {0, 0};
         s_.download(c, counts_.ptr(), 16);
@@ -216,7 +233,10 @@ private:
 
 // The cuBLASLt precision of a burn dtype; null for fp32 / fp64 (CUDA-core FMA kernels).
 const gemm::PrecisionInfo* gemm_precision(BurnDtype d) {
-    const char* name = d == BurnDtype::bf16 ? "bf16" : d == BurnDtype::fp16 ? "fp16" : d == BurnDtype::tf32 ? "tf32" : nullptr;
+    const char* name = d == BurnDtype::bf16   ? "bf16"
+                       : d == BurnDtype::fp16 ? "fp16"
+                       : d == BurnDtype::tf32 ? "tf32"
+                                              : nullptr;
     for (const auto& p : gemm::precisions())
         if (name && std::string_view(p.name) == name) return &p;
     return nullptr;
@@ -228,19 +248,22 @@ public:
     MemoryLoad(GpuSession& s, double fraction) : s_(s) {
         auto mi = s_.mem_info();
         std::uint64_t each = std::uint64_t(double(mi.free_bytes) * fraction / 2) & ~std::uint64_t(0xFFFFF);
-        if (each < (1u << 20)) throw Error(ErrorKind::Runtime, "too little free GPU memory for the memory load",
-                                           "stop other processes on this GPU");
+        if (each < (1u << 20))
+            throw Error(ErrorKind::Runtime, "too little free GPU memory for the memory load",
+                        "stop other processes on this GPU");
         n_vec_ = each / 16;
         src_ = s_.alloc(each);
         dst_ = s_.alloc(each);
         counts_ = s_.alloc(8);
         st_ = s_.stream();
-        s_.launch("stream_write", s_.geometry("stream_write"), st_, {arg::ptr(src_), arg::u64(n_vec_), arg::u32(kPattern)});
+        s_.launch("stream_write", s_.geometry("stream_write"), st_,
+                  {arg::ptr(src_), arg::u64(n_vec_), arg::u32(kPattern)});
         st_.synchronize();
     }
     std::pair<double, double> batch(std::uint64_t& compared, std::uint64_t& mism) {
         double ms = s_.time_ms(st_, [&] {
-            s_.launch("stream_copy", s_.geometry("stream_copy"), st_, {arg::ptr(dst_), arg::ptr(src_), arg::u64(n_vec_)});
+            s_.launch("stream_copy", s_.geometry("stream_copy"), st_,
+                      {arg::ptr(dst_), arg::ptr(src_), arg::u64(n_vec_)});
         });
         s_.zero(counts_, &st_);
         s_.launch("stream_verify", s_.geometry("stream_verify"), st_,
@@ -466,7 +489,8 @@ bool watch_load(CheckContext& ctx, const BurnOptions& opt, Lives& lives, Telemet
         if (el >= opt.duration_s || all_done) return false;
         if (ctx.progress && Clock::now() >= next_draw) {
             next_draw = Clock::now() + std::chrono::milliseconds(100);
-            draw_progress(*ctx.progress, lives, sampler, load_t0 ? std::optional<double>(opt.duration_s - el) : std::nullopt);
+            draw_progress(*ctx.progress, lives, sampler,
+                          load_t0 ? std::optional<double>(opt.duration_s - el) : std::nullopt);
         }
         std::this_thread::sleep_until(std::min(next_sample, Clock::now() + std::chrono::milliseconds(100)));
     }
@@ -527,7 +551,8 @@ std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt, con
     std::thread runner([&] {
         set.run_parallel([&](GpuSet::Member& m) {
             for (std::size_t k = 0; k < lives.size(); ++k)
-                if (lives[k]->out.gpu == m.index) load_thread(*m.session, *lives[k], opt, lt ? &*lt : nullptr, fma_note, stop_load, t0);
+                if (lives[k]->out.gpu == m.index)
+                    load_thread(*m.session, *lives[k], opt, lt ? &*lt : nullptr, fma_note, stop_load, t0);
         });
     });
 

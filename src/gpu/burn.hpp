@@ -27,7 +27,8 @@ const char* to_string(BurnLoad l);
 BurnDtype parse_burn_dtype(const std::string& s);
 BurnLoad parse_burn_load(const std::string& s);
 // How long a burn may run: long enough to reach steady clocks, short enough to end within a day.
-inline constexpr NumberRule kBurnDurationRule{1, 86400, false, false, false, NumberUnit::Seconds, "a duration", "", "10m"};
+inline constexpr NumberRule kBurnDurationRule{1,  86400, false, false, false, NumberUnit::Seconds, "a duration",
+                                              "", "10m"};
 // "10m", "90s", "1h", "45" (seconds) under kBurnDurationRule; throws a Usage Error naming `option`.
 double parse_duration_s(const std::string& s, std::string_view option = "--duration");
 
@@ -42,8 +43,8 @@ struct BurnOptions {
 
 // The GPUs to burn, with what the run knows of them.
 struct BurnTargets {
-    std::vector<const GpuInfo*> gpus;    // the selected GPUs
-    std::vector<std::string> skus;       // parallel to gpus: the SKU key, or the driver's name (peers compare it)
+    std::vector<const GpuInfo*> gpus;        // the selected GPUs
+    std::vector<std::string> skus;           // parallel to gpus: the SKU key, or the driver's name (peers compare it)
     std::optional<int> cuda_driver_version;  // picks the cuBLASLt that matches the driver
 };
 

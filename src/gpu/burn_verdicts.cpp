@@ -50,8 +50,6 @@ std::optional<double> min_of(const std::vector<TelemetrySample>& s, F get) {
 
 }  // namespace
 
-
-
 std::vector<Finding> throttle_findings(const std::vector<TelemetrySample>& s) {
     std::vector<Finding> out;
     size_t with_reasons = 0;
@@ -63,7 +61,8 @@ std::vector<Finding> throttle_findings(const std::vector<TelemetrySample>& s) {
         for (const auto& x : s)
             if (x.clock_reasons && (*x.clock_reasons & r.bit)) {
                 if (n++ == 0) first = x.t_s;
-                if (x.sm_clock_mhz) clock_during = clock_during ? std::min(*clock_during, *x.sm_clock_mhz) : *x.sm_clock_mhz;
+                if (x.sm_clock_mhz)
+                    clock_during = clock_during ? std::min(*clock_during, *x.sm_clock_mhz) : *x.sm_clock_mhz;
             }
         if (!n) continue;
         auto max_clock = max_of(s, [](const TelemetrySample& x) { return x.sm_clock_mhz; });
@@ -82,14 +81,15 @@ std::vector<Finding> throttle_findings(const std::vector<TelemetrySample>& s) {
     return out;
 }
 
-std::optional<Finding> temperature_finding(const std::vector<TelemetrySample>& s,
-                                           std::optional<double> slowdown_c) {
+std::optional<Finding> temperature_finding(const std::vector<TelemetrySample>& s, std::optional<double> slowdown_c) {
     auto peak = max_of(s, [](const TelemetrySample& x) { return x.temperature_c; });
     if (!peak) return std::nullopt;
     if (!slowdown_c) return Finding{Verdict::Pass, fmt("peak %.0f °C (slowdown threshold unknown)", *peak)};
     if (*peak >= *slowdown_c - 5)
-        return Finding{Verdict::Warn, fmt("peak %.0f °C", *peak) + fmt(", within 5 °C of the %.0f °C slowdown threshold", *slowdown_c)};
-    return Finding{Verdict::Pass, fmt("peak %.0f °C", *peak) + fmt(", %.0f °C below the slowdown threshold", *slowdown_c - *peak)};
+        return Finding{Verdict::Warn, fmt("peak %.0f °C", *peak) +
+                                          fmt(", within 5 °C of the %.0f °C slowdown threshold", *slowdown_c)};
+    return Finding{Verdict::Pass,
+                   fmt("peak %.0f °C", *peak) + fmt(", %.0f °C below the slowdown threshold", *slowdown_c - *peak)};
 }
 
 // The GPU's own memory threshold (nvml.h: "Memory Temperature at which the GPU will begin SW
@@ -134,9 +134,9 @@ std::optional<Finding> throughput_drop_finding(const std::vector<double>& t_s, c
     double drop = 1 - *b / *a;
     std::string win = w >= 60 ? "minute" : fmt("%.0f s", w);
     if (drop > 0.10)
-        return Finding{Verdict::Warn, "throughput fell " + fmt("%.0f%%", drop * 100) + ": last " + win + " " +
-                                          num(*b) + " " + std::string(unit) + " vs first " + win + " " +
-                                          num(*a) + " " + std::string(unit)};
+        return Finding{Verdict::Warn, "throughput fell " + fmt("%.0f%%", drop * 100) + ": last " + win + " " + num(*b) +
+                                          " " + std::string(unit) + " vs first " + win + " " + num(*a) + " " +
+                                          std::string(unit)};
     return std::nullopt;
 }
 
@@ -158,10 +158,10 @@ std::vector<std::optional<Finding>> peer_findings(const std::vector<GpuBurnOutco
         if (!med || *med <= 0) continue;
         double below = 1 - *mine / *med;
         if (below > 0.10)
-            out[i] = Finding{Verdict::Fail, num(*mine) + " " + g.throughput_unit + " is " +
-                                                fmt("%.0f%%", below * 100) + " below the median " + num(*med) +
-                                                " " + g.throughput_unit + " of its " + std::to_string(peers.size()) +
-                                                " identical peer" + (peers.size() == 1 ? "" : "s") + " (" + g.sku + ")"};
+            out[i] = Finding{Verdict::Fail, num(*mine) + " " + g.throughput_unit + " is " + fmt("%.0f%%", below * 100) +
+                                                " below the median " + num(*med) + " " + g.throughput_unit +
+                                                " of its " + std::to_string(peers.size()) + " identical peer" +
+                                                (peers.size() == 1 ? "" : "s") + " (" + g.sku + ")"};
     }
     return out;
 }
@@ -172,15 +172,21 @@ std::optional<Finding> correctness_finding(const GpuBurnOutcome& g) {
         return Finding{Verdict::Pass, std::to_string(g.results_compared) + " results matched the reference"};
     }
     return Finding{Verdict::Fail, "wrong results: " + std::to_string(g.mismatches) + " mismatched and " +
-                                      std::to_string(g.nans) + " NaN values in " +
-                                      std::to_string(g.results_compared) + " results checked"};
+                                      std::to_string(g.nans) + " NaN values in " + std::to_string(g.results_compared) +
+                                      " results checked"};
 }
 
 std::optional<Finding> ecc_finding(const std::vector<TelemetrySample>& s) {
     std::optional<std::uint64_t> first, last, cfirst, clast;
     for (const auto& x : s) {
-        if (x.ecc_uncorrected) { if (!first) first = x.ecc_uncorrected; last = x.ecc_uncorrected; }
-        if (x.ecc_corrected) { if (!cfirst) cfirst = x.ecc_corrected; clast = x.ecc_corrected; }
+        if (x.ecc_uncorrected) {
+            if (!first) first = x.ecc_uncorrected;
+            last = x.ecc_uncorrected;
+        }
+        if (x.ecc_corrected) {
+            if (!cfirst) cfirst = x.ecc_corrected;
+            clast = x.ecc_corrected;
+        }
     }
     if (first && *last > *first)
         return Finding{Verdict::Fail, "new uncorrectable ECC errors: " + std::to_string(*first) + " -> " +
@@ -227,7 +233,8 @@ Measurement throughput_measurement(const GpuBurnOutcome& g) {
         .on_gpu(g.gpu);
 }
 
-std::optional<Measurement> peak_temperature_measurement(const GpuBurnOutcome& g, const std::vector<TelemetrySample>& s) {
+std::optional<Measurement> peak_temperature_measurement(const GpuBurnOutcome& g,
+                                                        const std::vector<TelemetrySample>& s) {
     auto peak = max_of(s, [](const TelemetrySample& x) { return x.temperature_c; });
     if (!peak) return std::nullopt;
     auto m = Measurement::number("temperature_peak_c", "Peak temperature", *peak, "C").on_gpu(g.gpu);
@@ -268,7 +275,8 @@ std::vector<std::string> burn_details(const BurnInput& in, const GpuBurnOutcome&
     for (const auto& n : g.notes) d.push_back("load: " + n);
     if (tel)
         for (const auto& [field, why] : tel->absent) d.push_back("not sampled: " + field + ": " + why);
-    if (!in.telemetry.xid_absent_reason.empty()) d.push_back("Xid events not watched: " + in.telemetry.xid_absent_reason);
+    if (!in.telemetry.xid_absent_reason.empty())
+        d.push_back("Xid events not watched: " + in.telemetry.xid_absent_reason);
     return d;
 }
 
@@ -286,7 +294,9 @@ std::vector<Finding> gpu_findings(const GpuBurnOutcome& g, const GpuTelemetry* t
     const auto& s = samples_of(tel);
     std::vector<Finding> f = load_findings(g, tel && tel->lost);
     auto add = [&](std::vector<Finding> more) { f.insert(f.end(), more.begin(), more.end()); };
-    auto add_one = [&](const std::optional<Finding>& x) { if (x) f.push_back(*x); };
+    auto add_one = [&](const std::optional<Finding>& x) {
+        if (x) f.push_back(*x);
+    };
     add_one(correctness_finding(g));
     add(xid_findings(xids, g.gpu));
     add_one(ecc_finding(s));
@@ -316,9 +326,12 @@ std::vector<Measurement> burn_measurements(const GpuBurnOutcome& g, const GpuTel
     if (auto m = peak_temperature_measurement(g, s)) out.push_back(std::move(*m));
     out.push_back(memory_temperature_measurement(g, tel));
     add("power_peak_w", "Peak power", max_of(s, [](const TelemetrySample& x) { return x.power_w; }), "W");
-    add("power_limit_min_w", "Lowest enforced power limit", min_of(s, [](const TelemetrySample& x) { return x.power_limit_w; }), "W");
-    add("sm_clock_min_mhz", "Lowest SM clock", min_of(s, [](const TelemetrySample& x) { return x.sm_clock_mhz; }), "MHz");
-    add("sm_clock_max_mhz", "Highest SM clock", max_of(s, [](const TelemetrySample& x) { return x.sm_clock_mhz; }), "MHz");
+    add("power_limit_min_w", "Lowest enforced power limit",
+        min_of(s, [](const TelemetrySample& x) { return x.power_limit_w; }), "W");
+    add("sm_clock_min_mhz", "Lowest SM clock", min_of(s, [](const TelemetrySample& x) { return x.sm_clock_mhz; }),
+        "MHz");
+    add("sm_clock_max_mhz", "Highest SM clock", max_of(s, [](const TelemetrySample& x) { return x.sm_clock_mhz; }),
+        "MHz");
     add("mismatch_count", "Mismatched results", double(g.mismatches), "count");
     add("nan_count", "NaN results", double(g.nans), "count");
     add("results_checked_count", "Results checked", double(g.results_compared), "count");

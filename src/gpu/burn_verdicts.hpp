@@ -25,21 +25,21 @@ namespace gpuvet {
 // What the load side measured on one GPU.
 struct GpuBurnOutcome {
     int gpu = 0;
-    std::string name;                          // "NVIDIA H100 80GB HBM3"
-    std::string sku;                           // peers are GPUs with the same non-empty SKU
-    std::optional<double> slowdown_temp_c;     // NVML slowdown threshold
-    std::optional<double> memory_max_temp_c;   // NVML memory threshold (MEM_MAX: SW slowdown from there)
+    std::string name;                         // "NVIDIA H100 80GB HBM3"
+    std::string sku;                          // peers are GPUs with the same non-empty SKU
+    std::optional<double> slowdown_temp_c;    // NVML slowdown threshold
+    std::optional<double> memory_max_temp_c;  // NVML memory threshold (MEM_MAX: SW slowdown from there)
     std::optional<double> default_power_limit_w;
-    std::string load;                          // "gemm bf16", "fma fp32", "memory", ...
-    std::vector<double> batch_t_s;             // end time of each batch, seconds since start
-    std::vector<double> batch_throughput;      // achieved throughput of each batch, in throughput_unit
-    std::string throughput_unit = "TFLOPS";    // "GB/s" for a pure memory load
-    std::uint64_t results_compared = 0;        // results checked against the reference
+    std::string load;                        // "gemm bf16", "fma fp32", "memory", ...
+    std::vector<double> batch_t_s;           // end time of each batch, seconds since start
+    std::vector<double> batch_throughput;    // achieved throughput of each batch, in throughput_unit
+    std::string throughput_unit = "TFLOPS";  // "GB/s" for a pure memory load
+    std::uint64_t results_compared = 0;      // results checked against the reference
     std::uint64_t mismatches = 0, nans = 0;
-    bool lost = false;                         // fell off the bus / context died
-    std::string load_error;                    // the load could not run (-> ERROR)
-    double duration_s = 0;                     // how long the load ran
-    std::vector<std::string> notes;            // how the load was chosen (e.g. FMA: no cuBLASLt)
+    bool lost = false;               // fell off the bus / context died
+    std::string load_error;          // the load could not run (-> ERROR)
+    double duration_s = 0;           // how long the load ran
+    std::vector<std::string> notes;  // how the load was chosen (e.g. FMA: no cuBLASLt)
 };
 
 struct BurnInput {
@@ -52,16 +52,15 @@ struct BurnInput {
 // ---- single rules (exposed for tests) -----------------------------------------------------
 // Throttle reasons seen in the samples. FAIL per bad reason; SW power cap as Pass info.
 std::vector<Finding> throttle_findings(const std::vector<TelemetrySample>& s);
-std::optional<Finding> temperature_finding(const std::vector<TelemetrySample>& s,
-                                           std::optional<double> slowdown_c);
+std::optional<Finding> temperature_finding(const std::vector<TelemetrySample>& s, std::optional<double> slowdown_c);
 std::optional<Finding> memory_temperature_finding(const std::vector<TelemetrySample>& s,
                                                   std::optional<double> memory_max_c);
 std::optional<Finding> power_limit_finding(const std::vector<TelemetrySample>& s,
                                            std::optional<double> default_limit_w);
 // Window = min(60 s, run / 3): a short run compares its first and last thirds.
 double throughput_window_s(double run_s);
-std::optional<Finding> throughput_drop_finding(const std::vector<double>& t_s,
-                                               const std::vector<double>& v, std::string_view unit);
+std::optional<Finding> throughput_drop_finding(const std::vector<double>& t_s, const std::vector<double>& v,
+                                               std::string_view unit);
 // One entry per GPU in `gpus` order: a FAIL finding or nullopt.
 std::vector<std::optional<Finding>> peer_findings(const std::vector<GpuBurnOutcome>& gpus);
 std::optional<Finding> correctness_finding(const GpuBurnOutcome& g);
@@ -82,7 +81,6 @@ std::vector<Measurement> burn_measurements(const GpuBurnOutcome& g, const GpuTel
 // The worst finding with the count of the others, else one line saying how the run went.
 std::string burn_summary(const std::vector<Finding>& f, Verdict v, const GpuBurnOutcome& g,
                          const std::vector<TelemetrySample>& s, bool interrupted);
-
 
 // One CheckResult per GPU, key "gpu.burn".
 std::vector<CheckResult> burn_verdicts(const BurnInput& in);

@@ -7,7 +7,7 @@ namespace gpuvet::clock_reason {
 
 inline constexpr std::uint64_t kGpuIdle = 0x1;
 inline constexpr std::uint64_t kApplicationsClocksSetting = 0x2;
-inline constexpr std::uint64_t kSwPowerCap = 0x4;         // normal: the power limit is working
+inline constexpr std::uint64_t kSwPowerCap = 0x4;  // normal: the power limit is working
 inline constexpr std::uint64_t kHwSlowdown = 0x8;
 inline constexpr std::uint64_t kSyncBoost = 0x10;
 inline constexpr std::uint64_t kSwThermalSlowdown = 0x20;

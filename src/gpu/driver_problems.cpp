@@ -23,8 +23,7 @@ bool visible_to_cuda(const GpuInfo& g) { return g.cuda_ordinal.has_value(); }
 std::string cuda_invisible_reason(const GpuInfo& g, const char* cuda_visible_devices) {
     if (g.mig_enabled.value_or(false))
         return "MIG mode is on: CUDA sees only this GPU's MIG instances, not the whole GPU";
-    if (cuda_visible_devices)
-        return std::string("hidden from CUDA by CUDA_VISIBLE_DEVICES=") + cuda_visible_devices;
+    if (cuda_visible_devices) return std::string("hidden from CUDA by CUDA_VISIBLE_DEVICES=") + cuda_visible_devices;
     return "NVML lists this GPU but CUDA does not see it";
 }
 
@@ -33,11 +32,12 @@ std::vector<DriverProblem> diagnose_driver(const Inventory& inv, const char* cud
     // nvidia.ko missing: the user-space libraries load, but NVML says the driver is not loaded
     // and cuInit finds no device.
     if (inv.nvml_init_status == nvml::NVML_ERROR_DRIVER_NOT_LOADED) {
-        out.push_back({"the NVIDIA kernel module is not loaded",
-                       "the NVIDIA kernel module is not loaded: the driver's libraries are installed, but no GPU can be reached",
-                       "load it with 'sudo modprobe nvidia' (and 'sudo modprobe nvidia_uvm' for CUDA), or reboot; if it "
-                       "will not load, 'sudo dmesg | grep -i nvidia' says why: often a kernel update without the module "
-                       "rebuilt ('dkms status') or Secure Boot refusing an unsigned module"});
+        out.push_back(
+            {"the NVIDIA kernel module is not loaded",
+             "the NVIDIA kernel module is not loaded: the driver's libraries are installed, but no GPU can be reached",
+             "load it with 'sudo modprobe nvidia' (and 'sudo modprobe nvidia_uvm' for CUDA), or reboot; if it "
+             "will not load, 'sudo dmesg | grep -i nvidia' says why: often a kernel update without the module "
+             "rebuilt ('dkms status') or Secure Boot refusing an unsigned module"});
         return out;
     }
     if (!inv.nvml_present || inv.gpus.empty()) return out;
@@ -52,15 +52,15 @@ std::vector<DriverProblem> diagnose_driver(const Inventory& inv, const char* cud
     if (!mig.empty()) {
         std::string which = gpus_word(mig) + join_indexes(mig);
         std::string first = std::to_string(mig.front());
-        out.push_back({"MIG mode is on for " + which + ": CUDA sees no whole GPU there",
-                       "MIG mode is on for " + which + ": " + (mig.size() == 1 ? "it is" : "each is") +
-                           " partitioned into GPU instances, and CUDA sees no whole GPU there" +
-                           (inv.cuda_present ? "" : " (cuInit finds no device at all)") +
-                           "; the NVML checks judge " + (mig.size() == 1 ? "it" : "them") +
-                           " (gpu.tenancy, order), the measurements cannot run",
-                       "if whole GPUs were rented, have MIG turned off ('sudo nvidia-smi -i " + first +
-                           " -mig 0', then reset the GPU with 'sudo nvidia-smi -i " + first +
-                           " -r' or reboot); if MIG slices are what you rented, say so in the order (--expect \"..., mig\")"});
+        out.push_back(
+            {"MIG mode is on for " + which + ": CUDA sees no whole GPU there",
+             "MIG mode is on for " + which + ": " + (mig.size() == 1 ? "it is" : "each is") +
+                 " partitioned into GPU instances, and CUDA sees no whole GPU there" +
+                 (inv.cuda_present ? "" : " (cuInit finds no device at all)") + "; the NVML checks judge " +
+                 (mig.size() == 1 ? "it" : "them") + " (gpu.tenancy, order), the measurements cannot run",
+             "if whole GPUs were rented, have MIG turned off ('sudo nvidia-smi -i " + first +
+                 " -mig 0', then reset the GPU with 'sudo nvidia-smi -i " + first +
+                 " -r' or reboot); if MIG slices are what you rented, say so in the order (--expect \"..., mig\")"});
     }
     if (!inv.cuda_present && mig.size() < inv.gpus.size()) {
         // CUDA failed for a reason of its own while NVML works: name both sides.
@@ -73,10 +73,11 @@ std::vector<DriverProblem> diagnose_driver(const Inventory& inv, const char* cud
                                               "NVIDIA container toolkit mounts it) or set GPUVET_LIBCUDA to its path"});
     }
     if (!hidden.empty()) {
-        std::string head = gpus_word(hidden) + join_indexes(hidden) + " hidden from CUDA by CUDA_VISIBLE_DEVICES=" +
-                           cuda_visible_devices;
-        out.push_back({head, head + ": the NVML checks judge " + (hidden.size() == 1 ? "it" : "them") +
-                                 ", the measurements cannot run there",
+        std::string head = gpus_word(hidden) + join_indexes(hidden) +
+                           " hidden from CUDA by CUDA_VISIBLE_DEVICES=" + cuda_visible_devices;
+        out.push_back({head,
+                       head + ": the NVML checks judge " + (hidden.size() == 1 ? "it" : "them") +
+                           ", the measurements cannot run there",
                        "unset CUDA_VISIBLE_DEVICES to measure every GPU; choose GPUs with --gpus instead"});
     }
     if (!unseen.empty()) {

@@ -17,14 +17,14 @@ const std::vector<PrecisionInfo>& precisions() {
     static const std::vector<PrecisionInfo> p = {
         {Precision::tf32, "tf32", "TF32 tensor GEMM", "TFLOPS", CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
          CUBLAS_COMPUTE_32F_FAST_TF32, 4, 4, 80, 0.80, 0.70, 0.55, 1e-6, 2e-3},
-        {Precision::fp16, "fp16", "FP16 tensor GEMM", "TFLOPS", CUDA_R_16F, CUDA_R_16F, CUDA_R_32F,
-         CUBLAS_COMPUTE_32F, 2, 2, 70, 0.80, 0.70, 0.55, 2e-3, 1e-4},
+        {Precision::fp16, "fp16", "FP16 tensor GEMM", "TFLOPS", CUDA_R_16F, CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F,
+         2, 2, 70, 0.80, 0.70, 0.55, 2e-3, 1e-4},
         {Precision::bf16, "bf16", "BF16 tensor GEMM", "TFLOPS", CUDA_R_16BF, CUDA_R_16BF, CUDA_R_32F,
          CUBLAS_COMPUTE_32F, 2, 2, 80, 0.80, 0.70, 0.55, 8e-3, 1e-4},
         {Precision::fp8, "fp8", "FP8 (E4M3) tensor GEMM", "TFLOPS", CUDA_R_8F_E4M3, CUDA_R_32F, CUDA_R_32F,
          CUBLAS_COMPUTE_32F, 1, 4, 89, 0.74, 0.65, 0.50, 1e-6, 2e-3},
-        {Precision::int8, "int8", "INT8 tensor GEMM", "TOPS", CUDA_R_8I, CUDA_R_32I, CUDA_R_32I,
-         CUBLAS_COMPUTE_32I, 1, 4, 75, 0.74, 0.65, 0.50, 0, 0},
+        {Precision::int8, "int8", "INT8 tensor GEMM", "TOPS", CUDA_R_8I, CUDA_R_32I, CUDA_R_32I, CUBLAS_COMPUTE_32I, 1,
+         4, 75, 0.74, 0.65, 0.50, 0, 0},
     };
     return p;
 }
@@ -40,9 +40,7 @@ std::optional<double> spec_rate(const GpuSpec& s, Precision p) {
     return std::nullopt;
 }
 
-std::string Shape::text() const {
-    return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
-}
+std::string Shape::text() const { return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k); }
 
 std::uint64_t bytes_needed(const Shape& s, const PrecisionInfo& p) {
     return (s.m * s.k + s.k * s.n) * p.ab_bytes + s.m * s.n * p.d_bytes;
@@ -85,7 +83,8 @@ double decode(Precision p, const std::uint8_t* b) {
         case Precision::bf16: {
             std::uint16_t u;
             std::memcpy(&u, b, 2);
-            return small_float::to_double(p == Precision::fp16 ? small_float::Format::f16 : small_float::Format::bf16, u);
+            return small_float::to_double(p == Precision::fp16 ? small_float::Format::f16 : small_float::Format::bf16,
+                                          u);
         }
         case Precision::fp8: return fp8_e4m3_value(*b);
         case Precision::int8: return static_cast<std::int8_t>(*b);

@@ -18,14 +18,14 @@ enum class Precision { tf32, fp16, bf16, fp8, int8 };
 
 struct PrecisionInfo {
     Precision precision;
-    const char* name;         // "bf16"
-    const char* label;        // "BF16 tensor GEMM"
-    const char* unit;         // "TFLOPS" or "TOPS"
+    const char* name;   // "bf16"
+    const char* label;  // "BF16 tensor GEMM"
+    const char* unit;   // "TFLOPS" or "TOPS"
     lt::cudaDataType_t ab_type, d_type, scale_type;
     lt::cublasComputeType_t compute;
     std::size_t ab_bytes, d_bytes;
-    int min_cc;               // x10: 80 for 8.0 (TF32/BF16), 89 for FP8 E4M3
-    double expected_fraction; // of the dense tensor spec, healthy best shape
+    int min_cc;                // x10: 80 for 8.0 (TF32/BF16), 89 for FP8 E4M3
+    double expected_fraction;  // of the dense tensor spec, healthy best shape
     double warn_fraction, fail_fraction;
     // Tolerance: |got - ref| <= rel_out * |ref| + rel_acc * sum_k |a_ik * b_kj|. Zero: exact.
     double rel_out, rel_acc;

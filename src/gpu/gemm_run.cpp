@@ -28,7 +28,6 @@ void fill(GpuSession& s, const DeviceBuffer& buf, const InputTile& t, const std:
     fill_repeating(s, buf.ptr(), buf.bytes(), t.bytes.data(), t.bytes.size(), stop);
 }
 
-
 }  // namespace
 
 // Owners of the cuBLASLt descriptors.
@@ -63,9 +62,7 @@ const InputTile& shared_tile(const PrecisionInfo& p, int operand, std::size_t el
 }
 }  // namespace
 
-const InputTile& tile_a(const PrecisionInfo& p) {
-    return shared_tile(p, 0, kTileElements, 0xA11CE + int(p.precision));
-}
+const InputTile& tile_a(const PrecisionInfo& p) { return shared_tile(p, 0, kTileElements, 0xA11CE + int(p.precision)); }
 const InputTile& tile_b(const PrecisionInfo& p) {
     return shared_tile(p, 1, kTileElements + 2, 0xB0B + int(p.precision));
 }
@@ -95,13 +92,13 @@ PreparedGemm::PreparedGemm(const CublasLtApi& lt, LtHandle& handle, GpuSession& 
     lt_check(lt, lt.cublasLtMatrixLayoutCreate(&ds.d, p.d_type, sh.m, sh.n, sh.m), "cublasLtMatrixLayoutCreate");
     lt_check(lt, lt.cublasLtMatmulPreferenceCreate(&ds.pref), "cublasLtMatmulPreferenceCreate");
     std::uint64_t ws = kWorkspaceBytes;
-    lt_check(lt, lt.cublasLtMatmulPreferenceSetAttribute(ds.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
-                                                         sizeof ws),
+    lt_check(lt,
+             lt.cublasLtMatmulPreferenceSetAttribute(ds.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
              "cublasLtMatmulPreferenceSetAttribute");
     cublasLtMatmulHeuristicResult_t heur{};
     int found = 0;
-    cublasStatus_t hs = lt.cublasLtMatmulAlgoGetHeuristic(handle.get(), ds.op, ds.a, ds.b, ds.d, ds.d, ds.pref, 1,
-                                                          &heur, &found);
+    cublasStatus_t hs =
+        lt.cublasLtMatmulAlgoGetHeuristic(handle.get(), ds.op, ds.a, ds.b, ds.d, ds.d, ds.pref, 1, &heur, &found);
     if (hs == CUBLAS_STATUS_NOT_SUPPORTED || (hs == CUBLAS_STATUS_SUCCESS && found == 0)) return;
     lt_check(lt, hs, "cublasLtMatmulAlgoGetHeuristic");
     algo_ = heur.algo;

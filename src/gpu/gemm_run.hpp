@@ -11,15 +11,14 @@
 #include "gpu/gemm_plan.hpp"
 #include "gpu/session.hpp"
 
-
 namespace gpuvet::gemm {
 
 struct ShapeResult {
     Shape shape;
     std::optional<double> rate{};  // TFLOPS (TOPS for INT8); {}: built as ShapeResult{shape}
     double median_ms = 0;
-    std::string absent_reason{};   // when no rate (no algorithm for this shape)
-    std::size_t checked = 0;       // outputs compared with the CPU
+    std::string absent_reason{};  // when no rate (no algorithm for this shape)
+    std::size_t checked = 0;      // outputs compared with the CPU
     std::vector<Mismatch> mismatches{};
 };
 

@@ -27,8 +27,11 @@ bool contains(const std::vector<const GpuSpec*>& v, const GpuSpec* s) {
 const GpuSpec* nearest_memory(const std::vector<const GpuSpec*>& v, const GpuInfo& g) {
     if (!g.memory_total_bytes) return v.front();
     double have = mib(*g.memory_total_bytes);
-    auto distance = [&](const GpuSpec* s) { return std::fabs(expected_driver_memory(*s, ecc_state(g)).expected_mib - have); };
-    return *std::min_element(v.begin(), v.end(), [&](const GpuSpec* a, const GpuSpec* b) { return distance(a) < distance(b); });
+    auto distance = [&](const GpuSpec* s) {
+        return std::fabs(expected_driver_memory(*s, ecc_state(g)).expected_mib - have);
+    };
+    return *std::min_element(v.begin(), v.end(),
+                             [&](const GpuSpec* a, const GpuSpec* b) { return distance(a) < distance(b); });
 }
 
 }  // namespace
@@ -78,8 +81,9 @@ Identification identify_gpu(const GpuInfo& g, const SpecDb& specs) {
         id.how = g.memory_total_bytes ? "name+memory" : "name";
         basis = "its name '" + *g.name + "'";
         if (g.pci_device_id)
-            id.unknowns.push_back("PCI device id " + hex_device_id(*g.pci_device_id) +
-                                  " is not in the spec database; identified by its name only (add the id with --specs FILE)");
+            id.unknowns.push_back(
+                "PCI device id " + hex_device_id(*g.pci_device_id) +
+                " is not in the spec database; identified by its name only (add the id with --specs FILE)");
     } else {
         std::string what = g.name ? "'" + *g.name + "'" : "a GPU with no name";
         if (g.pci_device_id) what += " (PCI device id " + hex_device_id(*g.pci_device_id) + ")";
@@ -90,8 +94,8 @@ Identification identify_gpu(const GpuInfo& g, const SpecDb& specs) {
     const GpuSpec& s = *id.spec;
     const std::string claim = label + " claims to be " + with_article(s.name) + " (" + basis + ")";
     if (g.sm_count && s.sm_count && *g.sm_count != *s.sm_count)
-        id.conflicts.push_back(claim + " but has " + std::to_string(*g.sm_count) + " SMs where " + with_article(s.name) +
-                               " has " + std::to_string(*s.sm_count) +
+        id.conflicts.push_back(claim + " but has " + std::to_string(*g.sm_count) + " SMs where " +
+                               with_article(s.name) + " has " + std::to_string(*s.sm_count) +
                                (*g.sm_count < *s.sm_count ? ": a cut-down part" : ": a different part"));
     if (g.memory_total_bytes) {
         double have = mib(*g.memory_total_bytes);

@@ -13,9 +13,9 @@ class SpecDb;
 struct GpuSpec;
 
 struct Identification {
-    const GpuSpec* spec = nullptr;      // the SKU, or null when none fits
-    const GpuSpec* named = nullptr;     // the SKU the driver's name says, when the database knows the name
-    std::string how;                    // "pci-device-id", "name+memory", "name"
+    const GpuSpec* spec = nullptr;   // the SKU, or null when none fits
+    const GpuSpec* named = nullptr;  // the SKU the driver's name says, when the database knows the name
+    std::string how;                 // "pci-device-id", "name+memory", "name"
     // Disagreements, each one a FAIL finding, written as whole sentences: "GPU 4 claims to be an
     // H100 SXM5 80GB (its name 'NVIDIA H100 80GB HBM3') but its PCI device id 0x2324 is an H800 SXM5 80GB".
     std::vector<std::string> conflicts;

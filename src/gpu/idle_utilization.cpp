@@ -5,7 +5,6 @@
 #include <numeric>
 #include <thread>
 
-
 namespace gpuvet {
 
 namespace {
@@ -48,7 +47,8 @@ std::map<int, IdleUtilization> sample_idle_utilization(const DeviceBackend* back
         if (k > 0) {
             next += period;
             while (!stopped() && Clock::now() < next)  // short slices: Ctrl-C is prompt
-                std::this_thread::sleep_for(std::min<Clock::duration>(std::chrono::milliseconds(20), next - Clock::now()));
+                std::this_thread::sleep_for(
+                    std::min<Clock::duration>(std::chrono::milliseconds(20), next - Clock::now()));
             if (stopped()) break;
         }
         for (auto& [i, d] : devs) {

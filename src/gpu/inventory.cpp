@@ -68,7 +68,8 @@ std::vector<CudaDevice> read_cuda(const CudaApi& api, Inventory& inv) {
     auto attr = [&](cu::CUdevice d, cu::CUdevice_attribute a, std::string& why) {
         int x = 0;
         if (!api.cuDeviceGetAttribute) why = driver_lacks("cuDeviceGetAttribute");
-        else if (int rc = api.cuDeviceGetAttribute(&x, a, d); rc != 0) why = cuda_reason(api, "cuDeviceGetAttribute", rc);
+        else if (int rc = api.cuDeviceGetAttribute(&x, a, d); rc != 0)
+            why = cuda_reason(api, "cuDeviceGetAttribute", rc);
         return x;
     };
     for (int i = 0; i < n; ++i) {
@@ -101,7 +102,8 @@ std::vector<CudaDevice> read_cuda(const CudaApi& api, Inventory& inv) {
             c.name = Fact<std::string>::absent(cuda_reason(api, "cuDeviceGetName", rc));
         else c.name = std::string(name);
         std::size_t bytes = 0;
-        if (!api.cuDeviceTotalMem) c.memory_total_bytes = Fact<std::uint64_t>::absent(driver_lacks("cuDeviceTotalMem_v2"));
+        if (!api.cuDeviceTotalMem)
+            c.memory_total_bytes = Fact<std::uint64_t>::absent(driver_lacks("cuDeviceTotalMem_v2"));
         else if (int rc = api.cuDeviceTotalMem(&bytes, d); rc != 0)
             c.memory_total_bytes = Fact<std::uint64_t>::absent(cuda_reason(api, "cuDeviceTotalMem_v2", rc));
         else c.memory_total_bytes = static_cast<std::uint64_t>(bytes);
@@ -251,7 +253,8 @@ Inventory collect_inventory(const InventoryOptions& opt) {
     const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
     for (auto& g : inv.gpus) {
         if (!inv.cuda_present) {
-            std::string why = g.mig_enabled.value_or(false) ? cuda_invisible_reason(g, visible) : inv.cuda_absent_reason;
+            std::string why =
+                g.mig_enabled.value_or(false) ? cuda_invisible_reason(g, visible) : inv.cuda_absent_reason;
             g.cuda_ordinal = Fact<int>::absent(why);
             g.sm_count = Fact<int>::absent(why);
             continue;

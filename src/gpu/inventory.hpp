@@ -20,12 +20,12 @@ namespace gpuvet {
 // live state taken at inventory time (sample()), with what only CUDA knows. A reader that wants
 // only one half takes it as `const DeviceFacts&` or `const DeviceSample&`.
 struct GpuInfo : DeviceFacts, DeviceSample {
-    int index = 0;                            // NVML index
-    Fact<int> cuda_ordinal;                   // CUDA device ordinal matched by PCI bus id
-    Fact<int> sm_count;                       // read through CUDA only
+    int index = 0;           // NVML index
+    Fact<int> cuda_ordinal;  // CUDA device ordinal matched by PCI bus id
+    Fact<int> sm_count;      // read through CUDA only
 
-    bool lost = false;                        // fell off the bus while being read
-    std::vector<std::string> errors;          // per-GPU problems met while reading
+    bool lost = false;                // fell off the bus while being read
+    std::vector<std::string> errors;  // per-GPU problems met while reading
 };
 
 // GPU-to-GPU relation like `nvidia-smi topo -m`: "NV18", "PIX", "PXB", "PHB", "NODE", "SYS", "X".
@@ -35,20 +35,20 @@ struct Topology {
 };
 
 struct Inventory {
-    Fact<std::string> driver_version;         // "570.86.15"
-    Fact<int> cuda_driver_version;            // 12080
+    Fact<std::string> driver_version;  // "570.86.15"
+    Fact<int> cuda_driver_version;     // 12080
     Fact<std::string> nvml_version;
     std::vector<GpuInfo> gpus;
     Topology topology;
-    std::vector<std::string> errors;          // box-level problems (NVML missing, ...)
+    std::vector<std::string> errors;  // box-level problems (NVML missing, ...)
 
     // How the libraries loaded. cuda_present: libcuda loaded and cuInit succeeded.
     bool cuda_present = false;
-    std::string cuda_absent_reason;           // "libcuda.so.1 could not be loaded: ..."
-    bool nvml_present = false;                // libnvidia-ml loaded and nvmlInit succeeded
+    std::string cuda_absent_reason;  // "libcuda.so.1 could not be loaded: ..."
+    bool nvml_present = false;       // libnvidia-ml loaded and nvmlInit succeeded
     std::string nvml_absent_reason;
-    int nvml_init_status = 0;                 // nvmlInit's return code when it failed
-    int cuda_init_status = 0;                 // cuInit's return code when it failed
+    int nvml_init_status = 0;  // nvmlInit's return code when it failed
+    int cuda_init_status = 0;  // cuInit's return code when it failed
     // Why the driver cannot be used as a whole (kernel module not loaded, MIG hiding every GPU
     // from CUDA, CUDA and NVML disagreeing), with the fix; empty when nothing is wrong.
     std::vector<DriverProblem> problems;
@@ -56,7 +56,7 @@ struct Inventory {
 };
 
 struct InventoryOptions {
-    std::filesystem::path root = "/";         // for /proc/<pid>/comm (GPUVET_ROOT)
+    std::filesystem::path root = "/";  // for /proc/<pid>/comm (GPUVET_ROOT)
 };
 
 // Reads everything the driver knows. Never throws for driver problems: a failing call makes its

@@ -43,8 +43,8 @@ InventoryGpu gpu_of(const GpuInfo& g) {
     });
     for (auto& f : out.facts)
         if (f.key == "clock_event_reasons")
-            f.decoded = g.clock_event_reasons ? decode_clock_reasons(*g.clock_event_reasons)
-                                              : std::vector<std::string>{};
+            f.decoded =
+                g.clock_event_reasons ? decode_clock_reasons(*g.clock_event_reasons) : std::vector<std::string>{};
     for (const auto& l : g.nvlinks) out.nvlinks.push_back(link_of(l));
     out.nvlinks_absent_reason = g.nvlink_absent_reason;
     for (const auto& p : g.processes)

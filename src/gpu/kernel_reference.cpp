@@ -11,9 +11,7 @@
 namespace gpuvet::kernel_ref {
 namespace {
 
-Error misuse(const std::string& what) {
-    return internal_error("kernel reference misused: " + what);
-}
+Error misuse(const std::string& what) { return internal_error("kernel reference misused: " + what); }
 
 template <class T>
 bool same_bits(T x, T y) {
@@ -64,8 +62,7 @@ uint16_t iterate_small(small_float::Format f, uint16_t x, uint16_t a, uint16_t b
     }
 }
 
-uint16_t small_lane_result(small_float::Format f, uint32_t iterations, uint16_t a, uint16_t b,
-                           uint16_t x0) {
+uint16_t small_lane_result(small_float::Format f, uint32_t iterations, uint16_t a, uint16_t b, uint16_t x0) {
     const uint16_t one = small_float::from_double(f, 1.0);
     uint16_t x[kFmaChains];
     x[0] = x0;
@@ -77,8 +74,7 @@ uint16_t small_lane_result(small_float::Format f, uint32_t iterations, uint16_t 
     return sum;
 }
 
-uint32_t small_packed_result(small_float::Format f, uint32_t iterations, uint32_t a, uint32_t b,
-                             uint32_t x0) {
+uint32_t small_packed_result(small_float::Format f, uint32_t iterations, uint32_t a, uint32_t b, uint32_t x0) {
     using small_float::lane;
     return small_float::pack(small_lane_result(f, iterations, lane(a, 0), lane(b, 0), lane(x0, 0)),
                              small_lane_result(f, iterations, lane(a, 1), lane(b, 1), lane(x0, 1)));
@@ -101,9 +97,7 @@ void stream_copy(std::span<const uint32_t> src, std::span<uint32_t> dst) {
     std::copy(src.begin(), src.end(), dst.begin());
 }
 
-void stream_write(std::span<uint32_t> dst, uint32_t value) {
-    std::fill(dst.begin(), dst.end(), value);
-}
+void stream_write(std::span<uint32_t> dst, uint32_t value) { std::fill(dst.begin(), dst.end(), value); }
 
 float triad_value(float s, float b, float c) { return std::fma(s, c, b); }
 
@@ -175,8 +169,8 @@ void memtest_write(std::span<uint64_t> words, uint64_t base, MemtestPattern kind
     for (uint64_t i = 0; i < words.size(); ++i) words[i] = memtest_pattern(kind, base + 8 * i, i, seed);
 }
 
-MemtestOutcome memtest_verify(std::span<const uint64_t> words, uint64_t base, MemtestPattern kind,
-                              uint64_t seed, uint64_t threads, uint32_t max_records) {
+MemtestOutcome memtest_verify(std::span<const uint64_t> words, uint64_t base, MemtestPattern kind, uint64_t seed,
+                              uint64_t threads, uint32_t max_records) {
     if (threads == 0) throw misuse("memtest_verify with zero threads");
     MemtestOutcome out;
     std::map<uint64_t, MemtestRecord> first_per_thread;  // ordered by thread
@@ -204,24 +198,21 @@ MemtestOutcome decode_memtest_result(std::span<const uint64_t> raw, uint32_t max
 }
 
 // ---- burn ----------------------------------------------------------------------------------
-CompareCounts burn_compare_f32(std::span<const float> a, std::span<const float> b, float abs_tol,
-                               float rel_tol) {
+CompareCounts burn_compare_f32(std::span<const float> a, std::span<const float> b, float abs_tol, float rel_tol) {
     if (a.size() != b.size()) throw misuse("burn_compare buffers differ in size");
     CompareCounts out;
     for (size_t k = 0; k < a.size(); ++k) compare_one(a[k], b[k], abs_tol, rel_tol, out);
     return out;
 }
 
-CompareCounts burn_compare_f16(std::span<const uint16_t> a, std::span<const uint16_t> b,
-                               float abs_tol, float rel_tol) {
+CompareCounts burn_compare_f16(std::span<const uint16_t> a, std::span<const uint16_t> b, float abs_tol, float rel_tol) {
     if (a.size() != b.size()) throw misuse("burn_compare buffers differ in size");
     using small_float::Format;
     CompareCounts out;
     for (size_t k = 0; k < a.size(); ++k) {
         // f16 -> f32 is exact, as cvt.f32.f16 on the GPU.
         compare_one(static_cast<float>(small_float::to_double(Format::f16, a[k])),
-                    static_cast<float>(small_float::to_double(Format::f16, b[k])), abs_tol, rel_tol,
-                    out);
+                    static_cast<float>(small_float::to_double(Format::f16, b[k])), abs_tol, rel_tol, out);
     }
     return out;
 }

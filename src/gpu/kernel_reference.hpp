@@ -24,8 +24,8 @@ std::vector<uint32_t> stream_read_partials(std::span<const uint32_t> words, uint
 uint64_t stream_verify(std::span<const uint32_t> words, uint32_t expected);
 
 // ---- fma.ptx / fma_bf16.ptx ---------------------------------------------------------------
-inline constexpr int kFmaChains = 8;   // independent chains per thread
-inline constexpr int kFmaRounds = 16;  // rounds per iteration
+inline constexpr int kFmaChains = 8;                              // independent chains per thread
+inline constexpr int kFmaRounds = 16;                             // rounds per iteration
 inline constexpr int kFmaPerIteration = kFmaChains * kFmaRounds;  // FMA instructions per thread
 // FLOPs one launch performs: threads x iterations x 128 FMA x 2 x lanes (2 for f16x2/bf16x2).
 double fma_flops(uint64_t threads, uint32_t iterations, int lanes);
@@ -65,8 +65,8 @@ struct MemtestOutcome {
 };
 // Emulates memtest_verify launched with `threads` threads in total: each thread records only
 // its first mismatch; records are listed in thread order (the GPU's order is scheduling-dependent).
-MemtestOutcome memtest_verify(std::span<const uint64_t> words, uint64_t base, MemtestPattern kind,
-                              uint64_t seed, uint64_t threads, uint32_t max_records);
+MemtestOutcome memtest_verify(std::span<const uint64_t> words, uint64_t base, MemtestPattern kind, uint64_t seed,
+                              uint64_t threads, uint32_t max_records);
 // Reads the result buffer the kernel filled (2 + 2 * max_records u64 words).
 MemtestOutcome decode_memtest_result(std::span<const uint64_t> raw, uint32_t max_records);
 // Size of that buffer in u64 words.
@@ -78,9 +78,7 @@ struct CompareCounts {
     uint64_t nans = 0;
     bool operator==(const CompareCounts&) const = default;
 };
-CompareCounts burn_compare_f32(std::span<const float> a, std::span<const float> b, float abs_tol,
-                               float rel_tol);
-CompareCounts burn_compare_f16(std::span<const uint16_t> a, std::span<const uint16_t> b,
-                               float abs_tol, float rel_tol);
+CompareCounts burn_compare_f32(std::span<const float> a, std::span<const float> b, float abs_tol, float rel_tol);
+CompareCounts burn_compare_f16(std::span<const uint16_t> a, std::span<const uint16_t> b, float abs_tol, float rel_tol);
 
 }  // namespace gpuvet::kernel_ref

@@ -29,10 +29,8 @@ constexpr std::array kMemVerify{P::ptr, P::u64, P::u32, P::u64, P::ptr, P::u32};
 constexpr std::array kCompare{P::ptr, P::ptr, P::u64, P::f32, P::f32, P::ptr};
 
 const std::array kModules{
-    PtxModule{"stream", embedded::ptx_stream, 6, 0, 70},
-    PtxModule{"fma", embedded::ptx_fma, 6, 0, 70},
-    PtxModule{"fma_bf16", embedded::ptx_fma_bf16, 7, 0, 80},
-    PtxModule{"memtest", embedded::ptx_memtest, 6, 0, 70},
+    PtxModule{"stream", embedded::ptx_stream, 6, 0, 70},         PtxModule{"fma", embedded::ptx_fma, 6, 0, 70},
+    PtxModule{"fma_bf16", embedded::ptx_fma_bf16, 7, 0, 80},     PtxModule{"memtest", embedded::ptx_memtest, 6, 0, 70},
     PtxModule{"burn_check", embedded::ptx_burn_check, 6, 0, 70},
 };
 
@@ -85,8 +83,7 @@ const KernelInfo* find_kernel(std::string_view name) {
 }
 
 LaunchGeometry launch_geometry(const KernelInfo& k, uint32_t sm_count) {
-    if (sm_count == 0)
-        throw internal_error("launch geometry asked for a GPU with 0 SMs");
+    if (sm_count == 0) throw internal_error("launch geometry asked for a GPU with 0 SMs");
     return {sm_count * k.blocks_per_sm, k.block_threads};
 }
 

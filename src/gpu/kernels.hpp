@@ -28,9 +28,9 @@ struct KernelInfo {
     std::string_view name;    // the .entry name (cuModuleGetFunction)
     std::string_view module;  // PtxModule::stem
     std::span<const Param> params;
-    int min_cc;               // compute capability x 10 (70 = Volta 7.0)
-    uint32_t block_threads;   // suggested block size
-    uint32_t blocks_per_sm;   // suggested grid = SMs x this
+    int min_cc;              // compute capability x 10 (70 = Volta 7.0)
+    uint32_t block_threads;  // suggested block size
+    uint32_t blocks_per_sm;  // suggested grid = SMs x this
 };
 std::span<const KernelInfo> catalogue();
 const KernelInfo* find_kernel(std::string_view name);  // nullptr when unknown

@@ -251,8 +251,7 @@ void GpuSession::launch(std::string_view kernel, kernels::LaunchGeometry g, cons
     if (!k) throw internal_error("unknown GPU kernel " + std::string(kernel));
     bool same = k->params.size() == args.size();
     for (std::size_t i = 0; same && i < args.size(); ++i) same = k->params[i] == args.begin()[i].type;
-    if (!same)
-        throw internal_error("arguments of " + std::string(kernel) + " do not match its parameter list");
+    if (!same) throw internal_error("arguments of " + std::string(kernel) + " do not match its parameter list");
     cu::CUfunction f = function(kernel);
     // The driver copies each parameter from the address given; pointers into our own copy.
     std::vector<KernelArg> vals(args);
@@ -316,7 +315,8 @@ GpuSet GpuSet::open(const std::vector<const GpuInfo*>& gpus) {
     for (std::size_t i = 0; i < set.members_.size(); ++i) {
         Member& m = set.members_[i];
         m.info = infos[i];
-        if (!m.session && infos[i]->lost) m.error = "GPU " + std::to_string(infos[i]->index) + " has fallen off the bus";
+        if (!m.session && infos[i]->lost)
+            m.error = "GPU " + std::to_string(infos[i]->index) + " has fallen off the bus";
         else if (!m.session && !infos[i]->cuda_ordinal) {
             // The inventory knows why CUDA cannot see it; that is configuration, judged elsewhere.
             m.error = "GPU " + std::to_string(m.index) + " cannot be measured: " + infos[i]->cuda_ordinal.absent_reason;

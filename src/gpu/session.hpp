@@ -137,13 +137,37 @@ struct KernelArg {
     } v;
 };
 namespace arg {
-inline KernelArg ptr(cu::CUdeviceptr p) { KernelArg a{kernels::Param::ptr, {}}; a.v.u64 = p; return a; }
+inline KernelArg ptr(cu::CUdeviceptr p) {
+    KernelArg a{kernels::Param::ptr, {}};
+    a.v.u64 = p;
+    return a;
+}
 inline KernelArg ptr(const DeviceBuffer& b) { return ptr(b.ptr()); }
-inline KernelArg u64(std::uint64_t x) { KernelArg a{kernels::Param::u64, {}}; a.v.u64 = x; return a; }
-inline KernelArg u32(std::uint32_t x) { KernelArg a{kernels::Param::u32, {}}; a.v.u32 = x; return a; }
-inline KernelArg f32(float x) { KernelArg a{kernels::Param::f32, {}}; a.v.f32 = x; return a; }
-inline KernelArg f64(double x) { KernelArg a{kernels::Param::f64, {}}; a.v.f64 = x; return a; }
-inline KernelArg b32(std::uint32_t x) { KernelArg a{kernels::Param::b32, {}}; a.v.u32 = x; return a; }
+inline KernelArg u64(std::uint64_t x) {
+    KernelArg a{kernels::Param::u64, {}};
+    a.v.u64 = x;
+    return a;
+}
+inline KernelArg u32(std::uint32_t x) {
+    KernelArg a{kernels::Param::u32, {}};
+    a.v.u32 = x;
+    return a;
+}
+inline KernelArg f32(float x) {
+    KernelArg a{kernels::Param::f32, {}};
+    a.v.f32 = x;
+    return a;
+}
+inline KernelArg f64(double x) {
+    KernelArg a{kernels::Param::f64, {}};
+    a.v.f64 = x;
+    return a;
+}
+inline KernelArg b32(std::uint32_t x) {
+    KernelArg a{kernels::Param::b32, {}};
+    a.v.u32 = x;
+    return a;
+}
 }  // namespace arg
 
 class GpuSession {
@@ -166,7 +190,9 @@ public:
     int attribute(cu::CUdevice_attribute a) const;
     int sm_count() const { return attribute(cu::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT); }
     int compute_capability() const;  // x10: 90 for 9.0
-    std::uint64_t l2_cache_bytes() const { return static_cast<std::uint64_t>(attribute(cu::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)); }
+    std::uint64_t l2_cache_bytes() const {
+        return static_cast<std::uint64_t>(attribute(cu::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
+    }
     struct MemInfo {
         std::uint64_t free_bytes = 0, total_bytes = 0;
     };
@@ -174,9 +200,9 @@ public:
 
     DeviceBuffer alloc(std::size_t bytes) const;
     PinnedBuffer alloc_pinned(std::size_t bytes) const;
-    Stream stream() const;      // non-blocking with respect to the legacy default stream
-    Event event() const;        // timing event
-    void synchronize() const;   // cuCtxSynchronize
+    Stream stream() const;     // non-blocking with respect to the legacy default stream
+    Event event() const;       // timing event
+    void synchronize() const;  // cuCtxSynchronize
 
     // Memory helpers (synchronous unless a stream is given).
     void zero(const DeviceBuffer& b, const Stream* s = nullptr) const;
@@ -212,13 +238,13 @@ private:
 class GpuSet {
 public:
     struct Member {
-        int index = 0;                           // NVML index (report's GPU number)
-        int cuda_ordinal = -1;                   // -1 when unknown
-        const GpuInfo* info = nullptr;           // inventory entry, when known
-        std::unique_ptr<GpuSession> session;     // null when the GPU could not be opened
-        std::string error;                       // why session is null
+        int index = 0;                        // NVML index (report's GPU number)
+        int cuda_ordinal = -1;                // -1 when unknown
+        const GpuInfo* info = nullptr;        // inventory entry, when known
+        std::unique_ptr<GpuSession> session;  // null when the GPU could not be opened
+        std::string error;                    // why session is null
         std::string advice;
-        bool unavailable = false;                // CUDA cannot see it (MIG mode, CUDA_VISIBLE_DEVICES): SKIP, not ERROR
+        bool unavailable = false;  // CUDA cannot see it (MIG mode, CUDA_VISIBLE_DEVICES): SKIP, not ERROR
     };
 
     // Opens a session for each of `gpus` (the run's selected GPUs, RunFacts::selected_gpus).

@@ -26,7 +26,7 @@ uint16_t round_to_format(Layout L, double s, double e) {
     const uint16_t sign = std::signbit(s) ? L.sign_bit() : 0;
     if (std::isinf(s)) return sign | L.exp_mask();
     const double a = std::fabs(s);
-    if (a == 0) return sign;  // an exact zero: e is 0 too
+    if (a == 0) return sign;                                // an exact zero: e is 0 too
     const double toward_larger = std::signbit(s) ? -e : e;  // error in the magnitude's direction
 
     int E = 0;
@@ -69,8 +69,7 @@ double to_double(Format f, uint16_t bits) {
     } else if (e == 0) {
         v = std::ldexp(static_cast<double>(m), L.emin() - L.mant_bits);
     } else {
-        v = std::ldexp(static_cast<double>(m + (1u << L.mant_bits)),
-                       static_cast<int>(e) - L.bias() - L.mant_bits);
+        v = std::ldexp(static_cast<double>(m + (1u << L.mant_bits)), static_cast<int>(e) - L.bias() - L.mant_bits);
     }
     return neg ? -v : v;
 }

@@ -12,7 +12,7 @@ enum class Format { f16, bf16 };
 inline constexpr uint16_t kCanonicalNan = 0x7FFF;
 
 double to_double(Format f, uint16_t bits);  // exact: every f16/bf16 value is a double
-uint16_t from_double(Format f, double v);    // round to nearest, ties to even; overflow -> inf
+uint16_t from_double(Format f, double v);   // round to nearest, ties to even; overflow -> inf
 bool is_nan(Format f, uint16_t bits);
 
 // fma(a, b, c) = a * b + c with a single rounding to nearest-even, subnormals kept

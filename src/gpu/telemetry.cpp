@@ -10,8 +10,7 @@ namespace gpuvet {
 namespace {
 
 // Azure's critical Xid list (REFERENCES.md): each means the GPU needs attention.
-constexpr std::uint64_t kCriticalXids[] = {48, 56, 57, 58, 62, 63, 64, 65, 68, 69,
-                                           73, 74, 79, 80, 81, 92, 119, 120};
+constexpr std::uint64_t kCriticalXids[] = {48, 56, 57, 58, 62, 63, 64, 65, 68, 69, 73, 74, 79, 80, 81, 92, 119, 120};
 
 void note_absent(GpuTelemetry& g, const std::string& field, const std::string& why) {
     for (const auto& [f, _] : g.absent)
@@ -20,7 +19,8 @@ void note_absent(GpuTelemetry& g, const std::string& field, const std::string& w
 }
 
 // The telemetry series read from each sample, and the sample's readings they need.
-constexpr unsigned kTelemetryReadings = kReadUtilization | kReadPower | kReadClocks | kReadThermal | kReadEcc | kReadPcieLink;
+constexpr unsigned kTelemetryReadings =
+    kReadUtilization | kReadPower | kReadClocks | kReadThermal | kReadEcc | kReadPcieLink;
 
 // Copies one fact into its sample field, or notes why the field is missing.
 template <class Out, class T>
@@ -35,15 +35,17 @@ bool is_critical_xid(std::uint64_t xid) {
     return std::find(std::begin(kCriticalXids), std::end(kCriticalXids), xid) != std::end(kCriticalXids);
 }
 
-TelemetrySampler::TelemetrySampler(const DeviceBackend& backend, std::vector<int> gpus, double hz,
-                                   Clock::time_point t0, std::size_t history)
+TelemetrySampler::TelemetrySampler(const DeviceBackend& backend, std::vector<int> gpus, double hz, Clock::time_point t0,
+                                   std::size_t history)
     : backend_(backend), hz_(std::isfinite(hz) ? std::clamp(hz, 1.0, 20.0) : 1.0), t0_(t0) {
-    for (int i : gpus) gpus_.push_back(Gpu{nullptr, GpuTelemetry{i, {}, {}, false}, SampleHistory<TelemetrySample>(history)});
+    for (int i : gpus)
+        gpus_.push_back(Gpu{nullptr, GpuTelemetry{i, {}, {}, false}, SampleHistory<TelemetrySample>(history)});
 }
 
 void TelemetrySampler::start() {
-    if (!backend_.usable()) throw Error(ErrorKind::Driver, "NVML is not usable: " + backend_.absent_reason(),
-                                        "install the NVIDIA driver or set GPUVET_LIBNVML");
+    if (!backend_.usable())
+        throw Error(ErrorKind::Driver, "NVML is not usable: " + backend_.absent_reason(),
+                    "install the NVIDIA driver or set GPUVET_LIBNVML");
     std::vector<const GpuDevice*> watched;
     for (auto& g : gpus_) {
         auto dev = backend_.open(g.data.gpu);

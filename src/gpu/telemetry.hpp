@@ -26,16 +26,16 @@ struct TelemetrySample {
 };
 
 struct XidEvent {
-    int gpu = 0;       // NVML index
+    int gpu = 0;  // NVML index
     double t_s = 0;
     std::uint64_t xid = 0;
 };
 
 struct GpuTelemetry {
     int gpu = 0;
-    std::vector<TelemetrySample> samples;  // oldest first; thinned when the history filled
+    std::vector<TelemetrySample> samples;                     // oldest first; thinned when the history filled
     std::vector<std::pair<std::string, std::string>> absent;  // field -> why it is missing
-    bool lost = false;  // the GPU fell off the bus
+    bool lost = false;                                        // the GPU fell off the bus
 };
 
 struct TelemetryData {

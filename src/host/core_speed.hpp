@@ -15,8 +15,7 @@ struct CoreSpeed {
 
 // Runs the loop on each CPU for `slice_s`; a CPU that cannot be pinned is left out. Stops early
 // (returning what was measured) when `stop` is set.
-std::vector<CoreSpeed> measure_core_speeds(const std::vector<int>& cpus, double slice_s,
-                                           const std::atomic<bool>* stop);
+std::vector<CoreSpeed> measure_core_speeds(const std::vector<int>& cpus, double slice_s, const std::atomic<bool>* stop);
 
 struct SpeedSpread {
     double min = 0, median = 0, max = 0;

@@ -41,8 +41,10 @@ void read_cpuinfo(const HostFs& fs, MachineInfo& m) {
         std::string k = trim(line.substr(0, colon)), v = trim(line.substr(colon + 1));
         if (k == "processor") ++processors;
         else if (k == "model name" && !m.cpu_model) m.cpu_model = v;
-        else if (k == "physical id") { phys = v; packages.insert(v); }
-        else if (k == "core id") cores.insert({phys, v});
+        else if (k == "physical id") {
+            phys = v;
+            packages.insert(v);
+        } else if (k == "core id") cores.insert({phys, v});
         else if (k == "flags" && (" " + v + " ").find(" hypervisor ") != std::string::npos) hypervisor_flag = true;
     }
     if (!packages.empty()) m.cpu_sockets = int(packages.size());
@@ -67,12 +69,24 @@ std::optional<std::string> detect_virtualization(const HostFs& fs) {
     auto vendor = to_lower(fs.read_line("/sys/class/dmi/id/sys_vendor").value_or(""));
     auto product = to_lower(fs.read_line("/sys/class/dmi/id/product_name").value_or(""));
     auto board = vendor + " " + product;
-    struct { const char* needle; const char* name; } table[] = {
-        {"qemu", "kvm"}, {"kvm", "kvm"}, {"vmware", "vmware"}, {"virtualbox", "virtualbox"},
-        {"microsoft corporation virtual", "hyper-v"}, {"xen", "xen"}, {"amazon ec2", "kvm (aws nitro)"},
-        {"google compute engine", "kvm (gce)"}, {"alibaba cloud", "kvm (alibaba)"},
-        {"openstack", "kvm (openstack)"}, {"bochs", "bochs"}, {"parallels", "parallels"},
-        {"cloud hypervisor", "cloud-hypervisor"}, {"firecracker", "firecracker"},
+    struct {
+        const char* needle;
+        const char* name;
+    } table[] = {
+        {"qemu", "kvm"},
+        {"kvm", "kvm"},
+        {"vmware", "vmware"},
+        {"virtualbox", "virtualbox"},
+        {"microsoft corporation virtual", "hyper-v"},
+        {"xen", "xen"},
+        {"amazon ec2", "kvm (aws nitro)"},
+        {"google compute engine", "kvm (gce)"},
+        {"alibaba cloud", "kvm (alibaba)"},
+        {"openstack", "kvm (openstack)"},
+        {"bochs", "bochs"},
+        {"parallels", "parallels"},
+        {"cloud hypervisor", "cloud-hypervisor"},
+        {"firecracker", "firecracker"},
     };
     for (auto& t : table)
         if (board.find(t.needle) != std::string::npos) return std::string(t.name);
@@ -103,8 +117,7 @@ void read_cgroup_limits(const HostFs& fs, MachineInfo& m) {
             try {
                 double q = std::stod(parts[0]), p = std::stod(parts[1]);
                 if (q > 0 && p > 0) m.cpu_quota = q / p;
-            } catch (...) {
-            }
+            } catch (...) {}
         }
     } else if (auto q = fs.read_int("/sys/fs/cgroup/cpu/cpu.cfs_quota_us")) {
         auto p = fs.read_int("/sys/fs/cgroup/cpu/cpu.cfs_period_us");
@@ -120,7 +133,8 @@ void read_cgroup_limits(const HostFs& fs, MachineInfo& m) {
         }
     }
     std::optional<long long> mem;
-    if (auto s = fs.read_line("/sys/fs/cgroup/memory.max"); s && *s != "max") mem = fs.read_int("/sys/fs/cgroup/memory.max");
+    if (auto s = fs.read_line("/sys/fs/cgroup/memory.max"); s && *s != "max")
+        mem = fs.read_int("/sys/fs/cgroup/memory.max");
     else if (auto v1 = fs.read_int("/sys/fs/cgroup/memory/memory.limit_in_bytes")) mem = v1;
     // v1 reports "no limit" as a huge number; only a limit below physical memory means something.
     if (mem && *mem > 0 && (!m.memory_total_bytes || std::uint64_t(*mem) < *m.memory_total_bytes))

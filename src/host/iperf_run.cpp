@@ -115,8 +115,7 @@ struct ChildGuard {
         if (pid <= 0) return;
         kill(pid, SIGKILL);  // our own child, by its id
         int status = 0;
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-        }
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     }
     // Gives the child `grace_s` to exit (asked with SIGTERM when `ask`), then kills it; reaps it either way.
     void end(bool ask, double grace_s) {

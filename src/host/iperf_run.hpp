@@ -22,8 +22,8 @@ HostPort resolve_server(const std::string& s, const std::string& flag);
 
 struct IperfClientOptions {
     HostPort server;
-    int seconds = 3;     // libiperf takes whole seconds
-    int streams = 1;     // parallel TCP streams, as iperf3 -P
+    int seconds = 3;       // libiperf takes whole seconds
+    int streams = 1;       // parallel TCP streams, as iperf3 -P
     bool reverse = false;  // server sends, client receives (iperf3 -R)
     int connect_timeout_ms = 3000;
 };
@@ -31,9 +31,9 @@ struct IperfClientOptions {
 struct IperfOutcome {
     std::optional<double> received_gbitps;  // what arrived at the receiver, Gbit/s (decimal)
     std::optional<double> sent_gbitps;
-    std::optional<double> retransmits;      // TCP retransmits of the sender
-    std::string error;                      // set when the test did not complete
-    std::string json;                       // libiperf's JSON document
+    std::optional<double> retransmits;  // TCP retransmits of the sender
+    std::string error;                  // set when the test did not complete
+    std::string json;                   // libiperf's JSON document
 };
 
 // Reads throughput and retransmits from an iperf3 JSON document (as `iperf3 -J` writes).

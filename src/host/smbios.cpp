@@ -96,7 +96,8 @@ bool plain_bank_number(const std::string& bank) {
     std::string b = upper(bank);
     if (!starts_with(b, "BANK")) return false;
     std::string rest = trim(b.substr(4));
-    return !rest.empty() && std::all_of(rest.begin(), rest.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    return !rest.empty() &&
+           std::all_of(rest.begin(), rest.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
 std::optional<int> digits_at(const std::string& s, std::size_t pos, std::size_t* end = nullptr) {
@@ -120,7 +121,8 @@ SmbiosMemory parse_smbios_memory(std::string_view t) {
         unsigned type = static_cast<unsigned char>(t[off]);
         std::size_t len = static_cast<unsigned char>(t[off + 1]);
         if (len < 4) {
-            out.problem = "structure at offset " + std::to_string(off) + " has length " + std::to_string(len) + " (< 4)";
+            out.problem =
+                "structure at offset " + std::to_string(off) + " has length " + std::to_string(len) + " (< 4)";
             break;
         }
         if (len > t.size() - off) {
@@ -227,8 +229,10 @@ void summarize_population(const std::vector<MemoryDevice>& devices, MemoryLayout
         ++m.populated;
         if (d.size_bytes) total += *d.size_bytes;
         else total_known = false;
-        if (d.memory_type && *d.memory_type != 0x01 && *d.memory_type != 0x02) types.insert(memory_type_name(*d.memory_type));
-        if (d.configured_mts) m.min_configured_mts = std::min(m.min_configured_mts.value_or(*d.configured_mts), *d.configured_mts);
+        if (d.memory_type && *d.memory_type != 0x01 && *d.memory_type != 0x02)
+            types.insert(memory_type_name(*d.memory_type));
+        if (d.configured_mts)
+            m.min_configured_mts = std::min(m.min_configured_mts.value_or(*d.configured_mts), *d.configured_mts);
         if (d.rated_mts) m.min_rated_mts = std::min(m.min_rated_mts.value_or(*d.rated_mts), *d.rated_mts);
         if (d.rated_mts && d.configured_mts && *d.configured_mts < *d.rated_mts) ++m.slower_than_rated;
     }
@@ -259,7 +263,8 @@ bool choose_channel_rule(const std::vector<MemoryDevice>& devices, MemoryLayout&
             if (dimms.size() > 3) readable = false;
     m.rule = readable ? ChannelRule::Locators : ChannelRule::OnePerDimm;
     if (readable)
-        for (auto& [ch, dimms] : slots_of) m.max_dimms_per_channel = std::max(m.max_dimms_per_channel, int(dimms.size()));
+        for (auto& [ch, dimms] : slots_of)
+            m.max_dimms_per_channel = std::max(m.max_dimms_per_channel, int(dimms.size()));
     return readable;
 }
 
@@ -280,13 +285,13 @@ void compute_peak(const std::vector<MemoryDevice>& devices, bool by_locator, Mem
     for (auto& d : devices) {
         if (!d.populated) continue;
         if (!d.configured_mts) {
-            m.theoretical_gbps = Fact<double>::absent("the firmware does not state the configured speed of DIMM " +
-                                                      dimm_name(d, index));
+            m.theoretical_gbps =
+                Fact<double>::absent("the firmware does not state the configured speed of DIMM " + dimm_name(d, index));
             return;
         }
         if (!d.data_width_bits) {
-            m.theoretical_gbps = Fact<double>::absent("the firmware does not state the data width of DIMM " +
-                                                      dimm_name(d, index));
+            m.theoretical_gbps =
+                Fact<double>::absent("the firmware does not state the data width of DIMM " + dimm_name(d, index));
             return;
         }
         // Not `"#" + std::to_string()`: GCC 12 reports a false -Wrestrict on it.
@@ -321,7 +326,8 @@ MemoryLayout summarize_memory(const std::vector<MemoryDevice>& devices) {
 }
 
 std::string smbios_absent_reason(int err) {
-    if (err == EACCES || err == EPERM) return "SMBIOS table needs root: run as root to see DIMMs and the theoretical rate";
+    if (err == EACCES || err == EPERM)
+        return "SMBIOS table needs root: run as root to see DIMMs and the theoretical rate";
     if (err == ENOENT || err == ENOTDIR) return "no SMBIOS table (virtual machine?)";
     return std::string("SMBIOS table unreadable: ") + std::strerror(err);
 }

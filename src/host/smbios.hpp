@@ -18,14 +18,14 @@ namespace gpuvet {
 // firmware (unknown, or a field beyond the structure's length in an older SMBIOS version).
 struct MemoryDevice {
     std::uint16_t handle = 0;
-    bool populated = false;                     // size != 0
-    std::optional<std::uint64_t> size_bytes;    // populated and known
-    std::optional<int> data_width_bits;         // 64 for a DIMM (ECC bits excluded)
-    std::optional<std::uint8_t> memory_type;    // code from DSP0134 7.18.2
-    std::optional<std::uint32_t> rated_mts;     // "Speed": the DIMM's rated rate, MT/s
+    bool populated = false;                       // size != 0
+    std::optional<std::uint64_t> size_bytes;      // populated and known
+    std::optional<int> data_width_bits;           // 64 for a DIMM (ECC bits excluded)
+    std::optional<std::uint8_t> memory_type;      // code from DSP0134 7.18.2
+    std::optional<std::uint32_t> rated_mts;       // "Speed": the DIMM's rated rate, MT/s
     std::optional<std::uint32_t> configured_mts;  // "Configured Memory Speed": what it runs at
-    std::string device_locator;                 // "DIMM_A1", "P0_Node0_Channel0_Dimm1"
-    std::string bank_locator;                   // "P0 CHANNEL A", "NODE 1"
+    std::string device_locator;                   // "DIMM_A1", "P0_Node0_Channel0_Dimm1"
+    std::string bank_locator;                     // "P0 CHANNEL A", "NODE 1"
     std::string part_number;
 };
 
@@ -33,8 +33,8 @@ struct MemoryDevice {
 // reached type 127 or the end of the data cleanly).
 struct SmbiosMemory {
     std::vector<MemoryDevice> devices;
-    int structures = 0;     // structures walked
-    std::string problem;    // "structure at offset 120 has length 2 (< 4)", ...
+    int structures = 0;   // structures walked
+    std::string problem;  // "structure at offset 120 has length 2 (< 4)", ...
 };
 
 // Walks an SMBIOS structure table. Never reads out of bounds: the input is untrusted.
@@ -45,22 +45,22 @@ std::string memory_type_name(std::uint8_t code);
 
 // How the memory channels were counted (SMBIOS does not state them).
 enum class ChannelRule {
-    Locators,         // each populated DIMM's channel read from its locators
-    OnePerDimm,       // the locators did not show channels: one DIMM per channel assumed
+    Locators,    // each populated DIMM's channel read from its locators
+    OnePerDimm,  // the locators did not show channels: one DIMM per channel assumed
 };
 
 struct MemoryLayout {
     int slots = 0;
     int populated = 0;
-    std::optional<std::uint64_t> total_bytes;       // absent if any populated size is unknown
-    std::optional<std::string> type;                // "DDR5", or "DDR4 + DDR5" when mixed
+    std::optional<std::uint64_t> total_bytes;  // absent if any populated size is unknown
+    std::optional<std::string> type;           // "DDR5", or "DDR4 + DDR5" when mixed
     std::optional<std::uint32_t> min_configured_mts;
     std::optional<std::uint32_t> min_rated_mts;
-    int slower_than_rated = 0;                      // populated DIMMs configured below their rating
-    int channels = 0;                               // populated channels, per `rule`
-    int max_dimms_per_channel = 1;                  // slots per channel seen in the locators
+    int slower_than_rated = 0;      // populated DIMMs configured below their rating
+    int channels = 0;               // populated channels, per `rule`
+    int max_dimms_per_channel = 1;  // slots per channel seen in the locators
     ChannelRule rule = ChannelRule::OnePerDimm;
-    Fact<double> theoretical_gbps;                  // decimal GB/s, or why it cannot be computed
+    Fact<double> theoretical_gbps;  // decimal GB/s, or why it cannot be computed
     std::vector<MemoryDevice> devices;
 };
 

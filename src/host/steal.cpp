@@ -27,8 +27,7 @@ std::map<int, CpuTimes> parse_proc_stat(const std::string& text) {
         t.steal = v[7];
         try {
             out[std::stoi(name.substr(3))] = t;
-        } catch (...) {
-        }
+        } catch (...) {}
     }
     return out;
 }
@@ -41,8 +40,7 @@ std::optional<std::map<int, CpuTimes>> read_proc_stat(const HostFs& fs) {
     return m;
 }
 
-std::optional<StealWindow> steal_between(const std::map<int, CpuTimes>& before,
-                                         const std::map<int, CpuTimes>& after) {
+std::optional<StealWindow> steal_between(const std::map<int, CpuTimes>& before, const std::map<int, CpuTimes>& after) {
     StealWindow w;
     for (auto& [cpu, b] : before) {
         auto it = after.find(cpu);

@@ -12,8 +12,8 @@
 namespace gpuvet {
 
 struct CpuTimes {
-    std::uint64_t busy = 0;   // user + nice + system + irq + softirq (guest is inside user)
-    std::uint64_t idle = 0;   // idle + iowait
+    std::uint64_t busy = 0;  // user + nice + system + irq + softirq (guest is inside user)
+    std::uint64_t idle = 0;  // idle + iowait
     std::uint64_t steal = 0;
 };
 
@@ -30,8 +30,7 @@ struct StealWindow {
 // The share of demanded CPU time that was stolen between two snapshots. Measured against demanded
 // time, not wall time: on a big box most CPUs idle during the test, and idle vCPUs cannot be
 // robbed, so dividing by all time would hide steal. nullopt when no CPU ran in the window.
-std::optional<StealWindow> steal_between(const std::map<int, CpuTimes>& before,
-                                         const std::map<int, CpuTimes>& after);
+std::optional<StealWindow> steal_between(const std::map<int, CpuTimes>& before, const std::map<int, CpuTimes>& after);
 
 // Thresholds, as fractions. Reasoning: on a dedicated or properly sized VM steal is ~0; a few
 // percent already means the host is shared beyond its cores; Netflix's practice (Cockcroft,

@@ -37,8 +37,9 @@ using Buffer = std::unique_ptr<char, AlignedFree>;
 
 Buffer aligned_buffer(std::size_t bytes) {
     char* p = static_cast<char*>(std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096));
-    if (!p) throw runtime_error("cannot allocate " + std::to_string(bytes) + " bytes of I/O buffers",
-                                 "free some memory, or raise this process's memory limit");
+    if (!p)
+        throw runtime_error("cannot allocate " + std::to_string(bytes) + " bytes of I/O buffers",
+                            "free some memory, or raise this process's memory limit");
     // Non-repeating content: a filesystem or device that compresses or deduplicates zeros would
     // otherwise report speeds no real data reaches.
     std::mt19937_64 rng(0x9e3779b97f4a7c15ull);
@@ -227,7 +228,8 @@ void require_data_dir(const std::filesystem::path& dir) {
         throw usage_error("data path " + dir.string() + " does not exist",
                           "pass --data-dir with the folder your training data will live in");
     if (!std::filesystem::is_directory(dir, ec))
-        throw usage_error("data path " + dir.string() + " is not a folder", "pass --data-dir with a folder on the data disk");
+        throw usage_error("data path " + dir.string() + " is not a folder",
+                          "pass --data-dir with a folder on the data disk");
 }
 
 namespace {
@@ -265,8 +267,9 @@ bool open_test_file(const std::filesystem::path& file, const std::filesystem::pa
         // tmpfs and some FUSE filesystems refuse O_DIRECT: measure through the page cache and say so.
         f.fd = open(file.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         res.direct = false;
-        res.notes.push_back(res.fs_type + " does not support O_DIRECT: figures are buffered, through the page "
-                                          "cache (memory speed, not disk speed)");
+        res.notes.push_back(res.fs_type +
+                            " does not support O_DIRECT: figures are buffered, through the page "
+                            "cache (memory speed, not disk speed)");
     }
     if (f.fd < 0) {
         res.skip_reason = "cannot create a test file in " + dir.string() + ": " + std::strerror(errno);

@@ -26,14 +26,14 @@ struct StorageOptions {
 };
 
 struct StorageResult {
-    std::string fs_type;                 // "ext4", "xfs", "tmpfs", ...
+    std::string fs_type;  // "ext4", "xfs", "tmpfs", ...
     std::uint64_t free_bytes = 0;
-    std::uint64_t file_bytes = 0;        // bytes written and read back
-    bool direct = true;                  // O_DIRECT used (false: buffered, page-cache figures)
-    std::string engine;                  // "io_uring" or "pread/pwrite threads"
+    std::uint64_t file_bytes = 0;  // bytes written and read back
+    bool direct = true;            // O_DIRECT used (false: buffered, page-cache figures)
+    std::string engine;            // "io_uring" or "pread/pwrite threads"
     std::optional<double> seq_write_gbps, seq_read_gbps, rand_read_iops;
-    std::string seq_absent, rand_absent; // why a figure is absent
-    std::string skip_reason;             // set when nothing could be measured (read-only, full, ...)
+    std::string seq_absent, rand_absent;  // why a figure is absent
+    std::string skip_reason;              // set when nothing could be measured (read-only, full, ...)
     std::vector<std::string> notes;
 };
 

@@ -105,10 +105,26 @@ void run_kernel(StreamShared& sh, int k, std::size_t lo, std::size_t hi) {
     double *a = sh.a, *b = sh.b, *c = sh.c;
     const double s = sh.s;
     switch (k) {
-        case 0: in_blocks(sh, lo, hi, [&](std::size_t x, std::size_t y) { for (std::size_t i = x; i < y; ++i) c[i] = a[i]; }); break;
-        case 1: in_blocks(sh, lo, hi, [&](std::size_t x, std::size_t y) { for (std::size_t i = x; i < y; ++i) b[i] = s * c[i]; }); break;
-        case 2: in_blocks(sh, lo, hi, [&](std::size_t x, std::size_t y) { for (std::size_t i = x; i < y; ++i) c[i] = a[i] + b[i]; }); break;
-        case 3: in_blocks(sh, lo, hi, [&](std::size_t x, std::size_t y) { for (std::size_t i = x; i < y; ++i) a[i] = b[i] + s * c[i]; }); break;
+        case 0:
+            in_blocks(sh, lo, hi, [&](std::size_t x, std::size_t y) {
+                for (std::size_t i = x; i < y; ++i) c[i] = a[i];
+            });
+            break;
+        case 1:
+            in_blocks(sh, lo, hi, [&](std::size_t x, std::size_t y) {
+                for (std::size_t i = x; i < y; ++i) b[i] = s * c[i];
+            });
+            break;
+        case 2:
+            in_blocks(sh, lo, hi, [&](std::size_t x, std::size_t y) {
+                for (std::size_t i = x; i < y; ++i) c[i] = a[i] + b[i];
+            });
+            break;
+        case 3:
+            in_blocks(sh, lo, hi, [&](std::size_t x, std::size_t y) {
+                for (std::size_t i = x; i < y; ++i) a[i] = b[i] + s * c[i];
+            });
+            break;
     }
 }
 
@@ -129,7 +145,11 @@ void stream_worker(StreamShared& sh, int t) {
     const std::size_t lo = sh.n * t / sh.T, hi = sh.n * (t + 1) / sh.T;
     double *a = sh.a, *b = sh.b, *c = sh.c;
     in_blocks(sh, lo, hi, [&](std::size_t x, std::size_t y) {
-        for (std::size_t i = x; i < y; ++i) { a[i] = 1.0; b[i] = 2.0; c[i] = 0.0; }
+        for (std::size_t i = x; i < y; ++i) {
+            a[i] = 1.0;
+            b[i] = 2.0;
+            c[i] = 0.0;
+        }
     });
     for (;;) {
         sh.sync.arrive_and_wait();  // start
@@ -165,7 +185,10 @@ KernelTimes time_kernels(StreamShared& sh) {
             if (rep > 0 || repeats == 1) kt.best_s[k] = std::min(kt.best_s[k], dt);
         }
         ++kt.done;
-        sh.ec = sh.ea; sh.eb = sh.s * sh.ec; sh.ec = sh.ea + sh.eb; sh.ea = sh.eb + sh.s * sh.ec;
+        sh.ec = sh.ea;
+        sh.eb = sh.s * sh.ec;
+        sh.ec = sh.ea + sh.eb;
+        sh.ea = sh.eb + sh.s * sh.ec;
     }
     if (!sh.stopped()) {  // verify: one more pass, not worth waiting for once stopped
         sh.phase = 4;

@@ -11,15 +11,15 @@
 namespace gpuvet {
 
 struct StreamPlan {
-    std::size_t elements = 0;           // doubles per array (three arrays)
-    std::vector<int> thread_cpus;       // one thread per entry, pinned there
-    int repeats = 5;                    // best of N, as STREAM reports
+    std::size_t elements = 0;      // doubles per array (three arrays)
+    std::vector<int> thread_cpus;  // one thread per entry, pinned there
+    int repeats = 5;               // best of N, as STREAM reports
 };
 
 struct StreamResult {
     double copy_gbps = 0, scale_gbps = 0, add_gbps = 0, triad_gbps = 0;  // decimal GB/s, best run
     bool verified = false;
-    std::string verify_error;           // set when results were wrong
+    std::string verify_error;  // set when results were wrong
     int threads = 0;
     std::size_t array_bytes = 0;
 };

@@ -14,11 +14,11 @@ public:
     const std::filesystem::path& root() const { return root_; }
     // Maps an absolute system path ("/proc/cpuinfo") into the root.
     std::filesystem::path path(std::string_view abs) const;
-    std::optional<std::string> read(std::string_view abs) const;          // whole file
-    std::optional<std::string> read_line(std::string_view abs) const;     // first line, trimmed
+    std::optional<std::string> read(std::string_view abs) const;       // whole file
+    std::optional<std::string> read_line(std::string_view abs) const;  // first line, trimmed
     std::optional<long long> read_int(std::string_view abs) const;
     bool exists(std::string_view abs) const;
-    std::vector<std::string> list(std::string_view abs_dir) const;       // sorted entry names
+    std::vector<std::string> list(std::string_view abs_dir) const;  // sorted entry names
 
 private:
     std::filesystem::path root_;

@@ -12,23 +12,23 @@ namespace gpuvet {
 class SpecDb;
 
 struct Order {
-    std::string origin;                        // "--expect \"8x H100\"" or the order file's path
+    std::string origin;  // "--expect \"8x H100\"" or the order file's path
 
-    std::optional<std::string> gpu_model;      // as written: "H100-SXM-80GB"
-    std::vector<std::string> gpu_skus;         // spec keys the model fits, the chosen one first
-    std::string gpu_match_how;                 // SpecDb's word for the match: "name", "preferred of 3"
-    std::optional<int> gpu_count;              // absent: any count
-    std::optional<double> gpu_memory_gib;      // per GPU, as written (absent: the SKU's own size)
+    std::optional<std::string> gpu_model;  // as written: "H100-SXM-80GB"
+    std::vector<std::string> gpu_skus;     // spec keys the model fits, the chosen one first
+    std::string gpu_match_how;             // SpecDb's word for the match: "name", "preferred of 3"
+    std::optional<int> gpu_count;          // absent: any count
+    std::optional<double> gpu_memory_gib;  // per GPU, as written (absent: the SKU's own size)
     std::optional<bool> nvlink_required;
-    std::optional<bool> mig_expected;          // GPUs delivered sliced into MIG instances on purpose
+    std::optional<bool> mig_expected;  // GPUs delivered sliced into MIG instances on purpose
     std::optional<int> cpu_cores;
     std::optional<double> ram_gib;
-    std::optional<double> disk_gb;             // capacity of the data-dir filesystem, decimal GB
+    std::optional<double> disk_gb;  // capacity of the data-dir filesystem, decimal GB
     std::optional<double> network_gbitps;
 
     bool empty() const {
-        return !gpu_model && !gpu_count && !gpu_memory_gib && !nvlink_required && !mig_expected &&
-               !cpu_cores && !ram_gib && !disk_gb && !network_gbitps;
+        return !gpu_model && !gpu_count && !gpu_memory_gib && !nvlink_required && !mig_expected && !cpu_cores &&
+               !ram_gib && !disk_gb && !network_gbitps;
     }
 };
 

@@ -73,7 +73,8 @@ Order parse_order_toml(std::string_view text, const std::string& origin, const S
         std::string k(key.str());
         if (k == "gpu_model") {
             auto v = node.value<std::string>();
-            if (!node.is_string() || !v || v->empty()) bad(origin, node, "'gpu_model' must be a GPU name like \"H100 SXM5 80GB\"");
+            if (!node.is_string() || !v || v->empty())
+                bad(origin, node, "'gpu_model' must be a GPU name like \"H100 SXM5 80GB\"");
             try {
                 resolve_gpu_model(o, *v, specs);
             } catch (const Error& e) {
@@ -100,8 +101,7 @@ Order parse_order_toml(std::string_view text, const std::string& origin, const S
         }
     }
     if (o.empty())
-        throw input_error(origin + ": the order names no item to check",
-                          std::string("set at least one of: ") + kKeys);
+        throw input_error(origin + ": the order names no item to check", std::string("set at least one of: ") + kKeys);
     return o;
 }
 

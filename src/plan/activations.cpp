@@ -9,7 +9,8 @@ namespace {
 // MLP width one token passes through: the dense MLP, or its routed + shared experts.
 double active_mlp_width(const ModelArch& m) {
     if (!m.is_moe()) return double(m.intermediate);
-    double shared = double(m.shared_experts) * double(m.shared_intermediate > 0 ? m.shared_intermediate : m.moe_intermediate);
+    double shared =
+        double(m.shared_experts) * double(m.shared_intermediate > 0 ? m.shared_intermediate : m.moe_intermediate);
     return double(m.experts_per_token) * double(m.moe_intermediate) + shared;
 }
 
@@ -21,17 +22,17 @@ double per_token_block_bytes(const ModelArch& m, const Workload& w, double e) {
                            : 2.0 * double(m.kv_heads * m.head_dim);
     double attn_out = m.is_mla() ? double(m.heads * m.v_head_dim) : q;
     bool dropout = m.dropout > 0;
-    double b = 2 * e * h;                                   // two norm inputs
-    b += e * h + e * (q + kv) + e * attn_out;               // qkv input; q, k, v; o_proj input
-    if (dropout) b += h;                                    // residual dropout mask (1 byte)
+    double b = 2 * e * h;                      // two norm inputs
+    b += e * h + e * (q + kv) + e * attn_out;  // qkv input; q, k, v; o_proj input
+    if (dropout) b += h;                       // residual dropout mask (1 byte)
     if (!w.flash_attention) {
         double s = double(w.seq), a = double(m.heads);
-        b += e * a * s;                                     // softmax output
-        if (dropout) b += a * s + e * a * s;                // its dropout mask and output
+        b += e * a * s;                       // softmax output
+        if (dropout) b += a * s + e * a * s;  // its dropout mask and output
     }
     double inter = active_mlp_width(m);
-    b += e * h;                                             // MLP input
-    b += (m.mlp == MlpKind::Gated ? 4.0 : 2.0) * e * inter; // gate, up, act, product / fc, act
+    b += e * h;                                              // MLP input
+    b += (m.mlp == MlpKind::Gated ? 4.0 : 2.0) * e * inter;  // gate, up, act, product / fc, act
     if (dropout) b += h;
     return b;
 }
@@ -46,8 +47,7 @@ ActivationEstimate training_activations(const ModelArch& m, const Workload& w, d
     if (w.checkpointing)
         // Each block's input is kept; one block is recomputed at a time during backward.
         a.layers_bytes = double(m.layers) * e * double(m.hidden) * tokens + block;
-    else
-        a.layers_bytes = double(m.layers) * block;
+    else a.layers_bytes = double(m.layers) * block;
     if (!m.encoder)
         // Logits in the activation dtype and the fp32 copy the cross-entropy works on.
         a.logits_bytes = tokens * double(m.vocab) * (e + 4.0);

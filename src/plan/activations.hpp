@@ -9,8 +9,8 @@
 namespace gpuvet {
 
 struct ActivationEstimate {
-    double layers_bytes = 0;   // saved for backward across all blocks (or checkpoints + one block)
-    double logits_bytes = 0;   // output logits and their fp32 copy for the loss
+    double layers_bytes = 0;  // saved for backward across all blocks (or checkpoints + one block)
+    double logits_bytes = 0;  // output logits and their fp32 copy for the loss
 };
 
 // Training: per GPU, for `w.batch` sequences of `w.seq` tokens at `bytes_per_value`.

@@ -57,15 +57,20 @@ constexpr double kSizeMax = double(1 << 24);
 constexpr NumberRule kSizeRule{1, kSizeMax, false, false, true, NumberUnit::None, "a size", "", "4096"};
 constexpr NumberRule kOptionalSizeRule{0, kSizeMax, false, false, true, NumberUnit::None, "a size (0: none)", "", "0"};
 constexpr NumberRule kHeadDimRule{1, 65536, false, false, true, NumberUnit::None, "a head size", "", "128"};
-constexpr NumberRule kVocabRule{1, double(1 << 28), false, false, true, NumberUnit::None, "a vocabulary size", "", "32000"};
-constexpr NumberRule kPositionsRule{1, 4294967296.0, false, false, true, NumberUnit::None, "a context length", "", "8192"};
-constexpr NumberRule kWindowRule{0, 4294967296.0, false, false, true, NumberUnit::None, "a window (0: none)", "", "4096"};
-constexpr NumberRule kExpertsRule{0, 65536, false, false, true, NumberUnit::None, "an expert count (0: dense)", "", "8"};
+constexpr NumberRule kVocabRule{1,  double(1 << 28), false, false, true, NumberUnit::None, "a vocabulary size",
+                                "", "32000"};
+constexpr NumberRule kPositionsRule{1,  4294967296.0, false, false, true, NumberUnit::None, "a context length",
+                                    "", "8192"};
+constexpr NumberRule kWindowRule{0,  4294967296.0, false, false, true, NumberUnit::None, "a window (0: none)",
+                                 "", "4096"};
+constexpr NumberRule kExpertsRule{0,  65536, false, false, true, NumberUnit::None, "an expert count (0: dense)",
+                                  "", "8"};
 constexpr NumberRule kTopKRule{1, 65536, false, false, true, NumberUnit::None, "an expert count", "", "2"};
 constexpr NumberRule kTypeVocabRule{0, 65536, false, false, true, NumberUnit::None, "a count", "", "2"};
 constexpr NumberRule kParamsRule{1, 1e15, false, false, true, NumberUnit::None, "a parameter count", "", "25557032"};
 constexpr NumberRule kDropoutRule{0, 1, false, false, false, NumberUnit::None, "a probability", "", "0.1"};
-constexpr NumberRule kGroupRule{-1, double(1 << 20), false, false, true, NumberUnit::None, "a group size (-1: per column)", "", "128"};
+constexpr NumberRule kGroupRule{
+    -1, double(1 << 20), false, false, true, NumberUnit::None, "a group size (-1: per column)", "", "128"};
 constexpr int kMaxWrapperDepth = 4;
 
 // A field that is present must be a number the rule allows; nullopt when absent (or null).
@@ -254,7 +259,7 @@ void check_consistent(const Required& req, const std::string& origin, const Mode
     }
     if (m.kv_heads == 0 || m.heads % m.kv_heads != 0)
         throw input_error(origin + ": num_key_value_heads (" + std::to_string(m.kv_heads) +
-                          ") must divide num_attention_heads (" + std::to_string(m.heads) + ")",
+                              ") must divide num_attention_heads (" + std::to_string(m.heads) + ")",
                           kConfigAdvice);
     if (m.experts > 0 && m.experts_per_token > m.experts)
         throw input_error(origin + ": num_experts_per_tok is larger than the number of experts", kConfigAdvice);
@@ -276,12 +281,12 @@ void check_plausible_size(const std::string& origin, const ModelArch& m) {
     const double ffn = 3 * h * double(m.intermediate) + 3 * h * double(m.experts) * double(m.moe_intermediate) +
                        3 * h * double(m.shared_experts) * double(std::max(m.shared_intermediate, m.moe_intermediate)) +
                        h * double(m.experts);
-    const double embeddings = 2 * double(m.vocab) * h + double(m.type_vocab) * h +
-                              (m.learned_positions ? double(m.max_positions) * h : 0.0);
+    const double embeddings =
+        2 * double(m.vocab) * h + double(m.type_vocab) * h + (m.learned_positions ? double(m.max_positions) * h : 0.0);
     const double estimate = double(m.layers) * (attn + ffn + 4 * h) + embeddings;
     if (estimate > 1e15)
         throw input_error(origin + ": the config describes an implausibly large model (~" +
-                          format_number(estimate / 1e12) + " trillion parameters)",
+                              format_number(estimate / 1e12) + " trillion parameters)",
                           kConfigAdvice);
 }
 

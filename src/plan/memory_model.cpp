@@ -40,8 +40,8 @@ double MemoryPlan::item(const std::string& key) const {
 
 bool lora_target_matches(const std::string& target, const std::string& linear) {
     // "gate_proj" also matches experts' gate_proj.
-    return linear == target || (linear.size() > target.size() &&
-                                linear.compare(linear.size() - target.size(), target.size(), target) == 0);
+    return linear == target ||
+           (linear.size() > target.size() && linear.compare(linear.size() - target.size(), target.size(), target) == 0);
 }
 
 namespace {
@@ -115,7 +115,8 @@ void plan_inference(const ModelArch& m, const Workload& w, MemoryPlan& p) {
 // LoRA/QLoRA: a frozen (possibly NF4) base, FSDP-sharded across data-parallel ranks, plus fp32
 // adapters with their gradients and AdamW state.
 void plan_adapters(const ModelArch& m, const Workload& w, MemoryPlan& p, int tp, int dp) {
-    if (m.is_fixed()) throw usage_error("LoRA needs a transformer's shapes", "use --model or --config, not a fixed model");
+    if (m.is_fixed())
+        throw usage_error("LoRA needs a transformer's shapes", "use --model or --config, not a fixed model");
     p.zero_stage = dp > 1 ? 3 : 0;  // FSDP shards the frozen base across data-parallel ranks
     std::int64_t lin = linear_params(m);
     double base;
@@ -152,8 +153,8 @@ void add_zero2_states(const Workload& w, MemoryPlan& p, int stage, double P, int
             fmt::format("16 B × params ÷ {} GPUs", dp));
     }
     p.cpu_bytes = double(z.cpu_bytes);
-    p.notes.push_back(fmt::format("ZeRO-{} model states = DeepSpeed estimate_zero2_model_states_mem_needs: {}",
-                                  stage, gib(double(z.gpu_bytes))));
+    p.notes.push_back(fmt::format("ZeRO-{} model states = DeepSpeed estimate_zero2_model_states_mem_needs: {}", stage,
+                                  gib(double(z.gpu_bytes))));
 }
 
 // ZeRO-3 with mixed-precision AdamW, itemized the same way; L is the largest layer per TP rank.
@@ -179,10 +180,14 @@ void add_zero3_states(const Workload& w, MemoryPlan& p, double P, std::int64_t L
 // its ZeRO stage shards it over.
 void add_recipe_states(const Recipe& r, MemoryPlan& p, int stage, double P, std::int64_t L, int dp) {
     double ws = stage == 3 ? dp : 1, gs = stage >= 2 ? dp : 1, os = stage >= 1 ? dp : 1;
-    add(p, "weights", "weights", r.weight_bytes * P / ws, fmt::format("{} B × params{}", r.weight_bytes, ws > 1 ? fmt::format(" ÷ {}", dp) : ""));
-    add(p, "gradients", "gradients", r.grad_bytes * P / gs, fmt::format("{} B × params{}", r.grad_bytes, gs > 1 ? fmt::format(" ÷ {}", dp) : ""));
-    add(p, "optimizer", "optimizer", r.optimizer_bytes * P / os, fmt::format("{} B × params{}", r.optimizer_bytes, os > 1 ? fmt::format(" ÷ {}", dp) : ""));
-    if (stage == 3) add(p, "gather_buffer", "gather buffers", 2.0 * r.weight_bytes * double(L), "2 prefetched largest layers");
+    add(p, "weights", "weights", r.weight_bytes * P / ws,
+        fmt::format("{} B × params{}", r.weight_bytes, ws > 1 ? fmt::format(" ÷ {}", dp) : ""));
+    add(p, "gradients", "gradients", r.grad_bytes * P / gs,
+        fmt::format("{} B × params{}", r.grad_bytes, gs > 1 ? fmt::format(" ÷ {}", dp) : ""));
+    add(p, "optimizer", "optimizer", r.optimizer_bytes * P / os,
+        fmt::format("{} B × params{}", r.optimizer_bytes, os > 1 ? fmt::format(" ÷ {}", dp) : ""));
+    if (stage == 3)
+        add(p, "gather_buffer", "gather buffers", 2.0 * r.weight_bytes * double(L), "2 prefetched largest layers");
 }
 
 // Full training: check the ZeRO/offload options, then the model states of the recipe.
@@ -190,14 +195,17 @@ void plan_full(const ModelArch& m, const Workload& w, MemoryPlan& p, const Recip
     const double P = double(p.params) / tp;  // parameters each tensor-parallel rank owns
     p.trainable_params = p.params;
     int stage = w.zero_stage.value_or(dp > 1 ? 3 : 0);
-    if (stage < 0 || stage > 3) throw usage_error("--zero must be 0, 1, 2 or 3", "2 shards gradients and optimizer, 3 also the weights");
+    if (stage < 0 || stage > 3)
+        throw usage_error("--zero must be 0, 1, 2 or 3", "2 shards gradients and optimizer, 3 also the weights");
     if ((w.offload_optimizer || w.offload_params) && stage == 0)
         throw usage_error("offload needs ZeRO", "add --zero 2 or --zero 3");
-    if (w.offload_params && stage != 3) throw usage_error("--offload-params needs --zero 3", "add --zero 3, or offload only the optimizer with --offload-optimizer");
+    if (w.offload_params && stage != 3)
+        throw usage_error("--offload-params needs --zero 3",
+                          "add --zero 3, or offload only the optimizer with --offload-optimizer");
     p.zero_stage = stage;
     p.bytes_per_param = r.bytes_per_param();
-    p.bytes_per_param_how = fmt::format("{}: {} weights + {} gradients + {} optimizer = {} B per parameter",
-                                        r.key, r.weight_bytes, r.grad_bytes, r.optimizer_bytes, r.bytes_per_param());
+    p.bytes_per_param_how = fmt::format("{}: {} weights + {} gradients + {} optimizer = {} B per parameter", r.key,
+                                        r.weight_bytes, r.grad_bytes, r.optimizer_bytes, r.bytes_per_param());
     std::int64_t L = largest_layer_params(m) / tp;
     // DeepSpeed's estimators model mixed-precision AdamW only.
     if (stage >= 1 && r.key == "mixed-adamw") {
@@ -213,23 +221,23 @@ void add_training_activations(const ModelArch& m, const Workload& w, MemoryPlan&
     if (m.is_fixed()) {
         if (!w.activations_gib)
             p.notes.push_back("activations of " + m.name + " are not modelled: give --activations-gib for the batch");
-        else
-            add(p, "activations", "activations", *w.activations_gib * kGiB, "given with --activations-gib");
+        else add(p, "activations", "activations", *w.activations_gib * kGiB, "given with --activations-gib");
         return;
     }
     ActivationEstimate a = training_activations(m, w, e);
-    add(p, "activations", w.checkpointing ? "activations (checkpointed)" : "activations",
-        a.layers_bytes,
+    add(p, "activations", w.checkpointing ? "activations (checkpointed)" : "activations", a.layers_bytes,
         fmt::format("{} seq × {} tokens, {} layers, {} B/value{}{}", w.batch, w.seq, m.layers, e,
                     w.checkpointing ? ", block inputs + one block" : "", w.flash_attention ? "" : ", eager attention"));
     if (a.logits_bytes > 0)
-        add(p, "logits", "logits + fp32 loss copy", a.logits_bytes, fmt::format("tokens × vocab {} × {} B", m.vocab, e + 4));
+        add(p, "logits", "logits + fp32 loss copy", a.logits_bytes,
+            fmt::format("tokens × vocab {} × {} B", m.vocab, e + 4));
 }
 
 void plan_training(const ModelArch& m, const Workload& w, MemoryPlan& p) {
     const int tp = std::max(1, w.tp);
-    if (p.gpus % tp != 0) throw usage_error(fmt::format("{} GPUs cannot hold tensor-parallel degree {}", p.gpus, tp),
-                                            "make --gpus a multiple of --tp");
+    if (p.gpus % tp != 0)
+        throw usage_error(fmt::format("{} GPUs cannot hold tensor-parallel degree {}", p.gpus, tp),
+                          "make --gpus a multiple of --tp");
     const int dp = p.gpus / tp;
     const bool adapters = w.task == Task::Lora || w.task == Task::Qlora;
     // Adapters ignore --recipe: the mixed-precision recipe gives their activation bytes.
@@ -243,19 +251,23 @@ void plan_training(const ModelArch& m, const Workload& w, MemoryPlan& p) {
 
 MemoryPlan plan_memory(const ModelArch& m, const Workload& w, int gpus) {
     if (gpus < 1) throw usage_error("the GPU count must be at least 1", "pass --gpus 1 or more");
-    if (w.batch < 1 || w.seq < 1) throw usage_error("--batch and --seq must be at least 1", "e.g. --batch 8 --seq 2048");
-    if (w.margin < 0 || w.margin > 10) throw usage_error("--margin must be between 0 and 10", "0.2 is the default, a 20% margin");
+    if (w.batch < 1 || w.seq < 1)
+        throw usage_error("--batch and --seq must be at least 1", "e.g. --batch 8 --seq 2048");
+    if (w.margin < 0 || w.margin > 10)
+        throw usage_error("--margin must be between 0 and 10", "0.2 is the default, a 20% margin");
     MemoryPlan p;
     p.gpus = gpus;
     p.params = parameter_count(m);
     p.active_params = active_parameter_count(m);
     if (w.task == Task::Inference) {
-        if (w.zero_stage) throw usage_error("ZeRO applies to training, not inference", "drop --zero for --task inference");
+        if (w.zero_stage)
+            throw usage_error("ZeRO applies to training, not inference", "drop --zero for --task inference");
         plan_inference(m, w, p);
     } else {
         plan_training(m, w, p);
     }
-    add(p, "cuda_context", "CUDA context + kernels", w.cuda_context_gib * kGiB, fmt::format("{} GiB per GPU", w.cuda_context_gib));
+    add(p, "cuda_context", "CUDA context + kernels", w.cuda_context_gib * kGiB,
+        fmt::format("{} GiB per GPU", w.cuda_context_gib));
     for (auto& i : p.items) p.subtotal_per_gpu += i.bytes_per_gpu;
     p.margin_bytes = p.subtotal_per_gpu * w.margin;
     p.need_per_gpu = p.subtotal_per_gpu + p.margin_bytes;

@@ -10,23 +10,23 @@
 namespace gpuvet {
 
 struct MemoryItem {
-    std::string key;      // "weights", "gradients", "optimizer", "activations", "logits", "kv_cache", ...
+    std::string key;  // "weights", "gradients", "optimizer", "activations", "logits", "kv_cache", ...
     std::string label;
     double bytes_per_gpu = 0;
-    std::string how;      // the formula, in words and numbers
+    std::string how;  // the formula, in words and numbers
 };
 
 struct MemoryPlan {
     int gpus = 1;
-    int zero_stage = 0;                 // training only
+    int zero_stage = 0;  // training only
     std::int64_t params = 0, trainable_params = 0, active_params = 0;
-    double bytes_per_param = 0;         // weights + gradients + optimizer, before sharding
+    double bytes_per_param = 0;  // weights + gradients + optimizer, before sharding
     std::string bytes_per_param_how;
-    std::vector<MemoryItem> items;      // per GPU, before the margin
+    std::vector<MemoryItem> items;  // per GPU, before the margin
     double subtotal_per_gpu = 0;
-    double margin_bytes = 0;            // subtotal × margin
-    double need_per_gpu = 0;            // subtotal + margin
-    double cpu_bytes = 0;               // offloaded states (host RAM)
+    double margin_bytes = 0;  // subtotal × margin
+    double need_per_gpu = 0;  // subtotal + margin
+    double cpu_bytes = 0;     // offloaded states (host RAM)
     std::vector<std::string> notes;
 
     double total() const { return need_per_gpu * gpus; }

@@ -19,9 +19,8 @@ std::int64_t attention_params(const ModelArch& m) {
         // DeepSeek-V3 modeling: q_a_proj, q_a_layernorm, q_b_proj, kv_a_proj_with_mqa,
         // kv_a_layernorm, kv_b_proj, o_proj (no biases).
         std::int64_t qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
-        std::int64_t q = m.q_lora_rank > 0
-                             ? h * m.q_lora_rank + m.q_lora_rank + m.q_lora_rank * m.heads * qk
-                             : h * m.heads * qk;
+        std::int64_t q =
+            m.q_lora_rank > 0 ? h * m.q_lora_rank + m.q_lora_rank + m.q_lora_rank * m.heads * qk : h * m.heads * qk;
         std::int64_t kv = h * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank +
                           m.kv_lora_rank * m.heads * (m.qk_nope_head_dim + m.v_head_dim);
         return q + kv + m.heads * m.v_head_dim * h;
@@ -42,9 +41,8 @@ std::int64_t mlp_params(const ModelArch& m, std::int64_t inter) {
 std::int64_t moe_params(const ModelArch& m, bool active) {
     std::int64_t per_expert = mlp_params(m, m.moe_intermediate);
     std::int64_t routed = (active ? m.experts_per_token : m.experts) * per_expert;
-    std::int64_t shared = m.shared_experts * mlp_params(m, m.shared_intermediate > 0
-                                                                ? m.shared_intermediate
-                                                                : m.moe_intermediate);
+    std::int64_t shared =
+        m.shared_experts * mlp_params(m, m.shared_intermediate > 0 ? m.shared_intermediate : m.moe_intermediate);
     std::int64_t router = m.hidden * m.experts + (m.router_bias ? m.experts : 0);
     return routed + shared + router;
 }
@@ -137,19 +135,16 @@ double kv_cache_bytes(const ModelArch& m, std::int64_t context_tokens, double by
     if (m.is_fixed() || m.encoder) return 0;
     // Values cached per token per layer: K and V for every KV head, or MLA's compressed latent
     // plus the shared rotary key (what vLLM and SGLang cache for DeepSeek-V3).
-    double per_layer = m.is_mla() ? double(m.kv_lora_rank + m.qk_rope_head_dim)
-                                  : 2.0 * double(m.kv_heads * m.head_dim);
+    double per_layer = m.is_mla() ? double(m.kv_lora_rank + m.qk_rope_head_dim) : 2.0 * double(m.kv_heads * m.head_dim);
     std::int64_t windowed = (m.sliding_window > 0) ? std::min(m.sliding_layers, m.layers) : 0;
     std::int64_t full = m.layers - windowed;
     double tokens_windowed = double(std::min(context_tokens, m.sliding_window > 0 ? m.sliding_window : context_tokens));
-    return per_layer * bytes_per_value *
-           (double(full) * double(context_tokens) + double(windowed) * tokens_windowed);
+    return per_layer * bytes_per_value * (double(full) * double(context_tokens) + double(windowed) * tokens_windowed);
 }
 
 double kv_bytes_per_token(const ModelArch& m, double bytes_per_value) {
     if (m.is_fixed() || m.encoder) return 0;
-    double per_layer = m.is_mla() ? double(m.kv_lora_rank + m.qk_rope_head_dim)
-                                  : 2.0 * double(m.kv_heads * m.head_dim);
+    double per_layer = m.is_mla() ? double(m.kv_lora_rank + m.qk_rope_head_dim) : 2.0 * double(m.kv_heads * m.head_dim);
     return per_layer * bytes_per_value * double(m.layers);
 }
 

@@ -8,7 +8,7 @@
 
 namespace gpuvet {
 
-enum class MlpKind { Gated, Plain };   // SwiGLU (gate, up, down) or GELU (fc, proj)
+enum class MlpKind { Gated, Plain };     // SwiGLU (gate, up, down) or GELU (fc, proj)
 enum class NormKind { Rms, LayerNorm };  // RMSNorm has a weight, LayerNorm a weight and a bias
 
 struct ModelArch {
@@ -25,24 +25,23 @@ struct ModelArch {
     MlpKind mlp = MlpKind::Gated;
     NormKind norm = NormKind::Rms;
     bool qkv_bias = false, o_bias = false, mlp_bias = false;
-    bool learned_positions = false;         // GPT-2, BERT
-    std::int64_t type_vocab = 0;            // BERT token types
+    bool learned_positions = false;  // GPT-2, BERT
+    std::int64_t type_vocab = 0;     // BERT token types
     bool pooler = false, embedding_norm = false;
-    bool encoder = false;                   // bidirectional (BERT): no KV cache
-    double dropout = 0;                     // >0: dropout masks are kept for backward
+    bool encoder = false;  // bidirectional (BERT): no KV cache
+    double dropout = 0;    // >0: dropout masks are kept for backward
 
     // Mixture of experts.
     std::int64_t experts = 0, experts_per_token = 0, shared_experts = 0;
     std::int64_t moe_intermediate = 0, shared_intermediate = 0, first_dense_layers = 0;
-    bool router_bias = false;               // DeepSeek-V3 e_score_correction_bias
+    bool router_bias = false;  // DeepSeek-V3 e_score_correction_bias
 
     // Multi-head latent attention (DeepSeek-V2/V3).
-    std::int64_t q_lora_rank = 0, kv_lora_rank = 0, qk_nope_head_dim = 0, qk_rope_head_dim = 0,
-                 v_head_dim = 0;
+    std::int64_t q_lora_rank = 0, kv_lora_rank = 0, qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;
 
     // Sliding-window attention: the KV cache of those layers holds at most `sliding_window` tokens.
     std::int64_t sliding_window = 0;
-    std::int64_t sliding_layers = 0;        // how many layers use it (all when the config says so)
+    std::int64_t sliding_layers = 0;  // how many layers use it (all when the config says so)
 
     // Weights as stored when a quantization_config is present: bits per quantized weight.
     std::optional<double> quantized_bits;
@@ -55,7 +54,7 @@ struct ModelArch {
 
 // One linear layer kind inside a block, for LoRA and for quantization.
 struct LinearShape {
-    std::string name;      // "q_proj", "gate_proj", "experts.gate_proj"...
+    std::string name;  // "q_proj", "gate_proj", "experts.gate_proj"...
     std::int64_t in = 0, out = 0;
     std::int64_t count_per_layer = 1;  // experts: one per expert
     std::int64_t layers = 0;           // blocks that have it

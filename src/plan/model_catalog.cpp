@@ -15,7 +15,8 @@ std::string_view models_toml();
 namespace gpuvet {
 
 namespace {
-const char* const kCatalogAdvice = "each model is a [[model]] table with a key and HF config fields, as in data/models.toml";
+const char* const kCatalogAdvice =
+    "each model is a [[model]] table with a key and HF config fields, as in data/models.toml";
 }  // namespace
 
 namespace {
@@ -64,7 +65,7 @@ ModelCatalog ModelCatalog::parse(std::string_view text, const std::string& origi
     } catch (const toml::parse_error& e) {
         auto& b = e.source().begin;
         throw input_error(origin + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": " +
-                          std::string(e.description()),
+                              std::string(e.description()),
                           kCatalogAdvice);
     }
     ModelCatalog cat;
@@ -80,8 +81,7 @@ ModelCatalog ModelCatalog::parse(std::string_view text, const std::string& origi
         m.key = *key;
         m.name = (*t)["name"].value_or(*key);
         m.source = (*t)["source"].value_or(std::string());
-        if (auto* p = t->get("published_params"); p && p->is_integer())
-            m.published_params = *p->value<std::int64_t>();
+        if (auto* p = t->get("published_params"); p && p->is_integer()) m.published_params = *p->value<std::int64_t>();
         if (auto* a = (*t)["aliases"].as_array())
             for (auto& x : *a)
                 if (auto s = x.value<std::string>()) m.aliases.push_back(*s);

@@ -16,7 +16,6 @@
 
 namespace gpuvet {
 
-
 std::map<std::string, MeasuredRates> read_measured_report(const std::string& path, const SpecDb& db) {
     return parse_measured_report(read_input_file(path, "--measured", kReportFileLimitBytes), path, db);
 }
@@ -46,7 +45,8 @@ std::map<std::string, MeasuredRates> parse_measured_report(std::string_view text
     try {
         j = nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception& e) {
-        throw input_error(path + ": not a gpuvet JSON report (" + e.what() + ")", "pass the file 'gpuvet check --json' wrote");
+        throw input_error(path + ": not a gpuvet JSON report (" + e.what() + ")",
+                          "pass the file 'gpuvet check --json' wrote");
     }
     if (!j.is_object() || !j.contains("checks") || !j["checks"].is_array())
         throw input_error(path + ": no \"checks\" array", "pass the file 'gpuvet check --json' wrote");
@@ -59,7 +59,9 @@ std::map<std::string, MeasuredRates> parse_measured_report(std::string_view text
                 if (!idx || sku.empty()) continue;
                 if (auto m = db.try_match(sku)) sku_of[*idx] = m->spec->key;
             }
-    struct Acc { std::vector<double> bw, bf16, fp16, fp32, fp8; };
+    struct Acc {
+        std::vector<double> bw, bf16, fp16, fp32, fp8;
+    };
     std::map<std::string, Acc> acc;
     for (auto& c : j["checks"]) {
         if (!c.is_object()) continue;
@@ -78,7 +80,8 @@ std::map<std::string, MeasuredRates> parse_measured_report(std::string_view text
             // A rate this plan uses replaces a datasheet figure: it must be one a GPU could reach.
             if ((unit == "GB/s" || unit == "TFLOPS") &&
                 (key == "gpu.memory_bandwidth" || key == "gpu.gemm" || key == "gpu.fp_peak"))
-                check_number_field(path, key + " " + mk, v, kMeasuredRateRule, "pass the file 'gpuvet check --json' wrote");
+                check_number_field(path, key + " " + mk, v, kMeasuredRateRule,
+                                   "pass the file 'gpuvet check --json' wrote");
             if (key == "gpu.memory_bandwidth" && unit == "GB/s") {
                 if (mk.find("triad") != std::string::npos) triad = v;
                 else if (mk.find("copy") != std::string::npos) copy = v;
@@ -88,15 +91,15 @@ std::map<std::string, MeasuredRates> parse_measured_report(std::string_view text
                 if (mk.find("bf16") != std::string::npos && key == "gpu.gemm") a.bf16.push_back(v);
                 else if (mk.find("fp16") != std::string::npos && key == "gpu.gemm") a.fp16.push_back(v);
                 else if (mk.find("fp8") != std::string::npos) a.fp8.push_back(v);
-                else if (mk.find("fp32") != std::string::npos && mk.find("tf32") == std::string::npos && key == "gpu.fp_peak")
+                else if (mk.find("fp32") != std::string::npos && mk.find("tf32") == std::string::npos &&
+                         key == "gpu.fp_peak")
                     a.fp32.push_back(v);
             }
         }
         if (auto bw = triad ? triad : copy ? copy : best) a.bw.push_back(*bw);
     }
     std::map<std::string, MeasuredRates> out;
-    for (auto& [sku, a] : acc)
-        out[sku] = {median(a.bw), median(a.bf16), median(a.fp16), median(a.fp32), median(a.fp8)};
+    for (auto& [sku, a] : acc) out[sku] = {median(a.bw), median(a.bf16), median(a.fp16), median(a.fp32), median(a.fp8)};
     return out;
 }
 
@@ -144,14 +147,14 @@ PriceTable parse_prices(std::string_view text, const std::string& path, const Sp
         std::size_t fits;  // how many SKUs the name fitted: fewer is more specific
         std::string name;
     };
-    std::map<std::string, Claim> claims;                         // SKU key -> the price that holds
-    std::vector<std::pair<std::string, std::size_t>> broad;       // names that fitted several SKUs
+    std::map<std::string, Claim> claims;                     // SKU key -> the price that holds
+    std::vector<std::pair<std::string, std::size_t>> broad;  // names that fitted several SKUs
     for (auto& [k, v] : *prices) {
         auto price = v.value<double>();
         if (!price || !(v.is_integer() || v.is_floating_point()))
-            throw input_error(where(path, v.source()) + ": price of '" + std::string(k.str()) +
-                                  "' must be a number (per card-hour)",
-                              example);
+            throw input_error(
+                where(path, v.source()) + ": price of '" + std::string(k.str()) + "' must be a number (per card-hour)",
+                example);
         check_number_field(where(path, v.source()), "price of '" + std::string(k.str()) + "'", *price, kPriceRule,
                            example);
         auto m = db.try_match(k.str());
@@ -170,8 +173,8 @@ PriceTable parse_prices(std::string_view text, const std::string& path, const Sp
             if (it == claims.end() || fits.size() < it->second.fits) {
                 claims[s->key] = Claim{*price, fits.size(), name};
             } else if (fits.size() == it->second.fits && it->second.price != *price) {
-                throw input_error(where(path, k.source()) + ": '" + name + "' and '" + it->second.name +
-                                      "' give " + s->name + " different prices",
+                throw input_error(where(path, k.source()) + ": '" + name + "' and '" + it->second.name + "' give " +
+                                      s->name + " different prices",
                                   "name each GPU once, or add the form factor or memory (\"A100 80GB SXM\")");
             }
         }

@@ -129,7 +129,8 @@ std::optional<std::string> fewest_cards_idea(const Recommendation& rec, const Mo
         }
     if (!best) return std::nullopt;
     // Spelled out, not needs_nvlink(): the plan is redone only when its stage decides.
-    bool shards = *best_n > 1 && (w.task == Task::Inference || plan_memory(m, free, *best_n).zero_stage == 3 || w.tp > 1);
+    bool shards =
+        *best_n > 1 && (w.task == Task::Inference || plan_memory(m, free, *best_n).zero_stage == 3 || w.tp > 1);
     return fmt::format("{}× {}{}", *best_n, best->spec->name, shards ? " with NVLink" : "");
 }
 
@@ -142,8 +143,14 @@ std::optional<std::string> lighter_idea(const ModelArch& m, const Workload& w, c
     lighter.gpus = 1;
     if (m.is_fixed() && w.task != Task::Inference) return std::nullopt;
     std::string what;
-    if (w.task == Task::Inference) { lighter.weight_dtype = "int4"; what = "int4 weights"; }
-    else { lighter.task = Task::Qlora; lighter.checkpointing = true; what = "QLoRA"; }
+    if (w.task == Task::Inference) {
+        lighter.weight_dtype = "int4";
+        what = "int4 weights";
+    } else {
+        lighter.task = Task::Qlora;
+        lighter.checkpointing = true;
+        what = "QLoRA";
+    }
     const GpuSpec* best = nullptr;
     for (auto& g : db.all()) {
         MemoryPlan p = plan_memory(m, lighter, 1);
@@ -166,8 +173,10 @@ std::string suggestion_text(const std::vector<std::string>& ideas, bool any_fits
         for (std::size_t i = 1; i < ideas.size(); ++i) s += ", or " + ideas[i];
         return s;
     }
-    return fmt::format("nothing in the spec database fits within {} cards; shorten --seq, lower --batch, "
-                       "add --checkpointing or use --task qlora", most_cards);
+    return fmt::format(
+        "nothing in the spec database fits within {} cards; shorten --seq, lower --batch, "
+        "add --checkpointing or use --task qlora",
+        most_cards);
 }
 }  // namespace
 
@@ -189,7 +198,8 @@ Recommendation recommend(const ModelArch& m, const Workload& w, const SpecDb& db
     std::vector<std::string> ideas;
     for (auto& row : rec.rows)
         if (row.cards) {
-            ideas.push_back(fmt::format("{}× {}{}", *row.cards, row.spec->name, row.nvlink_needed ? " with NVLink" : ""));
+            ideas.push_back(
+                fmt::format("{}× {}{}", *row.cards, row.spec->name, row.nvlink_needed ? " with NVLink" : ""));
             break;
         }
     if (ideas.empty() && w.gpus)

@@ -24,20 +24,20 @@ const Scenario& find_scenario(const std::string& key);
 
 struct SkuRow {
     const GpuSpec* spec = nullptr;
-    std::optional<int> cards;           // fewest that fit (within max_cards)
-    std::optional<MemoryPlan> plan;     // the plan at that count
+    std::optional<int> cards;        // fewest that fit (within max_cards)
+    std::optional<MemoryPlan> plan;  // the plan at that count
     double usable_gib = 0;
     bool nvlink_needed = false, has_nvlink = false;
     SpeedEstimate speed;
     std::string rates_source;
     std::optional<double> cost;
-    double score = 0;                   // scenario weighting, higher is better
+    double score = 0;  // scenario weighting, higher is better
 };
 
 struct Recommendation {
-    std::vector<SkuRow> rows;           // fitting first, by scenario score
+    std::vector<SkuRow> rows;  // fitting first, by scenario score
     bool any_fits = false;
-    std::string suggestion;             // when nothing (or not the asked SKU) fits
+    std::string suggestion;  // when nothing (or not the asked SKU) fits
 };
 
 Recommendation recommend(const ModelArch& m, const Workload& w, const SpecDb& db, const Scenario& sc,

@@ -5,8 +5,8 @@
 
 namespace gpuvet {
 
-void set_link(CardRates& r, std::optional<int> nv_gen, std::optional<double> nv_bidir_gbps,
-              std::optional<int> pcie_gen, std::optional<int> pcie_lanes) {
+void set_link(CardRates& r, std::optional<int> nv_gen, std::optional<double> nv_bidir_gbps, std::optional<int> pcie_gen,
+              std::optional<int> pcie_lanes) {
     if (nv_gen && nv_bidir_gbps) {
         r.link_gbps = *nv_bidir_gbps / 2;  // NVIDIA quotes both directions together
         r.link = fmt::format("NVLink {}", *nv_gen);

@@ -16,7 +16,7 @@ struct CardRates {
     // Card-to-card link, one direction, decimal GB/s: NVLink when the card has it, else PCIe
     // generation × lanes. Absent: the spec lacks both.
     std::optional<double> link_gbps;
-    std::string link;                      // "NVLink 4" / "PCIe 4.0 x16"
+    std::string link;  // "NVLink 4" / "PCIe 4.0 x16"
 };
 
 // The link a card uses for collectives (see CardRates::link_gbps).
@@ -24,12 +24,12 @@ void set_link(CardRates& r, std::optional<int> nvlink_gen, std::optional<double>
               std::optional<int> pcie_gen, std::optional<int> pcie_lanes);
 
 struct SpeedAssumptions {
-    double mfu = 0.40;        // training/prefill utilization: Llama 3 paper reports 38-43% BF16 MFU
+    double mfu = 0.40;            // training/prefill utilization: Llama 3 paper reports 38-43% BF16 MFU
     double bandwidth_eff = 0.80;  // fraction of datasheet bandwidth decode reaches
 };
 
 struct SpeedEstimate {
-    std::optional<double> decode_tokens_per_s;   // all sequences of the batch together
+    std::optional<double> decode_tokens_per_s;  // all sequences of the batch together
     std::optional<double> prefill_tokens_per_s;
     std::optional<double> train_tokens_per_s;
     std::optional<double> hours_for_budget;

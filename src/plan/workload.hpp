@@ -11,25 +11,25 @@ enum class Task { Inference, FullFinetune, Lora, Qlora, Pretrain };
 
 struct Workload {
     Task task = Task::Inference;
-    std::string recipe = "mixed-adamw";       // full fine-tuning and pre-training
-    std::int64_t batch = 1;                   // sequences per GPU (micro batch)
-    std::int64_t seq = 2048;                  // tokens per sequence (inference: prompt + output)
-    std::string weight_dtype = "bf16";        // inference: bf16, fp16, fp32, fp8, int8, int4
-    std::string kv_dtype = "bf16";            // bf16, fp16, fp8
+    std::string recipe = "mixed-adamw";  // full fine-tuning and pre-training
+    std::int64_t batch = 1;              // sequences per GPU (micro batch)
+    std::int64_t seq = 2048;             // tokens per sequence (inference: prompt + output)
+    std::string weight_dtype = "bf16";   // inference: bf16, fp16, fp32, fp8, int8, int4
+    std::string kv_dtype = "bf16";       // bf16, fp16, fp8
     int lora_rank = 16;
     std::vector<std::string> lora_targets = {"all"};  // "all", or q_proj, v_proj, ...
-    bool checkpointing = false;               // activation (gradient) checkpointing
-    bool flash_attention = true;              // false: eager attention keeps b*a*s^2 scores
-    std::optional<int> zero_stage;            // 0..3; unset: 0 on one GPU, 3 on several
+    bool checkpointing = false;                       // activation (gradient) checkpointing
+    bool flash_attention = true;                      // false: eager attention keeps b*a*s^2 scores
+    std::optional<int> zero_stage;                    // 0..3; unset: 0 on one GPU, 3 on several
     bool offload_optimizer = false, offload_params = false;
-    int tp = 1;                               // tensor-parallel degree for training
-    std::optional<int> gpus;                  // fixed card count; unset: the fewest that fit
-    double margin = 0.20;                     // the seed articles' ×1.2
-    double cuda_context_gib = 0.5;            // CUDA context + kernels per GPU
-    double engine_memory_fraction = 1.0;      // vLLM gpu_memory_utilization (0.9 default there)
-    std::optional<double> activations_gib;    // user figure for fixed (CNN/UNet) models
-    std::int64_t prefill_chunk = 8192;        // tokens prefilled at once (vLLM max_num_batched_tokens)
-    double token_budget = 0;                  // training tokens (D) for the time estimate
+    int tp = 1;                             // tensor-parallel degree for training
+    std::optional<int> gpus;                // fixed card count; unset: the fewest that fit
+    double margin = 0.20;                   // the seed articles' ×1.2
+    double cuda_context_gib = 0.5;          // CUDA context + kernels per GPU
+    double engine_memory_fraction = 1.0;    // vLLM gpu_memory_utilization (0.9 default there)
+    std::optional<double> activations_gib;  // user figure for fixed (CNN/UNet) models
+    std::int64_t prefill_chunk = 8192;      // tokens prefilled at once (vLLM max_num_batched_tokens)
+    double token_budget = 0;                // training tokens (D) for the time estimate
 };
 
 const char* to_string(Task t);

@@ -7,8 +7,7 @@ namespace gpuvet {
 // Python's int() truncates toward zero; the sizes here are non-negative.
 static std::int64_t py_int(double v) { return static_cast<std::int64_t>(v); }
 
-ZeroEstimate deepspeed_zero2_estimate(std::int64_t P, int per_node, int nodes, bool cpu_offload,
-                                      double buf) {
+ZeroEstimate deepspeed_zero2_estimate(std::int64_t P, int per_node, int nodes, bool cpu_offload, double buf) {
     const std::int64_t total_gpus = std::int64_t(per_node) * nodes;
     ZeroEstimate e;
     if (cpu_offload) {
@@ -21,9 +20,8 @@ ZeroEstimate deepspeed_zero2_estimate(std::int64_t P, int per_node, int nodes, b
     return e;
 }
 
-ZeroEstimate deepspeed_zero3_estimate(std::int64_t P, std::int64_t L, int per_node, int nodes,
-                                      bool cpu_offload, bool cpu_offload_params, bool zero_init,
-                                      double buf) {
+ZeroEstimate deepspeed_zero3_estimate(std::int64_t P, std::int64_t L, int per_node, int nodes, bool cpu_offload,
+                                      bool cpu_offload_params, bool zero_init, double buf) {
     const std::int64_t total_gpus = std::int64_t(per_node) * nodes;
     const double gpus_factor = 1.0 / nodes;
     ZeroEstimate e;

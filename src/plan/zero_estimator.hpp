@@ -13,11 +13,10 @@ struct ZeroEstimate {
     std::int64_t largest_layer_bytes = 0;  // stage 3 only
 };
 
-ZeroEstimate deepspeed_zero2_estimate(std::int64_t total_params, int gpus_per_node, int nodes,
-                                      bool cpu_offload, double additional_buffer_factor = 1.5);
-ZeroEstimate deepspeed_zero3_estimate(std::int64_t total_params, std::int64_t largest_layer_params,
-                                      int gpus_per_node, int nodes, bool cpu_offload,
-                                      bool cpu_offload_params, bool zero_init = true,
+ZeroEstimate deepspeed_zero2_estimate(std::int64_t total_params, int gpus_per_node, int nodes, bool cpu_offload,
+                                      double additional_buffer_factor = 1.5);
+ZeroEstimate deepspeed_zero3_estimate(std::int64_t total_params, std::int64_t largest_layer_params, int gpus_per_node,
+                                      int nodes, bool cpu_offload, bool cpu_offload_params, bool zero_init = true,
                                       double additional_buffer_factor = 1.5);
 
 }  // namespace gpuvet

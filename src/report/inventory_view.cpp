@@ -129,9 +129,9 @@ void render_driver(const InventoryFacts& inv, const Style& st, std::string& out)
     if (!inv.cuda_present) out += "no NVIDIA driver found (" + inv.cuda_absent_reason + ")\n\n";
     out += st.bold("Driver") + "\n";
     line("Driver version", format_fact("driver_version", inv.driver_version));
-    std::string cuda = inv.cuda_driver_version
-                           ? fmt::format("{}.{}", *inv.cuda_driver_version / 1000, (*inv.cuda_driver_version % 1000) / 10)
-                           : "— (" + inv.cuda_driver_version.absent_reason + ")";
+    std::string cuda = inv.cuda_driver_version ? fmt::format("{}.{}", *inv.cuda_driver_version / 1000,
+                                                             (*inv.cuda_driver_version % 1000) / 10)
+                                               : "— (" + inv.cuda_driver_version.absent_reason + ")";
     line("CUDA driver API", cuda);
     line("NVML version", format_fact("nvml_version", inv.nvml_version));
     if (!inv.libcuda_path.empty()) line("libcuda", inv.libcuda_path);
@@ -156,9 +156,8 @@ void render_links_and_processes(const InventoryGpu& g, std::string& out) {
     if (!g.processes_absent_reason.empty()) line("Processes", "— (" + g.processes_absent_reason + ")");
     else if (g.processes.empty()) line("Processes", "none");
     for (const auto& p : g.processes)
-        line(fmt::format("  pid {}", p.pid),
-             fmt::format("{} {} {}", p.name.empty() ? "?" : p.name, p.type,
-                         format_fact("used_memory_bytes", p.used_memory_bytes)));
+        line(fmt::format("  pid {}", p.pid), fmt::format("{} {} {}", p.name.empty() ? "?" : p.name, p.type,
+                                                         format_fact("used_memory_bytes", p.used_memory_bytes)));
 }
 
 // Appended piece by piece: `"\n" + std::string&&` draws a false -Wrestrict from GCC 12.
@@ -188,8 +187,9 @@ void render_topology(const InventoryFacts& inv, const Style& st, std::string& ou
         for (const auto& c : inv.topology[i]) out += fmt::format("{:<6}", c);
         out += "\n";
     }
-    out += "  X = self, NV# = # NVLinks, PIX/PXB = PCIe switch(es), PHB = host bridge,\n"
-           "  NODE = same NUMA node, SYS = across NUMA nodes\n";
+    out +=
+        "  X = self, NV# = # NVLinks, PIX/PXB = PCIe switch(es), PHB = host bridge,\n"
+        "  NODE = same NUMA node, SYS = across NUMA nodes\n";
 }
 
 void render_host(const MachineInfo& host, const Style& st, std::string& out) {

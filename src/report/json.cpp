@@ -40,7 +40,8 @@ Json to_json(const DriverInfo& d) {
     j["cuda_usable"] = d.cuda_usable;
     j["cuda_absent_reason"] = d.cuda_usable ? Json(nullptr) : Json(d.cuda_absent_reason);
     Json problems = Json::array();
-    for (const DriverProblem& p : d.problems) problems.push_back({{"headline", p.headline}, {"message", p.message}, {"advice", p.advice}});
+    for (const DriverProblem& p : d.problems)
+        problems.push_back({{"headline", p.headline}, {"message", p.message}, {"advice", p.advice}});
     j["problems"] = problems;
     j["driver_version"] = opt(d.driver_version);
     j["cuda_driver_version"] = opt(d.cuda_driver_version);
@@ -76,7 +77,8 @@ Json to_json(const CheckResult& c) {
     for (auto& m : c.measurements) j["measurements"].push_back(to_json(m));
     j["findings"] = Json::array();
     for (auto& f : c.findings)
-        j["findings"].push_back(Json{{"verdict", to_string(f.verdict)}, {"text", f.text},
+        j["findings"].push_back(Json{{"verdict", to_string(f.verdict)},
+                                     {"text", f.text},
                                      {"measurement", f.measurement.empty() ? Json(nullptr) : Json(f.measurement)}});
     j["details"] = c.details;
     j["duration_s"] = number(c.duration_s);
@@ -147,7 +149,8 @@ Json to_json(const Report& r) {
     for (auto& s : r.series) {
         Json v = Json::array();
         for (double x : s.values) v.push_back(number(x));
-        j["series"].push_back(Json{{"key", s.key}, {"unit", s.unit}, {"gpu", opt(s.gpu)}, {"t_s", s.t_s}, {"values", v}});
+        j["series"].push_back(
+            Json{{"key", s.key}, {"unit", s.unit}, {"gpu", opt(s.gpu)}, {"t_s", s.t_s}, {"values", v}});
     }
     j["errors"] = Json::array();
     for (auto& e : r.errors) j["errors"].push_back(to_json(e));
@@ -156,6 +159,8 @@ Json to_json(const Report& r) {
 
 // Invalid UTF-8 (an argument, a name from a user file) is replaced, not thrown: a fatal error's
 // JSON document must always come out.
-std::string render_json(const Report& r) { return to_json(r).dump(2, ' ', false, Json::error_handler_t::replace) + "\n"; }
+std::string render_json(const Report& r) {
+    return to_json(r).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
 
 }  // namespace gpuvet

@@ -18,31 +18,51 @@ std::string g2(double bytes) { return format_fixed(bytes / kGiB, 2); }
 Json to_json(const MemoryPlan& p) {
     Json items = Json::array();
     for (auto& i : p.items)
-        items.push_back({{"key", i.key}, {"label", i.label}, {"bytes_per_gpu", i.bytes_per_gpu},
-                         {"gib_per_gpu", i.bytes_per_gpu / kGiB}, {"bytes_total", i.bytes_per_gpu * p.gpus}, {"how", i.how}});
-    return {{"gpus", p.gpus}, {"zero_stage", p.zero_stage}, {"bytes_per_param", p.bytes_per_param},
-            {"bytes_per_param_how", p.bytes_per_param_how}, {"items", items},
-            {"subtotal_bytes_per_gpu", p.subtotal_per_gpu}, {"margin_bytes_per_gpu", p.margin_bytes},
-            {"need_bytes_per_gpu", p.need_per_gpu}, {"need_gib_per_gpu", p.need_per_gpu / kGiB},
-            {"need_bytes_total", p.total()}, {"cpu_offload_bytes", p.cpu_bytes}, {"notes", p.notes}};
+        items.push_back({{"key", i.key},
+                         {"label", i.label},
+                         {"bytes_per_gpu", i.bytes_per_gpu},
+                         {"gib_per_gpu", i.bytes_per_gpu / kGiB},
+                         {"bytes_total", i.bytes_per_gpu * p.gpus},
+                         {"how", i.how}});
+    return {{"gpus", p.gpus},
+            {"zero_stage", p.zero_stage},
+            {"bytes_per_param", p.bytes_per_param},
+            {"bytes_per_param_how", p.bytes_per_param_how},
+            {"items", items},
+            {"subtotal_bytes_per_gpu", p.subtotal_per_gpu},
+            {"margin_bytes_per_gpu", p.margin_bytes},
+            {"need_bytes_per_gpu", p.need_per_gpu},
+            {"need_gib_per_gpu", p.need_per_gpu / kGiB},
+            {"need_bytes_total", p.total()},
+            {"cpu_offload_bytes", p.cpu_bytes},
+            {"notes", p.notes}};
 }
 
 template <class T>
-Json opt(const std::optional<T>& v) { return v ? Json(*v) : Json(nullptr); }
+Json opt(const std::optional<T>& v) {
+    return v ? Json(*v) : Json(nullptr);
+}
 
 void render_memory(std::ostream& o, const PlanView& v) {
     o << fmt::format("{} — {} — {:.3f}B parameters{}\n", v.model.name, to_string(v.w.task), v.memory.params / 1e9,
-                             v.model.is_moe() ? fmt::format(" ({:.2f}B active per token)", v.memory.active_params / 1e9) : "");
+                     v.model.is_moe() ? fmt::format(" ({:.2f}B active per token)", v.memory.active_params / 1e9) : "");
     if (v.memory.bytes_per_param > 0) o << "  " << v.memory.bytes_per_param_how << "\n";
     if (v.memory.trainable_params && v.memory.trainable_params != v.memory.params)
         o << fmt::format("  trainable: {} parameters (LoRA rank {})\n", v.memory.trainable_params, v.w.lora_rank);
-    o << fmt::format("\nMemory on {} GPU(s), per GPU{}:\n", v.memory.gpus, v.memory.zero_stage ? fmt::format(", ZeRO-{}", v.memory.zero_stage) : "");
+    o << fmt::format("\nMemory on {} GPU(s), per GPU{}:\n", v.memory.gpus,
+                     v.memory.zero_stage ? fmt::format(", ZeRO-{}", v.memory.zero_stage) : "");
     o << fmt::format("  {:<36} {:>9}  {}\n", "item", "GiB", "how it is counted");
     // The explanation goes on the same line when it fits in 100 columns, else wrapped under the item.
     auto line = [&](const std::string& l, double b, const std::string& how) {
         std::string head = fmt::format("  {:<36} {:>9}", l, g2(b));
-        if (how.empty()) { o << head << "\n"; return; }
-        if (visible_width(head) + 2 + visible_width(how) <= 100) { o << head << "  " << how << "\n"; return; }
+        if (how.empty()) {
+            o << head << "\n";
+            return;
+        }
+        if (visible_width(head) + 2 + visible_width(how) <= 100) {
+            o << head << "  " << how << "\n";
+            return;
+        }
         o << head << "\n" << wrap("      ", how, 100, 6) << "\n";
     };
     for (auto& i : v.memory.items) line(i.label, i.bytes_per_gpu, i.how);
@@ -56,7 +76,8 @@ void render_memory(std::ostream& o, const PlanView& v) {
 void render_cards(std::ostream& o, const PlanView& v) {
     bool train = is_training(v.w.task);
     o << fmt::format("\nCards, best first for scenario {} (speed at {:.0f}% utilization{}):\n", v.scenario.key,
-                             v.a.mfu * 100, train ? "" : fmt::format(", decode at {:.0f}% of bandwidth", v.a.bandwidth_eff * 100));
+                     v.a.mfu * 100,
+                     train ? "" : fmt::format(", decode at {:.0f}% of bandwidth", v.a.bandwidth_eff * 100));
     std::string cur = v.prices ? v.prices->currency : "";
     // Columns without data for this workload (no --tokens, no --prices, inference) are left out.
     bool show_comm = train, show_hours = v.tokens > 0, show_cost = (v.prices != nullptr);
@@ -70,31 +91,39 @@ void render_cards(std::ostream& o, const PlanView& v) {
         while (!l.empty() && l.back() == ' ') l.pop_back();
         o << l << "\n";
     };
-    row("GPU", "GiB", "cards", "GiB/card", "NVLink", train ? "train tok/s" : "decode tok/s", "comm", "hours", "cost " + cur);
+    row("GPU", "GiB", "cards", "GiB/card", "NVLink", train ? "train tok/s" : "decode tok/s", "comm", "hours",
+        "cost " + cur);
     row("", "", "", "need", "", "per box", "%", "", "");
     int shown = 0, hidden = 0;
     for (auto& r : v.rec.rows) {
-        if (!v.all && (shown >= v.top || !r.cards)) { ++hidden; continue; }
+        if (!v.all && (shown >= v.top || !r.cards)) {
+            ++hidden;
+            continue;
+        }
         ++shown;
         if (!r.cards) {
             o << fmt::format("  {:<22} {:>4.0f} {:>5}  does not fit within {} cards\n", r.spec->name,
-                                     r.spec->memory_size_gib, "—", v.w.gpus.value_or(64));
+                             r.spec->memory_size_gib, "—", v.w.gpus.value_or(64));
             continue;
         }
         auto tok = train ? r.speed.train_tokens_per_s : r.speed.decode_tokens_per_s;
         std::string nv = r.nvlink_needed ? (r.has_nvlink ? "needed" : "MISSING") : (r.has_nvlink ? "has" : "—");
         std::string comm = "—";
         if (r.speed.comm_s_per_step && r.speed.compute_s_per_step && *r.speed.comm_s_per_step > 0)
-            comm = fmt::format("{:.0f}", 100 * *r.speed.comm_s_per_step / (*r.speed.comm_s_per_step + *r.speed.compute_s_per_step));
+            comm = fmt::format(
+                "{:.0f}", 100 * *r.speed.comm_s_per_step / (*r.speed.comm_s_per_step + *r.speed.compute_s_per_step));
         row(r.spec->name + (r.rates_source == "measured" ? "*" : ""), fmt::format("{:.0f}", r.spec->memory_size_gib),
             std::to_string(*r.cards), g2(r.plan->need_per_gpu), nv, tok ? format_number(*tok) : "—", comm,
             r.speed.hours_for_budget ? format_fixed(*r.speed.hours_for_budget, 1) : "—",
             r.cost ? format_fixed(*r.cost, 0) : "—");
     }
-    if (hidden) o << fmt::format("  ({} more SKU(s){}; --all lists every one)\n", hidden, v.rec.any_fits ? "" : " (none fits)");
+    if (hidden)
+        o << fmt::format("  ({} more SKU(s){}; --all lists every one)\n", hidden, v.rec.any_fits ? "" : " (none fits)");
     std::string legend = "per box: tokens per second of all the row's cards together.";
-    if (show_comm) legend += " comm: share of a training step spent exchanging weights and gradients over the card's link "
-                             "(NVLink, else PCIe), no overlap assumed.";
+    if (show_comm)
+        legend +=
+            " comm: share of a training step spent exchanging weights and gradients over the card's link "
+            "(NVLink, else PCIe), no overlap assumed.";
     legend += " NVLink MISSING: the plan splits the model across cards that only have PCIe.";
     if (v.measured) legend += " *: rates measured by the --measured report.";
     o << wrap("  ", legend, 100, 2) << "\n";
@@ -108,24 +137,39 @@ void render_cards(std::ostream& o, const PlanView& v) {
 Json plan_to_json(const PlanView& v) {
     Json rows = Json::array();
     for (auto& r : v.rec.rows)
-        rows.push_back({{"sku", r.spec->key}, {"name", r.spec->name}, {"memory_gib", r.spec->memory_size_gib},
-                        {"usable_gib", r.usable_gib}, {"cards", opt(r.cards)},
+        rows.push_back({{"sku", r.spec->key},
+                        {"name", r.spec->name},
+                        {"memory_gib", r.spec->memory_size_gib},
+                        {"usable_gib", r.usable_gib},
+                        {"cards", opt(r.cards)},
                         {"need_bytes_per_gpu", r.plan ? Json(r.plan->need_per_gpu) : Json(nullptr)},
-                        {"nvlink_needed", r.nvlink_needed}, {"has_nvlink", r.has_nvlink},
+                        {"nvlink_needed", r.nvlink_needed},
+                        {"has_nvlink", r.has_nvlink},
                         {"decode_tokens_per_s", opt(r.speed.decode_tokens_per_s)},
                         {"prefill_tokens_per_s", opt(r.speed.prefill_tokens_per_s)},
                         {"train_tokens_per_s", opt(r.speed.train_tokens_per_s)},
-                        {"hours_for_budget", opt(r.speed.hours_for_budget)}, {"cost", opt(r.cost)},
+                        {"hours_for_budget", opt(r.speed.hours_for_budget)},
+                        {"cost", opt(r.cost)},
                         {"compute_s_per_step", opt(r.speed.compute_s_per_step)},
                         {"comm_s_per_step", opt(r.speed.comm_s_per_step)},
-                        {"rates_source", r.rates_source}, {"score", r.score}});
-    return Json{{"model", {{"key", v.model.key}, {"name", v.model.name}, {"params", parameter_count(v.model)},
-                                {"active_params", active_parameter_count(v.model)}, {"source", v.model.source}}},
-                     {"task", to_string(v.w.task)}, {"scenario", v.scenario.key},
-                     {"assumptions", {{"mfu", v.a.mfu}, {"bandwidth_efficiency", v.a.bandwidth_eff}, {"margin", v.w.margin}}},
-                     {"memory", to_json(v.memory)}, {"gpus", rows}, {"fits", v.rec.any_fits}, {"suggestion", v.rec.suggestion},
-                     {"currency", v.prices ? Json(v.prices->currency) : Json(nullptr)},
-                     {"price_notes", v.prices ? Json(v.prices->notes) : Json::array()}};
+                        {"rates_source", r.rates_source},
+                        {"score", r.score}});
+    return Json{
+        {"model",
+         {{"key", v.model.key},
+          {"name", v.model.name},
+          {"params", parameter_count(v.model)},
+          {"active_params", active_parameter_count(v.model)},
+          {"source", v.model.source}}},
+        {"task", to_string(v.w.task)},
+        {"scenario", v.scenario.key},
+        {"assumptions", {{"mfu", v.a.mfu}, {"bandwidth_efficiency", v.a.bandwidth_eff}, {"margin", v.w.margin}}},
+        {"memory", to_json(v.memory)},
+        {"gpus", rows},
+        {"fits", v.rec.any_fits},
+        {"suggestion", v.rec.suggestion},
+        {"currency", v.prices ? Json(v.prices->currency) : Json(nullptr)},
+        {"price_notes", v.prices ? Json(v.prices->notes) : Json::array()}};
 }
 
 std::string render_plan(const PlanView& v) {

@@ -18,13 +18,13 @@ struct PlanView {
     const Workload& w;
     const SpeedAssumptions& a;
     const Scenario& scenario;
-    const MemoryPlan& memory;     // the workload on the card count asked for (1 by default)
-    const Recommendation& rec;    // every SKU, best first
-    const PriceTable* prices;     // --prices, or null
-    bool measured = false;        // rates came from a --measured report
-    double tokens = 0;            // --tokens budget (0: none)
-    bool all = false;             // --all: every SKU
-    int top = 10;                 // --top: rows of the card table
+    const MemoryPlan& memory;   // the workload on the card count asked for (1 by default)
+    const Recommendation& rec;  // every SKU, best first
+    const PriceTable* prices;   // --prices, or null
+    bool measured = false;      // rates came from a --measured report
+    double tokens = 0;          // --tokens budget (0: none)
+    bool all = false;           // --all: every SKU
+    int top = 10;               // --top: rows of the card table
 };
 
 // The body of the plan document (the envelope is added by the caller).

@@ -11,9 +11,7 @@ namespace gpuvet {
 
 namespace {
 
-std::string cell(const std::optional<double>& v, int sig = 4) {
-    return v ? format_number(*v, sig) : "—";
-}
+std::string cell(const std::optional<double>& v, int sig = 4) { return v ? format_number(*v, sig) : "—"; }
 
 std::string rpad(std::string s, std::size_t n) {
     // Pads by visible characters (UTF-8 aware enough for "—" and "×").
@@ -44,12 +42,12 @@ std::string render_specs_list(const SpecDb& db, const Style& st) {
         arch_w = std::max(arch_w, s.architecture.size() + 2);
     }
     std::ostringstream o;
-    o << st.dim("Dense datasheet figures: GB/s and TFLOPS decimal, memory in GiB. "
-                "'gpuvet specs show NAME' for everything.")
+    o << st.dim(
+             "Dense datasheet figures: GB/s and TFLOPS decimal, memory in GiB. "
+             "'gpuvet specs show NAME' for everything.")
       << "\n";
-    o << st.bold(rpad("SKU", name_w) + rpad("ARCH", arch_w) + rpad("MEMORY", 15) + lpad("GB/s", 6) +
-                 lpad("FP32", 7) + lpad("TF32", 7) + lpad("BF16", 7) + lpad("FP8", 7) + lpad("TDP W", 7) +
-                 "  NVLINK")
+    o << st.bold(rpad("SKU", name_w) + rpad("ARCH", arch_w) + rpad("MEMORY", 15) + lpad("GB/s", 6) + lpad("FP32", 7) +
+                 lpad("TF32", 7) + lpad("BF16", 7) + lpad("FP8", 7) + lpad("TDP W", 7) + "  NVLINK")
       << "\n";
     for (auto& s : db.all()) {
         std::string mem = format_number(s.memory_size_gib, 4) + " GiB " + s.memory_type;
@@ -76,7 +74,8 @@ std::string render_spec_show(const GpuSpec& s, const Style& st) {
     row("Memory type", s.memory_type);
     for (auto& f : numeric_spec_fields()) {
         auto v = f.get(s);
-        row(f.label, v ? format_number(*v, 5) + (*f.unit ? std::string(" ") + f.unit : "") : "— (not on the datasheet)");
+        row(f.label,
+            v ? format_number(*v, 5) + (*f.unit ? std::string(" ") + f.unit : "") : "— (not on the datasheet)");
     }
     row("ECC", s.ecc ? "yes" : "no");
     row("MIG", s.mig_instances_max ? "up to " + std::to_string(s.mig_instances_max) + " instances" : "no");

@@ -233,8 +233,7 @@ void render_result(std::ostringstream& o, const CheckResult& c, const Style& st)
         // Pre-formatted lines (tables: runs of spaces) print as they are when they fit.
         if (d.find("  ") != std::string::npos && 11 + int(visible_width(d)) <= st.width)
             o << std::string(9, ' ') << "• " << d << "\n";
-        else
-            o << wrap(std::string(9, ' ') + "• ", d, st.width, 11) << "\n";
+        else o << wrap(std::string(9, ' ') + "• ", d, st.width, 11) << "\n";
     }
 }
 
@@ -277,8 +276,7 @@ std::vector<std::pair<std::string, std::string>> not_run_checks(const Report& r)
         std::string g = c.gpu ? std::to_string(*c.gpu) : "";
         if (!not_run.empty() && not_run.back().first == c.key && !g.empty() && !not_run.back().second.empty())
             not_run.back().second += ", " + g;
-        else
-            not_run.emplace_back(c.key, g);
+        else not_run.emplace_back(c.key, g);
     }
     return not_run;
 }
@@ -290,14 +288,15 @@ std::string go_word(const Report& r) {
         bool judged = c.verdict != Verdict::Skip && c.verdict != Verdict::Error;
         gpu_judged = gpu_judged || (starts_with(c.key, "gpu.") && judged);
         // order.gpu_count, order.gpu_model, order.gpu_memory, order.nvlink, order.mig read the GPUs.
-        gpus_held_to_order = gpus_held_to_order || (judged && (starts_with(c.key, "order.gpu_") || c.key == "order.nvlink" ||
-                                                               c.key == "order.mig"));
+        gpus_held_to_order =
+            gpus_held_to_order ||
+            (judged && (starts_with(c.key, "order.gpu_") || c.key == "order.nvlink" || c.key == "order.mig"));
     }
     return !gpu_judged && gpus_held_to_order && r.command == "check"
                ? "GO (the GPUs were held to the order, none was measured)"
-           : !gpu_judged && r.command == "check" ? "GO for the host only (no GPU was checked)"
+           : !gpu_judged && r.command == "check"     ? "GO for the host only (no GPU was checked)"
            : r.verdict == RunVerdict::GoWithWarnings ? "GO (with warnings)"
-                                                      : "GO";
+                                                     : "GO";
 }
 
 // `stopped`: what an interruption left out ("interrupted during gpu.burn, 3 not run"), or empty.
@@ -309,9 +308,11 @@ std::string verdict_word(const Report& r, const std::string& stopped) {
         case RunVerdict::Incomplete:
             return "INCOMPLETE (" + (stopped.empty() ? std::string("a check could not run") : stopped) + ")";
         case RunVerdict::CouldNotRun:
-            return "COULD NOT RUN (" + (r.fatal          ? std::string("fatal error")
-                                        : r.interrupted ? stopped + " before anything was checked"
-                                                        : std::string("nothing was checked")) + ")";
+            return "COULD NOT RUN (" +
+                   (r.fatal         ? std::string("fatal error")
+                    : r.interrupted ? stopped + " before anything was checked"
+                                    : std::string("nothing was checked")) +
+                   ")";
     }
     return {};
 }

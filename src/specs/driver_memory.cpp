@@ -21,8 +21,8 @@ DriverMemoryExpectation around(double mib, std::string ecc_state, std::string ba
 }
 
 std::string rule_text(double sold_gib, bool less_ecc) {
-    return "rule: " + format_number(sold_gib) + " GiB as sold" +
-           (less_ecc ? " less 1/16 for in-band ECC" : "") + ", ±" + format_number(kDriverMemoryTolerance * 100) + "%";
+    return "rule: " + format_number(sold_gib) + " GiB as sold" + (less_ecc ? " less 1/16 for in-band ECC" : "") +
+           ", ±" + format_number(kDriverMemoryTolerance * 100) + "%";
 }
 
 // One ECC state of a SKU: the published figure, else the rule.
@@ -32,11 +32,13 @@ DriverMemoryExpectation for_state(const GpuSpec& s, bool ecc_on) {
     std::string state = gddr ? (ecc_on ? "ECC on" : "ECC off") : "ECC on";
     if (published)
         return around(*published, state,
-                      "published driver figure " + std::to_string(*published) + " MiB" + (gddr ? " with " + state : "") +
+                      "published driver figure " + std::to_string(*published) + " MiB" +
+                          (gddr ? " with " + state : "") +
                           (s.driver_memory_source.empty() ? "" : " (" + s.driver_memory_source + ")") + ", ±" +
                           format_number(kDriverMemoryTolerance * 100) + "%");
     bool less = gddr && ecc_on;
-    return around(s.memory_size_gib * 1024 * (less ? 1 - kInbandEccShare : 1), state, rule_text(s.memory_size_gib, less));
+    return around(s.memory_size_gib * 1024 * (less ? 1 - kInbandEccShare : 1), state,
+                  rule_text(s.memory_size_gib, less));
 }
 
 DriverMemoryExpectation either(const DriverMemoryExpectation& on, const DriverMemoryExpectation& off) {
@@ -50,9 +52,7 @@ DriverMemoryExpectation either(const DriverMemoryExpectation& on, const DriverMe
 
 }  // namespace
 
-bool ecc_changes_capacity(const std::string& memory_type) {
-    return to_lower(memory_type).rfind("gddr", 0) == 0;
-}
+bool ecc_changes_capacity(const std::string& memory_type) { return to_lower(memory_type).rfind("gddr", 0) == 0; }
 
 DriverMemoryExpectation expected_driver_memory(const GpuSpec& s, std::optional<bool> ecc_enabled) {
     if (!ecc_changes_capacity(s.memory_type)) return for_state(s, true);

@@ -23,8 +23,8 @@ inline constexpr double kInbandEccShare = 1.0 / 16;
 
 struct DriverMemoryExpectation {
     double expected_mib = 0;
-    double low_mib = 0;   // below: fewer MiB than any healthy board of this SKU shows
-    double high_mib = 0;  // above: more than this SKU has
+    double low_mib = 0;     // below: fewer MiB than any healthy board of this SKU shows
+    double high_mib = 0;    // above: more than this SKU has
     std::string ecc_state;  // "ECC on", "ECC off", "ECC on or off" (state not read)
     std::string basis;      // where expected_mib comes from: a published figure or the rule
 };

@@ -9,25 +9,25 @@
 namespace gpuvet {
 
 struct GpuSpec {
-    std::string key;                        // stable id: "h100-sxm5-80gb"
-    std::string name;                       // display: "H100 SXM5 80GB"
+    std::string key;   // stable id: "h100-sxm5-80gb"
+    std::string name;  // display: "H100 SXM5 80GB"
     std::string vendor = "NVIDIA";
-    std::vector<std::string> aliases;       // extra ways people write it: "h100 sxm", "h100-80g"
-    std::vector<std::string> driver_names;  // what NVML/nvidia-smi report: "NVIDIA H100 80GB HBM3"
+    std::vector<std::string> aliases;           // extra ways people write it: "h100 sxm", "h100-80g"
+    std::vector<std::string> driver_names;      // what NVML/nvidia-smi report: "NVIDIA H100 80GB HBM3"
     std::vector<std::uint32_t> pci_device_ids;  // PCI device ids (vendor 0x10de), e.g. 0x2330
 
-    std::string architecture;               // "Hopper"
-    std::string compute_capability;         // "9.0"
+    std::string architecture;        // "Hopper"
+    std::string compute_capability;  // "9.0"
     std::optional<int> sm_count;
 
-    double memory_size_gib = 0;             // as sold (GPU memory "GB" are binary)
+    double memory_size_gib = 0;  // as sold (GPU memory "GB" are binary)
     // Total memory the driver reports (nvidia-smi / NVML), MiB: with ECC on (HBM parts: always), and
     // with ECC off (GDDR parts, whose in-band ECC costs capacity). Absent: no published figure, so
     // the rule in specs/driver_memory.hpp applies. driver_memory_source says where each comes from.
     std::optional<int> driver_memory_ecc_on_mib;
     std::optional<int> driver_memory_ecc_off_mib;
     std::string driver_memory_source;
-    std::string memory_type;                // "HBM3", "GDDR6X"
+    std::string memory_type;  // "HBM3", "GDDR6X"
     std::optional<int> memory_bus_width_bits;
     std::optional<double> memory_bandwidth_gbps;  // decimal GB/s
     std::optional<int> boost_clock_mhz;
@@ -35,8 +35,8 @@ struct GpuSpec {
     // Non-tensor (vector) FMA throughput.
     std::optional<double> fp64_tflops;
     std::optional<double> fp32_tflops;
-    std::optional<double> fp16_tflops;      // half2 FMA on CUDA cores
-    std::optional<double> bf16_tflops;      // bf162 FMA on CUDA cores
+    std::optional<double> fp16_tflops;  // half2 FMA on CUDA cores
+    std::optional<double> bf16_tflops;  // bf162 FMA on CUDA cores
     // Tensor-core throughput, dense (without sparsity). FP16/BF16 with FP32 accumulate.
     std::optional<double> fp64_tensor_tflops;
     std::optional<double> tf32_tensor_tflops;
@@ -48,13 +48,13 @@ struct GpuSpec {
     std::optional<double> tdp_w;
     std::optional<int> pcie_generation;
     std::optional<int> pcie_lanes;
-    std::optional<int> nvlink_generation;   // absent: no NVLink
+    std::optional<int> nvlink_generation;  // absent: no NVLink
     std::optional<int> nvlink_links;
     std::optional<double> nvlink_bandwidth_gbps;  // total bidirectional per GPU, as NVIDIA quotes
     bool ecc = false;
-    int mig_instances_max = 0;              // 0: no MIG
-    std::string form_factor;                // "SXM5", "PCIe", "NVL", "Superchip"
-    std::string source;                     // datasheet(s) the figures come from
+    int mig_instances_max = 0;  // 0: no MIG
+    std::string form_factor;    // "SXM5", "PCIe", "NVL", "Superchip"
+    std::string source;         // datasheet(s) the figures come from
     std::string notes;
 };
 

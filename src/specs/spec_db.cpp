@@ -29,7 +29,8 @@ std::string where(const std::string& origin, const toml::source_region& src) {
 
 constexpr const char* kSpecAdvice = "fix the value; docs/gpu-specs.md lists every key with its unit";
 // Datasheet figures (GiB, GB/s, TFLOPS, W, MHz) are positive and far below a billion.
-constexpr NumberRule kFigureRule{0, 1e9, true, false, false, NumberUnit::None, "a figure", "(omit the key when unknown)", "80"};
+constexpr NumberRule kFigureRule{
+    0, 1e9, true, false, false, NumberUnit::None, "a figure", "(omit the key when unknown)", "80"};
 constexpr NumberRule kCountRule{1, 1000000, false, false, true, NumberUnit::None, "a count", "", "132"};
 constexpr NumberRule kSmallCountRule{0, 1000, false, false, true, NumberUnit::None, "a count", "", "7"};
 
@@ -73,7 +74,8 @@ struct Reader {
     }
     // Hex is for PCI ids; a count written as 0x84 is almost surely a slip.
     void decimal(const toml::node& n, const char* k) {
-        if (auto* i = n.as_integer(); i && (i->flags() & toml::value_flags::format_as_hexadecimal) != toml::value_flags::none)
+        if (auto* i = n.as_integer();
+            i && (i->flags() & toml::value_flags::format_as_hexadecimal) != toml::value_flags::none)
             bad(origin, n, std::string("'") + k + "' is written in hexadecimal; write it in decimal");
     }
     void num(const char* k, std::optional<double>& out) {
@@ -120,8 +122,8 @@ struct Reader {
     void reject_unknown() {
         for (auto& [k, v] : table) {
             if (!seen.count(std::string(k.str()))) {
-                bad(origin, v, "unknown key '" + std::string(k.str()) +
-                                   "' (keys carry their unit, e.g. memory_bandwidth_gbps)");
+                bad(origin, v,
+                    "unknown key '" + std::string(k.str()) + "' (keys carry their unit, e.g. memory_bandwidth_gbps)");
             }
         }
     }
@@ -170,9 +172,7 @@ void read_spec(Reader& r, GpuSpec& s) {
 }
 
 void require_complete(const GpuSpec& s, const std::string& origin, const toml::table& t) {
-    auto missing = [&](const char* k) {
-        bad(origin, t, "SKU '" + s.key + "' needs '" + k + "'");
-    };
+    auto missing = [&](const char* k) { bad(origin, t, "SKU '" + s.key + "' needs '" + k + "'"); };
     if (s.name.empty()) missing("name");
     if (s.architecture.empty()) missing("architecture");
     if (s.compute_capability.empty()) missing("compute_capability");
@@ -182,19 +182,21 @@ void require_complete(const GpuSpec& s, const std::string& origin, const toml::t
     if ((s.driver_memory_ecc_on_mib || s.driver_memory_ecc_off_mib) && s.driver_memory_source.empty())
         missing("driver_memory_source");
     if (s.driver_memory_ecc_off_mib && !ecc_changes_capacity(s.memory_type))
-        bad(origin, t, "SKU '" + s.key + "' has " + s.memory_type +
-                           " memory, whose capacity ECC does not change: give driver_memory_ecc_on_mib only");
+        bad(origin, t,
+            "SKU '" + s.key + "' has " + s.memory_type +
+                " memory, whose capacity ECC does not change: give driver_memory_ecc_on_mib only");
     // A published figure far from the size as sold is a typo (MB for MiB, another SKU's value).
     for (auto& v : {s.driver_memory_ecc_on_mib, s.driver_memory_ecc_off_mib})
         if (v && (*v > s.memory_size_gib * 1024 * 1.02 || *v < s.memory_size_gib * 1024 * 0.9))
-            bad(origin, t, "SKU '" + s.key + "': driver memory " + std::to_string(*v) + " MiB does not fit " +
-                               format_number(s.memory_size_gib) + " GiB as sold (MiB = 1024 x 1024 bytes)");
+            bad(origin, t,
+                "SKU '" + s.key + "': driver memory " + std::to_string(*v) + " MiB does not fit " +
+                    format_number(s.memory_size_gib) + " GiB as sold (MiB = 1024 x 1024 bytes)");
 }
 
 // Words that say nothing about which SKU is meant.
 bool noise_word(const std::string& t) {
-    static const std::set<std::string> noise = {"nvidia", "geforce", "tesla", "tensor", "core",
-                                                "gpu", "graphics", "card", "the"};
+    static const std::set<std::string> noise = {"nvidia", "geforce",  "tesla", "tensor", "core",
+                                                "gpu",    "graphics", "card",  "the"};
     return noise.count(t) > 0;
 }
 
@@ -223,8 +225,8 @@ int form_rank(const GpuSpec& s) {
 // A SKU that claims another SKU's PCI id, alias or driver name would silently change what the
 // inventory and --expect resolve to; overriding that SKU by its key is the way to change it.
 // `prior`: the SKU as it was before this file overrode it; what it already had is not a claim.
-void check_no_takeover(const std::vector<GpuSpec>& specs, std::size_t before, const GpuSpec& s,
-                       const GpuSpec* prior, const std::string& at) {
+void check_no_takeover(const std::vector<GpuSpec>& specs, std::size_t before, const GpuSpec& s, const GpuSpec* prior,
+                       const std::string& at) {
     auto same = [](const std::string& a, const std::string& b) { return to_lower(trim(a)) == to_lower(trim(b)); };
     auto had = [&](auto member, const auto& v) {
         return prior && std::find((prior->*member).begin(), (prior->*member).end(), v) != (prior->*member).end();
@@ -233,8 +235,7 @@ void check_no_takeover(const std::vector<GpuSpec>& specs, std::size_t before, co
         const GpuSpec& o = specs[i];
         if (o.key == s.key) continue;
         auto refuse = [&](const std::string& what) {
-            throw input_error(at + ": SKU '" + s.key + "' claims " + what + " of SKU '" + o.key +
-                                  "'",
+            throw input_error(at + ": SKU '" + s.key + "' claims " + what + " of SKU '" + o.key + "'",
                               "to change that SKU, write key = \"" + o.key +
                                   "\" in the [[gpu]] table: it then overrides just the fields it sets");
         };
@@ -278,8 +279,9 @@ std::vector<std::string> spec_name_tokens(std::string_view name) {
         // "sxm5" is also an "sxm"; "pcie4" is also a "pcie".
         for (const char* base : {"sxm", "pcie"}) {
             std::string b = base;
-            if (t.size() > b.size() && t.rfind(b, 0) == 0 &&
-                std::all_of(t.begin() + b.size(), t.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+            if (t.size() > b.size() && t.rfind(b, 0) == 0 && std::all_of(t.begin() + b.size(), t.end(), [](char c) {
+                    return std::isdigit(static_cast<unsigned char>(c));
+                }))
                 out.push_back(b);
         }
     };
@@ -308,8 +310,7 @@ void SpecDb::merge_toml(std::string_view text, const std::string& origin) {
     }
     for (auto& [k, v] : root) {
         if (k.str() != "gpu") {
-            bad(origin, v, "unknown top-level key '" + std::string(k.str()) +
-                               "'; SKUs go in [[gpu]] tables");
+            bad(origin, v, "unknown top-level key '" + std::string(k.str()) + "'; SKUs go in [[gpu]] tables");
         }
     }
     auto* list = root.get("gpu");
@@ -401,8 +402,7 @@ SpecMatch SpecDb::match(std::string_view query) const {
     auto near = closest(query);
     std::string list;
     for (auto& n : near) list += (list.empty() ? "" : ", ") + n;
-    throw input_error("unknown GPU model '" + std::string(query) + "'" +
-                          (list.empty() ? "" : "; closest: " + list),
+    throw input_error("unknown GPU model '" + std::string(query) + "'" + (list.empty() ? "" : "; closest: " + list),
                       "run 'gpuvet specs list' for every known SKU, or add one with --specs FILE");
 }
 

@@ -13,8 +13,8 @@ namespace gpuvet {
 
 struct SpecMatch {
     const GpuSpec* spec = nullptr;
-    std::string how;                          // "exact name", "alias", "tokens", "preferred of 3"
-    std::vector<const GpuSpec*> alternatives; // other SKUs the query also fitted
+    std::string how;                           // "exact name", "alias", "tokens", "preferred of 3"
+    std::vector<const GpuSpec*> alternatives;  // other SKUs the query also fitted
 };
 
 class SpecDb {

@@ -9,8 +9,10 @@ std::optional<double> d(const std::optional<T>& v) {
 }
 }  // namespace
 
-#define GPUVET_FIELD(member, label, unit) \
-    SpecField { #member, label, unit, [](const GpuSpec& s) { return d(s.member); } }
+#define GPUVET_FIELD(member, label, unit)                                  \
+    SpecField {                                                            \
+#member, label, unit, [](const GpuSpec& s) { return d(s.member); } \
+    }
 
 const std::vector<SpecField>& numeric_spec_fields() {
     static const std::vector<SpecField> fields = {

@@ -28,23 +28,23 @@ struct official<R (*)(A...)> {
 };
 
 // Our type Ours and NVIDIA's Theirs must agree in size and alignment, and are mapped.
-#define ABI_MAP(Ours, Theirs)                                                    \
-    template <>                                                                  \
-    struct official<Ours> {                                                      \
-        using type = Theirs;                                                     \
-    };                                                                           \
-    static_assert(sizeof(Ours) == sizeof(Theirs), "size of " #Theirs);          \
+#define ABI_MAP(Ours, Theirs)                                          \
+    template <>                                                        \
+    struct official<Ours> {                                            \
+        using type = Theirs;                                           \
+    };                                                                 \
+    static_assert(sizeof(Ours) == sizeof(Theirs), "size of " #Theirs); \
     static_assert(alignof(Ours) == alignof(Theirs), "alignment of " #Theirs)
 
-#define ABI_ENUM(Ours, Theirs)                                                                   \
-    ABI_MAP(Ours, Theirs);                                                                       \
+#define ABI_ENUM(Ours, Theirs)                                                                  \
+    ABI_MAP(Ours, Theirs);                                                                      \
     static_assert(std::is_same_v<std::underlying_type_t<Ours>, std::underlying_type_t<Theirs>>, \
                   "underlying type of " #Theirs)
 
 }  // namespace abi
 
 // The signature we hold for a symbol equals the one the vendor header declares for it.
-#define ABI_SAME_FN(OurFnType, official_function)                                                  \
+#define ABI_SAME_FN(OurFnType, official_function)                                           \
     static_assert(std::is_same_v<abi::official_t<OurFnType>, decltype(&official_function)>, \
                   "signature of " #official_function)
 

@@ -44,19 +44,39 @@ std::map<unsigned long long, Pending> g_pending;  // by D's address
 
 size_t type_bytes(cudaDataType_t t) {
     switch (t) {
-        case CUDA_R_32F: case CUDA_R_32I: return 4;
-        case CUDA_R_16F: case CUDA_R_16BF: return 2;
-        case CUDA_R_8F_E4M3: case CUDA_R_8I: return 1;
+        case CUDA_R_32F:
+        case CUDA_R_32I: return 4;
+        case CUDA_R_16F:
+        case CUDA_R_16BF: return 2;
+        case CUDA_R_8F_E4M3:
+        case CUDA_R_8I: return 1;
         default: return 0;
     }
 }
 
 double load(cudaDataType_t t, const unsigned char* p) {
     switch (t) {
-        case CUDA_R_32F: { float f; std::memcpy(&f, p, 4); return f; }
-        case CUDA_R_32I: { int32_t i; std::memcpy(&i, p, 4); return i; }
-        case CUDA_R_16F: { _Float16 h; std::memcpy(&h, p, 2); return static_cast<double>(h); }
-        case CUDA_R_16BF: { uint32_t u = uint32_t(p[0] | (p[1] << 8)) << 16; float f; std::memcpy(&f, &u, 4); return f; }
+        case CUDA_R_32F: {
+            float f;
+            std::memcpy(&f, p, 4);
+            return f;
+        }
+        case CUDA_R_32I: {
+            int32_t i;
+            std::memcpy(&i, p, 4);
+            return i;
+        }
+        case CUDA_R_16F: {
+            _Float16 h;
+            std::memcpy(&h, p, 2);
+            return static_cast<double>(h);
+        }
+        case CUDA_R_16BF: {
+            uint32_t u = uint32_t(p[0] | (p[1] << 8)) << 16;
+            float f;
+            std::memcpy(&f, &u, 4);
+            return f;
+        }
         case CUDA_R_8I: return static_cast<int8_t>(*p);
         case CUDA_R_8F_E4M3: {
             int e = (*p >> 3) & 15, m = *p & 7;
@@ -69,9 +89,21 @@ double load(cudaDataType_t t, const unsigned char* p) {
 
 void store(cudaDataType_t t, unsigned char* p, double v) {
     switch (t) {
-        case CUDA_R_32F: { float f = float(v); std::memcpy(p, &f, 4); break; }
-        case CUDA_R_32I: { int32_t i = int32_t(std::llround(v)); std::memcpy(p, &i, 4); break; }
-        case CUDA_R_16F: { _Float16 h = static_cast<_Float16>(float(v)); std::memcpy(p, &h, 2); break; }
+        case CUDA_R_32F: {
+            float f = float(v);
+            std::memcpy(p, &f, 4);
+            break;
+        }
+        case CUDA_R_32I: {
+            int32_t i = int32_t(std::llround(v));
+            std::memcpy(p, &i, 4);
+            break;
+        }
+        case CUDA_R_16F: {
+            _Float16 h = static_cast<_Float16>(float(v));
+            std::memcpy(p, &h, 2);
+            break;
+        }
         case CUDA_R_16BF: {
             float f = float(v);
             uint32_t u;
@@ -134,7 +166,8 @@ bool supported(const Desc& d, const Layout& a, const Layout& b, const Layout& ou
     bool tn = d.ta == CUBLAS_OP_T && d.tb == CUBLAS_OP_N;
     switch (a.type) {
         case CUDA_R_32F: return out.type == CUDA_R_32F && d.compute == CUBLAS_COMPUTE_32F_FAST_TF32;
-        case CUDA_R_16F: case CUDA_R_16BF: return out.type == a.type && d.compute == CUBLAS_COMPUTE_32F;
+        case CUDA_R_16F:
+        case CUDA_R_16BF: return out.type == a.type && d.compute == CUBLAS_COMPUTE_32F;
         case CUDA_R_8F_E4M3: return tn && d.compute == CUBLAS_COMPUTE_32F && out.type == CUDA_R_32F;
         case CUDA_R_8I: return tn && d.compute == CUBLAS_COMPUTE_32I && out.type == CUDA_R_32I && d.scale == CUDA_R_32I;
         default: return false;
@@ -229,8 +262,8 @@ cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t p) {
     return CUBLAS_STATUS_SUCCESS;
 }
 cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t h, cublasLtMatmulDesc_t op, cublasLtMatrixLayout_t a,
-                                              cublasLtMatrixLayout_t b, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t d,
-                                              cublasLtMatmulPreference_t, int requested,
+                                              cublasLtMatrixLayout_t b, cublasLtMatrixLayout_t,
+                                              cublasLtMatrixLayout_t d, cublasLtMatmulPreference_t, int requested,
                                               cublasLtMatmulHeuristicResult_t results[], int* count) {
     if (!h || !op || !a || !b || !d || !results || !count || requested < 1) return CUBLAS_STATUS_INVALID_VALUE;
     const auto& x = *reinterpret_cast<Desc*>(op);
@@ -253,10 +286,17 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t op, const
     // into this library (on_device_read) with its lock held, so holding g_mu across a hook call
     // would deadlock two threads (the burn drives GPUs from one thread each).
     const auto& hooks = fake::cuda_hooks();
-    if (!h || !op || !alpha || !beta || !A || !B || !D || !Adesc || !Bdesc || !Ddesc) return CUBLAS_STATUS_INVALID_VALUE;
-    Pending p{*reinterpret_cast<Desc*>(op), *reinterpret_cast<Layout*>(Adesc), *reinterpret_cast<Layout*>(Bdesc),
-              *reinterpret_cast<Layout*>(Ddesc), reinterpret_cast<unsigned long long>(A),
-              reinterpret_cast<unsigned long long>(B), reinterpret_cast<unsigned long long>(D), 1, false};
+    if (!h || !op || !alpha || !beta || !A || !B || !D || !Adesc || !Bdesc || !Ddesc)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    Pending p{*reinterpret_cast<Desc*>(op),
+              *reinterpret_cast<Layout*>(Adesc),
+              *reinterpret_cast<Layout*>(Bdesc),
+              *reinterpret_cast<Layout*>(Ddesc),
+              reinterpret_cast<unsigned long long>(A),
+              reinterpret_cast<unsigned long long>(B),
+              reinterpret_cast<unsigned long long>(D),
+              1,
+              false};
     if (!supported(p.desc, p.a, p.b, p.d)) return CUBLAS_STATUS_NOT_SUPPORTED;
     bool int_scale = p.desc.scale == CUDA_R_32I;
     double al = int_scale ? *static_cast<const int32_t*>(alpha) : *static_cast<const float*>(alpha);

@@ -38,8 +38,8 @@ static_assert(std::is_same_v<decltype(&cuDevicePrimaryCtxRelease), decltype(&cuD
 struct CUctx_st {
     int dev = 0;
     int refs = 0;
-    double null_stream_ns = 0;       // the legacy default stream's position on the simulated clock
-    std::set<int> peers;             // devices whose memory this context may access directly
+    double null_stream_ns = 0;  // the legacy default stream's position on the simulated clock
+    std::set<int> peers;        // devices whose memory this context may access directly
 };
 struct CUstream_st {
     CUctx_st* ctx = nullptr;
@@ -51,7 +51,7 @@ struct CUevent_st {
     double t_ns = 0;
 };
 struct CUmod_st {
-    CUctx_st* ctx = nullptr;  // the context it was loaded into, which owns it
+    CUctx_st* ctx = nullptr;                       // the context it was loaded into, which owns it
     std::shared_ptr<const fake::ptx::Module> ptx;  // decoded for the interpreter
 };
 struct CUfunc_st {
@@ -70,7 +70,7 @@ struct Alloc {
 
 struct Device {
     fake::Gpu gpu;
-    unsigned nvml_index = 0;   // position among all GPUs (MIG-enabled ones are hidden from CUDA)
+    unsigned nvml_index = 0;  // position among all GPUs (MIG-enabled ones are hidden from CUDA)
     CUctx_st primary;
     uint64_t allocated = 0;
     uint64_t next_addr = 0;
@@ -82,7 +82,7 @@ bool g_init = false;
 fake::Scenario g_sc;
 std::vector<std::unique_ptr<Device>> g_devs;
 std::map<CUdeviceptr, Alloc> g_allocs;  // by start address
-std::map<void*, int> g_host_allocs;  // pinned buffer -> device of the context that made it
+std::map<void*, int> g_host_allocs;     // pinned buffer -> device of the context that made it
 std::set<CUstream_st*> g_streams;
 std::set<CUevent_st*> g_events;
 std::set<CUmod_st*> g_modules;
@@ -96,8 +96,8 @@ thread_local CUctx_st* t_ctx = nullptr;
 
 void* map_bytes(size_t n) {
     // Untouched pages cost nothing, so large allocations only cost what a test writes.
-    void* p = mmap(nullptr, std::max<size_t>(n, 1), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void* p = mmap(nullptr, std::max<size_t>(n, 1), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
     return p == MAP_FAILED ? nullptr : p;
 }
 
@@ -119,9 +119,7 @@ Alloc* find_alloc(CUdeviceptr ptr, size_t n, char** host) {
     return &it->second;
 }
 
-Device* dev_of(CUdevice d) {
-    return d >= 0 && static_cast<size_t>(d) < g_devs.size() ? g_devs[d].get() : nullptr;
-}
+Device* dev_of(CUdevice d) { return d >= 0 && static_cast<size_t>(d) < g_devs.size() ? g_devs[d].get() : nullptr; }
 
 bool valid_ctx(CUctx_st* c) {
     for (auto& d : g_devs)
@@ -158,7 +156,8 @@ double ns_for(size_t bytes, double gbps) { return gbps > 0 ? static_cast<double>
 std::map<uint64_t, uint64_t> bad_cells(uint64_t start, const Alloc& a) {
     std::map<uint64_t, uint64_t> out;
     for (const auto& c : g_devs[a.dev]->gpu.bad_memory_cells)
-        if (c.offset_bytes >= a.phys && c.offset_bytes + 8 <= a.phys + a.bytes) out[start + (c.offset_bytes - a.phys)] = c.flip;
+        if (c.offset_bytes >= a.phys && c.offset_bytes + 8 <= a.phys + a.bytes)
+            out[start + (c.offset_bytes - a.phys)] = c.flip;
     return out;
 }
 
@@ -197,9 +196,9 @@ CUresult copy(Kind kind, void* dst_h, CUdeviceptr dst_d, const void* src_h, CUde
     std::memmove(dp, sp, n);
     const fake::Gpu& g = g_devs[a->dev]->gpu;
     // A device-to-device copy reads and writes every byte: 2n bytes of memory traffic.
-    double ns = kind == Kind::HtoD ? ns_for(n, host_rate(a->dev, g.h2d_bandwidth_gbps))
-              : kind == Kind::DtoH ? ns_for(n, host_rate(a->dev, g.d2h_bandwidth_gbps))
-                                   : ns_for(2 * n, g.hbm_bandwidth_gbps);
+    double ns = kind == Kind::HtoD   ? ns_for(n, host_rate(a->dev, g.h2d_bandwidth_gbps))
+                : kind == Kind::DtoH ? ns_for(n, host_rate(a->dev, g.d2h_bandwidth_gbps))
+                                     : ns_for(2 * n, g.hbm_bandwidth_gbps);
     return charge(s, ns);
 }
 
@@ -233,10 +232,12 @@ CUresult attribute(const Device& d, CUdevice_attribute a, int* v) {
         case CU_DEVICE_ATTRIBUTE_WARP_SIZE: *v = 32; break;
         case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
         case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: *v = 2048; break;
-        case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: *v = 1024; break;
+        case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X:
+        case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: *v = 1024; break;
         case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: *v = 64; break;
         case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: *v = 2147483647; break;
-        case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: *v = 65535; break;
+        case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y:
+        case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: *v = 65535; break;
         case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *v = 49152; break;
         case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = 232448; break;
         case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: *v = 233472; break;
@@ -248,8 +249,9 @@ CUresult attribute(const Device& d, CUdevice_attribute a, int* v) {
         case CU_DEVICE_ATTRIBUTE_INTEGRATED: *v = 0; break;
         case CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: *v = g.multi_gpu_board ? 1 : 0; break;
         case CU_DEVICE_ATTRIBUTE_COMPUTE_MODE:
-            *v = g.compute_mode == "prohibited" ? CU_COMPUTEMODE_PROHIBITED
-               : g.compute_mode == "exclusive_process" ? CU_COMPUTEMODE_EXCLUSIVE_PROCESS : CU_COMPUTEMODE_DEFAULT;
+            *v = g.compute_mode == "prohibited"          ? CU_COMPUTEMODE_PROHIBITED
+                 : g.compute_mode == "exclusive_process" ? CU_COMPUTEMODE_EXCLUSIVE_PROCESS
+                                                         : CU_COMPUTEMODE_DEFAULT;
             break;
         // Not modelled: an explicit error, never a plausible-looking number.
         default: return CUDA_ERROR_INVALID_VALUE;
@@ -279,7 +281,8 @@ const ErrorText kErrors[] = {
     {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
     {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
     {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
-    {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", "too many resources requested for launch"},
+    {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+     "too many resources requested for launch"},
     {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
     {CUDA_ERROR_MISALIGNED_ADDRESS, "CUDA_ERROR_MISALIGNED_ADDRESS", "misaligned address"},
     {CUDA_ERROR_LAUNCH_TIMEOUT, "CUDA_ERROR_LAUNCH_TIMEOUT", "the launch timed out and was terminated"},
@@ -511,7 +514,10 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
         // loaded into it (gpuvet relies on that instead of unloading them itself).
         if (--d->primary.refs == 0) {
             for (auto it = g_modules.begin(); it != g_modules.end();) {
-                if ((*it)->ctx != &d->primary) { ++it; continue; }
+                if ((*it)->ctx != &d->primary) {
+                    ++it;
+                    continue;
+                }
                 delete *it;
                 it = g_modules.erase(it);
             }
@@ -795,8 +801,7 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule* mod, const void* image) {
     return CUDA_SUCCESS;
 }
 // As cuModuleLoadData; a rejected image also fills the JIT error log when one is asked for.
-CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* mod, const void* image, unsigned int n, CUjit_option* opts,
-                                    void** vals) {
+CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* mod, const void* image, unsigned int n, CUjit_option* opts, void** vals) {
     NEED(n == 0 || (opts && vals));
     CUresult rc = cuModuleLoadData(mod, image);
     if (rc == CUDA_ERROR_INVALID_IMAGE || rc == CUDA_ERROR_INVALID_PTX) {

@@ -85,9 +85,9 @@ ncclResult_t complete(Clique& c) {
         }
         double seconds = double(ops[0].count * 4) * 2.0 * (n - 1) / n / (busbw * 1e9);
         for (const Op& o : ops) {
-            g_results.erase(std::remove_if(g_results.begin(), g_results.end(),
-                                           [&](const auto& x) { return x.first == o.recv; }),
-                            g_results.end());
+            g_results.erase(
+                std::remove_if(g_results.begin(), g_results.end(), [&](const auto& x) { return x.first == o.recv; }),
+                g_results.end());
             g_results.push_back({o.recv, r});
             if (h.charge(o.stream, seconds) != 0) return ncclUnhandledCudaError;
         }
@@ -167,8 +167,8 @@ ncclResult_t ncclAllReduce(const void* send, void* recv, size_t count, ncclDataT
                            ncclComm_t comm, cudaStream_t stream) {
     std::lock_guard<std::recursive_mutex> lock(g_mu);
     if (!comm || !send || !recv) return ncclInvalidArgument;
-    comm->clique->posted[comm->rank].push_back(
-        {reinterpret_cast<unsigned long long>(send), reinterpret_cast<unsigned long long>(recv), count, type, op, stream});
+    comm->clique->posted[comm->rank].push_back({reinterpret_cast<unsigned long long>(send),
+                                                reinterpret_cast<unsigned long long>(recv), count, type, op, stream});
     return g_group ? ncclSuccess : complete(*comm->clique);
 }
 

@@ -21,8 +21,8 @@
 namespace {
 
 struct Dev {
-    fake::Gpu gpu;            // current state: scenario plus changes already due
-    uint64_t calls = 0;       // NVML calls that named this device
+    fake::Gpu gpu;       // current state: scenario plus changes already due
+    uint64_t calls = 0;  // NVML calls that named this device
     size_t changes_applied = 0;
     std::set<size_t> xids_delivered{};
     bool lost_event_delivered = false;
@@ -41,8 +41,12 @@ std::set<EventSet*> g_sets;
 bool lost(const Dev& d) { return d.gpu.lost_after_calls && d.calls > *d.gpu.lost_after_calls; }
 
 // A change or Xid is due by call count, or by scenario seconds when it has after_s.
-bool due(const fake::Change& c, const Dev& d) { return c.after_s ? g_sc.seconds() >= *c.after_s : d.calls > c.after_calls; }
-bool due(const fake::XidEvent& x, const Dev& d) { return x.after_s ? g_sc.seconds() >= *x.after_s : d.calls >= x.after_calls; }
+bool due(const fake::Change& c, const Dev& d) {
+    return c.after_s ? g_sc.seconds() >= *c.after_s : d.calls > c.after_calls;
+}
+bool due(const fake::XidEvent& x, const Dev& d) {
+    return x.after_s ? g_sc.seconds() >= *x.after_s : d.calls >= x.after_calls;
+}
 
 // Looks up a handle, counts the call, applies scripted changes and the lost-GPU rule.
 nvmlReturn_t enter(nvmlDevice_t h, Dev** out) {
@@ -60,23 +64,23 @@ nvmlReturn_t enter(nvmlDevice_t h, Dev** out) {
     return NVML_SUCCESS;
 }
 
-#define DEVICE(h)                                              \
-    std::lock_guard<std::mutex> lock_(g_mu);                   \
-    Dev* d_ = nullptr;                                         \
+#define DEVICE(h)                                                       \
+    std::lock_guard<std::mutex> lock_(g_mu);                            \
+    Dev* d_ = nullptr;                                                  \
     if (nvmlReturn_t r_ = enter(h, &d_); r_ != NVML_SUCCESS) return r_; \
-    const fake::Gpu& g = d_->gpu;                              \
+    const fake::Gpu& g = d_->gpu;                                       \
     (void)g
 
 #define NEED(p) \
     if (!(p)) return NVML_ERROR_INVALID_ARGUMENT
 
 // An entry point that reports one unsigned int of this GPU's scenario; `expr` reads `g`.
-#define UINT_GETTER(fn, expr)                                   \
-    nvmlReturn_t fn(nvmlDevice_t h, unsigned int* out) {       \
-        DEVICE(h);                                             \
-        NEED(out);                                             \
-        *out = (expr);                                         \
-        return NVML_SUCCESS;                                   \
+#define UINT_GETTER(fn, expr)                            \
+    nvmlReturn_t fn(nvmlDevice_t h, unsigned int* out) { \
+        DEVICE(h);                                       \
+        NEED(out);                                       \
+        *out = (expr);                                   \
+        return NVML_SUCCESS;                             \
     }
 
 nvmlReturn_t copy_str(const std::string& s, char* buf, unsigned len) {
@@ -110,8 +114,8 @@ nvmlReturn_t init_locked() {
     fake::parse_bus_id(g.pci_bus_id, domain, bus, device);
 }
 
-nvmlReturn_t fill_pci_info(const std::string& bus_id, unsigned device_id, unsigned vendor_id,
-                           unsigned subsys, nvmlPciInfo_t* pci) {
+nvmlReturn_t fill_pci_info(const std::string& bus_id, unsigned device_id, unsigned vendor_id, unsigned subsys,
+                           nvmlPciInfo_t* pci) {
     NEED(pci);
     std::memset(pci, 0, sizeof *pci);
     unsigned dom = 0, bus = 0, dev = 0;
@@ -336,7 +340,8 @@ nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t h, nvmlDeviceArchitecture_t*
         case 7: *arch = g.cc_minor >= 5 ? NVML_DEVICE_ARCH_TURING : NVML_DEVICE_ARCH_VOLTA; break;
         case 8: *arch = g.cc_minor == 9 ? NVML_DEVICE_ARCH_ADA : NVML_DEVICE_ARCH_AMPERE; break;
         case 9: *arch = NVML_DEVICE_ARCH_HOPPER; break;
-        case 10: case 12: *arch = NVML_DEVICE_ARCH_BLACKWELL; break;
+        case 10:
+        case 12: *arch = NVML_DEVICE_ARCH_BLACKWELL; break;
         default: *arch = NVML_DEVICE_ARCH_UNKNOWN;
     }
     return NVML_SUCCESS;
@@ -418,7 +423,7 @@ nvmlReturn_t retired(nvmlDevice_t h, nvmlPageRetirementCause_t cause, unsigned* 
     if (!g.ecc_supported) return NVML_ERROR_NOT_SUPPORTED;
     // Hopper replaced page retirement with row remapping; the scenario can still script pages.
     unsigned n = cause == NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS ? g.retired_pages_sbe
-               : cause == NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR          ? g.retired_pages_dbe
+                 : cause == NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR         ? g.retired_pages_dbe
                                                                                     : ~0u;
     NEED(n != ~0u);
     if (*count < n) {
@@ -523,7 +528,7 @@ nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t h, nvmlComputeMode_t* mode) {
     DEVICE(h);
     NEED(mode);
     *mode = g.compute_mode == "prohibited"          ? NVML_COMPUTEMODE_PROHIBITED
-          : g.compute_mode == "exclusive_process"   ? NVML_COMPUTEMODE_EXCLUSIVE_PROCESS
+            : g.compute_mode == "exclusive_process" ? NVML_COMPUTEMODE_EXCLUSIVE_PROCESS
                                                     : NVML_COMPUTEMODE_DEFAULT;
     return NVML_SUCCESS;
 }
@@ -541,9 +546,9 @@ nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t h, nvmlGpuVirtualizati
     NEED(mode);
     const std::string& v = g.virtualization_mode;
     *mode = v == "passthrough" ? NVML_GPU_VIRTUALIZATION_MODE_PASSTHROUGH
-          : v == "vgpu"        ? NVML_GPU_VIRTUALIZATION_MODE_VGPU
-          : v == "host_vgpu"   ? NVML_GPU_VIRTUALIZATION_MODE_HOST_VGPU
-          : v == "host_vsga"   ? NVML_GPU_VIRTUALIZATION_MODE_HOST_VSGA
+            : v == "vgpu"      ? NVML_GPU_VIRTUALIZATION_MODE_VGPU
+            : v == "host_vgpu" ? NVML_GPU_VIRTUALIZATION_MODE_HOST_VGPU
+            : v == "host_vsga" ? NVML_GPU_VIRTUALIZATION_MODE_HOST_VSGA
                                : NVML_GPU_VIRTUALIZATION_MODE_NONE;
     return NVML_SUCCESS;
 }
@@ -564,7 +569,8 @@ nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t h, nvmlClockType_t type, unsign
     DEVICE(h);
     NEED(mhz);
     switch (type) {
-        case NVML_CLOCK_GRAPHICS: case NVML_CLOCK_SM: *mhz = g.sm_clock_mhz; break;
+        case NVML_CLOCK_GRAPHICS:
+        case NVML_CLOCK_SM: *mhz = g.sm_clock_mhz; break;
         case NVML_CLOCK_MEM: *mhz = g.mem_clock_mhz; break;
         case NVML_CLOCK_VIDEO: *mhz = g.video_clock_mhz; break;
         default: return NVML_ERROR_INVALID_ARGUMENT;
@@ -575,7 +581,8 @@ nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t h, nvmlClockType_t type, uns
     DEVICE(h);
     NEED(mhz);
     switch (type) {
-        case NVML_CLOCK_GRAPHICS: case NVML_CLOCK_SM: *mhz = g.max_sm_clock_mhz; break;
+        case NVML_CLOCK_GRAPHICS:
+        case NVML_CLOCK_SM: *mhz = g.max_sm_clock_mhz; break;
         case NVML_CLOCK_MEM: *mhz = g.max_mem_clock_mhz; break;
         case NVML_CLOCK_VIDEO: *mhz = g.max_video_clock_mhz; break;
         default: return NVML_ERROR_INVALID_ARGUMENT;
@@ -622,14 +629,16 @@ nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t h, nvmlTemperatureTh
 nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t h, int count, nvmlFieldValue_t* values) {
     DEVICE(h);
     NEED(values && count >= 0);
-    const long long now_us = std::chrono::duration_cast<std::chrono::microseconds>(
-                                 std::chrono::system_clock::now().time_since_epoch()).count();
+    const long long now_us =
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
     for (int i = 0; i < count; ++i) {
         nvmlFieldValue_t& v = values[i];
         v.timestamp = now_us;
         v.latencyUsec = 0;
         std::memset(&v.value, 0, sizeof v.value);
-        bool nvlink = v.fieldId == NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX || v.fieldId == NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX;
+        bool nvlink =
+            v.fieldId == NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX || v.fieldId == NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX;
         if (v.fieldId == NVML_FI_DEV_MEMORY_TEMP && g.memory_temperature_supported) {
             v.valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
             v.value.uiVal = g.memory_temperature_c;
@@ -748,8 +757,8 @@ nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t* data, unsi
             for (size_t i = 0; i < xs.size(); ++i)
                 if (due(xs[i], *d) && !d->xids_delivered.count(i)) {
                     d->xids_delivered.insert(i);
-                    *data = nvmlEventData_t{reinterpret_cast<nvmlDevice_t>(d), nvmlEventTypeXidCriticalError,
-                                            xs[i].xid, 0xFFFFFFFF, 0xFFFFFFFF};
+                    *data = nvmlEventData_t{reinterpret_cast<nvmlDevice_t>(d), nvmlEventTypeXidCriticalError, xs[i].xid,
+                                            0xFFFFFFFF, 0xFFFFFFFF};
                     return true;
                 }
             if (lost(*d) && !d->lost_event_delivered) {

@@ -20,7 +20,9 @@ struct Exact {  // (-1)^neg * m * 2^e
     uint64_t m;
     int e;
 };
-inline bool special(uint16_t v, Half f) { return ((v >> f.man_bits) & ((1 << f.exp_bits) - 1)) == (1 << f.exp_bits) - 1; }
+inline bool special(uint16_t v, Half f) {
+    return ((v >> f.man_bits) & ((1 << f.exp_bits) - 1)) == (1 << f.exp_bits) - 1;
+}
 inline Exact decode(uint16_t v, Half f) {
     const int ex = (v >> f.man_bits) & ((1 << f.exp_bits) - 1);
     const uint64_t man = v & ((1u << f.man_bits) - 1);

@@ -27,7 +27,9 @@ std::set<std::string> entry_names(const std::string& text) {
     std::set<std::string> out;
     for (size_t p = text.find(".entry"); p != std::string::npos; p = text.find(".entry", p + 6)) {
         size_t b = text.find_first_not_of(" \t\r\n", p + 6), e = b;
-        while (e < text.size() && (std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_' || text[e] == '$')) ++e;
+        while (e < text.size() &&
+               (std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_' || text[e] == '$'))
+            ++e;
         if (b != std::string::npos && e > b) out.insert(text.substr(b, e - b));
     }
     return out;
@@ -78,9 +80,22 @@ void corrupt(const ptx::Function& f, const std::vector<std::pair<uint64_t, unsig
             if (!done.insert(addr).second) continue;
             ptx::Region r = mem.resolve(addr);
             unsigned char* h = r.host + (addr - r.lo);
-            if (f.name == "fma_f64") { double v; std::memcpy(&v, h, 8); v += 1; std::memcpy(h, &v, 8); }
-            else if (f.name == "fma_f32") { float v; std::memcpy(&v, h, 4); v += 1; std::memcpy(h, &v, 4); }
-            else { uint32_t v; std::memcpy(&v, h, 4); v += 1; std::memcpy(h, &v, 4); }
+            if (f.name == "fma_f64") {
+                double v;
+                std::memcpy(&v, h, 8);
+                v += 1;
+                std::memcpy(h, &v, 8);
+            } else if (f.name == "fma_f32") {
+                float v;
+                std::memcpy(&v, h, 4);
+                v += 1;
+                std::memcpy(h, &v, 4);
+            } else {
+                uint32_t v;
+                std::memcpy(&v, h, 4);
+                v += 1;
+                std::memcpy(h, &v, 4);
+            }
         }
     }
     std::map<uint64_t, uint64_t> cells;
@@ -122,9 +137,11 @@ LaunchOutcome run_kernel(const ptx::Module& m, uint32_t entry, const unsigned gr
     if (!f.params.empty() && !params) return {LaunchStatus::invalid, f.name + ": kernelParams is NULL", 0};
     const uint64_t limit = env_number("GPUVET_FAKE_PTX_MAX_BUFFER_BYTES", 256ull << 20);
     if (uint64_t big = largest_buffer(f, params, mem); big > limit)
-        return {LaunchStatus::too_big, f.name + " was given a " + std::to_string(big >> 20) +
+        return {LaunchStatus::too_big,
+                f.name + " was given a " + std::to_string(big >> 20) +
                     " MiB buffer: the PTX interpreter runs kernels on at most " + std::to_string(limit >> 20) +
-                    " MiB (GPUVET_FAKE_PTX_MAX_BUFFER_BYTES); give the scenario GPUs less memory (memory_total_mib)", 0};
+                    " MiB (GPUVET_FAKE_PTX_MAX_BUFFER_BYTES); give the scenario GPUs less memory (memory_total_mib)",
+                0};
     std::vector<std::pair<uint64_t, unsigned>> stores;
     ptx::LaunchConfig c;
     for (int k = 0; k < 3; ++k) c.grid[k] = grid[k], c.block[k] = block[k];
@@ -143,7 +160,9 @@ LaunchOutcome run_kernel(const ptx::Module& m, uint32_t entry, const unsigned gr
         case ptx::Fault::illegal_address: return {LaunchStatus::illegal_address, r.message, 0};
         case ptx::Fault::misaligned_address: return {LaunchStatus::misaligned_address, r.message, 0};
         case ptx::Fault::instruction_budget:
-            return {LaunchStatus::timeout, r.message + " (GPUVET_FAKE_PTX_BUDGET branches and calls per launch; a kernel that never ends?)", 0};
+            return {LaunchStatus::timeout,
+                    r.message + " (GPUVET_FAKE_PTX_BUDGET branches and calls per launch; a kernel that never ends?)",
+                    0};
     }
     corrupt(f, stores, gpu, mem);
     const uint64_t threads = uint64_t{grid[0]} * grid[1] * grid[2] * block[0] * block[1] * block[2];

@@ -49,8 +49,10 @@ std::optional<double> simulated_ns(const ptx::Function& f, void* const* params, 
         it = *it & 0xFFFFFFFFu;
         // fma.ptx: 128 FMA per iteration per thread, 2 flops each, 2 lanes for packed halves.
         const double lanes = k == "fma_f64" || k == "fma_f32" ? 1 : 2;
-        const double tflops = k == "fma_f64" ? g.fp64_tflops : k == "fma_f32" ? g.fp32_tflops
-                            : k == "fma_f16x2" ? g.fp16_tflops : g.bf16_tflops;
+        const double tflops = k == "fma_f64"     ? g.fp64_tflops
+                              : k == "fma_f32"   ? g.fp32_tflops
+                              : k == "fma_f16x2" ? g.fp16_tflops
+                                                 : g.bf16_tflops;
         return double(threads) * double(*it) * 256.0 * lanes / (tflops * 1e3);  // FLOP / (TFLOP/s) in ns
     }
     return std::nullopt;

@@ -12,9 +12,9 @@ namespace {
 
 const std::map<std::string, uint32_t>& specials() {
     static const std::map<std::string, uint32_t> m = {
-        {"%tid.x", tid_x}, {"%tid.y", tid_y}, {"%tid.z", tid_z}, {"%ntid.x", ntid_x}, {"%ntid.y", ntid_y},
-        {"%ntid.z", ntid_z}, {"%ctaid.x", ctaid_x}, {"%ctaid.y", ctaid_y}, {"%ctaid.z", ctaid_z},
-        {"%nctaid.x", nctaid_x}, {"%nctaid.y", nctaid_y}, {"%nctaid.z", nctaid_z}};
+        {"%tid.x", tid_x},     {"%tid.y", tid_y},       {"%tid.z", tid_z},       {"%ntid.x", ntid_x},
+        {"%ntid.y", ntid_y},   {"%ntid.z", ntid_z},     {"%ctaid.x", ctaid_x},   {"%ctaid.y", ctaid_y},
+        {"%ctaid.z", ctaid_z}, {"%nctaid.x", nctaid_x}, {"%nctaid.y", nctaid_y}, {"%nctaid.z", nctaid_z}};
     return m;
 }
 bool thread_dependent(uint32_t reg) { return reg < kSpecials && (reg <= tid_z || (reg >= ctaid_x && reg <= ctaid_z)); }
@@ -96,7 +96,8 @@ void vector_regs(const FunctionScope& fs, const std::vector<Token>& v, unsigned 
         if (v[k].text == ",") items.emplace_back();
         else items.back().push_back(v[k]);
     }
-    if (v.front().text != "{" || items.size() != n) throw LoadError(v[0].line, "expected " + std::to_string(n) + " registers in { }");
+    if (v.front().text != "{" || items.size() != n)
+        throw LoadError(v[0].line, "expected " + std::to_string(n) + " registers in { }");
     for (unsigned k = 0; k < n; ++k) {
         Operand o = operand(fs, items[k]);
         if (!o.is_reg && !store) throw LoadError(v[0].line, "a load needs registers");
@@ -114,7 +115,8 @@ void memory(FunctionScope& fs, const Operands& ops, const MemoryOp& mo, Instr& i
     if (mo.vec > 1) vector_regs(fs, value, mo.vec, in, mo.kind == 's');
     else if (mo.kind == 'l') in.d = operand(fs, value);
     else in.b = operand(fs, value);
-    if ((mo.kind == 'l' || mo.kind == 'a') && mo.vec == 1 && !in.d.is_reg) throw LoadError(in.line, "destination must be a register");
+    if ((mo.kind == 'l' || mo.kind == 'a') && mo.vec == 1 && !in.d.is_reg)
+        throw LoadError(in.line, "destination must be a register");
     in.divergent = !mo.param && mo.kind != 'l';
     in.width = static_cast<uint8_t>(mo.width);
     in.vec = static_cast<uint8_t>(mo.vec);
@@ -133,7 +135,8 @@ void call(FunctionScope& fs, const Operands& ops, Instr& in) {
     if (!ops.empty() && !ops[0].empty() && ops[0][0].text == "(") rets = names(ops[k++]);
     if (k >= ops.size() || ops[k].size() != 1) throw LoadError(in.line, "expected the called function's name");
     auto callee = fs.module.by_name.find(ops[k][0].text);
-    if (callee == fs.module.by_name.end()) throw LoadError(in.line, "call of undefined function '" + ops[k][0].text + "'");
+    if (callee == fs.module.by_name.end())
+        throw LoadError(in.line, "call of undefined function '" + ops[k][0].text + "'");
     std::vector<Token> args = k + 1 < ops.size() ? names(ops[k + 1]) : std::vector<Token>{};
     const Function& f = fs.module.functions[callee->second];
     if (f.entry) throw LoadError(in.line, "call of an .entry");
@@ -141,11 +144,14 @@ void call(FunctionScope& fs, const Operands& ops, Instr& in) {
         throw LoadError(in.line, "call of '" + f.name + "' with the wrong number of parameters");
     Call c;
     c.callee = callee->second;
-    auto copies = [&](const std::vector<Token>& mine, const std::vector<Param>& theirs, std::vector<ParamCopy>& out, bool in_) {
+    auto copies = [&](const std::vector<Token>& mine, const std::vector<Param>& theirs, std::vector<ParamCopy>& out,
+                      bool in_) {
         for (size_t j = 0; j < mine.size(); ++j) {
             const Param* p = fs.find_param(mine[j].text);
-            if (!p || p->bytes != theirs[j].bytes) throw LoadError(mine[j].line, "parameter '" + mine[j].text + "' does not match '" + f.name + "'");
-            out.push_back(in_ ? ParamCopy{p->offset, theirs[j].offset, p->bytes} : ParamCopy{theirs[j].offset, p->offset, p->bytes});
+            if (!p || p->bytes != theirs[j].bytes)
+                throw LoadError(mine[j].line, "parameter '" + mine[j].text + "' does not match '" + f.name + "'");
+            out.push_back(in_ ? ParamCopy{p->offset, theirs[j].offset, p->bytes}
+                              : ParamCopy{theirs[j].offset, p->offset, p->bytes});
         }
     };
     copies(args, f.params, c.args, true);
@@ -190,7 +196,8 @@ void decode(FunctionScope& fs, const Token& opcode, const std::string& guard, bo
     in.line = opcode.line;
     const std::string op = normalise(opcode.text);
     in.run = find_handler(op);
-    if (!in.run) throw LoadError(opcode.line, "instruction '" + opcode.text + "' is not supported by the PTX interpreter");
+    if (!in.run)
+        throw LoadError(opcode.line, "instruction '" + opcode.text + "' is not supported by the PTX interpreter");
     if (!guard.empty()) {
         in.guard = static_cast<int32_t>(reg_index(fs, Token{guard, opcode.line}));
         in.guard_neg = guard_neg;

@@ -12,7 +12,8 @@ void Thread::fail(Fault f, uint64_t addr, const Instr& in) {
     std::snprintf(a, sizeof a, "0x%llx", static_cast<unsigned long long>(addr));
     const std::string where = std::string(" in ") + frames.back().f->name + " at PTX line " + std::to_string(in.line);
     if (f == Fault::misaligned_address) fault_text = std::string("misaligned access to ") + a + where;
-    else if (f == Fault::illegal_address) fault_text = std::string("access to ") + a + " outside every allocation" + where;
+    else if (f == Fault::illegal_address)
+        fault_text = std::string("access to ") + a + " outside every allocation" + where;
     else fault_text = "branch budget exhausted" + where;
 }
 
@@ -73,7 +74,8 @@ Thread first_thread(const Module& m, uint32_t entry, const LaunchConfig& c) {
     t.regs.assign(f.regs, 0);
     t.params.assign(f.param_bytes, 0);
     // The driver reads each parameter's declared size from kernelParams[i].
-    for (size_t i = 0; i < f.params.size(); ++i) std::memcpy(&t.params[f.params[i].offset], c.params[i], f.params[i].bytes);
+    for (size_t i = 0; i < f.params.size(); ++i)
+        std::memcpy(&t.params[f.params[i].offset], c.params[i], f.params[i].bytes);
     Frame fr;
     fr.f = &f;
     t.frames.push_back(fr);
@@ -97,7 +99,7 @@ LaunchResult launch(const Module& m, uint32_t entry, const LaunchConfig& c) {
     Stop s = run<true>(proto);
     if (s == Stop::fault) return fault_result(proto);
     if (s == Stop::done) return {};  // no thread writes memory
-    Thread t = proto;  // reused for every thread, so its budget is what all of them have left
+    Thread t = proto;                // reused for every thread, so its budget is what all of them have left
     for (unsigned cz = 0; cz < c.grid[2]; ++cz)
         for (unsigned cy = 0; cy < c.grid[1]; ++cy)
             for (unsigned cx = 0; cx < c.grid[0]; ++cx)

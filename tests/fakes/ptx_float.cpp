@@ -96,8 +96,8 @@ uint16_t half_fma(uint16_t a, uint16_t b, uint16_t c, HalfFormat f) {
 
 uint32_t half2_fma(uint32_t a, uint32_t b, uint32_t c, HalfFormat f) {
     const uint32_t lo = half_fma(static_cast<uint16_t>(a), static_cast<uint16_t>(b), static_cast<uint16_t>(c), f);
-    const uint32_t hi = half_fma(static_cast<uint16_t>(a >> 16), static_cast<uint16_t>(b >> 16),
-                                 static_cast<uint16_t>(c >> 16), f);
+    const uint32_t hi =
+        half_fma(static_cast<uint16_t>(a >> 16), static_cast<uint16_t>(b >> 16), static_cast<uint16_t>(c >> 16), f);
     return lo | (hi << 16);
 }
 

@@ -6,8 +6,12 @@ namespace fake::ptx {
 
 namespace {
 
-bool word_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '%' || c == '$'; }
-bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '$' || c == '%'; }
+bool word_start(char c) {
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '%' || c == '$';
+}
+bool word_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '$' || c == '%';
+}
 
 }  // namespace
 

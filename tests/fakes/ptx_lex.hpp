@@ -14,7 +14,8 @@ struct Token {
 // Why a module was refused: the line and what on it the interpreter cannot run.
 struct LoadError : std::runtime_error {
     int line;
-    LoadError(int l, const std::string& what) : std::runtime_error("line " + std::to_string(l) + ": " + what), line(l) {}
+    LoadError(int l, const std::string& what)
+        : std::runtime_error("line " + std::to_string(l) + ": " + what), line(l) {}
 };
 
 std::vector<Token> lex(const std::string& text);

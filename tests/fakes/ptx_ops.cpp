@@ -174,7 +174,9 @@ constexpr auto kMad = [](auto a, auto b, auto c) {
 };
 constexpr auto kFma = [](auto a, auto b, auto c) { return std::fma(a, b, c); };
 constexpr auto kAbsF = [](auto a) { return std::fabs(a); };  // clears the sign bit, NaN stays NaN
-constexpr auto kAbsI = [](auto a) { return static_cast<decltype(a)>(a < 0 ? 0 - std::make_unsigned_t<decltype(a)>(a) : a); };
+constexpr auto kAbsI = [](auto a) {
+    return static_cast<decltype(a)>(a < 0 ? 0 - std::make_unsigned_t<decltype(a)>(a) : a);
+};
 constexpr auto kNeg = [](auto a) { return -a; };  // floats only: flips the sign bit
 constexpr auto kNegI = [](auto a) { return static_cast<decltype(a)>(0 - std::make_unsigned_t<decltype(a)>(a)); };
 constexpr auto kId = [](auto a) { return a; };
@@ -328,7 +330,8 @@ uint32_t op_ret(Thread&, const Instr&, uint32_t) { return kRet; }
 uint32_t op_call(Thread& t, const Instr& in, uint32_t pc) {
     const Call& c = t.frames.back().f->calls[in.target];
     const Function& callee = t.module->functions[c.callee];
-    if (t.frames.size() >= 64 || t.budget == 0) return t.fail(Fault::instruction_budget, 0, in), kFault;  // runaway recursion
+    if (t.frames.size() >= 64 || t.budget == 0)
+        return t.fail(Fault::instruction_budget, 0, in), kFault;  // runaway recursion
     --t.budget;
     t.frames.back().pc = pc + 1;
     Frame fr;

@@ -10,9 +10,8 @@ namespace {
 
 uint32_t type_bytes(const Token& t) {
     static const std::map<std::string, uint32_t> sizes = {
-        {".b8", 1}, {".u8", 1}, {".s8", 1}, {".b16", 2}, {".u16", 2}, {".s16", 2}, {".f16", 2},
-        {".b32", 4}, {".u32", 4}, {".s32", 4}, {".f32", 4}, {".b64", 8}, {".u64", 8}, {".s64", 8},
-        {".f64", 8}, {".pred", 1}};
+        {".b8", 1},  {".u8", 1},  {".s8", 1},  {".b16", 2}, {".u16", 2}, {".s16", 2}, {".f16", 2}, {".b32", 4},
+        {".u32", 4}, {".s32", 4}, {".f32", 4}, {".b64", 8}, {".u64", 8}, {".s64", 8}, {".f64", 8}, {".pred", 1}};
     auto it = sizes.find(t.text);
     if (it == sizes.end()) throw LoadError(t.line, "unsupported type '" + t.text + "'");
     return it->second;
@@ -35,7 +34,11 @@ private:
         if (at_end()) throw LoadError(toks_.empty() ? 1 : toks_.back().line, "unexpected end of the PTX text");
         return toks_[i_];
     }
-    const Token& next() { const Token& t = peek(); ++i_; return t; }
+    const Token& next() {
+        const Token& t = peek();
+        ++i_;
+        return t;
+    }
     bool accept(const char* s) { return !at_end() && toks_[i_].text == s && (++i_, true); }
     void expect(const char* s) {
         if (!accept(s)) throw LoadError(peek().line, std::string("expected '") + s + "', found '" + peek().text + "'");
@@ -81,7 +84,8 @@ void Parser::directive() {
 Param Parser::param_decl(uint32_t& bytes) {
     const Token& kw = next();
     if (kw.text != ".param") throw LoadError(kw.line, "expected .param, found '" + kw.text + "'");
-    if (peek().text == ".align" || peek().text == ".ptr") throw LoadError(peek().line, "unsupported .param qualifier '" + peek().text + "'");
+    if (peek().text == ".align" || peek().text == ".ptr")
+        throw LoadError(peek().line, "unsupported .param qualifier '" + peek().text + "'");
     Param p;
     p.bytes = type_bytes(next());
     p.name = next().text;
@@ -157,8 +161,7 @@ void Parser::reg_decl(FunctionScope& fs) {
         if (accept("<")) {
             const Token& n = next();
             expect(">");
-            for (int k = 0; k < std::stoi(n.text); ++k)
-                fs.regs[name.text + std::to_string(k)] = fs.f.regs++;
+            for (int k = 0; k < std::stoi(n.text); ++k) fs.regs[name.text + std::to_string(k)] = fs.f.regs++;
         } else {
             fs.regs[name.text] = fs.f.regs++;
         }

@@ -83,7 +83,9 @@ public:
         return p;
     }
     template <class F>
-    F fn(const char* n) const { return reinterpret_cast<F>(sym(n)); }
+    F fn(const char* n) const {
+        return reinterpret_cast<F>(sym(n));
+    }
 
     CUdeviceptr alloc(size_t bytes) {
         CUdeviceptr p = 0;
@@ -94,7 +96,8 @@ public:
     CUdeviceptr upload(const std::vector<T>& v) {
         CUdeviceptr p = alloc(std::max<size_t>(1, v.size()) * sizeof(T));
         if (!v.empty()) {
-            EXPECT_EQ(fn<decltype(&cuMemcpyHtoD_v2)>("cuMemcpyHtoD_v2")(p, v.data(), v.size() * sizeof(T)), CUDA_SUCCESS);
+            EXPECT_EQ(fn<decltype(&cuMemcpyHtoD_v2)>("cuMemcpyHtoD_v2")(p, v.data(), v.size() * sizeof(T)),
+                      CUDA_SUCCESS);
         }
         return p;
     }
@@ -113,13 +116,14 @@ public:
         std::vector<Arg> copy = args;
         std::vector<void*> ptrs;
         for (auto& a : copy) ptrs.push_back(a.bytes.data());
-        return fn<decltype(&cuLaunchKernel)>("cuLaunchKernel")(f, s.grid, 1, 1, s.block, 1, 1, 0, nullptr, ptrs.data(), nullptr);
+        return fn<decltype(&cuLaunchKernel)>("cuLaunchKernel")(f, s.grid, 1, 1, s.block, 1, 1, 0, nullptr, ptrs.data(),
+                                                               nullptr);
     }
 
 private:
     void* h_ = nullptr;
     std::string scenario_;
-    std::map<std::string, CUmodule> modules_;  // by file
+    std::map<std::string, CUmodule> modules_;     // by file
     std::map<std::string, std::string> entries_;  // kernel -> file
 };
 
@@ -136,7 +140,8 @@ inline CUfunction FakeGpu::function(const std::string& kernel) {
         modules_[file] = m;
     }
     CUfunction f = nullptr;
-    EXPECT_EQ(fn<decltype(&cuModuleGetFunction)>("cuModuleGetFunction")(&f, modules_[file], kernel.c_str()), CUDA_SUCCESS);
+    EXPECT_EQ(fn<decltype(&cuModuleGetFunction)>("cuModuleGetFunction")(&f, modules_[file], kernel.c_str()),
+              CUDA_SUCCESS);
     return f;
 }
 

@@ -30,16 +30,16 @@ struct Frame {
 
 struct Thread {
     const Module* module = nullptr;
-    std::vector<uint64_t> regs;          // all frames' registers, stacked
-    std::vector<unsigned char> params;   // all frames' .param areas, stacked
+    std::vector<uint64_t> regs;         // all frames' registers, stacked
+    std::vector<unsigned char> params;  // all frames' .param areas, stacked
     std::vector<Frame> frames;
-    uint64_t* R = nullptr;               // current frame's registers
-    unsigned char* P = nullptr;          // current frame's .param area
+    uint64_t* R = nullptr;       // current frame's registers
+    unsigned char* P = nullptr;  // current frame's .param area
     const Resolver* resolve = nullptr;
-    Region cache[4];                     // regions used last (a kernel touches a few buffers)
+    Region cache[4];  // regions used last (a kernel touches a few buffers)
     unsigned next_slot = 0;
     std::vector<std::pair<uint64_t, unsigned>>* watched = nullptr;
-    uint64_t budget = 0;                 // branches and calls this launch may still take
+    uint64_t budget = 0;  // branches and calls this launch may still take
     Fault fault = Fault::none;
     std::string fault_text;
 

@@ -34,10 +34,14 @@ T need(const toml::node& n, const std::string& where) {
 
 // Clock event reason names (bit values from nvml.h, nvmlClocksEventReason*).
 const std::map<std::string, unsigned long long> kReasonBits = {
-    {"gpu_idle", 0x1},           {"applications_clocks_setting", 0x2},
-    {"sw_power_cap", 0x4},       {"hw_slowdown", 0x8},
-    {"sync_boost", 0x10},        {"sw_thermal_slowdown", 0x20},
-    {"hw_thermal_slowdown", 0x40}, {"hw_power_brake_slowdown", 0x80},
+    {"gpu_idle", 0x1},
+    {"applications_clocks_setting", 0x2},
+    {"sw_power_cap", 0x4},
+    {"hw_slowdown", 0x8},
+    {"sync_boost", 0x10},
+    {"sw_thermal_slowdown", 0x20},
+    {"hw_thermal_slowdown", 0x40},
+    {"hw_power_brake_slowdown", 0x80},
     {"display_clock_setting", 0x100},
 };
 
@@ -119,8 +123,7 @@ const std::map<std::string, Setter>& setters() {
         m["persistence_mode"] = field(&Gpu::persistence_mode);
         m["compute_mode"] = [](Gpu& g, const toml::node& n, const std::string& w) {
             g.compute_mode = need<std::string>(n, w);
-            if (g.compute_mode != "default" && g.compute_mode != "exclusive_process" &&
-                g.compute_mode != "prohibited")
+            if (g.compute_mode != "default" && g.compute_mode != "exclusive_process" && g.compute_mode != "prohibited")
                 fail(w, "expected default, exclusive_process or prohibited");
         };
         m["mig_mode"] = field(&Gpu::mig_mode);
@@ -184,7 +187,9 @@ const std::map<std::string, Setter>& setters() {
                     else if (key == "used_memory_bytes") p.used_bytes = need<uint64_t>(v, kw);
                     else if (key == "name") p.name = need<std::string>(v, kw);
                     else if (key == "graphics") p.graphics = need<bool>(v, kw);
-                    else fail(kw, "unknown process key (known: pid, used_memory_mib, used_memory_bytes, name, graphics)");
+                    else
+                        fail(kw,
+                             "unknown process key (known: pid, used_memory_mib, used_memory_bytes, name, graphics)");
                 }
                 if (p.pid == 0) fail(w, "a process needs a pid");
                 g.processes.push_back(p);
@@ -193,7 +198,11 @@ const std::map<std::string, Setter>& setters() {
         m["numa_node"] = field(&Gpu::numa_node);
         m["cpu_affinity"] = [](Gpu& g, const toml::node& n, const std::string& w) {
             g.cpu_affinity = need<std::string>(n, w);
-            try { parse_cpu_list(g.cpu_affinity); } catch (const std::exception& e) { fail(w, e.what()); }
+            try {
+                parse_cpu_list(g.cpu_affinity);
+            } catch (const std::exception& e) {
+                fail(w, e.what());
+            }
         };
         m["sm_count"] = field(&Gpu::sm_count);
         m["cc_major"] = field(&Gpu::cc_major);
@@ -275,8 +284,8 @@ const std::map<std::string, Setter>& setters() {
 }
 
 int topology_value(const std::string& name, const std::string& w) {
-    static const std::map<std::string, int> levels = {{"internal", 0}, {"single", 10}, {"multiple", 20},
-                                                      {"hostbridge", 30}, {"node", 40}, {"system", 50}};
+    static const std::map<std::string, int> levels = {{"internal", 0},    {"single", 10}, {"multiple", 20},
+                                                      {"hostbridge", 30}, {"node", 40},   {"system", 50}};
     auto it = levels.find(name);
     if (it == levels.end()) fail(w, "expected internal, single, multiple, hostbridge, node or system");
     return it->second;
@@ -370,7 +379,9 @@ std::optional<Scenario> load_scenario(const std::string& path, std::string& erro
                 sc.time_scale = need<double>(v, path + ": time_scale");
                 if (!(sc.time_scale > 0)) fail(path + ": time_scale", "expected a number above 0");
             } else if (key != "driver" && key != "all" && key != "gpu" && key != "topology" && key != "pcie_switch") {
-                fail(path + ": " + key, "unknown top-level key (known: gpu_count, time_scale, [driver], [all], [gpu.N], [[topology]], [[pcie_switch]])");
+                fail(path + ": " + key,
+                     "unknown top-level key (known: gpu_count, time_scale, [driver], [all], [gpu.N], [[topology]], "
+                     "[[pcie_switch]])");
             }
         }
         if (!have_count) fail(path, "gpu_count is required (a top-level key before any [table])");
@@ -383,8 +394,10 @@ std::optional<Scenario> load_scenario(const std::string& path, std::string& erro
                 else if (key == "kernel_driver_loaded") sc.kernel_driver_loaded = need<bool>(v, w);
                 else if (key == "cublaslt_cuda_version") sc.cublaslt_cuda_version = need<int>(v, w);
                 else if (key == "context_release_ms") sc.context_release_ms = need<unsigned>(v, w);
-                else fail(w, "unknown driver key (known: version, nvml_version, cuda_version, kernel_driver_loaded, "
-                             "cublaslt_cuda_version, context_release_ms)");
+                else
+                    fail(w,
+                         "unknown driver key (known: version, nvml_version, cuda_version, kernel_driver_loaded, "
+                         "cublaslt_cuda_version, context_release_ms)");
             }
         }
         sc.gpus.resize(count);
@@ -396,7 +409,8 @@ std::optional<Scenario> load_scenario(const std::string& path, std::string& erro
                 char* end = nullptr;
                 unsigned long idx = std::strtoul(key.c_str(), &end, 10);
                 if (key.empty() || *end || idx >= count)
-                    fail(path + ": gpu." + key, "expected [gpu.N] with N below gpu_count (" + std::to_string(count) + ")");
+                    fail(path + ": gpu." + key,
+                         "expected [gpu.N] with N below gpu_count (" + std::to_string(count) + ")");
                 if (!v.is_table()) fail(path + ": gpu." + key, "expected a table");
             }
         }
@@ -421,7 +435,8 @@ std::optional<Scenario> load_scenario(const std::string& path, std::string& erro
                     fail(w, "each [[topology]] needs gpus = [a, b] and level = \"single\"|...");
                 unsigned a = need<unsigned>(*pair->get(0), w), b = need<unsigned>(*pair->get(1), w);
                 if (a >= count || b >= count) fail(w, "GPU index beyond gpu_count");
-                sc.topology[{std::min(a, b), std::max(a, b)}] = topology_value(need<std::string>(*(*t)["level"].node(), w), w);
+                sc.topology[{std::min(a, b), std::max(a, b)}] =
+                    topology_value(need<std::string>(*(*t)["level"].node(), w), w);
             }
         }
         if (const auto* sw = doc["pcie_switch"].as_array()) {

@@ -21,7 +21,7 @@ struct Process {
 };
 
 struct XidEvent {
-    uint64_t after_calls = 0;  // delivered once this GPU has seen this many NVML calls
+    uint64_t after_calls = 0;       // delivered once this GPU has seen this many NVML calls
     std::optional<double> after_s;  // or: once this many scenario seconds have passed
     unsigned long long xid = 0;
 };
@@ -81,7 +81,7 @@ struct Gpu {
     unsigned nvlink_count = 18, nvlink_version = 4;
     uint64_t nvlink_rx_kib = 0, nvlink_tx_kib = 0;  // cumulative data counters, all links
     std::vector<unsigned> nvlink_down;
-    std::string nvlink_remote_type = "switch";  // "switch" or "gpu"
+    std::string nvlink_remote_type = "switch";       // "switch" or "gpu"
     std::vector<std::string> nvlink_remote_bus_ids;  // per link; empty: a fake NVSwitch bus id
     // modes
     bool persistence_mode = true;
@@ -96,8 +96,7 @@ struct Gpu {
     unsigned max_sm_clock_mhz = 1980, max_mem_clock_mhz = 2619, max_video_clock_mhz = 1755;
     unsigned long long clock_event_reasons = 0;
     // thermal
-    unsigned temperature_c = 34, temp_shutdown_c = 92, temp_slowdown_c = 89, temp_gpu_max_c = 87,
-             temp_mem_max_c = 95;
+    unsigned temperature_c = 34, temp_shutdown_c = 92, temp_slowdown_c = 89, temp_gpu_max_c = 87, temp_mem_max_c = 95;
     // memory (HBM) temperature, served as the NVML_FI_DEV_MEMORY_TEMP field value; false: the
     // entry returns NOT_SUPPORTED, as on GDDR boards
     unsigned memory_temperature_c = 38;
@@ -106,14 +105,13 @@ struct Gpu {
     unsigned utilization_gpu_percent = 0, utilization_memory_percent = 0;
     std::vector<Process> processes;
     // host placement
-    int numa_node = -1;            // -1: derived (first half of the GPUs on node 0, rest on node 1)
-    std::string cpu_affinity;      // CPU list like "0-47,96-143"; empty: derived from numa_node
+    int numa_node = -1;        // -1: derived (first half of the GPUs on node 0, rest on node 1)
+    std::string cpu_affinity;  // CPU list like "0-47,96-143"; empty: derived from numa_node
     // compute
     unsigned sm_count = 132, cc_major = 9, cc_minor = 0, gpu_cores = 16896;
     unsigned l2_cache_bytes = 50u << 20, memory_bus_width_bits = 5120;
     // simulated transfer rates, GB/s = 1e9 bytes/s
-    double hbm_bandwidth_gbps = 3000, h2d_bandwidth_gbps = 55, d2h_bandwidth_gbps = 55,
-           p2p_bandwidth_gbps = 370;
+    double hbm_bandwidth_gbps = 3000, h2d_bandwidth_gbps = 55, d2h_bandwidth_gbps = 55, p2p_bandwidth_gbps = 370;
     // simulated tensor GEMM rates (fake cuBLASLt), TFLOPS (TOPS for INT8); about 80% of the
     // H100 SXM dense datasheet figures
     double gemm_tf32_tflops = 395, gemm_fp16_tflops = 790, gemm_bf16_tflops = 790, gemm_fp8_tflops = 1480,
@@ -164,7 +162,7 @@ void apply_gpu_keys(Gpu& gpu, const toml::table& t, const std::string& where);
 
 // Helpers shared by both libraries.
 bool parse_bus_id(const std::string& s, unsigned& domain, unsigned& bus, unsigned& device);
-std::vector<unsigned> parse_cpu_list(const std::string& s);  // throws on bad syntax
+std::vector<unsigned> parse_cpu_list(const std::string& s);     // throws on bad syntax
 int topology_level(const Scenario& s, unsigned a, unsigned b);  // NVML_TOPOLOGY_* value
 
 }  // namespace fake

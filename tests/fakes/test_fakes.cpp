@@ -211,8 +211,8 @@ TEST(FakeNvml, PendingRowRemap) {
     ASSERT_EQ(SYM(n.lib, nvmlDeviceGetRemappedRows)(n.dev(6), &c, &u, &pending, &failed), NVML_SUCCESS);
     EXPECT_EQ(failed, 1u);
     unsigned long long n_unc = 0;
-    EXPECT_EQ(SYM(n.lib, nvmlDeviceGetTotalEccErrors)(n.dev(6), NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
-                                                      NVML_AGGREGATE_ECC, &n_unc),
+    EXPECT_EQ(SYM(n.lib, nvmlDeviceGetTotalEccErrors)(n.dev(6), NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC,
+                                                      &n_unc),
               NVML_SUCCESS);
     EXPECT_EQ(n_unc, 9u);
 }
@@ -235,10 +235,10 @@ TEST(FakeNvml, MigModeAndCudaVisibility) {
 
 TEST(FakeDrivers, OldDriverLacksNewerSymbols) {
     Lib nv_new(FAKE_NVML), nv_old(FAKE_NVML_OLD), cu_new(FAKE_CUDA), cu_old(FAKE_CUDA_OLD);
-    for (const char* s : {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetMemoryInfo_v2",
-                          "nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetGpuMaxPcieLinkGeneration",
-                          "nvmlDeviceGetRemappedRows", "nvmlDeviceGetPciInfoExt", "nvmlDeviceGetMigMode",
-                          "nvmlDeviceGetFieldValues"}) {
+    for (const char* s :
+         {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetMemoryInfo_v2",
+          "nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetGpuMaxPcieLinkGeneration",
+          "nvmlDeviceGetRemappedRows", "nvmlDeviceGetPciInfoExt", "nvmlDeviceGetMigMode", "nvmlDeviceGetFieldValues"}) {
         EXPECT_NE(nv_new.raw(s), nullptr) << s;
         EXPECT_EQ(nv_old.raw(s), nullptr) << s;
     }
@@ -290,7 +290,7 @@ TEST(FakeNvml, GpuLostMidInventory) {
     ASSERT_EQ(SYM(n.lib, nvmlInit_v2)(), NVML_SUCCESS);
     nvmlEventSet_t set = nullptr;
     ASSERT_EQ(SYM(n.lib, nvmlEventSetCreate)(&set), NVML_SUCCESS);
-    nvmlDevice_t d4 = n.dev(4);  // call 1
+    nvmlDevice_t d4 = n.dev(4);                                                                             // call 1
     ASSERT_EQ(SYM(n.lib, nvmlDeviceRegisterEvents)(d4, nvmlEventTypeXidCriticalError, set), NVML_SUCCESS);  // 2
     unsigned temp = 0;
     for (int i = 3; i <= 12; ++i)
@@ -499,7 +499,8 @@ TEST(FakeCuda, SimulatedClockGivesScenarioBandwidth) {
         });
         EXPECT_NEAR(h2d, dev == 3 ? 27.5 : 55.0, 1e-5 * h2d) << "device " << dev;
         // Device-to-device copies count read + write traffic.
-        double d2d = timed_gbps(c, nullptr, 2.0 * n, [&] { ASSERT_EQ(SYM(c.lib, cuMemcpyDtoD_v2)(b, a, n), CUDA_SUCCESS); });
+        double d2d =
+            timed_gbps(c, nullptr, 2.0 * n, [&] { ASSERT_EQ(SYM(c.lib, cuMemcpyDtoD_v2)(b, a, n), CUDA_SUCCESS); });
         EXPECT_NEAR(d2d, 3000.0, 1e-5 * d2d);
         // The default stream waits for other streams: an event on it after stream work includes that work.
         EXPECT_EQ(SYM(c.lib, cuStreamDestroy_v2)(s), CUDA_SUCCESS);
@@ -548,15 +549,13 @@ TEST(FakeCuda, PeerCopiesUseNvlinkOnlyWithPeerAccess) {
     CUdeviceptr src = 0;
     ASSERT_EQ(SYM(c.lib, cuMemAlloc_v2)(&src, n), CUDA_SUCCESS);
     ASSERT_EQ(SYM(c.lib, cuMemsetD8_v2)(src, 0x5a, n), CUDA_SUCCESS);
-    double staged = timed_gbps(c, nullptr, n, [&] {
-        ASSERT_EQ(SYM(c.lib, cuMemcpyPeerAsync)(dst, c1, src, c0, n, nullptr), CUDA_SUCCESS);
-    });
+    double staged = timed_gbps(
+        c, nullptr, n, [&] { ASSERT_EQ(SYM(c.lib, cuMemcpyPeerAsync)(dst, c1, src, c0, n, nullptr), CUDA_SUCCESS); });
     EXPECT_NEAR(staged, 27.5, 1e-4);  // through the host: 1 / (1/55 + 1/55)
     ASSERT_EQ(SYM(c.lib, cuCtxEnablePeerAccess)(c1, 0), CUDA_SUCCESS);
     EXPECT_EQ(SYM(c.lib, cuCtxEnablePeerAccess)(c1, 0), CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED);
-    double direct = timed_gbps(c, nullptr, n, [&] {
-        ASSERT_EQ(SYM(c.lib, cuMemcpyPeerAsync)(dst, c1, src, c0, n, nullptr), CUDA_SUCCESS);
-    });
+    double direct = timed_gbps(
+        c, nullptr, n, [&] { ASSERT_EQ(SYM(c.lib, cuMemcpyPeerAsync)(dst, c1, src, c0, n, nullptr), CUDA_SUCCESS); });
     EXPECT_NEAR(direct, 370.0, 1e-3);
     c.ctx(1);
     unsigned char byte = 0;
@@ -570,8 +569,9 @@ TEST(FakeCuda, ModulesAreDecodedAndTheirEntriesRun) {
     Cuda c(scenario("healthy_8x_h100_sxm"));
     ASSERT_EQ(SYM(c.lib, cuInit)(0), CUDA_SUCCESS);
     c.ctx(0);
-    const char* ptx = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry any_kernel(\n.param .u64 a\n)\n{ ret; }\n"
-                      ".visible .entry stream_copy(\n.param .u64 a\n)\n{ ret; }\n";
+    const char* ptx =
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry any_kernel(\n.param .u64 a\n)\n{ ret; }\n"
+        ".visible .entry stream_copy(\n.param .u64 a\n)\n{ ret; }\n";
     CUmodule m = nullptr;
     ASSERT_EQ(SYM(c.lib, cuModuleLoadData)(&m, ptx), CUDA_SUCCESS);
     CUfunction f = nullptr;

@@ -21,7 +21,8 @@ Counts rule(const std::vector<float>& a, const std::vector<float>& b, float abs_
     return c;
 }
 
-Counts run(FakeGpu& g, const char* kernel, Shape s, CUdeviceptr a, CUdeviceptr b, uint64_t n, float abs_tol, float rel_tol) {
+Counts run(FakeGpu& g, const char* kernel, Shape s, CUdeviceptr a, CUdeviceptr b, uint64_t n, float abs_tol,
+           float rel_tol) {
     std::vector<uint64_t> res = {100, 200, 0xABCD};  // the kernel adds to the first two words only
     CUdeviceptr dr = g.upload(res);
     EXPECT_EQ(g.launch(kernel, s, {arg(a), arg(b), arg(n), arg(abs_tol), arg(rel_tol), arg(dr)}), CUDA_SUCCESS);
@@ -38,8 +39,8 @@ std::vector<float> operands(Rng& r, size_t n, std::vector<float>& b, float abs_t
         const float tol = std::fma(rel_tol, std::fabs(b[k]), abs_tol);
         switch (r.next() % 8) {
             case 0: a[k] = b[k]; break;
-            case 1: a[k] = b[k] + tol; break;                                    // at the edge (if exact)
-            case 2: a[k] = std::nextafter(b[k] + tol, INFINITY); break;          // just past it
+            case 1: a[k] = b[k] + tol; break;                            // at the edge (if exact)
+            case 2: a[k] = std::nextafter(b[k] + tol, INFINITY); break;  // just past it
             case 3: a[k] = std::nextafter(b[k] - tol, -INFINITY); break;
             case 4: a[k] = NAN; break;
             case 5: b[k] = NAN, a[k] = 1; break;
@@ -79,7 +80,8 @@ TEST(PtxBurnCheck, F16ComparesExactlyWidenedHalves) {
             }
             a[n] = 0x7E00;  // NaN past the end
             std::vector<float> fa, fb;
-            for (uint64_t k = 0; k < n; ++k) fa.push_back(float(to_double(a[k], kHalf))), fb.push_back(float(to_double(b[k], kHalf)));
+            for (uint64_t k = 0; k < n; ++k)
+                fa.push_back(float(to_double(a[k], kHalf))), fb.push_back(float(to_double(b[k], kHalf)));
             for (float tol : {0.0f, 0.5f}) {
                 Counts want = rule(fa, fb, tol, tol);
                 Counts got = run(g, "burn_compare_f16", s, g.upload(a), g.upload(b), n, tol, tol);

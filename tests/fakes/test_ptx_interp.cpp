@@ -10,9 +10,10 @@ namespace {
 using namespace ptxtest;
 
 TEST(PtxInterp, EveryShippedEntryIsCoveredByTheseTests) {
-    std::set<std::string> covered = {"stream_copy", "stream_read", "stream_write", "stream_triad", "stream_verify",
-                                     "memtest_write", "memtest_verify", "fma_f64", "fma_f32", "fma_f16x2", "fma_bf16x2",
-                                     "burn_compare_f32", "burn_compare_f16"};
+    std::set<std::string> covered = {"stream_copy",     "stream_read",   "stream_write",   "stream_triad",
+                                     "stream_verify",   "memtest_write", "memtest_verify", "fma_f64",
+                                     "fma_f32",         "fma_f16x2",     "fma_bf16x2",     "burn_compare_f32",
+                                     "burn_compare_f16"};
     std::set<std::string> shipped;
     for (auto& [name, file] : shipped_entries()) shipped.insert(name);
     EXPECT_EQ(shipped, covered) << "a kernel was added or renamed: give it a test in tests/fakes/test_ptx_*.cpp";
@@ -51,14 +52,16 @@ const std::string kHead = ".version 7.0\n.target sm_80\n.address_size 64\n";
 TEST(PtxInterp, InstructionsOutsideTheSubsetAreRefusedAtLoadWithTheirLine) {
     FakeGpu g;
     CUresult rc;
-    std::string err = load_error(g, kHead + ".visible .entry k(.param .u64 p)\n{\n\t.reg .b32 %r<2>;\n\tbar.sync 0;\n\tret;\n}\n", &rc);
+    std::string err = load_error(
+        g, kHead + ".visible .entry k(.param .u64 p)\n{\n\t.reg .b32 %r<2>;\n\tbar.sync 0;\n\tret;\n}\n", &rc);
     EXPECT_EQ(rc, CUDA_ERROR_INVALID_PTX);
     EXPECT_NE(err.find("line 7"), std::string::npos) << err;
     EXPECT_NE(err.find("'bar.sync'"), std::string::npos) << err;
     err = load_error(g, kHead + ".visible .entry k()\n{\n\t.shared .b32 s;\n\tret;\n}\n", &rc);
     EXPECT_EQ(rc, CUDA_ERROR_INVALID_PTX);
     EXPECT_NE(err.find("line 6"), std::string::npos) << err;
-    err = load_error(g, kHead + ".visible .entry k()\n{\n\t.reg .f32 %f<2>;\n\tcvt.rn.f16.f32 %f1, %f0;\n\tret;\n}\n", &rc);
+    err = load_error(g, kHead + ".visible .entry k()\n{\n\t.reg .f32 %f<2>;\n\tcvt.rn.f16.f32 %f1, %f0;\n\tret;\n}\n",
+                     &rc);
     EXPECT_NE(err.find("'cvt.rn.f16.f32'"), std::string::npos) << err;
     err = load_error(g, kHead + ".visible .entry k()\n{\n\tmov.u32 %r9, 1;\n}\n", &rc);
     EXPECT_NE(err.find("undeclared register '%r9'"), std::string::npos) << err;
@@ -66,7 +69,8 @@ TEST(PtxInterp, InstructionsOutsideTheSubsetAreRefusedAtLoadWithTheirLine) {
 
 CUresult run_one(FakeGpu& g, const std::string& body, std::vector<Arg> args) {
     CUmodule m = nullptr;
-    std::string text = kHead + ".visible .entry k(.param .u64 p)\n{\n\t.reg .pred %p<2>;\n\t.reg .b64 %rd<4>;\n" + body + "\n}\n";
+    std::string text =
+        kHead + ".visible .entry k(.param .u64 p)\n{\n\t.reg .pred %p<2>;\n\t.reg .b64 %rd<4>;\n" + body + "\n}\n";
     EXPECT_EQ(g.fn<decltype(&cuModuleLoadData)>("cuModuleLoadData")(&m, text.c_str()), CUDA_SUCCESS) << text;
     CUfunction f = nullptr;
     EXPECT_EQ(g.fn<decltype(&cuModuleGetFunction)>("cuModuleGetFunction")(&f, m, "k"), CUDA_SUCCESS);
@@ -97,7 +101,8 @@ TEST(PtxInterp, BuffersTooLargeToInterpretAreRefusedBeforeRunning) {
     CUdeviceptr big = g.alloc(2 << 20);
     {
         ScopedEnv limit("GPUVET_FAKE_PTX_MAX_BUFFER_BYTES", "1048576");
-        EXPECT_EQ(g.launch("stream_write", {1, 32}, {arg(big), arg(uint64_t{1}), arg(0u)}), CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES);
+        EXPECT_EQ(g.launch("stream_write", {1, 32}, {arg(big), arg(uint64_t{1}), arg(0u)}),
+                  CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES);
     }
     EXPECT_EQ(g.launch("stream_write", {1, 32}, {arg(big), arg(uint64_t{1}), arg(0u)}), CUDA_SUCCESS);
 }

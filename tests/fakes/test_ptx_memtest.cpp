@@ -39,7 +39,8 @@ TEST(PtxMemtest, WriteStoresEveryPatternOfTheHeader) {
             for (Shape s : {shapes()[0], shapes()[3], shapes()[5]})
                 for (uint64_t n : kWords) {
                     std::vector<uint64_t> fill(300, 0x5555AAAA5555AAAAull);
-                    ASSERT_EQ(g.fn<decltype(&cuMemcpyHtoD_v2)>("cuMemcpyHtoD_v2")(d, fill.data(), 8 * 300), CUDA_SUCCESS);
+                    ASSERT_EQ(g.fn<decltype(&cuMemcpyHtoD_v2)>("cuMemcpyHtoD_v2")(d, fill.data(), 8 * 300),
+                              CUDA_SUCCESS);
                     ASSERT_EQ(g.launch("memtest_write", s, {arg(d), arg(n), arg(kind), arg(seed)}), CUDA_SUCCESS);
                     auto got = g.download<uint64_t>(d, 300);
                     for (uint64_t i = 0; i < 300; ++i)
@@ -57,10 +58,12 @@ Verified verify(FakeGpu& g, Shape s, CUdeviceptr buf, uint64_t n, uint32_t kind,
     std::vector<uint64_t> res(2 + 2 * max_records + 1, 0);
     res.back() = 0xFEEDFACEull;
     CUdeviceptr dr = g.upload(res);
-    EXPECT_EQ(g.launch("memtest_verify", s, {arg(buf), arg(n), arg(kind), arg(seed), arg(dr), arg(max_records)}), CUDA_SUCCESS);
+    EXPECT_EQ(g.launch("memtest_verify", s, {arg(buf), arg(n), arg(kind), arg(seed), arg(dr), arg(max_records)}),
+              CUDA_SUCCESS);
     auto got = g.download<uint64_t>(dr, res.size());
     Verified v{got[0], got[1], {}, got.back()};
-    for (uint64_t k = 0; k < std::min<uint64_t>(got[1], max_records); ++k) v.records.emplace_back(got[2 + 2 * k], got[3 + 2 * k]);
+    for (uint64_t k = 0; k < std::min<uint64_t>(got[1], max_records); ++k)
+        v.records.emplace_back(got[2 + 2 * k], got[3 + 2 * k]);
     return v;
 }
 
@@ -110,7 +113,7 @@ TEST(PtxMemtest, WriteThenVerifyWithAnotherPatternFailsEveryWord) {
     CUdeviceptr d = g.alloc(8 * n);
     ASSERT_EQ(g.launch("memtest_write", shapes()[2], {arg(d), arg(n), arg(4u), arg(uint64_t{9})}), CUDA_SUCCESS);
     EXPECT_EQ(verify(g, shapes()[2], d, n, 4, 9, 8).mismatches, 0u);
-    EXPECT_EQ(verify(g, shapes()[2], d, n, 5, 9, 8).mismatches, n);  // the complement differs everywhere
+    EXPECT_EQ(verify(g, shapes()[2], d, n, 5, 9, 8).mismatches, n);   // the complement differs everywhere
     EXPECT_EQ(verify(g, shapes()[2], d, n, 4, 10, 8).mismatches, n);  // another seed
 }
 

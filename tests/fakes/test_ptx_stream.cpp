@@ -26,7 +26,8 @@ TEST(PtxStream, WriteFillsExactlyNVectors) {
             ASSERT_EQ(g.launch("stream_write", s, {arg(d), arg(n), arg(0x12345678u)}), CUDA_SUCCESS);
             auto got = g.download<uint32_t>(d, host.size());
             for (size_t k = 0; k < got.size(); ++k)
-                ASSERT_EQ(got[k], k < 4 * n ? 0x12345678u : kSentinel) << "word " << k << " n " << n << " grid " << s.grid << "x" << s.block;
+                ASSERT_EQ(got[k], k < 4 * n ? 0x12345678u : kSentinel)
+                    << "word " << k << " n " << n << " grid " << s.grid << "x" << s.block;
         }
 }
 

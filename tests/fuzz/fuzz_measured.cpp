@@ -12,7 +12,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::string_view text(reinterpret_cast<const char*>(data), size);
     try {
         (void)gpuvet::parse_measured_report(text, "fuzz.json", db);
-    } catch (const gpuvet::Error&) {
-    }
+    } catch (const gpuvet::Error&) {}
     return 0;
 }

@@ -15,7 +15,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             (void)c.find(m.key);
         }
         (void)c.closest(text.substr(0, 64));
-    } catch (const gpuvet::Error&) {
-    }
+    } catch (const gpuvet::Error&) {}
     return 0;
 }

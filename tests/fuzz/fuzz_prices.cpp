@@ -11,7 +11,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::string_view text(reinterpret_cast<const char*>(data), size);
     try {
         (void)gpuvet::parse_prices(text, "fuzz.toml", db);
-    } catch (const gpuvet::Error&) {
-    }
+    } catch (const gpuvet::Error&) {}
     return 0;
 }

@@ -50,8 +50,10 @@ int main(int argc, char** argv) {
         if (std::strcmp(argv[i], "--no-io-uring") == 0) no_uring = true;
         else if (std::strcmp(argv[i], "--no-odirect") == 0) no_direct = true;
         else if (std::strcmp(argv[i], "--no-space") == 0) no_space = true;
-        else if (std::strcmp(argv[i], "--") == 0) { ++i; break; }
-        else return usage();
+        else if (std::strcmp(argv[i], "--") == 0) {
+            ++i;
+            break;
+        } else return usage();
     }
     if (i >= argc || (!no_uring && !no_direct && !no_space)) return usage();
 

@@ -25,7 +25,9 @@ std::vector<TelemetrySample> series(int n, F f) {
     }
     return s;
 }
-std::vector<TelemetrySample> clean(int n = 60) { return series(n, [](int, TelemetrySample&) {}); }
+std::vector<TelemetrySample> clean(int n = 60) {
+    return series(n, [](int, TelemetrySample&) {});
+}
 
 GpuBurnOutcome outcome(int gpu, double tflops, int batches = 60, std::string sku = "H100-SXM5-80GB") {
     GpuBurnOutcome g;
@@ -56,11 +58,17 @@ BurnInput input(std::vector<GpuBurnOutcome> gs) {
 }  // namespace
 
 TEST(BurnThrottle, EachBadReasonFailsWithItsNumbers) {
-    struct Case { unsigned long long bit; const char* name; };
+    struct Case {
+        unsigned long long bit;
+        const char* name;
+    };
     for (Case c : {Case{0x8, "HW slowdown"}, Case{0x40, "HW thermal slowdown"}, Case{0x20, "SW thermal slowdown"},
                    Case{0x80, "HW power brake"}}) {
         auto s = series(60, [&](int i, TelemetrySample& x) {
-            if (i >= 30) { x.clock_reasons = *x.clock_reasons | c.bit; x.sm_clock_mhz = 1100; }
+            if (i >= 30) {
+                x.clock_reasons = *x.clock_reasons | c.bit;
+                x.sm_clock_mhz = 1100;
+            }
         });
         auto f = throttle_findings(s);
         ASSERT_EQ(f.size(), 2u) << c.name;  // the bad reason + the SW power cap info line
@@ -159,13 +167,17 @@ TEST(BurnThroughput, WindowIsAMinuteOrAThirdOfShortRuns) {
 
 TEST(BurnThroughput, DropOfMoreThanTenPercentWarns) {
     std::vector<double> t, v;
-    for (int i = 0; i < 600; ++i) { t.push_back(i); v.push_back(i < 300 ? 100 : 85); }
+    for (int i = 0; i < 600; ++i) {
+        t.push_back(i);
+        v.push_back(i < 300 ? 100 : 85);
+    }
     auto f = throughput_drop_finding(t, v, "TFLOPS");
     ASSERT_TRUE(f);
     EXPECT_EQ(f->verdict, Verdict::Warn);
     EXPECT_NE(f->text.find("15%"), std::string::npos) << f->text;
     EXPECT_NE(f->text.find("last minute 85 TFLOPS vs first minute 100 TFLOPS"), std::string::npos) << f->text;
-    for (auto& x : v) if (x == 85) x = 91;  // 9% is within tolerance
+    for (auto& x : v)
+        if (x == 85) x = 91;  // 9% is within tolerance
     EXPECT_FALSE(throughput_drop_finding(t, v, "TFLOPS"));
     EXPECT_FALSE(throughput_drop_finding({1}, {100}, "TFLOPS"));
 }
@@ -176,7 +188,8 @@ TEST(BurnPeers, OneGpuTwentyPercentSlowerFails) {
     auto f = peer_findings(g);
     for (int i = 0; i < 4; ++i) EXPECT_EQ(f[i].has_value(), i == 2) << i;
     EXPECT_EQ(f[2]->verdict, Verdict::Fail);
-    EXPECT_NE(f[2]->text.find("20% below the median 50 TFLOPS of its 3 identical peers"), std::string::npos) << f[2]->text;
+    EXPECT_NE(f[2]->text.find("20% below the median 50 TFLOPS of its 3 identical peers"), std::string::npos)
+        << f[2]->text;
 }
 
 TEST(BurnPeers, DifferentSkusAreNotPeers) {
@@ -361,8 +374,8 @@ TEST(BurnMeasurements, FiguresWithTheGpusOwnThresholds) {
 
 TEST(BurnSummary, WorstFindingWithTheOthersCountedElseHowTheRunWent) {
     GpuBurnOutcome g = outcome(0, 50);
-    std::vector<Finding> f = {{Verdict::Pass, "ok"}, {Verdict::Warn, "warm"}, {Verdict::Fail, "broken"},
-                              {Verdict::Warn, "slow"}};
+    std::vector<Finding> f = {
+        {Verdict::Pass, "ok"}, {Verdict::Warn, "warm"}, {Verdict::Fail, "broken"}, {Verdict::Warn, "slow"}};
     EXPECT_EQ(burn_summary(f, Verdict::Fail, g, clean(), false), "broken (+2 more findings)");
     EXPECT_EQ(burn_summary({{Verdict::Warn, "warm"}}, Verdict::Warn, g, clean(), false), "warm");
     EXPECT_EQ(burn_summary({{Verdict::Pass, "ok"}}, Verdict::Pass, g, clean(), false),

@@ -53,8 +53,9 @@ TEST(CraftedInputs, DeepTextConfigIsRefusedBeforeParsing) {
     EXPECT_GT(text.size(), 64u * 16);
     EXPECT_HAS(input_error_of([&] { parse_hf_config(text, "deep.json"); }), "deep.json:1:");
     EXPECT_HAS(input_error_of([&] { parse_hf_config(text, "deep.json"); }), "nested deeper than 64");
-    EXPECT_HAS(input_error_of([&] { parse_measured_report(corpus("measured/crafted_deep_nesting.json"), "r.json", db()); }),
-               "nested deeper than 64");
+    EXPECT_HAS(
+        input_error_of([&] { parse_measured_report(corpus("measured/crafted_deep_nesting.json"), "r.json", db()); }),
+        "nested deeper than 64");
 }
 
 TEST(CraftedInputs, ShallowWrappersStillWorkAndDeepOnesAreNamed) {
@@ -69,16 +70,26 @@ TEST(CraftedInputs, ShallowWrappersStillWorkAndDeepOnesAreNamed) {
 
 TEST(CraftedInputs, FiftyThousandPartKeysAreRefusedBeforeToml) {
     std::string specs = corpus("specs/crafted_dotted_key.toml");
-    EXPECT_HAS(input_error_of([&] { SpecDb d = SpecDb::embedded(); d.merge_toml(specs, "k.toml"); }),
+    EXPECT_HAS(input_error_of([&] {
+                   SpecDb d = SpecDb::embedded();
+                   d.merge_toml(specs, "k.toml");
+               }),
                "k.toml:2:");
-    EXPECT_HAS(input_error_of([&] { SpecDb d; d.merge_toml(specs, "k.toml"); }), "dotted key of more than 64 parts");
+    EXPECT_HAS(input_error_of([&] {
+                   SpecDb d;
+                   d.merge_toml(specs, "k.toml");
+               }),
+               "dotted key of more than 64 parts");
     std::string order = corpus("order/crafted_dotted_key.toml").substr(1);  // the first byte picks the parser
     EXPECT_HAS(input_error_of([&] { parse_order_toml(order, "o.toml", db()); }), "o.toml:1:");
     EXPECT_HAS(input_error_of([&] { parse_prices(corpus("prices/crafted_dotted_key.toml"), "p.toml", db()); }),
                "p.toml:2:");
     EXPECT_HAS(input_error_of([&] { ModelCatalog::parse(corpus("models_toml/crafted_dotted_key.toml"), "m.toml"); }),
                "m.toml:3:");
-    EXPECT_HAS(input_error_of([&] { SpecDb d; d.merge_toml(corpus("specs/crafted_nested_arrays.toml"), "n.toml"); }),
+    EXPECT_HAS(input_error_of([&] {
+                   SpecDb d;
+                   d.merge_toml(corpus("specs/crafted_nested_arrays.toml"), "n.toml");
+               }),
                "nested deeper than 32");
 }
 
@@ -88,11 +99,19 @@ TEST(CraftedInputs, OversizedFilesAreRefusedWithTheLimit) {
         std::ofstream out(path);
         out << std::string(kInputFileLimitBytes + 1, '#');
     }
-    EXPECT_HAS(input_error_of([&] { SpecDb d; d.merge_file(path); }), "larger than the 4.0 MiB limit");
+    EXPECT_HAS(input_error_of([&] {
+                   SpecDb d;
+                   d.merge_file(path);
+               }),
+               "larger than the 4.0 MiB limit");
     EXPECT_HAS(input_error_of([&] { load_order_file(path.string(), db()); }), "--order");
     EXPECT_HAS(input_error_of([&] { read_prices(path.string(), db()); }), "4.0 MiB");
     EXPECT_HAS(input_error_of([&] { load_hf_config(path.string()); }), "--config");
-    EXPECT_HAS(input_error_of([&] { SpecDb d; d.merge_file("/dev/zero"); }), "limit");
+    EXPECT_HAS(input_error_of([&] {
+                   SpecDb d;
+                   d.merge_file("/dev/zero");
+               }),
+               "limit");
     std::filesystem::remove(path);
 }
 
@@ -105,17 +124,23 @@ TEST(CraftedInputs, FieldValuesOutsideTheirRangesAreRefused) {
                "p.toml:1:1: unknown key 'curency'");
     EXPECT_HAS(input_error_of([&] { parse_prices(corpus("prices/crafted_inf.toml"), "p.toml", db()); }),
                "not a finite number");
-    EXPECT_HAS(input_error_of([&] { SpecDb d = SpecDb::embedded(); d.merge_toml(corpus("specs/crafted_inf.toml"), "s.toml"); }),
+    EXPECT_HAS(input_error_of([&] {
+                   SpecDb d = SpecDb::embedded();
+                   d.merge_toml(corpus("specs/crafted_inf.toml"), "s.toml");
+               }),
                "s.toml:3:");
-    std::string takeover = input_error_of(
-        [&] { SpecDb d = SpecDb::embedded(); d.merge_toml(corpus("specs/crafted_takeover.toml"), "t.toml"); });
+    std::string takeover = input_error_of([&] {
+        SpecDb d = SpecDb::embedded();
+        d.merge_toml(corpus("specs/crafted_takeover.toml"), "t.toml");
+    });
     EXPECT_HAS(takeover, "claims PCI device id 0x2330 of SKU 'h100-sxm5-80gb'");
 }
 
 TEST(CraftedInputs, MistypedConfigFieldIsNotCalledMissing) {
     std::string e = input_error_of([&] {
         parse_hf_config(R"({"model_type":"llama","hidden_size":"4096","intermediate_size":128,
-            "num_attention_heads":4,"num_hidden_layers":2,"vocab_size":100})", "c.json");
+            "num_attention_heads":4,"num_hidden_layers":2,"vocab_size":100})",
+                        "c.json");
     });
     EXPECT_HAS(e, "hidden_size must be a number");
     EXPECT_EQ(e.find("missing"), std::string::npos) << e;

@@ -37,7 +37,8 @@ TEST(GemmPlan, SweepIsBoundedByMemoryAndTier) {
     EXPECT_EQ(quick[0].text(), "8192x8192x8192");
     auto full = gemm::sweep(Tier::Full, bf16, 1ull << 40);
     EXPECT_EQ(full[0].text(), "16384x16384x16384");
-    for (const auto& s : gemm::sweep(Tier::Full, bf16, 600ull << 20)) EXPECT_LE(gemm::bytes_needed(s, bf16), 600ull << 20);
+    for (const auto& s : gemm::sweep(Tier::Full, bf16, 600ull << 20))
+        EXPECT_LE(gemm::bytes_needed(s, bf16), 600ull << 20);
     // 4096^3 BF16 needs 96 MiB; with 40 MiB only the 2048 fallback fits.
     auto small = gemm::sweep(Tier::Standard, bf16, 40ull << 20);
     ASSERT_EQ(small.size(), 1u);
@@ -56,7 +57,7 @@ TEST(GemmPlan, RandomInputsAreNeverZeroAndExact) {
         }
         EXPECT_EQ(t.value(3), t.value(3 + t.elements)) << "the tile repeats";
     }
-    EXPECT_EQ(gemm::fp8_e4m3_value(0x38), 1.0);   // exponent 7 = bias
+    EXPECT_EQ(gemm::fp8_e4m3_value(0x38), 1.0);  // exponent 7 = bias
     EXPECT_EQ(gemm::fp8_e4m3_value(0xC0), -2.0);
     EXPECT_EQ(gemm::fp8_e4m3_value(0x7E), 448.0);  // the largest E4M3 value
 }
@@ -148,12 +149,14 @@ TEST(LibrarySearch, OrderLoaderCudaNewestFirstThenSitePackages) {
         root);
     std::vector<std::string> got;
     for (const auto& x : c) got.push_back(x.origin == "loader" ? x.path : fs::relative(x.path, root).string());
-    std::vector<std::string> want = {
-        "libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11",
-        "usr/local/cuda-12.10/lib64/libcublasLt.so.12", "usr/local/cuda-12.2/lib64/libcublasLt.so.12",
-        "venv/lib/python3.12/site-packages/torch/lib/libcublasLt.so.12",
-        "pp/nvidia/cublas/lib/libcublasLt.so.11",
-        "usr/local/lib/python3.11/dist-packages/nvidia/cublas/lib/libcublasLt.so.12"};
+    std::vector<std::string> want = {"libcublasLt.so.13",
+                                     "libcublasLt.so.12",
+                                     "libcublasLt.so.11",
+                                     "usr/local/cuda-12.10/lib64/libcublasLt.so.12",
+                                     "usr/local/cuda-12.2/lib64/libcublasLt.so.12",
+                                     "venv/lib/python3.12/site-packages/torch/lib/libcublasLt.so.12",
+                                     "pp/nvidia/cublas/lib/libcublasLt.so.11",
+                                     "usr/local/lib/python3.11/dist-packages/nvidia/cublas/lib/libcublasLt.so.12"};
     EXPECT_EQ(got, want);
     fs::remove_all(root);
 }

@@ -48,14 +48,17 @@ bool details_mention(const CheckResult& r, const std::string& word) {
 // gpu.tenancy with a given utilization window per GPU instead of NVML; GPUs not named read 0%
 // ten times, as an idle GPU does.
 std::unique_ptr<GpuTenancyCheck> tenancy(std::map<int, IdleUtilization> window = {}, bool mig_ordered = false) {
-    return std::make_unique<GpuTenancyCheck>(4242, [window](CheckContext&, const std::vector<int>& gpus) {
-        std::map<int, IdleUtilization> m;
-        for (int i : gpus) {
-            auto it = window.find(i);
-            m[i] = it != window.end() ? it->second : IdleUtilization{std::vector<double>(10, 0.0), ""};
-        }
-        return m;
-    }, mig_ordered);
+    return std::make_unique<GpuTenancyCheck>(
+        4242,
+        [window](CheckContext&, const std::vector<int>& gpus) {
+            std::map<int, IdleUtilization> m;
+            for (int i : gpus) {
+                auto it = window.find(i);
+                m[i] = it != window.end() ? it->second : IdleUtilization{std::vector<double>(10, 0.0), ""};
+            }
+            return m;
+        },
+        mig_ordered);
 }
 
 std::vector<std::unique_ptr<Check>> inventory_checks() {
@@ -362,7 +365,7 @@ TEST(GpuHealth, PersistencePowerLimitAndTemperatureWarn) {
     Fixture f;
     f.gpu(0).persistence_mode = false;
     f.gpu(1).power_enforced_limit_w = 500.0;
-    f.gpu(2).temperature_c = 80;  // slowdown at 87
+    f.gpu(2).temperature_c = 80;              // slowdown at 87
     f.gpu(3).power_enforced_limit_w = 699.5;  // rounding, not a lower limit
     auto rs = run_one(std::make_unique<GpuHealthCheck>(), f.ctx());
     EXPECT_EQ(for_gpu(rs, 0).verdict, Verdict::Warn);

@@ -19,9 +19,7 @@
 
 using namespace gpuvet;
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 TEST(HostIdentityFixture, TwoSocket128Threads) {
     MachineInfo m = read_machine_info(HostFs(fixture("two_socket_128")));
@@ -132,7 +130,8 @@ TEST(HostMemory, ArraySizingAndCache) {
     std::string why;
     EXPECT_EQ(stream_array_bytes(32u << 20, std::size_t(64) << 30, why).value_or(0), 256u << 20);
     EXPECT_EQ(stream_array_bytes(std::size_t(256) << 20, std::size_t(64) << 30, why).value_or(0), std::size_t(1) << 30);
-    EXPECT_EQ(stream_array_bytes(std::size_t(256) << 20, std::size_t(3) << 30, why).value_or(0), std::size_t(512) << 20);
+    EXPECT_EQ(stream_array_bytes(std::size_t(256) << 20, std::size_t(3) << 30, why).value_or(0), std::size_t(512)
+                                                                                                     << 20);
     EXPECT_FALSE(stream_array_bytes(std::nullopt, std::size_t(1) << 30, why));
     EXPECT_NE(why.find("free memory"), std::string::npos);
 }

@@ -54,7 +54,8 @@ TEST(HostCopyJudge, CopiesUnderTheFloorFailAndBetweenTheLinesWarn) {
     EXPECT_EQ(r.verdict, Verdict::Fail);
     ASSERT_EQ(r.findings.size(), 1u);
     EXPECT_EQ(r.findings[0].measurement, "d2h_gbps");
-    EXPECT_NE(r.findings[0].text.find("host copies reach only 48% of the Gen5 x16 link's 63.0 GB/s (healthy is about 82%, floor 50%)"),
+    EXPECT_NE(r.findings[0].text.find(
+                  "host copies reach only 48% of the Gen5 x16 link's 63.0 GB/s (healthy is about 82%, floor 50%)"),
               std::string::npos)
         << r.findings[0].text;
     EXPECT_EQ(r.summary, r.findings[0].text + ".");
@@ -72,7 +73,7 @@ TEST(HostCopyJudge, WrongWordsFailAlongsideTheRest) {
     HostCopyMeasured g = gen5_gpu(1);
     g.alone.wrong_words = 2;
     g.all->wrong_words = 3;
-    g.under_load.gen = 4;  // also below its maximum
+    g.under_load.gen = 4;                      // also below its maximum
     g.alone.h2d_gbps = g.alone.d2h_gbps = 27;  // 86% of Gen4 x16's 31.5: fast enough for the link it ran at
     CheckResult r = judge_host_copies(g, group_of(8));
     EXPECT_EQ(r.verdict, Verdict::Fail);
@@ -92,8 +93,9 @@ TEST(HostCopyJudge, TheIdleReadingStandsInWhenNvmlCannotSayUnderLoad) {
     EXPECT_FALSE(find(r, "link_gen_under_load")->value);
     EXPECT_EQ(find(r, "link_gen_under_load")->absent_reason, "no permission");
     EXPECT_NEAR(*find(r, "link_gbps")->value, 31.504, 1e-9);
-    EXPECT_NE(find(r, "h2d_gbps")->reference->source.find("Gen4 x16 read at idle before the test (no permission under load)"),
-              std::string::npos);
+    EXPECT_NE(
+        find(r, "h2d_gbps")->reference->source.find("Gen4 x16 read at idle before the test (no permission under load)"),
+        std::string::npos);
     EXPECT_EQ(r.verdict, Verdict::Pass);  // no under-load generation: no generation warning
 
     g.idle_gen.reset();

@@ -46,7 +46,8 @@ CheckResult judged(const StreamRun& run, const StreamHost& host, const DimmFindi
 TEST(HostMemoryStream, HealthyTriadPassesWithItsShareOfTheTheoreticalRate) {
     CheckResult r = judged(verified_run(300), StreamHost{1ull << 40, 64}, theoretical(400));
     EXPECT_EQ(r.verdict, Verdict::Pass);
-    EXPECT_EQ(r.summary, "1.0 TiB RAM, STREAM triad 300 GB/s with 64 threads, results verified, 75% of the theoretical 400 GB/s.");
+    EXPECT_EQ(r.summary,
+              "1.0 TiB RAM, STREAM triad 300 GB/s with 64 threads, results verified, 75% of the theoretical 400 GB/s.");
     ASSERT_TRUE(find(r, "triad_gbps"));
     EXPECT_DOUBLE_EQ(find(r, "triad_gbps")->reference->warn_below.value_or(0), 200);
     EXPECT_FALSE(find(r, "copy_gbps")->reference->warn_below);  // only triad is graded

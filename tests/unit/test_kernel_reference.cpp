@@ -78,7 +78,7 @@ TEST(KernelRefFma, ZeroIterationsSumsTheStartingValues) {
     // chains start at x0 + j: 8 * 1 + (0 + 1 + ... + 7) = 36
     EXPECT_EQ(fma_f32_result(0, 0.5f, 0.5f, 1.0f), 36.0f);
     EXPECT_EQ(fma_f64_result(0, 0.5, 0.5, 1.0), 36.0);
-    const uint32_t one2 = 0x3C003C00u, two_and_one = 0x3C004000u;  // f16 lanes (2, 1)
+    const uint32_t one2 = 0x3C003C00u, two_and_one = 0x3C004000u;                                // f16 lanes (2, 1)
     EXPECT_EQ(fma_f16x2_result(0, one2, one2, two_and_one), small_float::pack(0x5180, 0x5080));  // 44, 36
 }
 

@@ -82,7 +82,7 @@ TEST(DriverMemory, RuleMatchesThePublishedFigures) {
     for (const GpuSpec& s : spec_db().all()) {
         for (bool ecc : {true, false}) {
             const std::optional<int>& pub = (ecc || !ecc_changes_capacity(s.memory_type)) ? s.driver_memory_ecc_on_mib
-                                                                                         : s.driver_memory_ecc_off_mib;
+                                                                                          : s.driver_memory_ecc_off_mib;
             if (!pub) continue;
             GpuSpec bare = s;
             bare.driver_memory_ecc_on_mib.reset();
@@ -106,13 +106,16 @@ TEST(DriverMemory, DatabaseRefusesImpossibleFigures) {
         }
         return std::string();
     };
-    EXPECT_NE(error_of("[[gpu]]\nkey = \"h100-sxm5-80gb\"\ndriver_memory_ecc_off_mib = 81559\n").find("ECC does not change"),
+    EXPECT_NE(
+        error_of("[[gpu]]\nkey = \"h100-sxm5-80gb\"\ndriver_memory_ecc_off_mib = 81559\n").find("ECC does not change"),
+        std::string::npos);
+    EXPECT_NE(error_of("[[gpu]]\nkey = \"l40s-48gb\"\ndriver_memory_ecc_on_mib = 23028\n").find("does not fit"),
               std::string::npos);
-    EXPECT_NE(error_of("[[gpu]]\nkey = \"l40s-48gb\"\ndriver_memory_ecc_on_mib = 23028\n").find("does not fit"), std::string::npos);
-    EXPECT_NE(error_of("[[gpu]]\nkey = \"x\"\nname = \"X\"\narchitecture = \"A\"\ncompute_capability = \"8.0\"\n"
-                       "memory_size_gib = 24\nmemory_type = \"GDDR6\"\nsource = \"s\"\ndriver_memory_ecc_on_mib = 23028\n")
-                  .find("driver_memory_source"),
-              std::string::npos);
+    EXPECT_NE(
+        error_of("[[gpu]]\nkey = \"x\"\nname = \"X\"\narchitecture = \"A\"\ncompute_capability = \"8.0\"\n"
+                 "memory_size_gib = 24\nmemory_type = \"GDDR6\"\nsource = \"s\"\ndriver_memory_ecc_on_mib = 23028\n")
+            .find("driver_memory_source"),
+        std::string::npos);
 }
 
 // --- gpu.identity ---------------------------------------------------------------------------
@@ -161,10 +164,11 @@ TEST(LineupIdentity, MessageSaysWhatItClaimsAndWhatItsIdsShow) {
     g.pci_device_id = 0x2324u;
     CheckResult r = identity(g);
     EXPECT_EQ(r.verdict, Verdict::Fail);
-    EXPECT_EQ(r.summary.rfind("GPU 4 claims to be an H100 SXM5 80GB (its name 'NVIDIA H100 80GB HBM3') but its PCI device id "
-                              "0x2324 is an H800 SXM5 80GB",
-                              0),
-              0u)
+    EXPECT_EQ(
+        r.summary.rfind("GPU 4 claims to be an H100 SXM5 80GB (its name 'NVIDIA H100 80GB HBM3') but its PCI device id "
+                        "0x2324 is an H800 SXM5 80GB",
+                        0),
+        0u)
         << r.summary;
     // An RTX 4090 whose name string says A100.
     GpuInfo rtx = card("NVIDIA A100-SXM4-80GB", 0x2684u, 128, 24564, false);
@@ -177,7 +181,8 @@ TEST(LineupIdentity, MessageSaysWhatItClaimsAndWhatItsIdsShow) {
     cut.sm_count = 114;
     CheckResult r3 = identity(cut);
     EXPECT_NE(r3.summary.find("GPU 1 claims to be an H100 SXM5 80GB"), std::string::npos) << r3.summary;
-    EXPECT_NE(r3.summary.find("has 114 SMs where an H100 SXM5 80GB has 132: a cut-down part"), std::string::npos) << r3.summary;
+    EXPECT_NE(r3.summary.find("has 114 SMs where an H100 SXM5 80GB has 132: a cut-down part"), std::string::npos)
+        << r3.summary;
 }
 
 TEST(LineupIdentity, Articles) {

@@ -40,7 +40,8 @@ MemtestRun memtest(double tested_gib, std::uint64_t errors = 0) {
     run.patterns = 4;
     run.passes = 1;
     run.errors = errors;
-    for (std::uint64_t i = 0; i < errors; ++i) run.first_errors.push_back({8 * i, 0x7f0000000000 + 8 * i, "random", 0xff, 0xf7});
+    for (std::uint64_t i = 0; i < errors; ++i)
+        run.first_errors.push_back({8 * i, 0x7f0000000000 + 8 * i, "random", 0xff, 0xf7});
     run.ms_total = 1000;
     return run;
 }
@@ -64,8 +65,9 @@ TEST(StreamVerdict, BandwidthBelowTheFloorFailsAndBelowTheWarnLineWarns) {
     CheckResult fail;
     judge_stream(stream(3000, 1500), &spec, fail);  // triad 45% of spec
     EXPECT_EQ(fail.verdict, Verdict::Fail);
-    EXPECT_EQ(fail.summary, "memory bandwidth 45% of the 3350 GB/s spec, below the 70% floor: copy 3000 GB/s, "
-                            "triad 1500 GB/s.");
+    EXPECT_EQ(fail.summary,
+              "memory bandwidth 45% of the 3350 GB/s spec, below the 70% floor: copy 3000 GB/s, "
+              "triad 1500 GB/s.");
     CheckResult warn;
     judge_stream(stream(2500, 3000), &spec, warn);  // copy 75%
     EXPECT_EQ(warn.verdict, Verdict::Warn);
@@ -119,8 +121,9 @@ TEST(MemtestVerdict, MemoryErrorsFailAndEachIsAFinding) {
     ASSERT_EQ(r.findings.size(), 2u);
     EXPECT_EQ(r.findings[1].verdict, Verdict::Fail);
     EXPECT_EQ(r.findings[1].measurement, "errors");
-    EXPECT_EQ(r.findings[1].text, "bit error at byte offset 8 of the memory tested (address 0x7f0000000008), pattern "
-                                  "random: wrote 0xff, read 0xf7, flipped bits 0x8");
+    EXPECT_EQ(r.findings[1].text,
+              "bit error at byte offset 8 of the memory tested (address 0x7f0000000008), pattern "
+              "random: wrote 0xff, read 0xf7, flipped bits 0x8");
     EXPECT_NE(r.summary.find(r.findings[0].text), std::string::npos) << r.summary;
     for (const auto& d : r.details) EXPECT_EQ(d.find("bit error"), std::string::npos) << d;
 }

@@ -27,7 +27,8 @@ std::string parse(std::vector<std::string> args, Parsed& out) {
     CLI::App app{"t"};
     add_number_option(app, "--sample-hz", out.hz, kHz, "telemetry rate");
     add_number_option(app, "--tp", out.tp, kTp, "");
-    constexpr NumberRule kBytes{1024.0 * 1024, 1099511627776.0, false, false, true, NumberUnit::Bytes, "a size", "", "1G"};
+    constexpr NumberRule kBytes{1024.0 * 1024,     1099511627776.0, false, false, true,
+                                NumberUnit::Bytes, "a size",        "",    "1G"};
     add_number_option(app, "--storage-bytes", out.bytes, kBytes, "cap");
     std::vector<const char*> argv{"t"};
     for (auto& a : args) argv.push_back(a.c_str());

@@ -25,8 +25,8 @@ namespace {
 constexpr NumberRule kRate{1, 20, false, false, false, NumberUnit::None, "a rate", "Hz", "2"};
 constexpr NumberRule kShare{0, 1, true, false, false, NumberUnit::None, "a share", "", "0.9"};
 constexpr NumberRule kWhole{1, 64, false, false, true, NumberUnit::None, "a degree", "", "8"};
-constexpr NumberRule kSize{1024.0 * 1024, 16.0 * 1024 * 1024 * 1024 * 1024, false, false, true, NumberUnit::Bytes,
-                           "a size", "", "1G"};
+constexpr NumberRule kSize{
+    1024.0 * 1024, 16.0 * 1024 * 1024 * 1024 * 1024, false, false, true, NumberUnit::Bytes, "a size", "", "1G"};
 constexpr NumberRule kTime{1, 86400, false, false, false, NumberUnit::Seconds, "a duration", "", "10m"};
 constexpr NumberRule kCount{1, 1e15, false, false, true, NumberUnit::Count, "a count", "", "7B"};
 
@@ -66,19 +66,32 @@ TEST(Numbers, RefusesWhatIsNotAFiniteDecimalInRange) {
         const NumberRule* rule;
         const char* why;
     };
-    for (const Case& c : {Case{"nan", &kRate, "not a number"}, Case{"NaN", &kRate, "not a number"},
-                          Case{"-nan", &kRate, "not a number"}, Case{"inf", &kRate, "not a finite number"},
-                          Case{"-inf", &kRate, "not a finite number"}, Case{"infinity", &kRate, "not a finite"},
-                          Case{"-1", &kRate, "too small"}, Case{"0", &kShare, "too small"},
-                          Case{"2", &kShare, "too large"}, Case{"1e300", &kRate, "too large"},
-                          Case{"1e999", &kRate, "out of any usable range"}, Case{"0x10", &kRate, "hexadecimal"},
-                          Case{"0x10G", &kSize, "hexadecimal"}, Case{"0.5", &kWhole, "not a whole number"},
-                          Case{"", &kRate, "no number"}, Case{"ten", &kRate, "not a number"},
-                          Case{"5Hz", &kRate, "unknown unit"}, Case{"0.5", &kSize, "not a whole number"},
-                          Case{"1e30T", &kSize, "too large"}, Case{"inf", &kSize, "not a finite"},
-                          Case{"12Q", &kSize, "unknown unit"}, Case{"99999h", &kTime, "too large"},
-                          Case{"5 s", &kTime, "unknown unit"}, Case{"0", &kTime, "too small"},
-                          Case{"nan", &kCount, "not a number"}, Case{"1e16", &kCount, "too large"}}) {
+    for (const Case& c : {Case{"nan", &kRate, "not a number"},
+                          Case{"NaN", &kRate, "not a number"},
+                          Case{"-nan", &kRate, "not a number"},
+                          Case{"inf", &kRate, "not a finite number"},
+                          Case{"-inf", &kRate, "not a finite number"},
+                          Case{"infinity", &kRate, "not a finite"},
+                          Case{"-1", &kRate, "too small"},
+                          Case{"0", &kShare, "too small"},
+                          Case{"2", &kShare, "too large"},
+                          Case{"1e300", &kRate, "too large"},
+                          Case{"1e999", &kRate, "out of any usable range"},
+                          Case{"0x10", &kRate, "hexadecimal"},
+                          Case{"0x10G", &kSize, "hexadecimal"},
+                          Case{"0.5", &kWhole, "not a whole number"},
+                          Case{"", &kRate, "no number"},
+                          Case{"ten", &kRate, "not a number"},
+                          Case{"5Hz", &kRate, "unknown unit"},
+                          Case{"0.5", &kSize, "not a whole number"},
+                          Case{"1e30T", &kSize, "too large"},
+                          Case{"inf", &kSize, "not a finite"},
+                          Case{"12Q", &kSize, "unknown unit"},
+                          Case{"99999h", &kTime, "too large"},
+                          Case{"5 s", &kTime, "unknown unit"},
+                          Case{"0", &kTime, "too small"},
+                          Case{"nan", &kCount, "not a number"},
+                          Case{"1e16", &kCount, "too large"}}) {
         std::string m = usage_message("--opt", c.text, *c.rule);
         EXPECT_NE(m.find(c.why), std::string::npos) << c.text << ": " << m;
         EXPECT_NE(m.find("--opt"), std::string::npos) << m;
@@ -102,8 +115,9 @@ TEST(Numbers, FileFieldErrorsNameWhereFieldAndRange) {
         FAIL();
     } catch (const Error& e) {
         EXPECT_EQ(e.kind(), ErrorKind::Input);
-        EXPECT_EQ(std::string(e.what()),
-                  "c.json:3:5: head_dim = 0: too small; give a degree between 1 and 64, a whole number, e.g. head_dim = 8");
+        EXPECT_EQ(
+            std::string(e.what()),
+            "c.json:3:5: head_dim = 0: too small; give a degree between 1 and 64, a whole number, e.g. head_dim = 8");
         EXPECT_EQ(e.advice(), "see docs");
     }
     EXPECT_THROW(check_number_field("p.toml:1:1", "price", std::nan(""), kShare, ""), Error);
@@ -175,8 +189,8 @@ TEST(InputFile, ReadsWithinTheLimitAndRefusesMore) {
             EXPECT_NE(std::string(e.what()).find("larger than the 4.0 MiB limit"), std::string::npos) << e.what();
         }
     }
-    EXPECT_THROW(read_input_file(dir, "--specs"), Error);                 // a folder
-    EXPECT_THROW(read_input_file(dir / "absent", "--specs"), Error);      // missing
+    EXPECT_THROW(read_input_file(dir, "--specs"), Error);             // a folder
+    EXPECT_THROW(read_input_file(dir / "absent", "--specs"), Error);  // missing
     std::filesystem::remove_all(dir);
 }
 

@@ -50,7 +50,8 @@ Fact<std::uint64_t> tb4(const std::string&) { return std::uint64_t(3'900'000'000
 // --- --expect -------------------------------------------------------------------------------
 
 TEST(ExpectParse, CountAndModelForms) {
-    for (const char* text : {"8x H100-SXM-80GB", "8 x h100 sxm 80g", "8xH100 SXM", "8 H100 SXM5", "8*h100-sxm", "8× H100 SXM"}) {
+    for (const char* text :
+         {"8x H100-SXM-80GB", "8 x h100 sxm 80g", "8xH100 SXM", "8 H100 SXM5", "8*h100-sxm", "8× H100 SXM"}) {
         Order o = parse_expect(text, spec_db());
         EXPECT_EQ(o.gpu_count, 8) << text;
         ASSERT_FALSE(o.gpu_skus.empty()) << text;
@@ -75,9 +76,9 @@ TEST(ExpectParse, FullOrder) {
     EXPECT_EQ(o.gpu_count, 8);
     EXPECT_EQ(o.nvlink_required, true);
     EXPECT_EQ(o.cpu_cores, 64);
-    EXPECT_DOUBLE_EQ(*o.ram_gib, 1024);       // memory TB are TiB
+    EXPECT_DOUBLE_EQ(*o.ram_gib, 1024);  // memory TB are TiB
     EXPECT_DOUBLE_EQ(*o.gpu_memory_gib, 80);
-    EXPECT_DOUBLE_EQ(*o.disk_gb, 4000);       // disk TB are decimal
+    EXPECT_DOUBLE_EQ(*o.disk_gb, 4000);  // disk TB are decimal
     EXPECT_DOUBLE_EQ(*o.network_gbitps, 100);
     EXPECT_FALSE(o.mig_expected.has_value());
     Order p = parse_expect("512GiB memory; 25GbE; 1.92TB ssd; mig", spec_db());
@@ -117,8 +118,10 @@ TEST(OrderToml, AllKeys) {
 }
 
 TEST(OrderToml, ErrorsNameFileLineAndColumn) {
-    EXPECT_NE(toml_error("gpu_count = 8\ngpu_modle = \"H100\"\n").find("order.toml:2:13: unknown key 'gpu_modle'"), std::string::npos);
-    EXPECT_NE(toml_error("gpu_count = \"eight\"\n").find("order.toml:1:13: 'gpu_count' must be a whole number"), std::string::npos);
+    EXPECT_NE(toml_error("gpu_count = 8\ngpu_modle = \"H100\"\n").find("order.toml:2:13: unknown key 'gpu_modle'"),
+              std::string::npos);
+    EXPECT_NE(toml_error("gpu_count = \"eight\"\n").find("order.toml:1:13: 'gpu_count' must be a whole number"),
+              std::string::npos);
     EXPECT_NE(toml_error("gpu_count = 0\n").find("between 1 and 1024"), std::string::npos);
     EXPECT_NE(toml_error("ram_gib = -1\n").find("greater than 0"), std::string::npos);
     EXPECT_NE(toml_error("nvlink_required = 1\n").find("true or false"), std::string::npos);
@@ -238,7 +241,8 @@ TEST(OrderChecks, HostItems) {
     f.report.machine.cpu_quota = 16;
     EXPECT_EQ(verify_host_items(parse_expect("64 cores", spec_db()), f.ctx(), tb4(""), ".")[0].verdict, Verdict::Fail);
     // Capacity not readable: a warning with the reason, never a made-up size.
-    auto d = verify_host_items(parse_expect("1TB disk", spec_db()), f.ctx(), Fact<std::uint64_t>::absent("statvfs: No such file"), ".");
+    auto d = verify_host_items(parse_expect("1TB disk", spec_db()), f.ctx(),
+                               Fact<std::uint64_t>::absent("statvfs: No such file"), ".");
     EXPECT_EQ(d[0].verdict, Verdict::Warn);
     EXPECT_FALSE(d[0].measurements[0].present());
 }

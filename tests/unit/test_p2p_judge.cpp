@@ -109,7 +109,8 @@ TEST(P2pJudge, MissingPeerAccessOverNvlinkFailsAndOverPcieWarns) {
     EXPECT_EQ(r.verdict, Verdict::Fail);
     ASSERT_FALSE(r.findings.empty());
     EXPECT_EQ(r.findings[0].verdict, Verdict::Fail);
-    EXPECT_NE(r.findings[0].text.find("not supported between GPUs 2-3, 3-4, which are joined by NV18"), std::string::npos)
+    EXPECT_NE(r.findings[0].text.find("not supported between GPUs 2-3, 3-4, which are joined by NV18"),
+              std::string::npos)
         << r.findings[0].text;
     EXPECT_NE(r.findings[0].text.find("(27.4 GB/s)"), std::string::npos);
     bool starred = false;
@@ -161,7 +162,8 @@ TEST(P2pJudge, AStopWithNothingFoundGivesNoVerdictAndAbsentFigures) {
     in.pairs[{0, 1}].bidir_gbps = in.pairs[{0, 2}].bidir_gbps = std::nullopt;
     CheckResult r = judge_p2p(in);
     EXPECT_EQ(r.verdict, Verdict::Skip);
-    EXPECT_EQ(r.summary, "interrupted after 2 of 6 directed pairs of 3 GPUs were measured ('?': not measured); no verdict.");
+    EXPECT_EQ(r.summary,
+              "interrupted after 2 of 6 directed pairs of 3 GPUs were measured ('?': not measured); no verdict.");
     EXPECT_EQ(r.details.front(), "interrupted after 2 of 6 directed pairs of 3 GPUs were measured ('?': not measured)");
     const Measurement* cut = find(r, "uni_gbps_1_2");
     ASSERT_NE(cut, nullptr);

@@ -23,8 +23,10 @@ double need(const ModelArch& m, Workload w, int gpus, bool with_context) {
     return p.subtotal_per_gpu - (with_context ? 0 : p.item("cuda_context"));
 }
 void within20(double estimate, double measured, const char* what) {
-    EXPECT_GE(estimate, 0.8 * measured) << what << ": estimate " << estimate / 1e9 << " GB, measured " << measured / 1e9;
-    EXPECT_LE(estimate, 1.2 * measured) << what << ": estimate " << estimate / 1e9 << " GB, measured " << measured / 1e9;
+    EXPECT_GE(estimate, 0.8 * measured) << what << ": estimate " << estimate / 1e9 << " GB, measured "
+                                        << measured / 1e9;
+    EXPECT_LE(estimate, 1.2 * measured) << what << ": estimate " << estimate / 1e9 << " GB, measured "
+                                        << measured / 1e9;
 }
 }  // namespace
 
@@ -82,37 +84,61 @@ TEST(PlanZero, ItemizedPlanSumsToDeepSpeed) {
 // allocator's slack that gpuvet leaves to its margin. They stay here, visible.
 TEST(PlanMeasured, DISABLED_TorchtuneLlama2_7B_QLoRA_1x4090_bs4_seq2048) {
     Workload w;
-    w.task = Task::Qlora; w.batch = 4; w.seq = 2048; w.checkpointing = true; w.lora_rank = 8;
+    w.task = Task::Qlora;
+    w.batch = 4;
+    w.seq = 2048;
+    w.checkpointing = true;
+    w.lora_rank = 8;
     w.lora_targets = {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"};
     within20(need(model("llama-2-7b"), w, 1, false), 12.3e9, "QLoRA 7B 1x4090");
 }
 TEST(PlanMeasured, TorchtuneLlama2_7B_LoRA_1x4090_bs4_seq2048) {
     Workload w;
-    w.task = Task::Lora; w.batch = 4; w.seq = 2048; w.checkpointing = true; w.lora_rank = 8;
+    w.task = Task::Lora;
+    w.batch = 4;
+    w.seq = 2048;
+    w.checkpointing = true;
+    w.lora_rank = 8;
     w.lora_targets = {"q_proj", "v_proj"};
     within20(need(model("llama-2-7b"), w, 1, false), 21.3e9, "LoRA 7B 1x4090");
 }
 TEST(PlanMeasured, DISABLED_TorchtuneLlama2_7B_LoRA_2x4090_bs4_seq2048) {
     Workload w;
-    w.task = Task::Lora; w.batch = 4; w.seq = 2048; w.checkpointing = true; w.lora_rank = 8;
+    w.task = Task::Lora;
+    w.batch = 4;
+    w.seq = 2048;
+    w.checkpointing = true;
+    w.lora_rank = 8;
     w.lora_targets = {"q_proj", "v_proj"};
     within20(need(model("llama-2-7b"), w, 2, false), 16.2e9, "LoRA 7B 2x4090");
 }
 TEST(PlanMeasured, DISABLED_TorchtuneLlama2_7B_Full_4x4090_bs4_seq2048) {
     Workload w;  // FSDP full shard, pure bf16 AdamW
-    w.task = Task::FullFinetune; w.recipe = "bf16-adamw"; w.batch = 4; w.seq = 2048; w.checkpointing = true;
+    w.task = Task::FullFinetune;
+    w.recipe = "bf16-adamw";
+    w.batch = 4;
+    w.seq = 2048;
+    w.checkpointing = true;
     w.zero_stage = 3;
     within20(need(model("llama-2-7b"), w, 4, false), 24.1e9, "full 7B 4x4090");
 }
 TEST(PlanMeasured, DISABLED_TorchtuneLlama2_70B_LoRA_8xA100_bs4_seq4096) {
     Workload w;
-    w.task = Task::Lora; w.batch = 4; w.seq = 4096; w.checkpointing = true; w.lora_rank = 8;
+    w.task = Task::Lora;
+    w.batch = 4;
+    w.seq = 4096;
+    w.checkpointing = true;
+    w.lora_rank = 8;
     w.lora_targets = {"q_proj", "v_proj"};
     within20(need(model("llama-2-70b"), w, 8, false), 26.4e9, "LoRA 70B 8xA100");
 }
 TEST(PlanMeasured, TorchtuneLlama2_70B_Full_8xA100_bs4_seq4096_PagedAdamW8bit) {
     Workload w;
-    w.task = Task::FullFinetune; w.recipe = "adamw-8bit"; w.batch = 4; w.seq = 4096; w.checkpointing = true;
+    w.task = Task::FullFinetune;
+    w.recipe = "adamw-8bit";
+    w.batch = 4;
+    w.seq = 4096;
+    w.checkpointing = true;
     w.zero_stage = 3;
     within20(need(model("llama-2-70b"), w, 8, false), 70.4e9, "full 70B 8xA100");
 }
@@ -125,8 +151,13 @@ TEST(PlanMeasured, TorchtuneLlama2_70B_Full_8xA100_bs4_seq4096_PagedAdamW8bit) {
 namespace {
 Workload bert_fp32(int batch, bool ckpt) {
     Workload w;
-    w.task = Task::FullFinetune; w.recipe = "fp32-adamw"; w.batch = batch; w.seq = 512;
-    w.checkpointing = ckpt; w.flash_attention = false; w.cuda_context_gib = 1343e6 / GiB;
+    w.task = Task::FullFinetune;
+    w.recipe = "fp32-adamw";
+    w.batch = batch;
+    w.seq = 512;
+    w.checkpointing = ckpt;
+    w.flash_attention = false;
+    w.cuda_context_gib = 1343e6 / GiB;
     return w;
 }
 }  // namespace
@@ -148,7 +179,9 @@ TEST(PlanMeasured, HfOctocoder_bf16_inference) {
     m.model_type = "fixed";
     m.fixed_params = 15.5e9;
     Workload w;
-    w.task = Task::Inference; w.batch = 1; w.seq = 128;
+    w.task = Task::Inference;
+    w.batch = 1;
+    w.seq = 128;
     within20(need(m, w, 1, false), 29.026 * GiB, "octocoder bf16");
 }
 
@@ -166,7 +199,9 @@ ModelArch bnb(const char* key, double bits) {
 }
 Workload short_prompt() {
     Workload w;
-    w.task = Task::Inference; w.batch = 1; w.seq = 128;
+    w.task = Task::Inference;
+    w.batch = 1;
+    w.seq = 128;
     return w;
 }
 }  // namespace
@@ -182,7 +217,11 @@ TEST(PlanMeasured, HfOctocoder_bnb4bit_inference) {
 // same page measured for the context and kernels.
 TEST(PlanMeasured, HfBertLarge_fp32_loaded_V100) {
     Workload w;
-    w.task = Task::Inference; w.weight_dtype = "fp32"; w.batch = 1; w.seq = 1; w.cuda_context_gib = 1343e6 / GiB;
+    w.task = Task::Inference;
+    w.weight_dtype = "fp32";
+    w.batch = 1;
+    w.seq = 1;
+    w.cuda_context_gib = 1343e6 / GiB;
     within20(need(model("bert-large"), w, 1, true), 2631e6, "bert-large loaded");
 }
 

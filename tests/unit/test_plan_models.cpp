@@ -26,9 +26,9 @@ TEST(PlanModels, EveryCatalogCountMatchesItsPublishedCount) {
 
 // The same figures written here, so a change to the data file cannot silently move both sides.
 TEST(PlanModels, CountsWrittenOut) {
-    EXPECT_EQ(parameter_count(cat().find("llama-2-7b")), 6738415616);      // HF Llama-2-7b-hf
+    EXPECT_EQ(parameter_count(cat().find("llama-2-7b")), 6738415616);  // HF Llama-2-7b-hf
     EXPECT_EQ(parameter_count(cat().find("llama-2-70b")), 68976648192);
-    EXPECT_EQ(parameter_count(cat().find("llama-3-8b")), 8030261248);      // HF Meta-Llama-3-8B
+    EXPECT_EQ(parameter_count(cat().find("llama-3-8b")), 8030261248);  // HF Meta-Llama-3-8B
     EXPECT_EQ(parameter_count(cat().find("llama-3.1-405b")), 405853388800);
     EXPECT_EQ(parameter_count(cat().find("mixtral-8x7b")), 46702792704);
     EXPECT_EQ(parameter_count(cat().find("qwen2.5-72b")), 72706203648);
@@ -63,7 +63,7 @@ TEST(PlanModels, KvBytesPerTokenExact) {
     EXPECT_DOUBLE_EQ(kv_bytes_per_token(cat().find("mixtral-8x7b"), 2), 131072);
     EXPECT_DOUBLE_EQ(kv_bytes_per_token(cat().find("deepseek-v3"), 2), 70272);
     EXPECT_DOUBLE_EQ(kv_bytes_per_token(cat().find("gpt2"), 2), 36864);
-    EXPECT_DOUBLE_EQ(kv_bytes_per_token(cat().find("bert-base"), 2), 0);   // encoder: no cache
+    EXPECT_DOUBLE_EQ(kv_bytes_per_token(cat().find("bert-base"), 2), 0);  // encoder: no cache
     EXPECT_DOUBLE_EQ(kv_bytes_per_token(cat().find("resnet-50"), 2), 0);
 }
 

@@ -30,7 +30,12 @@ const SkuRow& row(const Recommendation& r, const char* key) {
 }
 Workload pretrain8() {
     Workload w;
-    w.task = Task::Pretrain; w.zero_stage = 3; w.gpus = 8; w.batch = 2; w.seq = 4096; w.checkpointing = true;
+    w.task = Task::Pretrain;
+    w.zero_stage = 3;
+    w.gpus = 8;
+    w.batch = 2;
+    w.seq = 4096;
+    w.checkpointing = true;
     return w;
 }
 }  // namespace
@@ -38,7 +43,8 @@ Workload pretrain8() {
 // For every SKU the count is the smallest power of two that holds the plan: it fits, half does not.
 TEST(PlanRecommender, FewestCardsPerSku) {
     Workload w;
-    w.batch = 8; w.seq = 8192;
+    w.batch = 8;
+    w.seq = 8192;
     const auto& m = model("llama-3-70b");
     auto r = rec(m, w);
     ASSERT_TRUE(r.any_fits);
@@ -100,14 +106,17 @@ TEST(PlanRecommender, CommunicationPenalisesPcie) {
 
 TEST(PlanRecommender, ImpossiblePlanSaysWhatWouldFit) {
     Workload w;
-    w.task = Task::FullFinetune; w.gpus = 1; w.checkpointing = true;
+    w.task = Task::FullFinetune;
+    w.gpus = 1;
+    w.checkpointing = true;
     auto r = rec(model("llama-2-70b"), w);
     EXPECT_FALSE(r.any_fits);
     EXPECT_TRUE(std::regex_match(r.suggestion, std::regex("needs [0-9]+× .+ with NVLink, or QLoRA on 1× .+")))
         << r.suggestion;
     // Inference offers int4 weights instead of QLoRA.
     Workload inf;
-    inf.gpus = 1; inf.seq = 4096;
+    inf.gpus = 1;
+    inf.seq = 4096;
     auto ri = rec(model("llama-3.1-405b"), inf);
     EXPECT_FALSE(ri.any_fits);
     EXPECT_NE(ri.suggestion.find("with NVLink"), std::string::npos) << ri.suggestion;
@@ -116,7 +125,8 @@ TEST(PlanRecommender, ImpossiblePlanSaysWhatWouldFit) {
 
 TEST(PlanRecommender, PricesGiveCost) {
     Workload w;
-    w.task = Task::Qlora; w.token_budget = 1e8;
+    w.task = Task::Qlora;
+    w.token_budget = 1e8;
     PriceTable p;
     p.per_card_hour["h100-sxm5-80gb"] = 2.0;
     auto r = recommend(model("llama-2-7b"), w, db(), find_scenario("llm-finetune"), SpeedAssumptions{}, {}, &p);
@@ -132,7 +142,8 @@ TEST(PlanRecommender, MeasuredRatesReplaceTheDatasheet) {
     std::map<std::string, MeasuredRates> measured;
     measured["h100-sxm5-80gb"].bf16_tflops = 494.75;  // half the datasheet's 989.5
     auto base = rec(model("llama-2-7b"), w);
-    auto meas = recommend(model("llama-2-7b"), w, db(), find_scenario("llm-finetune"), SpeedAssumptions{}, measured, nullptr);
+    auto meas =
+        recommend(model("llama-2-7b"), w, db(), find_scenario("llm-finetune"), SpeedAssumptions{}, measured, nullptr);
     const SkuRow& b = row(base, "h100-sxm5-80gb");
     const SkuRow& m = row(meas, "h100-sxm5-80gb");
     EXPECT_EQ(m.rates_source, "measured");

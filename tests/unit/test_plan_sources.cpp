@@ -69,7 +69,8 @@ TEST(PlanMeasuredReport, BadReportsAreInputErrors) {
 }
 
 TEST(PlanPrices, ReadsNamesThroughTheSpecMatcher) {
-    auto p = parse_prices("currency = \"EUR\"\n[prices]\n\"H100 SXM\" = 2.49\n\"A100 80GB SXM\" = 1.29\n", "p.toml", db());
+    auto p =
+        parse_prices("currency = \"EUR\"\n[prices]\n\"H100 SXM\" = 2.49\n\"A100 80GB SXM\" = 1.29\n", "p.toml", db());
     EXPECT_EQ(p.currency, "EUR");
     ASSERT_TRUE(p.per_card_hour.count("h100-sxm5-80gb"));
     EXPECT_DOUBLE_EQ(p.per_card_hour.at("h100-sxm5-80gb"), 2.49);
@@ -90,7 +91,8 @@ TEST(PlanPrices, BroadNamesPriceEverySkuTheyFit) {
     auto q = parse_prices("[prices]\n\"H100 SXM\" = 3.0\n\"H100\" = 2.5\n", "p.toml", db());
     EXPECT_DOUBLE_EQ(q.per_card_hour.at("h100-sxm5-80gb"), 3.0);
     // Two spellings of one SKU with different prices: which one holds is the user's call.
-    std::string clash = input_error_of([] { (void)parse_prices("[prices]\n\"H100 SXM\" = 3\n\"H100 SXM5\" = 4\n", "p.toml", db()); });
+    std::string clash =
+        input_error_of([] { (void)parse_prices("[prices]\n\"H100 SXM\" = 3\n\"H100 SXM5\" = 4\n", "p.toml", db()); });
     EXPECT_NE(clash.find("different prices"), std::string::npos) << clash;
     EXPECT_NE(clash.find("p.toml:3:1"), std::string::npos) << clash;
     // An alias says which SKU it was taken as.
@@ -103,23 +105,31 @@ TEST(PlanPrices, DefaultCurrencyIsUsd) {
 }
 // Every bad file names file:line:column and what to write instead.
 TEST(PlanPrices, BadFilesNameFileLineColumn) {
-    EXPECT_NE(input_error_of([] { (void)parse_prices("[prices\n", "p.toml", db()); }).find("p.toml:1:"), std::string::npos);
-    EXPECT_NE(input_error_of([] { (void)parse_prices("[prices]\n\"H100 SXM\" = \"cheap\"\n", "p.toml", db()); })
-                  .find("p.toml:2:14"),
+    EXPECT_NE(input_error_of([] { (void)parse_prices("[prices\n", "p.toml", db()); }).find("p.toml:1:"),
               std::string::npos);
-    EXPECT_NE(input_error_of([] { (void)parse_prices("[prices]\n\"H100 SXM\" = -1.0\n", "p.toml", db()); })
-                  .find("between 0 and 1000000"),
+    EXPECT_NE(input_error_of([] {
+                  (void)parse_prices("[prices]\n\"H100 SXM\" = \"cheap\"\n", "p.toml", db());
+              }).find("p.toml:2:14"),
               std::string::npos);
-    EXPECT_NE(input_error_of([] { (void)parse_prices("[prices]\n\"H100 SXM\" = 1e300\n", "p.toml", db()); })
-                  .find("too large"),
+    EXPECT_NE(input_error_of([] {
+                  (void)parse_prices("[prices]\n\"H100 SXM\" = -1.0\n", "p.toml", db());
+              }).find("between 0 and 1000000"),
               std::string::npos);
-    EXPECT_NE(input_error_of([] { (void)parse_prices("[prices]\n\"H100 SXM\" = nan\n", "p.toml", db()); }).find("p.toml:2:"),
+    EXPECT_NE(input_error_of([] {
+                  (void)parse_prices("[prices]\n\"H100 SXM\" = 1e300\n", "p.toml", db());
+              }).find("too large"),
               std::string::npos);
-    std::string unknown = input_error_of([] { (void)parse_prices("[prices]\n\n\"Quantum 9000\" = 1\n", "p.toml", db()); });
+    EXPECT_NE(
+        input_error_of([] { (void)parse_prices("[prices]\n\"H100 SXM\" = nan\n", "p.toml", db()); }).find("p.toml:2:"),
+        std::string::npos);
+    std::string unknown =
+        input_error_of([] { (void)parse_prices("[prices]\n\n\"Quantum 9000\" = 1\n", "p.toml", db()); });
     EXPECT_NE(unknown.find("p.toml:3:1"), std::string::npos) << unknown;
     EXPECT_NE(unknown.find("Quantum 9000"), std::string::npos);
-    EXPECT_NE(input_error_of([] { (void)parse_prices("currency = 5\n[prices]\n\"H100 SXM\" = 1\n", "p.toml", db()); })
-                  .find("p.toml:1:"),
+    EXPECT_NE(input_error_of([] {
+                  (void)parse_prices("currency = 5\n[prices]\n\"H100 SXM\" = 1\n", "p.toml", db());
+              }).find("p.toml:1:"),
               std::string::npos);
-    EXPECT_NE(input_error_of([] { (void)parse_prices("x = 1\n", "p.toml", db()); }).find("no [prices]"), std::string::npos);
+    EXPECT_NE(input_error_of([] { (void)parse_prices("x = 1\n", "p.toml", db()); }).find("no [prices]"),
+              std::string::npos);
 }

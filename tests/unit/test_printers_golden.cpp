@@ -37,7 +37,8 @@ Report sample_report() {
     r.machine.driver.cuda_usable = true;
     r.machine.driver.driver_version = "550.54.15";
     r.machine.driver.cuda_driver_version = 12040;
-    r.gpus.push_back({0, "NVIDIA H100 80GB HBM3", "GPU-1d6b", "00000000:18:00.0", 85520809984ULL, "h100-sxm5-80gb", "pci-device-id"});
+    r.gpus.push_back({0, "NVIDIA H100 80GB HBM3", "GPU-1d6b", "00000000:18:00.0", 85520809984ULL, "h100-sxm5-80gb",
+                      "pci-device-id"});
 
     CheckResult pass;
     pass.key = "gpu.memory_bandwidth";
@@ -103,7 +104,8 @@ Report sample_report() {
     ts.t_s = {0, 1, 2};
     ts.values = {41, 55, 63};
     r.series.push_back(ts);
-    r.errors.push_back({"gpu.gemm", "driver", "libcublasLt not found", "set GPUVET_CUBLASLT or install the CUDA toolkit"});
+    r.errors.push_back(
+        {"gpu.gemm", "driver", "libcublasLt not found", "set GPUVET_CUBLASLT or install the CUDA toolkit"});
     r.finalize();
     return r;
 }

@@ -52,7 +52,7 @@ TEST(RunnerStages, ReadersRunLastButKeepTheirPlace) {
     run_checks(list, ctx);
     EXPECT_EQ(g_ran, (std::vector<std::string>{"a.first", "a.last", "a.reader"}));
     ASSERT_EQ(report.checks.size(), 3u);
-    EXPECT_EQ(report.checks[1].key, "a.reader");  // registry order in the report
+    EXPECT_EQ(report.checks[1].key, "a.reader");   // registry order in the report
     EXPECT_EQ(report.checks[1].summary, "saw 2");  // a.last had run, second
 }
 

@@ -23,8 +23,8 @@ TEST(SampleHistory, StaysBoundedOverALongRun) {
     SampleHistory<int> h(64);
     for (int i = 0; i < 100000; ++i) h.push(i);
     EXPECT_LE(h.size(), 64u);
-    EXPECT_EQ(h.items().front(), 0);      // the start of the run
-    EXPECT_EQ(h.back(), 99999);           // and its end
+    EXPECT_EQ(h.items().front(), 0);  // the start of the run
+    EXPECT_EQ(h.back(), 99999);       // and its end
     for (std::size_t i = 1; i < h.size(); ++i) EXPECT_LT(h.items()[i - 1], h.items()[i]);
     // The newest quarter is at full rate.
     for (std::size_t i = h.size() - 16; i < h.size(); ++i) EXPECT_EQ(h.items()[i], h.items()[i - 1] + 1);

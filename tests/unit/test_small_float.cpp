@@ -25,7 +25,7 @@ TEST(SmallFloat, RoundsToNearestEven) {
     EXPECT_EQ(from_double(Format::f16, 1.0 + std::ldexp(1.0, -11)), 0x3C00);      // tie -> even
     EXPECT_EQ(from_double(Format::f16, 1.0 + 3 * std::ldexp(1.0, -11)), 0x3C02);  // tie -> even
     EXPECT_EQ(from_double(Format::f16, 65519.0), 0x7BFF);
-    EXPECT_EQ(from_double(Format::f16, 65520.0), 0x7C00);  // tie at the top rounds to infinity
+    EXPECT_EQ(from_double(Format::f16, 65520.0), 0x7C00);                // tie at the top rounds to infinity
     EXPECT_EQ(from_double(Format::f16, -std::ldexp(1.0, -25)), 0x8000);  // tie -> -0
     EXPECT_EQ(from_double(Format::f16, 3 * std::ldexp(1.0, -25)), 0x0002);
     EXPECT_EQ(from_double(Format::f16, std::ldexp(1023.5, -24)), 0x0400);  // carries into normal
@@ -42,8 +42,7 @@ TEST(SmallFloat, FmaRoundsOnceNotTwice) {
     const uint16_t c = from_double(Format::f16, -std::ldexp(1.0, -10) - std::ldexp(1.0, -11));
     // (1 + 2^-10)^2 - 2^-10 - 2^-11 = 1 + 2^-11 + 2^-20: above the tie -> 0x3C01.
     EXPECT_EQ(fma(Format::f16, a, b, c), 0x3C01);
-    const uint16_t c2 = from_double(Format::f16, -std::ldexp(1.0, -10) - std::ldexp(1.0, -11) -
-                                                     std::ldexp(1.0, -20));
+    const uint16_t c2 = from_double(Format::f16, -std::ldexp(1.0, -10) - std::ldexp(1.0, -11) - std::ldexp(1.0, -20));
     EXPECT_EQ(fma(Format::f16, a, b, c2), 0x3C00);  // exactly the tie -> even
 }
 
@@ -64,7 +63,7 @@ TEST(SmallFloat, FmaSpecialValues) {
     EXPECT_TRUE(is_nan(Format::f16, fma(Format::f16, inf, zero, one)));
     EXPECT_EQ(fma(Format::f16, inf, one, one), inf);
     EXPECT_EQ(fma(Format::f16, neg_zero, one, neg_zero), neg_zero);
-    EXPECT_EQ(fma(Format::f16, one, one, 0xBC00), zero);  // 1 - 1 = +0
+    EXPECT_EQ(fma(Format::f16, one, one, 0xBC00), zero);     // 1 - 1 = +0
     EXPECT_EQ(fma(Format::f16, 0x7BFF, 0x4000, zero), inf);  // overflow
 }
 
@@ -73,9 +72,7 @@ namespace {
 // integer times 2^-2kScale held exactly in __int128, then rounded with integer arithmetic.
 constexpr int kScale = 40;
 
-__int128 as_scaled(Format f, uint16_t bits) {
-    return static_cast<__int128>(std::ldexp(to_double(f, bits), kScale));
-}
+__int128 as_scaled(Format f, uint16_t bits) { return static_cast<__int128>(std::ldexp(to_double(f, bits), kScale)); }
 
 uint16_t round_scaled(Format f, __int128 n, int scale) {
     const int mant = f == Format::f16 ? 10 : 7;
@@ -96,7 +93,10 @@ uint16_t round_scaled(Format f, __int128 n, int scale) {
         const unsigned __int128 half = static_cast<unsigned __int128>(1) << (drop - 1);
         if (rem > half || (rem == half && (q & 1))) ++q;
     }
-    if (q == (static_cast<unsigned __int128>(2) << mant)) { q >>= 1; ++ex; }
+    if (q == (static_cast<unsigned __int128>(2) << mant)) {
+        q >>= 1;
+        ++ex;
+    }
     if (ex > bias) return sign | static_cast<uint16_t>(((1 << (f == Format::f16 ? 5 : 8)) - 1) << mant);
     if (q < (static_cast<unsigned __int128>(1) << mant)) return sign | static_cast<uint16_t>(q);
     return sign | static_cast<uint16_t>(((ex + bias) << mant) | static_cast<int>(q - (1u << mant)));

@@ -247,7 +247,8 @@ TEST(Smbios, FixtureTwoSocketHost) {
 
 TEST(Smbios, SlowerThanRatedWarns) {
     std::vector<Dimm> dimms(4);
-    for (int i = 0; i < 4; ++i) dimms[i].device = std::string("DIMM_") + char('A' + i) + "1", dimms[i].configured = 4000;
+    for (int i = 0; i < 4; ++i)
+        dimms[i].device = std::string("DIMM_") + char('A' + i) + "1", dimms[i].configured = 4000;
     CheckResult r;
     auto f = add_dimm_facts(r, Fact<MemoryLayout>(layout_of(dimms)), std::string("none"));
     ASSERT_EQ(f.warnings.size(), 1u);

@@ -28,11 +28,37 @@ std::string expect_input_error(const std::string& toml) {
 
 TEST(SpecDb, EmbeddedHasEveryRequiredSku) {
     // The SKUs the product promises to know (issue list), by the names people use.
-    for (const char* q : {"V100 PCIe 16GB", "V100 PCIe 32GB", "V100 SXM2 32GB", "T4", "A10", "A30", "A40",
-                          "A100 PCIe 40GB", "A100 PCIe 80GB", "A100 SXM4 40GB", "A100 SXM4 80GB", "A800",
-                          "H100 PCIe", "H100 SXM5", "H100 NVL", "H800", "H20", "H200 SXM", "H200 NVL",
-                          "GH200", "B200", "L4", "L20", "L40", "L40S", "RTX 3090", "RTX 4080", "RTX 4090",
-                          "RTX 5090", "RTX A6000", "RTX 6000 Ada"}) {
+    for (const char* q : {"V100 PCIe 16GB",
+                          "V100 PCIe 32GB",
+                          "V100 SXM2 32GB",
+                          "T4",
+                          "A10",
+                          "A30",
+                          "A40",
+                          "A100 PCIe 40GB",
+                          "A100 PCIe 80GB",
+                          "A100 SXM4 40GB",
+                          "A100 SXM4 80GB",
+                          "A800",
+                          "H100 PCIe",
+                          "H100 SXM5",
+                          "H100 NVL",
+                          "H800",
+                          "H20",
+                          "H200 SXM",
+                          "H200 NVL",
+                          "GH200",
+                          "B200",
+                          "L4",
+                          "L20",
+                          "L40",
+                          "L40S",
+                          "RTX 3090",
+                          "RTX 4080",
+                          "RTX 4090",
+                          "RTX 5090",
+                          "RTX A6000",
+                          "RTX 6000 Ada"}) {
         EXPECT_TRUE(db().try_match(q).has_value()) << q;
     }
     EXPECT_GE(db().all().size(), 31u);
@@ -179,7 +205,8 @@ compute_capability = "8.9"
 memory_size_gib = 12
 memory_type = "GDDR6X"
 source = "vendor sheet"
-)", "mine.toml");
+)",
+                 "mine.toml");
     EXPECT_EQ(d.all().size(), n + 1);
     EXPECT_DOUBLE_EQ(*d.by_key("h100-sxm5-80gb")->memory_bandwidth_gbps, 3000);
     EXPECT_EQ(*d.by_key("h100-sxm5-80gb")->sm_count, 132);  // untouched fields stay

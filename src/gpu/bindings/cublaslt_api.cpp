@@ -39,7 +39,8 @@ struct StatusInfo {
 const StatusInfo kStatus[] = {
     {0, "CUBLAS_STATUS_SUCCESS", ""},
     {1, "CUBLAS_STATUS_NOT_INITIALIZED",
-     "cuBLASLt could not initialise: its CUDA version may be newer than the driver's; set GPUVET_CUBLASLT to an older one"},
+     "cuBLASLt could not initialise: its CUDA version may be newer than the driver's; set GPUVET_CUBLASLT to an older "
+     "one"},
     {3, "CUBLAS_STATUS_ALLOC_FAILED", "the GPU is out of memory: stop the processes using it"},
     {7, "CUBLAS_STATUS_INVALID_VALUE", "this is a gpuvet bug: please report it"},
     {8, "CUBLAS_STATUS_ARCH_MISMATCH", "nothing to do: this GPU lacks the feature"},
@@ -98,8 +99,8 @@ CublasLtApi CublasLtApi::load_file(const std::string& file, int driver_cuda_vers
         return api;
     }
     api.path = lib.path();
-    api.symbols = resolve_symbols<CublasLtApi>(cublaslt_symbol_table(), api,
-                                               [&lib](const char* n) { return lib.symbol(n); });
+    api.symbols =
+        resolve_symbols<CublasLtApi>(cublaslt_symbol_table(), api, [&lib](const char* n) { return lib.symbol(n); });
     if (!api.symbols.complete()) {
         std::string names;
         for (const auto& m : api.symbols.missing_required) names += (names.empty() ? "" : ", ") + m;

@@ -33,11 +33,7 @@ enum cublasStatus_t {
 enum cublasOperation_t { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_OP_C = 2 };
 
 // Only the compute types the GEMM check uses (cublas_api.h has more).
-enum cublasComputeType_t {
-    CUBLAS_COMPUTE_32F = 68,
-    CUBLAS_COMPUTE_32F_FAST_TF32 = 77,
-    CUBLAS_COMPUTE_32I = 72
-};
+enum cublasComputeType_t { CUBLAS_COMPUTE_32F = 68, CUBLAS_COMPUTE_32F_FAST_TF32 = 77, CUBLAS_COMPUTE_32I = 72 };
 
 // library_types.h; only the element types the check uses.
 enum cudaDataType_t {
@@ -92,19 +88,22 @@ using cublasLtGetVersion_fn = std::size_t (*)();
 using cublasLtGetCudartVersion_fn = std::size_t (*)();
 using cublasLtGetStatusName_fn = const char* (*)(cublasStatus_t);
 using cublasLtMatmulDescCreate_fn = cublasStatus_t (*)(cublasLtMatmulDesc_t*, cublasComputeType_t, cudaDataType_t);
-using cublasLtMatmulDescSetAttribute_fn =
-    cublasStatus_t (*)(cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, const void*, std::size_t);
+using cublasLtMatmulDescSetAttribute_fn = cublasStatus_t (*)(cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t,
+                                                             const void*, std::size_t);
 using cublasLtMatmulDescDestroy_fn = cublasStatus_t (*)(cublasLtMatmulDesc_t);
-using cublasLtMatrixLayoutCreate_fn =
-    cublasStatus_t (*)(cublasLtMatrixLayout_t*, cudaDataType_t, uint64_t, uint64_t, int64_t);
+using cublasLtMatrixLayoutCreate_fn = cublasStatus_t (*)(cublasLtMatrixLayout_t*, cudaDataType_t, uint64_t, uint64_t,
+                                                         int64_t);
 using cublasLtMatrixLayoutDestroy_fn = cublasStatus_t (*)(cublasLtMatrixLayout_t);
 using cublasLtMatmulPreferenceCreate_fn = cublasStatus_t (*)(cublasLtMatmulPreference_t*);
-using cublasLtMatmulPreferenceSetAttribute_fn =
-    cublasStatus_t (*)(cublasLtMatmulPreference_t, cublasLtMatmulPreferenceAttributes_t, const void*, std::size_t);
+using cublasLtMatmulPreferenceSetAttribute_fn = cublasStatus_t (*)(cublasLtMatmulPreference_t,
+                                                                   cublasLtMatmulPreferenceAttributes_t, const void*,
+                                                                   std::size_t);
 using cublasLtMatmulPreferenceDestroy_fn = cublasStatus_t (*)(cublasLtMatmulPreference_t);
-using cublasLtMatmulAlgoGetHeuristic_fn = cublasStatus_t (*)(
-    cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,
-    cublasLtMatrixLayout_t, cublasLtMatmulPreference_t, int, cublasLtMatmulHeuristicResult_t*, int*);
+using cublasLtMatmulAlgoGetHeuristic_fn = cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDesc_t,
+                                                             cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,
+                                                             cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,
+                                                             cublasLtMatmulPreference_t, int,
+                                                             cublasLtMatmulHeuristicResult_t*, int*);
 using cublasLtMatmul_fn = cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDesc_t, const void*, const void*,
                                              cublasLtMatrixLayout_t, const void*, cublasLtMatrixLayout_t, const void*,
                                              const void*, cublasLtMatrixLayout_t, void*, cublasLtMatrixLayout_t,
@@ -133,13 +132,13 @@ struct CublasLtApi {
     lt::cublasLtMatmul_fn cublasLtMatmul = nullptr;
     lt::cublasLtGetStatusName_fn cublasLtGetStatusName = nullptr;  // optional
 
-    std::string path;             // the library used
-    std::size_t version = 0;      // cublasLtGetVersion: 120804 = 12.8.4
+    std::string path;                // the library used
+    std::size_t version = 0;         // cublasLtGetVersion: 120804 = 12.8.4
     std::size_t cudart_version = 0;  // cublasLtGetCudartVersion: 12080 = CUDA 12.8
-    std::string error;            // why no library is usable; empty when ok()
+    std::string error;               // why no library is usable; empty when ok()
     std::vector<std::string> tried;  // "path: why it was not used", in search order
-    bool too_new = false;         // load_file: built for a newer CUDA than the driver runs
-    bool found_too_new = false;   // load: some library was found, but only ones too new
+    bool too_new = false;            // load_file: built for a newer CUDA than the driver runs
+    bool found_too_new = false;      // load: some library was found, but only ones too new
     SymbolResolution symbols;
 
     bool ok() const { return error.empty(); }

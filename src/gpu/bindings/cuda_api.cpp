@@ -1,6 +1,5 @@
 #include "gpu/bindings/cuda_api.hpp"
 
-
 namespace gpuvet {
 
 namespace {
@@ -124,8 +123,7 @@ std::string cuda_advice(int code) {
 CudaApi CudaApi::from_library(const DynLib& lib) {
     CudaApi api;
     api.path = lib.path();
-    api.symbols = resolve_symbols<CudaApi>(cuda_symbol_table(), api,
-                                           [&lib](const char* n) { return lib.symbol(n); });
+    api.symbols = resolve_symbols<CudaApi>(cuda_symbol_table(), api, [&lib](const char* n) { return lib.symbol(n); });
     if (!api.symbols.complete()) {
         std::string names;
         for (const auto& m : api.symbols.missing_required) names += (names.empty() ? "" : ", ") + m;
@@ -165,6 +163,8 @@ std::string CudaApi::error_name(int code) const {
 CudaError::CudaError(std::string call, int code, std::string name)
     : Error(ErrorKind::Driver, call + " failed: " + name + " (CUDA error " + std::to_string(code) + ")",
             cuda_advice(code)),
-      call_(std::move(call)), code_(code), name_(std::move(name)) {}
+      call_(std::move(call)),
+      code_(code),
+      name_(std::move(name)) {}
 
 }  // namespace gpuvet

@@ -103,8 +103,8 @@ using cuCtxSetCurrent_fn = CUresult (*)(CUcontext);
 using cuModuleLoadData_fn = CUresult (*)(CUmodule*, const void*);
 using cuModuleLoadDataEx_fn = CUresult (*)(CUmodule*, const void*, unsigned int, CUjit_option*, void**);
 using cuModuleGetFunction_fn = CUresult (*)(CUfunction*, CUmodule, const char*);
-using cuLaunchKernel_fn = CUresult (*)(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int,
-                                       unsigned int, unsigned int, unsigned int, CUstream, void**, void**);
+using cuLaunchKernel_fn = CUresult (*)(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,
+                                       unsigned int, unsigned int, CUstream, void**, void**);
 using cuMemAlloc_v2_fn = CUresult (*)(CUdeviceptr*, std::size_t);
 using cuMemFree_v2_fn = CUresult (*)(CUdeviceptr);
 using cuMemcpyHtoD_v2_fn = CUresult (*)(CUdeviceptr, const void*, std::size_t);
@@ -130,8 +130,7 @@ using cuMemGetInfo_v2_fn = CUresult (*)(std::size_t*, std::size_t*);
 using cuCtxSynchronize_fn = CUresult (*)();
 using cuDeviceCanAccessPeer_fn = CUresult (*)(int*, CUdevice, CUdevice);
 using cuCtxEnablePeerAccess_fn = CUresult (*)(CUcontext, unsigned int);
-using cuMemcpyPeerAsync_fn =
-    CUresult (*)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, std::size_t, CUstream);
+using cuMemcpyPeerAsync_fn = CUresult (*)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, std::size_t, CUstream);
 using cuGetErrorName_fn = CUresult (*)(CUresult, const char**);
 using cuGetErrorString_fn = CUresult (*)(CUresult, const char**);
 
@@ -151,38 +150,38 @@ struct CudaApi {
     cu::cuDeviceGet_fn cuDeviceGet = nullptr;
     // Optional: a missing one makes only its facts (or later measurements) absent.
     cu::cuDeviceGetName_fn cuDeviceGetName = nullptr;
-    cu::cuDeviceTotalMem_v2_fn cuDeviceTotalMem = nullptr;             // _v2
+    cu::cuDeviceTotalMem_v2_fn cuDeviceTotalMem = nullptr;  // _v2
     cu::cuDeviceGetAttribute_fn cuDeviceGetAttribute = nullptr;
-    cu::cuDeviceGetUuid_fn cuDeviceGetUuid = nullptr;                  // _v2, else v1
+    cu::cuDeviceGetUuid_fn cuDeviceGetUuid = nullptr;  // _v2, else v1
     cu::cuDevicePrimaryCtxRetain_fn cuDevicePrimaryCtxRetain = nullptr;
     cu::cuDevicePrimaryCtxRelease_fn cuDevicePrimaryCtxRelease = nullptr;  // _v2, else v1
     cu::cuCtxSetCurrent_fn cuCtxSetCurrent = nullptr;
     cu::cuModuleLoadData_fn cuModuleLoadData = nullptr;
-    cu::cuModuleLoadDataEx_fn cuModuleLoadDataEx = nullptr;            // JIT logs; else cuModuleLoadData
+    cu::cuModuleLoadDataEx_fn cuModuleLoadDataEx = nullptr;  // JIT logs; else cuModuleLoadData
     cu::cuModuleGetFunction_fn cuModuleGetFunction = nullptr;
     cu::cuLaunchKernel_fn cuLaunchKernel = nullptr;
-    cu::cuMemAlloc_v2_fn cuMemAlloc = nullptr;                         // _v2
-    cu::cuMemFree_v2_fn cuMemFree = nullptr;                           // _v2
-    cu::cuMemcpyHtoD_v2_fn cuMemcpyHtoD = nullptr;                     // _v2
-    cu::cuMemcpyDtoH_v2_fn cuMemcpyDtoH = nullptr;                     // _v2
-    cu::cuMemcpyDtoD_v2_fn cuMemcpyDtoD = nullptr;                     // _v2
-    cu::cuMemsetD8_v2_fn cuMemsetD8 = nullptr;                         // _v2
+    cu::cuMemAlloc_v2_fn cuMemAlloc = nullptr;      // _v2
+    cu::cuMemFree_v2_fn cuMemFree = nullptr;        // _v2
+    cu::cuMemcpyHtoD_v2_fn cuMemcpyHtoD = nullptr;  // _v2
+    cu::cuMemcpyDtoH_v2_fn cuMemcpyDtoH = nullptr;  // _v2
+    cu::cuMemcpyDtoD_v2_fn cuMemcpyDtoD = nullptr;  // _v2
+    cu::cuMemsetD8_v2_fn cuMemsetD8 = nullptr;      // _v2
     cu::cuMemHostAlloc_fn cuMemHostAlloc = nullptr;
     cu::cuMemFreeHost_fn cuMemFreeHost = nullptr;
     cu::cuMemcpyAsync_fn cuMemcpyAsync = nullptr;
-    cu::cuMemcpyHtoDAsync_v2_fn cuMemcpyHtoDAsync = nullptr;           // _v2
-    cu::cuMemcpyDtoHAsync_v2_fn cuMemcpyDtoHAsync = nullptr;           // _v2
+    cu::cuMemcpyHtoDAsync_v2_fn cuMemcpyHtoDAsync = nullptr;  // _v2
+    cu::cuMemcpyDtoHAsync_v2_fn cuMemcpyDtoHAsync = nullptr;  // _v2
     cu::cuMemsetD32Async_fn cuMemsetD32Async = nullptr;
     cu::cuStreamWaitEvent_fn cuStreamWaitEvent = nullptr;
     cu::cuStreamCreate_fn cuStreamCreate = nullptr;
     cu::cuStreamSynchronize_fn cuStreamSynchronize = nullptr;
-    cu::cuStreamDestroy_v2_fn cuStreamDestroy = nullptr;               // _v2
+    cu::cuStreamDestroy_v2_fn cuStreamDestroy = nullptr;  // _v2
     cu::cuEventCreate_fn cuEventCreate = nullptr;
     cu::cuEventRecord_fn cuEventRecord = nullptr;
     cu::cuEventSynchronize_fn cuEventSynchronize = nullptr;
-    cu::cuEventElapsedTime_fn cuEventElapsedTime = nullptr;            // _v2, else v1
-    cu::cuEventDestroy_v2_fn cuEventDestroy = nullptr;                 // _v2
-    cu::cuMemGetInfo_v2_fn cuMemGetInfo = nullptr;                     // _v2
+    cu::cuEventElapsedTime_fn cuEventElapsedTime = nullptr;  // _v2, else v1
+    cu::cuEventDestroy_v2_fn cuEventDestroy = nullptr;       // _v2
+    cu::cuMemGetInfo_v2_fn cuMemGetInfo = nullptr;           // _v2
     cu::cuCtxSynchronize_fn cuCtxSynchronize = nullptr;
     cu::cuDeviceCanAccessPeer_fn cuDeviceCanAccessPeer = nullptr;
     cu::cuCtxEnablePeerAccess_fn cuCtxEnablePeerAccess = nullptr;
@@ -190,8 +189,8 @@ struct CudaApi {
     cu::cuGetErrorName_fn cuGetErrorName = nullptr;
     cu::cuGetErrorString_fn cuGetErrorString = nullptr;
 
-    std::string path;            // the library file, when loaded
-    std::string error;           // why it is unusable; empty when ok()
+    std::string path;   // the library file, when loaded
+    std::string error;  // why it is unusable; empty when ok()
     SymbolResolution symbols;
 
     bool ok() const { return error.empty(); }

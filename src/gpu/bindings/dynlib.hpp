@@ -20,7 +20,7 @@ public:
 
     bool loaded() const { return handle_ != nullptr; }
     explicit operator bool() const { return loaded(); }
-    void* symbol(const char* name) const;  // nullptr when absent
+    void* symbol(const char* name) const;                // nullptr when absent
     const std::string& path() const { return path_; }    // resolved file, when loaded
     const std::string& error() const { return error_; }  // why it did not load
 

@@ -37,9 +37,7 @@ std::vector<fs::path> entries_newest_first(const fs::path& dir, const std::strin
     return out;
 }
 
-fs::path under(const fs::path& root, const fs::path& abs) {
-    return root == "/" ? abs : root / abs.relative_path();
-}
+fs::path under(const fs::path& root, const fs::path& abs) { return root == "/" ? abs : root / abs.relative_path(); }
 
 bool is_dir(const fs::path& p) {
     std::error_code ec;
@@ -48,9 +46,7 @@ bool is_dir(const fs::path& p) {
 
 }  // namespace
 
-std::string cuda_version_text(long v) {
-    return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
-}
+std::string cuda_version_text(long v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
 
 std::vector<fs::path> python_package_dirs(const EnvLookup& env, const fs::path& root) {
     std::vector<fs::path> dirs;

@@ -12,8 +12,8 @@
 namespace gpuvet {
 
 struct LibrarySearch {
-    std::string env_var;                  // "GPUVET_CUBLASLT"
-    std::vector<std::string> sonames;     // newest first: "libcublasLt.so.13", ".12", ".11"
+    std::string env_var;                    // "GPUVET_CUBLASLT"
+    std::vector<std::string> sonames;       // newest first: "libcublasLt.so.13", ".12", ".11"
     std::vector<std::string> site_subdirs;  // under each site-packages: "nvidia/cublas/lib", "torch/lib"
 };
 

@@ -32,8 +32,10 @@ struct StatusInfo {
 const StatusInfo kStatus[] = {
     {0, "ncclSuccess", ""},
     {1, "ncclUnhandledCudaError",
-     "a CUDA call inside NCCL failed: check dmesg for Xid errors; an NCCL built for a newer CUDA than the driver fails here"},
-    {2, "ncclSystemError", "the system refused NCCL (shared memory, /dev/shm size, ulimits): rerun with NCCL_DEBUG=WARN"},
+     "a CUDA call inside NCCL failed: check dmesg for Xid errors; an NCCL built for a newer CUDA than the driver fails "
+     "here"},
+    {2, "ncclSystemError",
+     "the system refused NCCL (shared memory, /dev/shm size, ulimits): rerun with NCCL_DEBUG=WARN"},
     {3, "ncclInternalError", "rerun with NCCL_DEBUG=INFO and report the output"},
     {4, "ncclInvalidArgument", "this is a gpuvet bug: please report it"},
     {5, "ncclInvalidUsage", "this is a gpuvet bug: please report it"},
@@ -73,7 +75,8 @@ std::string NcclApi::version_text() const {
 std::string NcclApi::error_text(int code) const {
     std::string s = nccl_status_name(code);
     if (ncclGetErrorString)
-        if (const char* t = ncclGetErrorString(static_cast<nccl::ncclResult_t>(code)); t && *t) s += ": " + std::string(t);
+        if (const char* t = ncclGetErrorString(static_cast<nccl::ncclResult_t>(code)); t && *t)
+            s += ": " + std::string(t);
     return s;
 }
 
@@ -97,8 +100,8 @@ NcclApi NcclApi::load_file(const std::string& file) {
 }
 
 NcclApi NcclApi::load() {
-    return load_first_usable<NcclApi>(nccl_search(), [](const std::string& path) { return load_file(path); },
-                                      "no usable libnccl");
+    return load_first_usable<NcclApi>(
+        nccl_search(), [](const std::string& path) { return load_file(path); }, "no usable libnccl");
 }
 
 NcclError::NcclError(std::string call, int code, std::string text)

@@ -2,7 +2,6 @@
 
 #include <array>
 
-
 namespace gpuvet {
 
 namespace {
@@ -23,7 +22,9 @@ const SymbolEntry<NvmlApi> kTable[] = {
     {{"nvmlErrorString"}, O, set<&A::nvmlErrorString>},
     {{"nvmlSystemGetDriverVersion"}, O, set<&A::nvmlSystemGetDriverVersion>},
     {{"nvmlSystemGetNVMLVersion"}, O, set<&A::nvmlSystemGetNVMLVersion>},
-    {{"nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion"}, O, set<&A::nvmlSystemGetCudaDriverVersion>},
+    {{"nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion"},
+     O,
+     set<&A::nvmlSystemGetCudaDriverVersion>},
     {{"nvmlDeviceGetName"}, O, set<&A::nvmlDeviceGetName>},
     {{"nvmlDeviceGetUUID"}, O, set<&A::nvmlDeviceGetUUID>},
     {{"nvmlDeviceGetSerial"}, O, set<&A::nvmlDeviceGetSerial>},
@@ -61,16 +62,19 @@ const SymbolEntry<NvmlApi> kTable[] = {
     {{"nvmlDeviceGetEnforcedPowerLimit"}, O, set<&A::nvmlDeviceGetEnforcedPowerLimit>},
     {{"nvmlDeviceGetClockInfo"}, O, set<&A::nvmlDeviceGetClockInfo>},
     {{"nvmlDeviceGetMaxClockInfo"}, O, set<&A::nvmlDeviceGetMaxClockInfo>},
-    {{"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"}, O,
+    {{"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"},
+     O,
      set<&A::nvmlDeviceGetCurrentClocksEventReasons>},
     {{"nvmlDeviceGetTemperature"}, O, set<&A::nvmlDeviceGetTemperature>},
     {{"nvmlDeviceGetTemperatureThreshold"}, O, set<&A::nvmlDeviceGetTemperatureThreshold>},
     {{"nvmlDeviceGetFanSpeed"}, O, set<&A::nvmlDeviceGetFanSpeed>},
     {{"nvmlDeviceGetUtilizationRates"}, O, set<&A::nvmlDeviceGetUtilizationRates>},
-    {{"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"}, O,
+    {{"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"},
+     O,
      set<&A::nvmlDeviceGetComputeRunningProcesses>},
     {{"nvmlDeviceGetComputeRunningProcesses"}, O, set<&A::nvmlDeviceGetComputeRunningProcesses_v1>},
-    {{"nvmlDeviceGetGraphicsRunningProcesses_v3", "nvmlDeviceGetGraphicsRunningProcesses_v2"}, O,
+    {{"nvmlDeviceGetGraphicsRunningProcesses_v3", "nvmlDeviceGetGraphicsRunningProcesses_v2"},
+     O,
      set<&A::nvmlDeviceGetGraphicsRunningProcesses>},
     {{"nvmlDeviceGetGraphicsRunningProcesses"}, O, set<&A::nvmlDeviceGetGraphicsRunningProcesses_v1>},
     {{"nvmlDeviceGetNumaNodeId"}, O, set<&A::nvmlDeviceGetNumaNodeId>},
@@ -97,22 +101,30 @@ const StatusInfo kStatus[] = {
     {0, "NVML_SUCCESS", "success", ""},
     {1, "NVML_ERROR_UNINITIALIZED", "NVML not initialised", "this is a gpuvet bug: please report it"},
     {2, "NVML_ERROR_INVALID_ARGUMENT", "invalid argument", "this is a gpuvet bug: please report it"},
-    {3, "NVML_ERROR_NOT_SUPPORTED", "not supported by this GPU or driver", "nothing to do: this GPU or driver does not offer it"},
+    {3, "NVML_ERROR_NOT_SUPPORTED", "not supported by this GPU or driver",
+     "nothing to do: this GPU or driver does not offer it"},
     {4, "NVML_ERROR_NO_PERMISSION", "no permission", "no permission: run as root or add the user to the video group"},
     {5, "NVML_ERROR_ALREADY_INITIALIZED", "already initialised", ""},
     {6, "NVML_ERROR_NOT_FOUND", "not found", "the GPU or object is not present; check nvidia-smi"},
     {7, "NVML_ERROR_INSUFFICIENT_SIZE", "buffer too small", "this is a gpuvet bug: please report it"},
     {8, "NVML_ERROR_INSUFFICIENT_POWER", "insufficient power",
      "a power cable is not connected properly: check the GPU's auxiliary power connectors"},
-    {9, "NVML_ERROR_DRIVER_NOT_LOADED", "driver not loaded", "driver not loaded: load the nvidia kernel module or reboot"},
-    {10, "NVML_ERROR_TIMEOUT", "timed out", "the driver did not answer in time: retry, then check dmesg for Xid errors"},
-    {11, "NVML_ERROR_IRQ_ISSUE", "interrupt problem", "the GPU's interrupts are not delivered: check dmesg and the kernel's IOMMU/MSI settings"},
-    {12, "NVML_ERROR_LIBRARY_NOT_FOUND", "library not found", "install the NVIDIA driver's NVML library (libnvidia-ml.so.1)"},
+    {9, "NVML_ERROR_DRIVER_NOT_LOADED", "driver not loaded",
+     "driver not loaded: load the nvidia kernel module or reboot"},
+    {10, "NVML_ERROR_TIMEOUT", "timed out",
+     "the driver did not answer in time: retry, then check dmesg for Xid errors"},
+    {11, "NVML_ERROR_IRQ_ISSUE", "interrupt problem",
+     "the GPU's interrupts are not delivered: check dmesg and the kernel's IOMMU/MSI settings"},
+    {12, "NVML_ERROR_LIBRARY_NOT_FOUND", "library not found",
+     "install the NVIDIA driver's NVML library (libnvidia-ml.so.1)"},
     {13, "NVML_ERROR_FUNCTION_NOT_FOUND", "driver lacks this function", "update the NVIDIA driver"},
-    {14, "NVML_ERROR_CORRUPTED_INFOROM", "corrupted infoROM", "the GPU's infoROM is corrupted: ask the provider to reflash or replace the GPU"},
+    {14, "NVML_ERROR_CORRUPTED_INFOROM", "corrupted infoROM",
+     "the GPU's infoROM is corrupted: ask the provider to reflash or replace the GPU"},
     {15, "NVML_ERROR_GPU_IS_LOST", "GPU is lost", "GPU has fallen off the bus: reset or reboot, check Xid 79 in dmesg"},
-    {16, "NVML_ERROR_RESET_REQUIRED", "GPU needs a reset", "reset required: run nvidia-smi -r on the idle GPU or reboot"},
-    {17, "NVML_ERROR_OPERATING_SYSTEM", "blocked by the operating system", "the operating system refused the call: check dmesg"},
+    {16, "NVML_ERROR_RESET_REQUIRED", "GPU needs a reset",
+     "reset required: run nvidia-smi -r on the idle GPU or reboot"},
+    {17, "NVML_ERROR_OPERATING_SYSTEM", "blocked by the operating system",
+     "the operating system refused the call: check dmesg"},
     {18, "NVML_ERROR_LIB_RM_VERSION_MISMATCH", "library and kernel module versions differ",
      "the driver was updated without a reboot: reboot, or reload the nvidia kernel modules"},
     {19, "NVML_ERROR_IN_USE", "in use", "the GPU is busy: stop the processes using it"},
@@ -121,7 +133,8 @@ const StatusInfo kStatus[] = {
     {22, "NVML_ERROR_VGPU_ECC_NOT_SUPPORTED", "ECC not supported on this vGPU", "nothing to do: vGPU without ECC"},
     {23, "NVML_ERROR_INSUFFICIENT_RESOURCES", "insufficient resources", "free GPU resources and retry"},
     {24, "NVML_ERROR_FREQ_NOT_SUPPORTED", "frequency not supported", ""},
-    {25, "NVML_ERROR_ARGUMENT_VERSION_MISMATCH", "struct version not understood by this driver", "update the NVIDIA driver"},
+    {25, "NVML_ERROR_ARGUMENT_VERSION_MISMATCH", "struct version not understood by this driver",
+     "update the NVIDIA driver"},
     {26, "NVML_ERROR_DEPRECATED", "deprecated by this driver", "update gpuvet"},
     {27, "NVML_ERROR_NOT_READY", "not ready", "the GPU is still initialising: retry in a minute"},
     {28, "NVML_ERROR_GPU_NOT_FOUND", "GPU not found", "the GPU disappeared: check lspci and dmesg"},
@@ -154,8 +167,12 @@ std::string nvml_absent_reason(int code) {
     auto* s = find_status(code);
     if (!s) return "NVML error " + std::to_string(code);
     switch (code) {
-        case 3: return s->reason;                   // plain: nothing is wrong
-        case 4: case 9: case 15: case 16: case 18:  // the advice already says what happened
+        case 3: return s->reason;  // plain: nothing is wrong
+        case 4:
+        case 9:
+        case 15:
+        case 16:
+        case 18:  // the advice already says what happened
             return s->advice;
         default: return std::string(s->reason) + " (" + s->name + ")";
     }
@@ -164,8 +181,7 @@ std::string nvml_absent_reason(int code) {
 NvmlApi NvmlApi::from_library(const DynLib& lib) {
     NvmlApi api;
     api.path = lib.path();
-    api.symbols = resolve_symbols<NvmlApi>(nvml_symbol_table(), api,
-                                           [&lib](const char* n) { return lib.symbol(n); });
+    api.symbols = resolve_symbols<NvmlApi>(nvml_symbol_table(), api, [&lib](const char* n) { return lib.symbol(n); });
     if (!api.symbols.complete()) {
         std::string names;
         for (const auto& m : api.symbols.missing_required) names += (names.empty() ? "" : ", ") + m;
@@ -204,6 +220,8 @@ std::string NvmlApi::error_name(int code) const {
 NvmlError::NvmlError(std::string call, int code, std::string name)
     : Error(ErrorKind::Driver, call + " failed: " + name + " (NVML status " + std::to_string(code) + ")",
             nvml_advice(code)),
-      call_(std::move(call)), code_(code), name_(std::move(name)) {}
+      call_(std::move(call)),
+      code_(code),
+      name_(std::move(name)) {}
 
 }  // namespace gpuvet

@@ -124,19 +124,19 @@ union nvmlValue_t {
     unsigned short usVal;
 };
 struct nvmlFieldValue_t {
-    unsigned int fieldId;     // set by the caller
-    unsigned int scopeId;     // e.g. the NVLink for per-link fields; 0 otherwise
-    long long timestamp;      // microseconds since 1970
+    unsigned int fieldId;  // set by the caller
+    unsigned int scopeId;  // e.g. the NVLink for per-link fields; 0 otherwise
+    long long timestamp;   // microseconds since 1970
     long long latencyUsec;
     nvmlValueType_t valueType;
     nvmlReturn_t nvmlReturn;  // this entry's status: value is undefined unless NVML_SUCCESS
     nvmlValue_t value;
 };
 // Field ids (NVML_FI_* macros in nvml.h).
-inline constexpr unsigned kFiDevMemoryTemp = 82;  // memory (HBM) temperature, degrees C
+inline constexpr unsigned kFiDevMemoryTemp = 82;               // memory (HBM) temperature, degrees C
 inline constexpr unsigned kFiDevNvLinkThroughputDataTx = 138;  // KiB sent, cumulative
 inline constexpr unsigned kFiDevNvLinkThroughputDataRx = 139;  // KiB received, cumulative
-inline constexpr unsigned kFieldScopeAllLinks = 0xffffffffu;    // scopeId: summed over all links
+inline constexpr unsigned kFieldScopeAllLinks = 0xffffffffu;   // scopeId: summed over all links
 
 // Buffer sizes and architecture ids (macros in nvml.h).
 inline constexpr unsigned kPciBusIdBufferSize = 32;
@@ -148,10 +148,9 @@ inline constexpr unsigned kDeviceVbiosVersionBufferSize = 32;
 inline constexpr unsigned kSystemDriverVersionBufferSize = 80;
 inline constexpr unsigned kSystemNvmlVersionBufferSize = 80;
 inline constexpr unsigned kNvLinkMaxLinks = 36;  // newest header; we loop until a call fails anyway
-inline constexpr unsigned kDeviceArchKepler = 2, kDeviceArchMaxwell = 3, kDeviceArchPascal = 4,
-                          kDeviceArchVolta = 5, kDeviceArchTuring = 6, kDeviceArchAmpere = 7,
-                          kDeviceArchAda = 8, kDeviceArchHopper = 9, kDeviceArchBlackwell = 10,
-                          kDeviceArchUnknown = 0xffffffffu;
+inline constexpr unsigned kDeviceArchKepler = 2, kDeviceArchMaxwell = 3, kDeviceArchPascal = 4, kDeviceArchVolta = 5,
+                          kDeviceArchTuring = 6, kDeviceArchAmpere = 7, kDeviceArchAda = 8, kDeviceArchHopper = 9,
+                          kDeviceArchBlackwell = 10, kDeviceArchUnknown = 0xffffffffu;
 
 // Clock event (formerly "throttle") reason bits.
 inline constexpr unsigned long long kClocksEventReasonGpuIdle = 0x1ULL;
@@ -178,7 +177,7 @@ struct nvmlPciInfo_t {
     unsigned int domain;
     unsigned int bus;
     unsigned int device;
-    unsigned int pciDeviceId;     // device id << 16 | vendor id
+    unsigned int pciDeviceId;  // device id << 16 | vendor id
     unsigned int pciSubSystemId;
     char busId[kPciBusIdBufferSize];
 };
@@ -253,12 +252,12 @@ using nvmlDeviceGetPciInfoExt_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlPciInfoExt
 using nvmlDeviceGetMemoryInfo_v2_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlMemory_v2_t*);
 using nvmlDeviceGetMemoryInfo_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlMemory_t*);
 using nvmlDeviceGetEccMode_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t*, nvmlEnableState_t*);
-using nvmlDeviceGetTotalEccErrors_fn =
-    nvmlReturn_t (*)(nvmlDevice_t, nvmlMemoryErrorType_t, nvmlEccCounterType_t, unsigned long long*);
-using nvmlDeviceGetRemappedRows_fn =
-    nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*, unsigned int*, unsigned int*);
-using nvmlDeviceGetRetiredPages_fn =
-    nvmlReturn_t (*)(nvmlDevice_t, nvmlPageRetirementCause_t, unsigned int*, unsigned long long*);
+using nvmlDeviceGetTotalEccErrors_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlMemoryErrorType_t, nvmlEccCounterType_t,
+                                                        unsigned long long*);
+using nvmlDeviceGetRemappedRows_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*, unsigned int*,
+                                                      unsigned int*);
+using nvmlDeviceGetRetiredPages_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlPageRetirementCause_t, unsigned int*,
+                                                      unsigned long long*);
 using nvmlDeviceGetEnableState_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t*);
 using nvmlDeviceGetUInt_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*);
 using nvmlDeviceGetUIntPair_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*);
@@ -271,15 +270,13 @@ using nvmlDeviceGetVirtualizationMode_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlGp
 using nvmlDeviceGetClockInfo_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlClockType_t, unsigned int*);
 using nvmlDeviceGetClocksEventReasons_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*);
 using nvmlDeviceGetTemperature_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperatureSensors_t, unsigned int*);
-using nvmlDeviceGetTemperatureThreshold_fn =
-    nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperatureThresholds_t, unsigned int*);
+using nvmlDeviceGetTemperatureThreshold_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperatureThresholds_t, unsigned int*);
 using nvmlDeviceGetPcieThroughput_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlPcieUtilCounter_t, unsigned int*);
 using nvmlDeviceGetUtilizationRates_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlUtilization_t*);
 using nvmlDeviceGetRunningProcesses_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, nvmlProcessInfo_v2_t*);
 using nvmlDeviceGetRunningProcesses_v1_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, nvmlProcessInfo_v1_t*);
 using nvmlDeviceGetCpuAffinity_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned long*);
-using nvmlDeviceGetTopologyCommonAncestor_fn =
-    nvmlReturn_t (*)(nvmlDevice_t, nvmlDevice_t, nvmlGpuTopologyLevel_t*);
+using nvmlDeviceGetTopologyCommonAncestor_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlDevice_t, nvmlGpuTopologyLevel_t*);
 using nvmlDeviceGetArchitecture_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlDeviceArchitecture_t*);
 using nvmlDeviceGetCudaComputeCapability_fn = nvmlReturn_t (*)(nvmlDevice_t, int*, int*);
 using nvmlDeviceGetFieldValues_fn = nvmlReturn_t (*)(nvmlDevice_t, int, nvmlFieldValue_t*);
@@ -297,9 +294,9 @@ namespace gpuvet {
 inline constexpr const char* kEnvLibNvml = "GPUVET_LIBNVML";
 
 struct NvmlApi {
-    nvml::nvmlInit_fn nvmlInit = nullptr;                       // nvmlInit_v2, else nvmlInit
+    nvml::nvmlInit_fn nvmlInit = nullptr;  // nvmlInit_v2, else nvmlInit
     nvml::nvmlShutdown_fn nvmlShutdown = nullptr;
-    nvml::nvmlDeviceGetCount_fn nvmlDeviceGetCount = nullptr;   // _v2, else v1
+    nvml::nvmlDeviceGetCount_fn nvmlDeviceGetCount = nullptr;  // _v2, else v1
     nvml::nvmlDeviceGetHandleByIndex_fn nvmlDeviceGetHandleByIndex = nullptr;
 
     nvml::nvmlErrorString_fn nvmlErrorString = nullptr;
@@ -321,7 +318,7 @@ struct NvmlApi {
     nvml::nvmlDeviceGetRetiredPages_fn nvmlDeviceGetRetiredPages = nullptr;
     nvml::nvmlDeviceGetEnableState_fn nvmlDeviceGetRetiredPagesPendingStatus = nullptr;
     nvml::nvmlDeviceGetUInt_fn nvmlDeviceGetCurrPcieLinkGeneration = nullptr;
-    nvml::nvmlDeviceGetUInt_fn nvmlDeviceGetMaxPcieLinkGeneration = nullptr;   // GPU and host together
+    nvml::nvmlDeviceGetUInt_fn nvmlDeviceGetMaxPcieLinkGeneration = nullptr;  // GPU and host together
     nvml::nvmlDeviceGetUInt_fn nvmlDeviceGetGpuMaxPcieLinkGeneration = nullptr;
     nvml::nvmlDeviceGetUInt_fn nvmlDeviceGetCurrPcieLinkWidth = nullptr;
     nvml::nvmlDeviceGetUInt_fn nvmlDeviceGetMaxPcieLinkWidth = nullptr;
@@ -333,9 +330,9 @@ struct NvmlApi {
     nvml::nvmlDeviceGetNvLinkRemoteDeviceType_fn nvmlDeviceGetNvLinkRemoteDeviceType = nullptr;
     nvml::nvmlDeviceGetEnableState_fn nvmlDeviceGetPersistenceMode = nullptr;
     nvml::nvmlDeviceGetComputeMode_fn nvmlDeviceGetComputeMode = nullptr;
-    nvml::nvmlDeviceGetUIntPair_fn nvmlDeviceGetMigMode = nullptr;             // current, pending
+    nvml::nvmlDeviceGetUIntPair_fn nvmlDeviceGetMigMode = nullptr;  // current, pending
     nvml::nvmlDeviceGetVirtualizationMode_fn nvmlDeviceGetVirtualizationMode = nullptr;
-    nvml::nvmlDeviceGetUInt_fn nvmlDeviceGetPowerUsage = nullptr;              // milliwatts
+    nvml::nvmlDeviceGetUInt_fn nvmlDeviceGetPowerUsage = nullptr;  // milliwatts
     nvml::nvmlDeviceGetUInt_fn nvmlDeviceGetPowerManagementLimit = nullptr;
     nvml::nvmlDeviceGetUInt_fn nvmlDeviceGetPowerManagementDefaultLimit = nullptr;
     nvml::nvmlDeviceGetUIntPair_fn nvmlDeviceGetPowerManagementLimitConstraints = nullptr;
@@ -347,7 +344,7 @@ struct NvmlApi {
     nvml::nvmlDeviceGetTemperatureThreshold_fn nvmlDeviceGetTemperatureThreshold = nullptr;
     nvml::nvmlDeviceGetUInt_fn nvmlDeviceGetFanSpeed = nullptr;
     nvml::nvmlDeviceGetUtilizationRates_fn nvmlDeviceGetUtilizationRates = nullptr;
-    nvml::nvmlDeviceGetRunningProcesses_fn nvmlDeviceGetComputeRunningProcesses = nullptr;   // _v3, else _v2
+    nvml::nvmlDeviceGetRunningProcesses_fn nvmlDeviceGetComputeRunningProcesses = nullptr;  // _v3, else _v2
     nvml::nvmlDeviceGetRunningProcesses_v1_fn nvmlDeviceGetComputeRunningProcesses_v1 = nullptr;
     nvml::nvmlDeviceGetRunningProcesses_fn nvmlDeviceGetGraphicsRunningProcesses = nullptr;  // _v3, else _v2
     nvml::nvmlDeviceGetRunningProcesses_v1_fn nvmlDeviceGetGraphicsRunningProcesses_v1 = nullptr;
@@ -362,9 +359,9 @@ struct NvmlApi {
     nvml::nvmlEventSetWait_fn nvmlEventSetWait = nullptr;  // _v2, else v1
     nvml::nvmlEventSetFree_fn nvmlEventSetFree = nullptr;
 
-    std::string path;                // the library file, when loaded
-    std::string error;               // why it is unusable; empty when ok()
-    SymbolResolution symbols;        // which names were found, which are missing
+    std::string path;          // the library file, when loaded
+    std::string error;         // why it is unusable; empty when ok()
+    SymbolResolution symbols;  // which names were found, which are missing
 
     bool ok() const { return error.empty(); }
     // Loads through GPUVET_LIBNVML, else libnvidia-ml.so.1. Never throws; see ok()/error.

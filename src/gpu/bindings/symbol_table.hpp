@@ -19,7 +19,7 @@ template <class Api>
 struct SymbolEntry {
     std::array<const char*, 3> names;  // newest first; unused slots are nullptr
     Need need;
-    void (*assign)(Api&, void*);        // stores the address into its typed member
+    void (*assign)(Api&, void*);  // stores the address into its typed member
 };
 
 // Stores a dlsym() address into the function-pointer member `M`.
@@ -30,9 +30,9 @@ void assign_member(Api& api, void* p) {
 }
 
 struct SymbolResolution {
-    std::map<std::string, std::string> used;     // first (newest) name -> the name found
-    std::vector<std::string> missing_required;   // newest names of required entries not found
-    std::vector<std::string> missing_optional;   // newest names of optional entries not found
+    std::map<std::string, std::string> used;    // first (newest) name -> the name found
+    std::vector<std::string> missing_required;  // newest names of required entries not found
+    std::vector<std::string> missing_optional;  // newest names of optional entries not found
     bool complete() const { return missing_required.empty(); }
 };
 

@@ -18,16 +18,16 @@ namespace gpuvet {
 
 struct GpuProcess {
     std::uint32_t pid = 0;
-    std::string name;                        // from /proc/<pid>/comm when visible (filled by the caller)
+    std::string name;  // from /proc/<pid>/comm when visible (filled by the caller)
     Fact<std::uint64_t> used_memory_bytes;
-    std::string type;                        // "compute", "graphics"
+    std::string type;  // "compute", "graphics"
 };
 
 struct NvLinkInfo {
     int link = 0;
     Fact<bool> active;
     Fact<std::string> remote_pci_bus_id;
-    Fact<std::string> remote_type;           // "gpu", "switch" (NVSwitch), "ibmnpu", "unknown"
+    Fact<std::string> remote_type;  // "gpu", "switch" (NVSwitch), "ibmnpu", "unknown"
     Fact<int> version;
 };
 
@@ -39,31 +39,31 @@ struct EccCounts {
 // Fixed facts: they do not change while gpuvet runs (a reboot or an admin command changes them).
 struct DeviceFacts {
     Fact<std::string> name, uuid, serial, pci_bus_id, vbios_version;
-    Fact<std::string> board_part_number;      // "692-2G520-0200-000"
-    Fact<std::uint32_t> pci_device_id;        // 16-bit device id (vendor 0x10de)
-    Fact<std::uint32_t> pci_subsystem_id;     // 32-bit subsystem id
-    Fact<std::string> architecture;           // "Hopper"
-    Fact<std::string> compute_capability;     // "9.0"
+    Fact<std::string> board_part_number;   // "692-2G520-0200-000"
+    Fact<std::uint32_t> pci_device_id;     // 16-bit device id (vendor 0x10de)
+    Fact<std::uint32_t> pci_subsystem_id;  // 32-bit subsystem id
+    Fact<std::string> architecture;        // "Hopper"
+    Fact<std::string> compute_capability;  // "9.0"
 
     Fact<std::uint64_t> memory_total_bytes, memory_reserved_bytes;
     Fact<bool> ecc_enabled, ecc_pending;
 
     Fact<int> pcie_gen_max_gpu, pcie_gen_max_host, pcie_width_max;
-    std::vector<NvLinkInfo> nvlinks;          // every link the driver knows, active or not
-    std::string nvlink_absent_reason;         // when the links could not be read at all
+    std::vector<NvLinkInfo> nvlinks;   // every link the driver knows, active or not
+    std::string nvlink_absent_reason;  // when the links could not be read at all
 
     Fact<bool> persistence_mode;
-    Fact<std::string> compute_mode;           // "Default", "Exclusive_Process", "Prohibited"
+    Fact<std::string> compute_mode;  // "Default", "Exclusive_Process", "Prohibited"
     Fact<bool> mig_enabled;
-    Fact<std::string> virtualization_mode;    // "None", "Pass-Through", "vGPU", "Host vGPU"...
+    Fact<std::string> virtualization_mode;  // "None", "Pass-Through", "vGPU", "Host vGPU"...
 
     Fact<double> power_default_limit_w, power_min_limit_w, power_max_limit_w;
     Fact<int> clock_sm_max_mhz, clock_mem_max_mhz;
     Fact<int> temperature_slowdown_c, temperature_shutdown_c;
-    Fact<int> temperature_memory_max_c;       // the memory's maximum threshold
+    Fact<int> temperature_memory_max_c;  // the memory's maximum threshold
 
     Fact<int> numa_node;
-    Fact<std::string> cpu_affinity;           // CPU list like "0-31,64-95"
+    Fact<std::string> cpu_affinity;  // CPU list like "0-31,64-95"
 };
 
 // What a sample reads. Callers polling fast ask only for what they use: some readings are slow
@@ -72,13 +72,13 @@ enum Reading : unsigned {
     kReadUtilization = 1u << 0,
     kReadMemory = 1u << 1,
     kReadPower = 1u << 2,
-    kReadClocks = 1u << 3,        // SM, memory, graphics clocks and the clock-event reasons
-    kReadThermal = 1u << 4,       // GPU and memory temperature, fan
-    kReadPcieLink = 1u << 5,      // current generation and width, replay counter
+    kReadClocks = 1u << 3,    // SM, memory, graphics clocks and the clock-event reasons
+    kReadThermal = 1u << 4,   // GPU and memory temperature, fan
+    kReadPcieLink = 1u << 5,  // current generation and width, replay counter
     kReadPcieThroughput = 1u << 6,
     kReadNvLinkThroughput = 1u << 7,
-    kReadEcc = 1u << 8,           // ECC error counters
-    kReadRetirement = 1u << 9,    // remapped rows, retired pages
+    kReadEcc = 1u << 8,         // ECC error counters
+    kReadRetirement = 1u << 9,  // remapped rows, retired pages
     kReadProcesses = 1u << 10,
     kReadEverything = (1u << 11) - 1,
 };
@@ -109,14 +109,14 @@ struct DeviceSample {
     Fact<bool> retired_pages_pending;
 
     std::vector<GpuProcess> processes;
-    std::string processes_absent_reason;      // empty when the list was read
+    std::string processes_absent_reason;  // empty when the list was read
 };
 
 // One GPU. Not thread-safe: one caller at a time (the sampler serialises its own use).
 class GpuDevice {
 public:
     virtual ~GpuDevice() = default;
-    virtual int index() const = 0;            // the backend's index
+    virtual int index() const = 0;  // the backend's index
     // Why the library could not open this GPU; empty when it did.
     virtual const std::string& unopened_reason() const = 0;
     virtual DeviceFacts describe() = 0;
@@ -144,9 +144,9 @@ public:
 };
 
 struct SystemFacts {
-    Fact<std::string> driver_version;         // "570.86.15"
-    Fact<std::string> library_version;        // the management library's own version
-    Fact<int> cuda_driver_version;            // 12080
+    Fact<std::string> driver_version;   // "570.86.15"
+    Fact<std::string> library_version;  // the management library's own version
+    Fact<int> cuda_driver_version;      // 12080
 };
 
 // A vendor's management library for the whole run.

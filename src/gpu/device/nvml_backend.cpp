@@ -71,7 +71,8 @@ private:
 
 }  // namespace
 
-NvmlBackend::NvmlBackend(const NvmlApi& api, std::string absent_reason) : api_(api), reason_(std::move(absent_reason)) {}
+NvmlBackend::NvmlBackend(const NvmlApi& api, std::string absent_reason)
+    : api_(api), reason_(std::move(absent_reason)) {}
 
 const NvmlBackend& NvmlBackend::shared() {
     // Constructed after the session it reads, so destroyed before it.
@@ -89,7 +90,8 @@ SystemFacts NvmlBackend::system() const {
     s.driver_version = system_text("nvmlSystemGetDriverVersion", api_.nvmlSystemGetDriverVersion);
     s.library_version = system_text("nvmlSystemGetNVMLVersion", api_.nvmlSystemGetNVMLVersion);
     int v = 0;
-    if (!api_.nvmlSystemGetCudaDriverVersion) s.cuda_driver_version = Fact<int>::absent(driver_lacks("nvmlSystemGetCudaDriverVersion"));
+    if (!api_.nvmlSystemGetCudaDriverVersion)
+        s.cuda_driver_version = Fact<int>::absent(driver_lacks("nvmlSystemGetCudaDriverVersion"));
     else if (int rc = api_.nvmlSystemGetCudaDriverVersion(&v); rc != NVML_SUCCESS)
         s.cuda_driver_version = Fact<int>::absent(nvml_absent_reason(rc));
     else s.cuda_driver_version = v;

@@ -39,8 +39,8 @@ private:
     void sample_ecc(DeviceSample& s);
     void sample_retirement(DeviceSample& s);
     void sample_process_list(DeviceSample& s, const char* symbol, nvml::nvmlDeviceGetRunningProcesses_fn fn,
-                             const char* v1_symbol, nvml::nvmlDeviceGetRunningProcesses_v1_fn fn_v1,
-                             const char* type, std::string& why_out);
+                             const char* v1_symbol, nvml::nvmlDeviceGetRunningProcesses_v1_fn fn_v1, const char* type,
+                             std::string& why_out);
     void sample_processes(DeviceSample& s);
 
     int index_;

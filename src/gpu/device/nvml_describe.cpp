@@ -112,14 +112,15 @@ void NvmlDevice::read_limits(DeviceFacts& f) {
     std::string why = r_.call("nvmlDeviceGetEccMode", a.nvmlDeviceGetEccMode, &cur, &pend);
     f.ecc_enabled = fact_of(why, is_enabled(cur));
     f.ecc_pending = fact_of(why, is_enabled(pend));
-    f.pcie_gen_max_gpu = r_.fact("nvmlDeviceGetGpuMaxPcieLinkGeneration", a.nvmlDeviceGetGpuMaxPcieLinkGeneration, as_int);
+    f.pcie_gen_max_gpu =
+        r_.fact("nvmlDeviceGetGpuMaxPcieLinkGeneration", a.nvmlDeviceGetGpuMaxPcieLinkGeneration, as_int);
     f.pcie_gen_max_host = r_.fact("nvmlDeviceGetMaxPcieLinkGeneration", a.nvmlDeviceGetMaxPcieLinkGeneration, as_int);
     f.pcie_width_max = r_.fact("nvmlDeviceGetMaxPcieLinkWidth", a.nvmlDeviceGetMaxPcieLinkWidth, as_int);
     f.power_default_limit_w = r_.fact("nvmlDeviceGetPowerManagementDefaultLimit",
                                       a.nvmlDeviceGetPowerManagementDefaultLimit, milliwatts_to_w);
     unsigned pmin = 0, pmax = 0;
-    why = r_.call("nvmlDeviceGetPowerManagementLimitConstraints", a.nvmlDeviceGetPowerManagementLimitConstraints,
-                  &pmin, &pmax);
+    why = r_.call("nvmlDeviceGetPowerManagementLimitConstraints", a.nvmlDeviceGetPowerManagementLimitConstraints, &pmin,
+                  &pmax);
     f.power_min_limit_w = fact_of(why, milliwatts_to_w(pmin));
     f.power_max_limit_w = fact_of(why, milliwatts_to_w(pmax));
     f.clock_sm_max_mhz = r_.fact("nvmlDeviceGetMaxClockInfo", a.nvmlDeviceGetMaxClockInfo, as_int, NVML_CLOCK_SM);
@@ -161,14 +162,16 @@ void NvmlDevice::read_nvlinks(DeviceFacts& f) {
         if (rc != NVML_SUCCESS) {
             if (rc == NVML_ERROR_GPU_IS_LOST) r_.status("nvmlDeviceGetNvLinkState", rc);
             if (link == 0)
-                f.nvlink_absent_reason = rc == NVML_ERROR_INVALID_ARGUMENT ? "this GPU has no NVLink" : nvml_absent_reason(rc);
+                f.nvlink_absent_reason =
+                    rc == NVML_ERROR_INVALID_ARGUMENT ? "this GPU has no NVLink" : nvml_absent_reason(rc);
             return;
         }
         NvLinkInfo l;
         l.link = static_cast<int>(link);
         l.active = is_enabled(st);
         nvmlPciInfo_t pci{};
-        std::string why = r_.call("nvmlDeviceGetNvLinkRemotePciInfo_v2", a.nvmlDeviceGetNvLinkRemotePciInfo, link, &pci);
+        std::string why =
+            r_.call("nvmlDeviceGetNvLinkRemotePciInfo_v2", a.nvmlDeviceGetNvLinkRemotePciInfo, link, &pci);
         l.remote_pci_bus_id = fact_of(why, std::string(pci.busId));
         l.remote_type = r_.fact("nvmlDeviceGetNvLinkRemoteDeviceType", a.nvmlDeviceGetNvLinkRemoteDeviceType,
                                 remote_type_name, link);

@@ -54,20 +54,26 @@ NvmlDevice::MemoryInfo NvmlDevice::read_memory() {
     m.total = fact_of(why, static_cast<std::uint64_t>(v.total));
     m.used = fact_of(why, static_cast<std::uint64_t>(v.used));
     m.free = fact_of(why, static_cast<std::uint64_t>(v.free));
-    m.reserved = Fact<std::uint64_t>::absent(a.nvmlDeviceGetMemoryInfo_v2 ? why : driver_lacks("nvmlDeviceGetMemoryInfo_v2"));
+    m.reserved =
+        Fact<std::uint64_t>::absent(a.nvmlDeviceGetMemoryInfo_v2 ? why : driver_lacks("nvmlDeviceGetMemoryInfo_v2"));
     return m;
 }
 
 void NvmlDevice::sample_power_clocks(DeviceSample& s) {
     const NvmlApi& a = r_.api;
     s.power_draw_w = r_.fact("nvmlDeviceGetPowerUsage", a.nvmlDeviceGetPowerUsage, milliwatts_to_w);
-    s.power_limit_w = r_.fact("nvmlDeviceGetPowerManagementLimit", a.nvmlDeviceGetPowerManagementLimit, milliwatts_to_w);
-    s.power_enforced_limit_w = r_.fact("nvmlDeviceGetEnforcedPowerLimit", a.nvmlDeviceGetEnforcedPowerLimit, milliwatts_to_w);
-    auto clock = [&](nvmlClockType_t t) { return r_.fact("nvmlDeviceGetClockInfo", a.nvmlDeviceGetClockInfo, as_int, t); };
+    s.power_limit_w =
+        r_.fact("nvmlDeviceGetPowerManagementLimit", a.nvmlDeviceGetPowerManagementLimit, milliwatts_to_w);
+    s.power_enforced_limit_w =
+        r_.fact("nvmlDeviceGetEnforcedPowerLimit", a.nvmlDeviceGetEnforcedPowerLimit, milliwatts_to_w);
+    auto clock = [&](nvmlClockType_t t) {
+        return r_.fact("nvmlDeviceGetClockInfo", a.nvmlDeviceGetClockInfo, as_int, t);
+    };
     s.clock_sm_mhz = clock(NVML_CLOCK_SM);
     s.clock_mem_mhz = clock(NVML_CLOCK_MEM);
     s.clock_graphics_mhz = clock(NVML_CLOCK_GRAPHICS);
-    s.clock_event_reasons = r_.fact("nvmlDeviceGetCurrentClocksEventReasons", a.nvmlDeviceGetCurrentClocksEventReasons, as_u64);
+    s.clock_event_reasons =
+        r_.fact("nvmlDeviceGetCurrentClocksEventReasons", a.nvmlDeviceGetCurrentClocksEventReasons, as_u64);
 }
 
 void NvmlDevice::sample_thermal(DeviceSample& s) {
@@ -88,15 +94,17 @@ void NvmlDevice::sample_thermal(DeviceSample& s) {
 void NvmlDevice::sample_pcie(DeviceSample& s, unsigned readings) {
     const NvmlApi& a = r_.api;
     if (readings & kReadPcieLink) {
-        s.pcie_gen_current = r_.fact("nvmlDeviceGetCurrPcieLinkGeneration", a.nvmlDeviceGetCurrPcieLinkGeneration, as_int);
+        s.pcie_gen_current =
+            r_.fact("nvmlDeviceGetCurrPcieLinkGeneration", a.nvmlDeviceGetCurrPcieLinkGeneration, as_int);
         s.pcie_width_current = r_.fact("nvmlDeviceGetCurrPcieLinkWidth", a.nvmlDeviceGetCurrPcieLinkWidth, as_int);
         s.pcie_replay_count = r_.fact("nvmlDeviceGetPcieReplayCounter", a.nvmlDeviceGetPcieReplayCounter, as_u32);
     }
     if (readings & kReadPcieThroughput) {
         // NVML counts KB (1024 bytes) per second over a 20 ms window per call.
         auto rate = [&](nvmlPcieUtilCounter_t c) {
-            return r_.fact("nvmlDeviceGetPcieThroughput", a.nvmlDeviceGetPcieThroughput,
-                           [](unsigned kb_per_s) { return kb_per_s * 1024.0; }, c);
+            return r_.fact(
+                "nvmlDeviceGetPcieThroughput", a.nvmlDeviceGetPcieThroughput,
+                [](unsigned kb_per_s) { return kb_per_s * 1024.0; }, c);
         };
         s.pcie_rx_bytes_per_s = rate(NVML_PCIE_UTIL_RX_BYTES);
         s.pcie_tx_bytes_per_s = rate(NVML_PCIE_UTIL_TX_BYTES);
@@ -114,8 +122,9 @@ void NvmlDevice::sample_nvlink_throughput(DeviceSample& s) {
         if (!why.empty()) return Fact<std::uint64_t>::absent(why);
         if (v.nvmlReturn != NVML_SUCCESS) return Fact<std::uint64_t>::absent(nvml_absent_reason(v.nvmlReturn));
         auto kib = field_value_number(v);
-        if (!kib) return Fact<std::uint64_t>::absent("NVML returned an NVLink counter of value type " +
-                                                     std::to_string(int(v.valueType)) + ", which gpuvet does not read");
+        if (!kib)
+            return Fact<std::uint64_t>::absent("NVML returned an NVLink counter of value type " +
+                                               std::to_string(int(v.valueType)) + ", which gpuvet does not read");
         return Fact<std::uint64_t>(static_cast<std::uint64_t>(*kib) * 1024u);
     };
     s.nvlink_rx_bytes_total = counter(f[0]);
@@ -161,14 +170,14 @@ void NvmlDevice::sample_processes(DeviceSample& s) {
                         "nvmlDeviceGetComputeRunningProcesses", a.nvmlDeviceGetComputeRunningProcesses_v1, "compute",
                         why_c);
     sample_process_list(s, "nvmlDeviceGetGraphicsRunningProcesses_v3", a.nvmlDeviceGetGraphicsRunningProcesses,
-                        "nvmlDeviceGetGraphicsRunningProcesses", a.nvmlDeviceGetGraphicsRunningProcesses_v1,
-                        "graphics", why_g);
+                        "nvmlDeviceGetGraphicsRunningProcesses", a.nvmlDeviceGetGraphicsRunningProcesses_v1, "graphics",
+                        why_g);
     if (!why_c.empty()) s.processes_absent_reason = why_c;  // graphics lists are often unsupported
 }
 
 void NvmlDevice::sample_process_list(DeviceSample& s, const char* symbol, nvmlDeviceGetRunningProcesses_fn fn,
-                                     const char* v1_symbol, nvmlDeviceGetRunningProcesses_v1_fn fn_v1,
-                                     const char* type, std::string& why_out) {
+                                     const char* v1_symbol, nvmlDeviceGetRunningProcesses_v1_fn fn_v1, const char* type,
+                                     std::string& why_out) {
     std::vector<RawProcess> procs;
     if (fn) {
         unsigned count = 0;  // sizing call: SUCCESS when idle, INSUFFICIENT_SIZE with the count otherwise

@@ -24,7 +24,7 @@ public:
     bool ok() const { return reason_.empty(); }
     // Why NVML is unusable: the library did not load or nvmlInit failed; empty when ok().
     const std::string& absent_reason() const { return reason_; }
-    int init_status() const { return init_status_; }  // nvmlInit's code when it failed, else 0
+    int init_status() const { return init_status_; }                       // nvmlInit's code when it failed, else 0
     std::string init_advice() const { return nvml_advice(init_status_); }  // what to do about it
     bool loaded() const { return api_.ok(); }
 
