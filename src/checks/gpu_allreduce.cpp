@@ -122,7 +122,12 @@ public:
         check_async_errors();
         SizeOutcome z;
         z.bytes = bytes;
-        z.algbw_gbps = ms > 0 ? double(bytes) / (ms / iters * 1e-3) / 1e9 : 0;
+        // A zero reading is a timer that did not work, not an infinite rate: no figure, no verdict.
+        if (!(ms > 0))
+            throw runtime_error("the GPU event timer measured no time for " + std::to_string(iters) +
+                                    " all-reduce passes of " + size_text(bytes),
+                                "run again; if it repeats, the driver's CUDA events do not time this GPU's work");
+        z.algbw_gbps = double(bytes) / (ms / iters * 1e-3) / 1e9;
         z.busbw_gbps = bus_bandwidth(z.algbw_gbps, n_);
         verify(z);
         return z;

@@ -67,6 +67,7 @@ void test_chunk(GpuSession& s, const Stream& st, const DeviceBuffer& c, std::uin
     const std::uint64_t words = c.bytes() / 8;
     const std::uint32_t pattern = static_cast<std::uint32_t>(pat);
     s.zero(result, &st);
+    run.processed_bytes += c.bytes();
     run.ms_total += s.time_ms(st, [&] {
         s.launch("memtest_write", s.geometry("memtest_write"), st,
                  {arg::ptr(c), arg::u64(words), arg::u32(pattern), arg::u64(seed)});

@@ -45,11 +45,11 @@ void add_measurements(const MemtestRun& run, const GpuSpec* sp, CheckResult& r) 
     r.measurements.push_back(Measurement::number("errors", "Memory errors", double(run.errors), "count").on_gpu(g));
     const double rounds = double(run.patterns) * double(run.passes);
     r.measurements.push_back(Measurement::number("patterns", "Patterns x passes", rounds, "count").on_gpu(g));
-    if (run.ms_total > 0)  // every byte written once and read once per pattern and pass
-        r.measurements.push_back(
-            Measurement::number("test_gbps", "Write + verify rate",
-                                2.0 * double(run.tested_bytes) * rounds / (run.ms_total * 1e-3) / 1e9, "GB/s")
-                .on_gpu(g));
+    if (run.ms_total > 0)  // each processed byte written once and read once
+        r.measurements.push_back(Measurement::number("test_gbps", "Write + verify rate",
+                                                     2.0 * double(run.processed_bytes) / (run.ms_total * 1e-3) / 1e9,
+                                                     "GB/s")
+                                     .on_gpu(g));
 }
 
 }  // namespace

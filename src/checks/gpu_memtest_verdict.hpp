@@ -31,6 +31,7 @@ struct MemtestRun {
     std::uint64_t errors = 0;                // every mismatch the device counted
     std::vector<MemtestError> first_errors;  // the first few, with their addresses
     double ms_total = 0;                     // write + verify time over all chunks
+    std::uint64_t processed_bytes = 0;       // written and verified in that time: a stop cuts it short
     bool interrupted = false;                // a stop ended the test early
 };
 

@@ -43,6 +43,7 @@ MemtestRun memtest(double tested_gib, std::uint64_t errors = 0) {
     for (std::uint64_t i = 0; i < errors; ++i)
         run.first_errors.push_back({8 * i, 0x7f0000000000 + 8 * i, "random", 0xff, 0xf7});
     run.ms_total = 1000;
+    run.processed_bytes = run.tested_bytes * 4;  // every pattern over all of it
     return run;
 }
 
@@ -102,6 +103,19 @@ TEST(MemtestVerdict, NoErrorsOverTheMemorySoldPasses) {
     EXPECT_EQ(*find(r, "patterns")->value, 4);
     EXPECT_NEAR(*find(r, "test_gbps")->value, 2.0 * 78 * double(1ull << 30) * 4 / 1e9, 1e-6);
     EXPECT_FALSE(find(r, "nvml_memory_total_bytes"));
+}
+
+// A stop after errors: the rate is over what was written and verified, not over the plan.
+TEST(MemtestVerdict, AStoppedRunRatesOnlyWhatItTested) {
+    GpuSpec spec = h100();
+    MemtestRun run = memtest(78, 1);
+    run.interrupted = true;
+    run.processed_bytes = run.tested_bytes;  // one pattern of four done
+    run.ms_total = 250;
+    CheckResult r;
+    judge_memtest(run, &spec, r);
+    EXPECT_EQ(r.verdict, Verdict::Fail);
+    EXPECT_NEAR(*find(r, "test_gbps")->value, 2.0 * 78 * double(1ull << 30) / 0.25 / 1e9, 1e-6);
 }
 
 TEST(MemtestVerdict, TooLittleMemoryTestedWarns) {
