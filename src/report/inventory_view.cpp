@@ -117,47 +117,43 @@ Json gpu_json(const InventoryGpu& g) {
 }
 
 // One "  label   value" line of the listing.
-struct Lines {
-    std::string& out;
-    void operator()(std::string_view label, const std::string& value) const {
-        out += fmt::format("  {:<30} {}\n", label, value);
-    }
-};
+void add_line(std::string& out, std::string_view label, const std::string& value) {
+    out += fmt::format("  {:<30} {}\n", label, value);
+}
 
 void render_driver(const InventoryFacts& inv, const Style& st, std::string& out) {
-    Lines line{out};
     if (!inv.cuda_present) out += "no NVIDIA driver found (" + inv.cuda_absent_reason + ")\n\n";
     out += st.bold("Driver") + "\n";
-    line("Driver version", format_fact("driver_version", inv.driver_version));
+    add_line(out, "Driver version", format_fact("driver_version", inv.driver_version));
     std::string cuda = inv.cuda_driver_version ? fmt::format("{}.{}", *inv.cuda_driver_version / 1000,
                                                              (*inv.cuda_driver_version % 1000) / 10)
                                                : "— (" + inv.cuda_driver_version.absent_reason + ")";
-    line("CUDA driver API", cuda);
-    line("NVML version", format_fact("nvml_version", inv.nvml_version));
-    if (!inv.libcuda_path.empty()) line("libcuda", inv.libcuda_path);
-    if (!inv.libnvml_path.empty()) line("libnvidia-ml", inv.libnvml_path);
-    for (const auto& e : inv.errors) line("problem", e);
+    add_line(out, "CUDA driver API", cuda);
+    add_line(out, "NVML version", format_fact("nvml_version", inv.nvml_version));
+    if (!inv.libcuda_path.empty()) add_line(out, "libcuda", inv.libcuda_path);
+    if (!inv.libnvml_path.empty()) add_line(out, "libnvidia-ml", inv.libnvml_path);
+    for (const auto& e : inv.errors) add_line(out, "problem", e);
 }
 
 void render_links_and_processes(const InventoryGpu& g, std::string& out) {
-    Lines line{out};
     if (!g.nvlinks_absent_reason.empty()) {
-        line("NVLink", "— (" + g.nvlinks_absent_reason + ")");
+        add_line(out, "NVLink", "— (" + g.nvlinks_absent_reason + ")");
     } else {
         int active = 0;
         for (const auto& l : g.nvlinks) active += l.active.value_or(false) ? 1 : 0;
-        line("NVLink", fmt::format("{} of {} links active", active, g.nvlinks.size()));
+        add_line(out, "NVLink", fmt::format("{} of {} links active", active, g.nvlinks.size()));
         for (const auto& l : g.nvlinks)
             if (l.active.value_or(false))
-                line(fmt::format("  link {}", l.link),
-                     fmt::format("NVLink {} to {} {}", l.version_name, l.remote_type.value_or("device"),
-                                 format_fact("remote_pci_bus_id", l.remote_pci_bus_id)));
+                add_line(out, fmt::format("  link {}", l.link),
+                         fmt::format("NVLink {} to {} {}", l.version_name, l.remote_type.value_or("device"),
+                                     format_fact("remote_pci_bus_id", l.remote_pci_bus_id)));
     }
-    if (!g.processes_absent_reason.empty()) line("Processes", "— (" + g.processes_absent_reason + ")");
-    else if (g.processes.empty()) line("Processes", "none");
+    if (!g.processes_absent_reason.empty()) add_line(out, "Processes", "— (" + g.processes_absent_reason + ")");
+    else if (g.processes.empty()) add_line(out, "Processes", "none");
     for (const auto& p : g.processes)
-        line(fmt::format("  pid {}", p.pid), fmt::format("{} {} {}", p.name.empty() ? "?" : p.name, p.type,
-                                                         format_fact("used_memory_bytes", p.used_memory_bytes)));
+        add_line(out, fmt::format("  pid {}", p.pid),
+                 fmt::format("{} {} {}", p.name.empty() ? "?" : p.name, p.type,
+                             format_fact("used_memory_bytes", p.used_memory_bytes)));
 }
 
 // Appended piece by piece: `"\n" + std::string&&` draws a false -Wrestrict from GCC 12.
@@ -167,17 +163,16 @@ void render_gpu(const InventoryGpu& g, const Style& st, std::string& out) {
     if (g.name) out += "  " + *g.name;
     if (g.lost) out += "  " + st.paint("LOST (fell off the bus)", "31");
     out += "\n";
-    Lines line{out};
-    for (const auto& f : g.facts) line(f.label, format_fact(f));
+    for (const auto& f : g.facts) add_line(out, f.label, format_fact(f));
     render_links_and_processes(g, out);
-    for (const auto& e : g.errors) line("problem", e);
+    for (const auto& e : g.errors) add_line(out, "problem", e);
 }
 
 void render_topology(const InventoryFacts& inv, const Style& st, std::string& out) {
     out += '\n';
     out += st.bold("Topology");
     out += '\n';
-    if (!inv.topology_absent_reason.empty()) Lines{out}("", "— (" + inv.topology_absent_reason + ")");
+    if (!inv.topology_absent_reason.empty()) add_line(out, "", "— (" + inv.topology_absent_reason + ")");
     if (inv.topology.empty()) return;
     out += "        ";
     for (std::size_t j = 0; j < inv.topology.size(); ++j) out += fmt::format("{:<6}", fmt::format("GPU{}", j));
@@ -193,22 +188,23 @@ void render_topology(const InventoryFacts& inv, const Style& st, std::string& ou
 }
 
 void render_host(const MachineInfo& host, const Style& st, std::string& out) {
-    Lines line{out};
     out += '\n';
     out += st.bold("Host");
     out += '\n';
     auto opt = [&](const char* label, const auto& v) {
-        if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::optional<std::string>>) line(label, v ? *v : "—");
-        else line(label, v ? fmt::format("{}", *v) : "—");
+        if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::optional<std::string>>)
+            add_line(out, label, v ? *v : "—");
+        else add_line(out, label, v ? fmt::format("{}", *v) : "—");
     };
     opt("Hostname", host.hostname);
     opt("CPU", host.cpu_model);
     opt("Sockets", host.cpu_sockets);
     opt("Cores", host.cpu_cores);
     opt("Threads", host.cpu_threads);
-    line("Memory", host.memory_total_bytes
-                       ? fmt::format("{:.1f} GiB", static_cast<double>(*host.memory_total_bytes) / (1ULL << 30))
-                       : "—");
+    add_line(out, "Memory",
+             host.memory_total_bytes
+                 ? fmt::format("{:.1f} GiB", static_cast<double>(*host.memory_total_bytes) / (1ULL << 30))
+                 : "—");
     opt("NUMA nodes", host.numa_nodes);
     opt("OS", host.os);
     opt("Kernel", host.kernel);
