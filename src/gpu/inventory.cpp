@@ -118,7 +118,7 @@ std::vector<CudaDevice> read_cuda(const CudaApi& api, Inventory& inv) {
 }
 
 // What the inventory samples: everything but the throughput counters, which need a window.
-constexpr unsigned kInventoryReadings = kReadEverything & ~(kReadPcieThroughput | kReadNvLinkThroughput);
+constexpr unsigned kInventoryReadings = kReadEverything & ~(kReadPcieThroughput | kReadNvLinkThroughput | kReadGpm);
 
 // NV<n> when n NVLinks join two GPUs (directly, or through NVSwitches), else 0.
 int nvlinks_between(const GpuInfo& gi, const GpuInfo& gj) {

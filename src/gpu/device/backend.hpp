@@ -80,7 +80,8 @@ enum Reading : unsigned {
     kReadEcc = 1u << 8,         // ECC error counters
     kReadRetirement = 1u << 9,  // remapped rows, retired pages
     kReadProcesses = 1u << 10,
-    kReadEverything = (1u << 11) - 1,
+    kReadGpm = 1u << 11,  // GPU performance metrics (Hopper+): over the time since this device's previous GPM read
+    kReadEverything = (1u << 12) - 1,
 };
 
 // Live facts at one instant.
@@ -110,6 +111,11 @@ struct DeviceSample {
 
     std::vector<GpuProcess> processes;
     std::string processes_absent_reason;  // empty when the list was read
+
+    // GPU performance metrics (kReadGpm), each a percentage over the interval since the previous
+    // GPM read of this device: SM activity and occupancy, tensor-pipe activity, DRAM bandwidth used.
+    Fact<double> gpm_sm_activity_percent, gpm_sm_occupancy_percent, gpm_tensor_activity_percent,
+        gpm_dram_bandwidth_percent;
 };
 
 // One GPU. Not thread-safe: one caller at a time (the sampler serialises its own use).
