@@ -255,7 +255,7 @@ TEST(DeviceBackend, GpmAbsentWithItsReason) {
 }
 
 TEST(DeviceBackend, GpmWithoutTheCallsSaysTheDriverLacksThem) {
-    fake_nvml("gpm_metrics.toml");                                // sets the scenario
+    fake_nvml("gpm_metrics.toml");                           // sets the scenario
     NvmlSession session(NvmlApi::load_file(FAKE_NVML_OLD));  // R440 era: no GPM symbols
     ASSERT_TRUE(session.ok()) << session.absent_reason();
     EXPECT_EQ(session.api().nvmlGpmSampleGet, nullptr);

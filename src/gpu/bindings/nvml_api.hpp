@@ -241,9 +241,9 @@ struct nvmlEventData_t {
 // passes a zeroed array larger than any header so far (kGpmMetricsBufferEntries) and names only the
 // metrics it wants in numMetrics.
 struct nvmlGpmMetric_t {
-    unsigned int metricId;   // IN: which metric
-    nvmlReturn_t nvmlReturn; // OUT: this metric's status; value is valid only on NVML_SUCCESS
-    double value;            // OUT
+    unsigned int metricId;    // IN: which metric
+    nvmlReturn_t nvmlReturn;  // OUT: this metric's status; value is valid only on NVML_SUCCESS
+    double value;             // OUT
     struct {
         char* shortName;
         char* longName;
@@ -266,10 +266,10 @@ struct nvmlGpmSupport_t {
 inline constexpr unsigned kGpmMetricsGetVersion = 1;
 inline constexpr unsigned kGpmSupportVersion = 1;
 // Metric ids (NVML_GPM_METRIC_*), each a percentage 0-100 over the interval of two samples.
-inline constexpr unsigned kGpmMetricSmUtil = 2;        // SMs busy
-inline constexpr unsigned kGpmMetricSmOccupancy = 3;   // warps resident vs the theoretical maximum
-inline constexpr unsigned kGpmMetricAnyTensorUtil = 5; // SMs doing any tensor operation
-inline constexpr unsigned kGpmMetricDramBwUtil = 10;   // DRAM bandwidth used vs the theoretical maximum
+inline constexpr unsigned kGpmMetricSmUtil = 2;         // SMs busy
+inline constexpr unsigned kGpmMetricSmOccupancy = 3;    // warps resident vs the theoretical maximum
+inline constexpr unsigned kGpmMetricAnyTensorUtil = 5;  // SMs doing any tensor operation
+inline constexpr unsigned kGpmMetricDramBwUtil = 10;    // DRAM bandwidth used vs the theoretical maximum
 // nvmlDeviceGetMigMode's "enabled" value.
 inline constexpr unsigned kDeviceMigEnable = 1;
 
