@@ -73,6 +73,8 @@ const TopField kFields[] = {
      [](const GpuView& v) { return number(v, S(v).power_draw_w); }},
     {"power.limit", "W", FieldKind::Number, 0, "power limit in force (set by an administrator or the default)",
      [](const GpuView& v) { return number(v, S(v).power_limit_w); }},
+    {"enforced.power.limit", "W", FieldKind::Number, 0, "power limit the board enforces (the lowest of all limits)",
+     [](const GpuView& v) { return number(v, S(v).power_enforced_limit_w); }},
     {"power.default_limit", "W", FieldKind::Number, 0, "the board's default power limit",
      [](const GpuView& v) { return number(v, v.gpu.facts.power_default_limit_w); }},
     {"temperature.gpu", "C", FieldKind::Number, 0, "GPU core temperature, degrees Celsius",

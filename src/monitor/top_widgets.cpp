@@ -14,7 +14,7 @@ std::string fill_bar(const Fact<double>& percent, int width) {
 
 std::string sparkline(const std::deque<Fact<double>>& history, int width, bool unicode) {
     static const char* kBlocks[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
-    static const char kAscii[] = " .:-=+*#%@";
+    static const char kAscii[] = "_.:-=+*#%@";  // zero is "_", absent is blank
     std::string out;
     if (width <= 0) return out;
     std::size_t n = std::min(history.size(), static_cast<std::size_t>(width));

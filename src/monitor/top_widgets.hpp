@@ -14,7 +14,7 @@ namespace gpuvet {
 // "|||||     " of `width` cells for 0..100 %; absent: all blank.
 std::string fill_bar(const Fact<double>& percent, int width);
 // The last `width` samples of 0..100 % values as one character each, oldest left: Unicode
-// blocks (▁..█) when `unicode`, else " .:-=+*#%@"; an absent sample is a blank.
+// blocks (▁..█) when `unicode`, else "_.:-=+*#%@"; an absent sample is a blank.
 std::string sparkline(const std::deque<Fact<double>>& history, int width, bool unicode);
 
 enum class Tone { Normal, Good, Warn, Bad, Dim };
