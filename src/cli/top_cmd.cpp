@@ -2,6 +2,7 @@
 // recorder (--log). Wiring only: the monitor, model, outputs and screen live in src/monitor/.
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <thread>
@@ -104,6 +105,8 @@ const NvmlBackend& usable_backend() {
 }
 
 int run_log(Watch& w, TopRecorder& rec, const TopArgs& a) {
+    set_first_stop_message(
+        "\ngpuvet top: stopping; every tick recorded so far stays in the log (again to exit at once)\n");
     LoopLimits limits;
     limits.interval = std::chrono::milliseconds(static_cast<long long>(a.interval_s * 1000));
     if (a.duration_s) limits.duration = std::chrono::milliseconds(static_cast<long long>(*a.duration_s * 1000));
@@ -129,14 +132,15 @@ int run_snapshot(Watch& w, const GlobalOptions& g) {
         close_envelope(env);
         std::cout << render_document(env, top_to_json(w.model.frame()));
     } else {
-        std::cout << render_top_once(w.model.frame(), !g.no_color && ::isatty(STDOUT_FILENO));
+        bool color = !g.no_color && std::getenv("NO_COLOR") == nullptr && ::isatty(STDOUT_FILENO);
+        std::cout << render_top_once(w.model.frame(), color);
     }
     std::cout.flush();
     return exit_code::ok;
 }
 
-int run_screen(Watch& w, const TopArgs& a) {
-    TopScreen screen;
+int run_screen(Watch& w, const TopArgs& a, bool color) {
+    TopScreen screen(color);
     ViewState view;
     view.interval_s = a.interval_s;
     std::vector<int> indexes;
@@ -193,7 +197,7 @@ int run_top(const GlobalOptions& g, const TopArgs& a) {
     Watch w(usable_backend(), gpus, g);
     if (rec) return run_log(w, *rec, a);
     if (a.once || g.json || !::isatty(STDOUT_FILENO) || !::isatty(STDIN_FILENO)) return run_snapshot(w, g);
-    return run_screen(w, a);
+    return run_screen(w, a, !g.no_color && std::getenv("NO_COLOR") == nullptr);
 }
 
 }  // namespace

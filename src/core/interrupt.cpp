@@ -30,12 +30,15 @@ int g_screen_fd = -1;
 termios g_screen_termios{};
 char g_screen_leave[64] = {0};
 
+std::atomic<const char*> g_first_message{
+    "\ngpuvet: stopping; the report of what was measured follows (again to exit at once)\n"};
+
 void say(const char* s) { (void)!write(STDERR_FILENO, s, std::strlen(s)); }
 
 void on_signal(int) {
     bool screen = g_screen_armed.load();
     if (!g_stop.exchange(true)) {
-        if (!screen) say("\ngpuvet: stopping; the report of what was measured follows (again to exit at once)\n");
+        if (!screen) say(g_first_message.load());
         return;
     }
     // The second signal: leave the terminal clean, remove what is ours, go.
@@ -53,6 +56,8 @@ void on_signal(int) {
 }  // namespace
 
 const std::atomic<bool>& stop_flag() { return g_stop; }
+
+void set_first_stop_message(const char* text) { g_first_message.store(text); }
 
 void install_stop_handlers(bool stderr_is_tty) {
     g_tty = stderr_is_tty;

@@ -10,6 +10,9 @@ namespace gpuvet {
 
 // Set by the first SIGINT / SIGTERM.
 const std::atomic<bool>& stop_flag();
+// What the first signal prints instead of the default (which promises a report); `text` must have
+// static storage duration. The recorder (`top --log`) says its file keeps what was recorded.
+void set_first_stop_message(const char* text);
 // Installs the handlers; `stderr_is_tty`: the second signal clears the live progress line there.
 void install_stop_handlers(bool stderr_is_tty);
 

@@ -238,7 +238,7 @@ void draw_help(int w, int h) {
 
 }  // namespace
 
-TopScreen::TopScreen() {
+TopScreen::TopScreen(bool color) {
     std::setlocale(LC_ALL, "");
     unicode_ = std::strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
     // xterm's "leave the alternate screen, show the cursor, reset colours" for the second signal.
@@ -248,7 +248,7 @@ TopScreen::TopScreen() {
     noecho();
     keypad(stdscr, TRUE);
     curs_set(0);
-    if (has_colors()) {
+    if (color && has_colors()) {
         start_color();
         use_default_colors();
         init_pair(kGood, COLOR_GREEN, -1);

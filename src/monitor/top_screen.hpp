@@ -18,7 +18,8 @@ inline constexpr int kTopMinLines = 6;
 
 class TopScreen {
 public:
-    TopScreen();  // takes the terminal (stdin/stdout must be a terminal)
+    // Takes the terminal (stdin/stdout must be a terminal); `color` false draws without colours.
+    explicit TopScreen(bool color);
     ~TopScreen();
     TopScreen(const TopScreen&) = delete;
     TopScreen& operator=(const TopScreen&) = delete;
