@@ -75,60 +75,85 @@ struct Page {
     Family dbe_vol{"DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "counter", "Total number of double-bit volatile ECC errors.", {}};
     Family sbe_agg{"DCGM_FI_DEV_ECC_SBE_AGG_TOTAL", "counter", "Total number of single-bit persistent ECC errors.", {}};
     Family dbe_agg{"DCGM_FI_DEV_ECC_DBE_AGG_TOTAL", "counter", "Total number of double-bit persistent ECC errors.", {}};
-    Family retired_sbe{"DCGM_FI_DEV_RETIRED_SBE", "counter", "Total number of retired pages due to single-bit errors.", {}};
-    Family retired_dbe{"DCGM_FI_DEV_RETIRED_DBE", "counter", "Total number of retired pages due to double-bit errors.", {}};
+    Family retired_sbe{
+        "DCGM_FI_DEV_RETIRED_SBE", "counter", "Total number of retired pages due to single-bit errors.", {}};
+    Family retired_dbe{
+        "DCGM_FI_DEV_RETIRED_DBE", "counter", "Total number of retired pages due to double-bit errors.", {}};
     Family retired_pending{"DCGM_FI_DEV_RETIRED_PENDING", "counter", "Total number of pages pending retirement.", {}};
-    Family nvlink{"DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL", "counter",
-                  "Total number of NVLink bandwidth counters for all lanes.", {}};
-    Family rows_unc{"DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", "counter",
-                    "Number of remapped rows for uncorrectable errors", {}};
-    Family rows_cor{"DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS", "counter", "Number of remapped rows for correctable errors", {}};
+    Family nvlink{"DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL",
+                  "counter",
+                  "Total number of NVLink bandwidth counters for all lanes.",
+                  {}};
+    Family rows_unc{
+        "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", "counter", "Number of remapped rows for uncorrectable errors", {}};
+    Family rows_cor{
+        "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS", "counter", "Number of remapped rows for correctable errors", {}};
     Family remap_fail{"DCGM_FI_DEV_ROW_REMAP_FAILURE", "gauge", "Whether remapping of rows has failed", {}};
     Family sm_active{"DCGM_FI_PROF_SM_ACTIVE", "gauge", "The ratio of cycles an SM has at least 1 warp assigned.", {}};
     Family sm_occupancy{"DCGM_FI_PROF_SM_OCCUPANCY", "gauge", "The ratio of number of warps resident on an SM.", {}};
     Family tensor{"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "gauge", "Ratio of cycles the tensor (HMMA) pipe is active.", {}};
-    Family dram{"DCGM_FI_PROF_DRAM_ACTIVE", "gauge",
-                "Ratio of cycles the device memory interface is active sending or receiving data.", {}};
-    Family pcie_tx{"DCGM_FI_PROF_PCIE_TX_BYTES", "gauge",
+    Family dram{"DCGM_FI_PROF_DRAM_ACTIVE",
+                "gauge",
+                "Ratio of cycles the device memory interface is active sending or receiving data.",
+                {}};
+    Family pcie_tx{"DCGM_FI_PROF_PCIE_TX_BYTES",
+                   "gauge",
                    "The rate of data transmitted over the PCIe bus - including both protocol headers and data "
                    "payloads - in bytes per second.",
                    {}};
-    Family pcie_rx{"DCGM_FI_PROF_PCIE_RX_BYTES", "gauge",
+    Family pcie_rx{"DCGM_FI_PROF_PCIE_RX_BYTES",
+                   "gauge",
                    "The rate of data received over the PCIe bus - including both protocol headers and data "
                    "payloads - in bytes per second.",
                    {}};
     // gpuvet's own.
-    Family lost{"gpuvet_gpu_lost", "gauge", "1 when the GPU fell off the bus (its other series are dropped), else 0.", {}};
-    Family reason{"gpuvet_clock_event_reason_active", "gauge",
-                  "1 while NVML reports this clock-event (throttle) reason for the GPU, else 0.", {}};
+    Family lost{
+        "gpuvet_gpu_lost", "gauge", "1 when the GPU fell off the bus (its other series are dropped), else 0.", {}};
+    Family reason{"gpuvet_clock_event_reason_active",
+                  "gauge",
+                  "1 while NVML reports this clock-event (throttle) reason for the GPU, else 0.",
+                  {}};
     Family power_limit{"gpuvet_power_limit_watts", "gauge", "Power management limit now set (in W).", {}};
     Family power_enforced{"gpuvet_power_enforced_limit_watts", "gauge", "Power limit the driver enforces (in W).", {}};
     Family power_default{"gpuvet_power_default_limit_watts", "gauge", "Default power limit of the board (in W).", {}};
     Family power_max{"gpuvet_power_max_limit_watts", "gauge", "Highest power limit the board accepts (in W).", {}};
     Family pcie_gen{"gpuvet_pcie_link_generation", "gauge", "Current PCIe link generation.", {}};
-    Family pcie_gen_max{"gpuvet_pcie_link_generation_max", "gauge",
-                        "Highest PCIe generation: of the GPU (limit=\"gpu\"), of the GPU and its slot (limit=\"link\").",
-                        {}};
+    Family pcie_gen_max{
+        "gpuvet_pcie_link_generation_max",
+        "gauge",
+        "Highest PCIe generation: of the GPU (limit=\"gpu\"), of the GPU and its slot (limit=\"link\").",
+        {}};
     Family pcie_width{"gpuvet_pcie_link_width", "gauge", "Current PCIe link width (lanes).", {}};
-    Family pcie_width_max{"gpuvet_pcie_link_width_max", "gauge", "Widest PCIe link the GPU and its slot allow (lanes).",
-                          {}};
-    Family nvlink_rx{"gpuvet_nvlink_rx_bytes_per_second", "gauge", "NVLink data received over all links (bytes/s).", {}};
+    Family pcie_width_max{
+        "gpuvet_pcie_link_width_max", "gauge", "Widest PCIe link the GPU and its slot allow (lanes).", {}};
+    Family nvlink_rx{
+        "gpuvet_nvlink_rx_bytes_per_second", "gauge", "NVLink data received over all links (bytes/s).", {}};
     Family nvlink_tx{"gpuvet_nvlink_tx_bytes_per_second", "gauge", "NVLink data sent over all links (bytes/s).", {}};
-    Family verdict{"gpuvet_check_verdict", "gauge",
+    Family verdict{"gpuvet_check_verdict",
+                   "gauge",
                    "Verdict of the last gpuvet check report per check and GPU: 1 for its verdict, 0 for the others.",
                    {}};
-    Family run_verdict{"gpuvet_check_run_verdict", "gauge",
-                       "Verdict of the whole last gpuvet check report: 1 for its verdict, 0 for the others.", {}};
-    Family measurement{"gpuvet_check_measurement", "gauge",
-                       "A figure the last gpuvet check measured, in the unit its label names.", {}};
+    Family run_verdict{"gpuvet_check_run_verdict",
+                       "gauge",
+                       "Verdict of the whole last gpuvet check report: 1 for its verdict, 0 for the others.",
+                       {}};
+    Family measurement{"gpuvet_check_measurement",
+                       "gauge",
+                       "A figure the last gpuvet check measured, in the unit its label names.",
+                       {}};
     Family spec{"gpuvet_check_reference_spec", "gauge", "The spec-sheet value the figure is judged against.", {}};
     Family fail_below{"gpuvet_check_reference_fail_below", "gauge", "The floor below which the figure fails.", {}};
-    Family report_ok{"gpuvet_check_report_readable", "gauge",
-                     "1 when the last read of --check-report succeeded, 0 when it failed (older figures shown).", {}};
+    Family report_ok{"gpuvet_check_report_readable",
+                     "gauge",
+                     "1 when the last read of --check-report succeeded, 0 when it failed (older figures shown).",
+                     {}};
     Family age{"gpuvet_sample_age_seconds", "gauge", "Seconds since the last complete sample of the GPUs ended.", {}};
-    Family duration{"gpuvet_sample_duration_seconds", "gauge", "How long the last sample of every GPU took (in s).", {}};
-    Family stale{"gpuvet_sample_stale", "gauge",
-                 "1 when the last sample is older than the bound, so the GPU series are dropped, else 0.", {}};
+    Family duration{
+        "gpuvet_sample_duration_seconds", "gauge", "How long the last sample of every GPU took (in s).", {}};
+    Family stale{"gpuvet_sample_stale",
+                 "gauge",
+                 "1 when the last sample is older than the bound, so the GPU series are dropped, else 0.",
+                 {}};
     Family build{"gpuvet_build_info", "gauge", "gpuvet's version; always 1.", {}};
 };
 
@@ -235,9 +260,10 @@ std::string render_metrics(const ExportView& v, std::chrono::steady_clock::time_
         p.duration.add({}, v.tick_duration_s);
         p.stale.add({}, stale ? 1 : 0);
         if (stale) {
-            notes.push_back(fmt::format("gpuvet: the last sample ended {:.1f} s ago, more than the bound of {:.1f} s: "
-                                        "the driver is not answering in time, so the GPU series are dropped",
-                                        age_s, stale_after(interval).count() / 1000.0));
+            notes.push_back(
+                fmt::format("gpuvet: the last sample ended {:.1f} s ago, more than the bound of {:.1f} s: "
+                            "the driver is not answering in time, so the GPU series are dropped",
+                            age_s, stale_after(interval).count() / 1000.0));
         } else if (v.gpus) {
             for (const GpuReading& r : v.tick->gpus)
                 for (const MonitoredGpu& g : *v.gpus)
@@ -259,16 +285,57 @@ std::string render_metrics(const ExportView& v, std::chrono::steady_clock::time_
     std::string out;
     out.reserve(32 * 1024);
     for (const std::string& n : notes) prom::write_comment(out, n);
-    for (const Family* f :
-         {&p.sm_clock,     &p.mem_clock,      &p.mem_temp,      &p.gpu_temp,     &p.power,       &p.replay,
-          &p.util,         &p.mem_util,       &p.xid,           &p.fb_free,      &p.fb_used,     &p.fb_reserved,
-          &p.sbe_vol,      &p.dbe_vol,        &p.sbe_agg,       &p.dbe_agg,      &p.retired_sbe, &p.retired_dbe,
-          &p.retired_pending, &p.nvlink,      &p.rows_unc,      &p.rows_cor,     &p.remap_fail,  &p.sm_active,
-          &p.sm_occupancy, &p.tensor,         &p.dram,          &p.pcie_tx,      &p.pcie_rx,     &p.lost,
-          &p.reason,       &p.power_limit,    &p.power_enforced, &p.power_default, &p.power_max, &p.pcie_gen,
-          &p.pcie_gen_max, &p.pcie_width,     &p.pcie_width_max, &p.nvlink_rx,   &p.nvlink_tx,   &p.verdict,
-          &p.run_verdict,  &p.measurement,    &p.spec,          &p.fail_below,   &p.report_ok,   &p.age,
-          &p.duration,     &p.stale,          &p.build})
+    for (const Family* f : {&p.sm_clock,
+                            &p.mem_clock,
+                            &p.mem_temp,
+                            &p.gpu_temp,
+                            &p.power,
+                            &p.replay,
+                            &p.util,
+                            &p.mem_util,
+                            &p.xid,
+                            &p.fb_free,
+                            &p.fb_used,
+                            &p.fb_reserved,
+                            &p.sbe_vol,
+                            &p.dbe_vol,
+                            &p.sbe_agg,
+                            &p.dbe_agg,
+                            &p.retired_sbe,
+                            &p.retired_dbe,
+                            &p.retired_pending,
+                            &p.nvlink,
+                            &p.rows_unc,
+                            &p.rows_cor,
+                            &p.remap_fail,
+                            &p.sm_active,
+                            &p.sm_occupancy,
+                            &p.tensor,
+                            &p.dram,
+                            &p.pcie_tx,
+                            &p.pcie_rx,
+                            &p.lost,
+                            &p.reason,
+                            &p.power_limit,
+                            &p.power_enforced,
+                            &p.power_default,
+                            &p.power_max,
+                            &p.pcie_gen,
+                            &p.pcie_gen_max,
+                            &p.pcie_width,
+                            &p.pcie_width_max,
+                            &p.nvlink_rx,
+                            &p.nvlink_tx,
+                            &p.verdict,
+                            &p.run_verdict,
+                            &p.measurement,
+                            &p.spec,
+                            &p.fail_below,
+                            &p.report_ok,
+                            &p.age,
+                            &p.duration,
+                            &p.stale,
+                            &p.build})
         prom::write_family(out, *f);
     return out;
 }

@@ -38,7 +38,8 @@ void publish_report(ExportSampler::Shared& s) {
     bool changed = s.report->refresh();
     std::lock_guard<std::mutex> lock(s.m);
     if (changed || !s.view.report) {
-        s.view.report = s.report->summary() ? std::make_shared<const CheckReportSummary>(*s.report->summary()) : nullptr;
+        s.view.report =
+            s.report->summary() ? std::make_shared<const CheckReportSummary>(*s.report->summary()) : nullptr;
         s.view.report_problem = s.report->problem();
     }
 }

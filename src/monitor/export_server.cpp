@@ -29,7 +29,8 @@ constexpr const char* kIndex =
 std::string bind_problem(int err, const ListenAddress& a) {
     const std::string where = a.host + ":" + std::to_string(a.port);
     if (err == EADDRINUSE)
-        return "port " + std::to_string(a.port) + " on " + a.host + " is already in use (another exporter, such as "
+        return "port " + std::to_string(a.port) + " on " + a.host +
+               " is already in use (another exporter, such as "
                "dcgm-exporter, or a second gpuvet export?)";
     if (err == EACCES) return "no permission to listen on " + where + " (ports below 1024 need root)";
     if (err == EADDRNOTAVAIL) return a.host + " is not an address of this machine";
@@ -44,8 +45,7 @@ HealthAnswer health_answer(const SamplerStatus& st, const ExportView& v, std::ch
     switch (st.health) {
         case SamplerHealth::Failed: return {503, "failed: " + st.message + "\n"};
         case SamplerHealth::Ended: return {503, "stopped: the sampler has ended\n"};
-        case SamplerHealth::Starting:
-            return {503, "starting: the first sample of the GPUs has not completed yet\n"};
+        case SamplerHealth::Starting: return {503, "starting: the first sample of the GPUs has not completed yet\n"};
         case SamplerHealth::Running: break;
     }
     if (now - v.tick_done > stale_after(interval))
