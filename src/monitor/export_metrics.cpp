@@ -154,6 +154,7 @@ struct Page {
                  "gauge",
                  "1 when the last sample is older than the bound, so the GPU series are dropped, else 0.",
                  {}};
+    Family samples{"gpuvet_samples_total", "counter", "Samples of every GPU completed since export started.", {}};
     Family build{"gpuvet_build_info", "gauge", "gpuvet's version; always 1.", {}};
 };
 
@@ -258,6 +259,7 @@ std::string render_metrics(const ExportView& v, std::chrono::steady_clock::time_
         const bool stale = now - v.tick_done > stale_after(interval);
         p.age.add({}, age_s);
         p.duration.add({}, v.tick_duration_s);
+        p.samples.add({}, static_cast<double>(v.ticks));
         p.stale.add({}, stale ? 1 : 0);
         if (stale) {
             notes.push_back(
@@ -335,6 +337,7 @@ std::string render_metrics(const ExportView& v, std::chrono::steady_clock::time_
                             &p.age,
                             &p.duration,
                             &p.stale,
+                            &p.samples,
                             &p.build})
         prom::write_family(out, *f);
     return out;

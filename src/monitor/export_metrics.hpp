@@ -23,6 +23,7 @@ struct ExportView {
     std::shared_ptr<const MonitorTick> tick;  // the last complete tick; null before the first
     std::chrono::steady_clock::time_point tick_done{};
     double tick_duration_s = 0;
+    std::uint64_t ticks = 0;                           // samples completed since export started
     std::map<int, std::uint64_t> last_xid;             // GPU index -> last Xid seen since export started
     std::string xid_absent_reason;                     // non-empty: Xids are not watched (no series)
     std::shared_ptr<const CheckReportSummary> report;  // null: no --check-report

@@ -73,6 +73,7 @@ void run(ExportSampler::Shared& s) {
             s.view.tick = std::move(tick);
             s.view.tick_done = t1;
             s.view.tick_duration_s = std::chrono::duration<double>(t1 - t0).count();
+            ++s.view.ticks;
             s.view.last_xid = xids;
             s.status.health = SamplerHealth::Running;
         }
