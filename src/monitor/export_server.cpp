@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -15,6 +16,7 @@ struct ExportServer::Impl {
     const ExportSampler& sampler;
     std::chrono::milliseconds interval;
     httplib::Server http;
+    std::atomic<bool> listen_returned{false};
 };
 
 namespace {
@@ -86,7 +88,14 @@ void ExportServer::bind(const ListenAddress& a) {
 }
 
 void ExportServer::start() {
-    thread_ = std::thread([im = impl_.get()] { im->http.listen_after_bind(); });
+    Impl* im = impl_.get();
+    thread_ = std::thread([im] {
+        im->http.listen_after_bind();
+        im->listen_returned.store(true);
+    });
+    // httplib's stop() does nothing before its loop runs: wait for it, so an early Ctrl-C is not lost.
+    while (!im->http.is_running() && !im->listen_returned.load())
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
 void ExportServer::stop() {
