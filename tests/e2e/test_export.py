@@ -444,6 +444,29 @@ def test_slow_nvml_never_holds_up_a_scrape_and_stale_values_are_dropped():
         assert "still inside a driver call" in err
 
 
+def test_old_driver_omits_what_it_lacks_and_mig_is_said():
+    """An R440-era NVML lacks field values, PCIe throughput and row remapping: those series are absent
+    (never 0) while the rest is served; a GPU in MIG mode is flagged and noted."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = fake_env("old_driver", old=True)
+        with Exporter(None, "--interval", "0.2", env=env) as ex:
+            ex.wait_healthy()
+            page = ex.metrics()
+            assert len(series(page, "DCGM_FI_DEV_GPU_UTIL")) == 8
+            assert one(page, "DCGM_FI_DEV_GPU_UTIL", gpu="0")[0]["DCGM_FI_DRIVER_VERSION"] == "440.118.02"
+            for name in ("DCGM_FI_DEV_MEMORY_TEMP", "DCGM_FI_PROF_PCIE_RX_BYTES", "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL",
+                         "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS", "gpuvet_mig_mode"):
+                assert series(page, name) == [], name
+            assert ex.stop()[0] == 0
+        with Exporter(scenario_file(tmp, base="mig_enabled")) as ex:
+            ex.wait_healthy()
+            page = ex.metrics()
+            assert one(page, "gpuvet_mig_mode", gpu="0")[1] == 1
+            assert one(page, "gpuvet_mig_mode", gpu="2")[1] == 0  # pending only
+            assert "# gpuvet: GPU 0 is in MIG mode" in page
+            assert ex.stop()[0] == 0
+
+
 def test_port_in_use_is_exit_2_naming_the_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
