@@ -27,7 +27,7 @@ struct ExportArgs {
 };
 
 // NVML refreshes most fields about once a second; ten samples a second is as fast as it is worth.
-constexpr NumberRule kIntervalRule{0.1, 3600, false, false, false, NumberUnit::Seconds, "an interval", "s", "1"};
+constexpr NumberRule kIntervalRule{0.1, 3600, false, false, false, NumberUnit::Seconds, "an interval", "", "1"};
 // How long an orderly stop waits for a sampler inside a driver call before leaving it behind.
 constexpr auto kStopGrace = std::chrono::seconds(2);
 
@@ -88,7 +88,8 @@ void add_export_command(Cli cli) {
     auto args = std::make_shared<ExportArgs>();
     sub->add_option("--listen", args->listen,
                     "HOST:PORT to serve on (default 127.0.0.1:9400; [::1]:PORT for IPv6, :PORT for every interface)");
-    add_number_option(*sub, "--interval", args->interval_s, kIntervalRule, "seconds between samples (default 1)");
+    add_number_option(*sub, "--interval", args->interval_s, kIntervalRule,
+                      "seconds between samples: 0.5, 2s, 1m (default 1)");
     sub->add_option("--gpus", args->gpus, "GPU indexes, comma-separated (default: all)");
     sub->add_option("--check-report", args->check_report,
                     "a `gpuvet check --json` report: its verdicts and figures become series, re-read when it changes");

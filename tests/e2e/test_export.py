@@ -491,6 +491,12 @@ def test_bad_listen_is_exit_2():
             assert words in err and "--listen" in err, (value, err)
 
 
+def test_bad_interval_is_exit_2():
+    for value in ("0.01", "2h", "nan", "-1"):
+        code, _, err = run("export", "--interval", value, env=NO_DRIVER, timeout=30)
+        assert code == 2 and "--interval" in err and "0.1 s" in err, (value, code, err)
+
+
 def test_bad_check_report_is_exit_2():
     with tempfile.TemporaryDirectory() as tmp:
         env = env_for(scenario_file(tmp))
