@@ -59,6 +59,8 @@ nvmlReturn_t enter(nvmlDevice_t h, Dev** out) {
         fake::apply_gpu_keys(d->gpu, *keys, "change");  // validated at load time
         ++d->changes_applied;
     }
+    // Under the library's lock, as a driver stuck in a call holds up every other caller.
+    if (d->gpu.call_delay_ms) std::this_thread::sleep_for(std::chrono::milliseconds(d->gpu.call_delay_ms));
     if (lost(*d)) return NVML_ERROR_GPU_IS_LOST;
     *out = d;
     return NVML_SUCCESS;

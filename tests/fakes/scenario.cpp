@@ -247,6 +247,7 @@ const std::map<std::string, Setter>& setters() {
                 g.bad_memory_cells.push_back(c);
             }
         };
+        m["call_delay_ms"] = field(&Gpu::call_delay_ms);
         m["lost_after_calls"] = [](Gpu& g, const toml::node& n, const std::string& w) {
             g.lost_after_calls = need<uint64_t>(n, w);
         };

@@ -130,6 +130,7 @@ struct Gpu {
     bool p2p_disabled = false;  // cuDeviceCanAccessPeer says no for every pair with this GPU
     // failure script
     std::optional<uint64_t> lost_after_calls;
+    unsigned call_delay_ms = 0;  // every NVML call naming this GPU takes this long (a driver stuck on its lock)
     std::vector<XidEvent> xid_events;
     std::vector<Change> changes;
 };

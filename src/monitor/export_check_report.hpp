@@ -1,0 +1,55 @@
+// `gpuvet export --check-report FILE.json`: the verdicts and figures of the last `gpuvet check
+// --json` report, read again whenever the file changes (a new check run rewrote it; reports are
+// written atomically, so a file that exists is complete).
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpuvet {
+
+struct ReportedMeasurement {
+    std::string key, unit;
+    std::optional<int> gpu;
+    double value = 0;  // only measured figures are kept: an absent one has no series
+    std::optional<double> spec, fail_below;
+};
+
+struct ReportedCheck {
+    std::string key;
+    std::optional<int> gpu;  // none: a host or whole-box check
+    std::string verdict;     // PASS, WARN, FAIL, SKIP, ERROR
+    std::vector<ReportedMeasurement> measurements;
+};
+
+struct CheckReportSummary {
+    std::string run_verdict;  // PASS, WARN, FAIL, INCOMPLETE, COULD_NOT_RUN
+    std::vector<ReportedCheck> checks;
+};
+
+// The report's checks; an input error naming `where` when the text is not a gpuvet report.
+CheckReportSummary parse_check_report(const std::string& text, const std::string& where);
+
+// Watches one report file: refresh() reads it again when its size or modification time changed.
+class CheckReportWatch {
+public:
+    explicit CheckReportWatch(std::filesystem::path path) : path_(std::move(path)) {}
+    // Throws the input error of an unreadable or invalid file (used once at start-up, exit 2).
+    void load();
+    // Re-reads a changed file. A file that became unreadable or invalid keeps the last good
+    // summary and sets problem(); returns true when anything changed.
+    bool refresh();
+    const std::optional<CheckReportSummary>& summary() const { return summary_; }
+    const std::string& problem() const { return problem_; }
+    const std::filesystem::path& path() const { return path_; }
+
+private:
+    std::filesystem::path path_;
+    std::optional<CheckReportSummary> summary_;
+    std::string problem_;
+    std::filesystem::file_time_type mtime_{};
+    std::uintmax_t size_ = 0;
+};
+
+}  // namespace gpuvet

@@ -1,0 +1,133 @@
+// The families of export's page, in the order they are written: their names, types and HELP
+// texts in one place. The DCGM_* ones are dcgm-exporter's (etc/default-counters.csv and
+// etc/dcp-metrics-included.csv); the gpuvet_* ones are gpuvet's own. Internal to export_metrics.cpp.
+#pragma once
+#include <vector>
+
+#include "monitor/prometheus_text.hpp"
+
+namespace gpuvet::export_page {
+
+using prom::Family;
+
+struct Page {
+    Family sm_clock{"DCGM_FI_DEV_SM_CLOCK", "gauge", "SM clock frequency (in MHz).", {}};
+    Family mem_clock{"DCGM_FI_DEV_MEM_CLOCK", "gauge", "Memory clock frequency (in MHz).", {}};
+    Family mem_temp{"DCGM_FI_DEV_MEMORY_TEMP", "gauge", "Memory temperature (in C).", {}};
+    Family gpu_temp{"DCGM_FI_DEV_GPU_TEMP", "gauge", "GPU temperature (in C).", {}};
+    Family power{"DCGM_FI_DEV_POWER_USAGE", "gauge", "Power draw (in W).", {}};
+    Family replay{"DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "counter", "Total number of PCIe retries.", {}};
+    Family util{"DCGM_FI_DEV_GPU_UTIL", "gauge", "GPU utilization (in %).", {}};
+    Family mem_util{"DCGM_FI_DEV_MEM_COPY_UTIL", "gauge", "Memory utilization (in %).", {}};
+    Family xid{"DCGM_FI_DEV_XID_ERRORS", "gauge", "Value of the last XID error encountered.", {}};
+    Family fb_free{"DCGM_FI_DEV_FB_FREE", "gauge", "Framebuffer memory free (in MiB).", {}};
+    Family fb_used{"DCGM_FI_DEV_FB_USED", "gauge", "Framebuffer memory used (in MiB).", {}};
+    Family fb_reserved{"DCGM_FI_DEV_FB_RESERVED", "gauge", "Framebuffer memory reserved (in MiB).", {}};
+    Family sbe_vol{"DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "counter", "Total number of single-bit volatile ECC errors.", {}};
+    Family dbe_vol{"DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "counter", "Total number of double-bit volatile ECC errors.", {}};
+    Family sbe_agg{"DCGM_FI_DEV_ECC_SBE_AGG_TOTAL", "counter", "Total number of single-bit persistent ECC errors.", {}};
+    Family dbe_agg{"DCGM_FI_DEV_ECC_DBE_AGG_TOTAL", "counter", "Total number of double-bit persistent ECC errors.", {}};
+    Family retired_sbe{
+        "DCGM_FI_DEV_RETIRED_SBE", "counter", "Total number of retired pages due to single-bit errors.", {}};
+    Family retired_dbe{
+        "DCGM_FI_DEV_RETIRED_DBE", "counter", "Total number of retired pages due to double-bit errors.", {}};
+    Family retired_pending{"DCGM_FI_DEV_RETIRED_PENDING", "counter", "Total number of pages pending retirement.", {}};
+    Family nvlink{"DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL",
+                  "counter",
+                  "Total number of NVLink bandwidth counters for all lanes.",
+                  {}};
+    Family rows_unc{
+        "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", "counter", "Number of remapped rows for uncorrectable errors", {}};
+    Family rows_cor{
+        "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS", "counter", "Number of remapped rows for correctable errors", {}};
+    Family remap_fail{"DCGM_FI_DEV_ROW_REMAP_FAILURE", "gauge", "Whether remapping of rows has failed", {}};
+    Family sm_active{"DCGM_FI_PROF_SM_ACTIVE", "gauge", "The ratio of cycles an SM has at least 1 warp assigned.", {}};
+    Family sm_occupancy{"DCGM_FI_PROF_SM_OCCUPANCY", "gauge", "The ratio of number of warps resident on an SM.", {}};
+    Family tensor{"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "gauge", "Ratio of cycles the tensor (HMMA) pipe is active.", {}};
+    Family dram{"DCGM_FI_PROF_DRAM_ACTIVE",
+                "gauge",
+                "Ratio of cycles the device memory interface is active sending or receiving data.",
+                {}};
+    Family pcie_tx{"DCGM_FI_PROF_PCIE_TX_BYTES",
+                   "gauge",
+                   "The rate of data transmitted over the PCIe bus - including both protocol headers and data "
+                   "payloads - in bytes per second.",
+                   {}};
+    Family pcie_rx{"DCGM_FI_PROF_PCIE_RX_BYTES",
+                   "gauge",
+                   "The rate of data received over the PCIe bus - including both protocol headers and data "
+                   "payloads - in bytes per second.",
+                   {}};
+    // gpuvet's own.
+    Family lost{
+        "gpuvet_gpu_lost", "gauge", "1 when the GPU fell off the bus (its other series are dropped), else 0.", {}};
+    Family reason{"gpuvet_clock_event_reason_active",
+                  "gauge",
+                  "1 while NVML reports this clock-event (throttle) reason for the GPU, else 0.",
+                  {}};
+    Family mig{"gpuvet_mig_mode",
+               "gauge",
+               "1 when MIG is enabled on the GPU (per-instance metrics are not exported), else 0.",
+               {}};
+    Family power_limit{"gpuvet_power_limit_watts", "gauge", "Power management limit now set (in W).", {}};
+    Family power_enforced{"gpuvet_power_enforced_limit_watts", "gauge", "Power limit the driver enforces (in W).", {}};
+    Family power_default{"gpuvet_power_default_limit_watts", "gauge", "Default power limit of the board (in W).", {}};
+    Family power_max{"gpuvet_power_max_limit_watts", "gauge", "Highest power limit the board accepts (in W).", {}};
+    Family pcie_gen{"gpuvet_pcie_link_generation", "gauge", "Current PCIe link generation.", {}};
+    Family pcie_gen_max{
+        "gpuvet_pcie_link_generation_max",
+        "gauge",
+        "Highest PCIe generation: of the GPU (limit=\"gpu\"), of the GPU and its slot (limit=\"link\").",
+        {}};
+    Family pcie_width{"gpuvet_pcie_link_width", "gauge", "Current PCIe link width (lanes).", {}};
+    Family pcie_width_max{
+        "gpuvet_pcie_link_width_max", "gauge", "Widest PCIe link the GPU and its slot allow (lanes).", {}};
+    Family nvlink_rx{
+        "gpuvet_nvlink_rx_bytes_per_second", "gauge", "NVLink data received over all links (bytes/s).", {}};
+    Family nvlink_tx{"gpuvet_nvlink_tx_bytes_per_second", "gauge", "NVLink data sent over all links (bytes/s).", {}};
+    Family verdict{"gpuvet_check_verdict",
+                   "gauge",
+                   "Verdict of the last gpuvet check report per check and GPU: 1 for its verdict, 0 for the others.",
+                   {}};
+    Family run_verdict{"gpuvet_check_run_verdict",
+                       "gauge",
+                       "Verdict of the whole last gpuvet check report: 1 for its verdict, 0 for the others.",
+                       {}};
+    Family measurement{"gpuvet_check_measurement",
+                       "gauge",
+                       "A figure the last gpuvet check measured, in the unit its label names.",
+                       {}};
+    Family spec{"gpuvet_check_reference_spec", "gauge", "The spec-sheet value the figure is judged against.", {}};
+    Family fail_below{"gpuvet_check_reference_fail_below", "gauge", "The floor below which the figure fails.", {}};
+    Family report_ok{"gpuvet_check_report_readable",
+                     "gauge",
+                     "1 when the last read of --check-report succeeded, 0 when it failed (older figures shown).",
+                     {}};
+    Family age{"gpuvet_sample_age_seconds", "gauge", "Seconds since the last complete sample of the GPUs ended.", {}};
+    Family duration{
+        "gpuvet_sample_duration_seconds", "gauge", "How long the last sample of every GPU took (in s).", {}};
+    Family stale{"gpuvet_sample_stale",
+                 "gauge",
+                 "1 when the last sample is older than the bound, so the GPU series are dropped, else 0.",
+                 {}};
+    Family samples{"gpuvet_samples_total", "counter", "Samples of every GPU completed since export started.", {}};
+    Family build{"gpuvet_build_info", "gauge", "gpuvet's version; always 1.", {}};
+
+    // clang-format off
+    std::vector<const Family*> in_order() const {
+        return {
+            &sm_clock, &mem_clock, &mem_temp, &gpu_temp, &power, &replay,
+            &util, &mem_util, &xid, &fb_free, &fb_used, &fb_reserved,
+            &sbe_vol, &dbe_vol, &sbe_agg, &dbe_agg, &retired_sbe, &retired_dbe,
+            &retired_pending, &nvlink, &rows_unc, &rows_cor, &remap_fail, &sm_active,
+            &sm_occupancy, &tensor, &dram, &pcie_tx, &pcie_rx, &lost,
+            &reason, &mig, &power_limit, &power_enforced, &power_default, &power_max, &pcie_gen,
+            &pcie_gen_max, &pcie_width, &pcie_width_max, &nvlink_rx, &nvlink_tx, &verdict,
+            &run_verdict, &measurement, &spec, &fail_below, &report_ok, &age,
+            &duration, &stale, &samples, &build,
+        };
+    }
+    // clang-format on
+};
+
+}  // namespace gpuvet::export_page
