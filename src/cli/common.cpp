@@ -8,6 +8,7 @@
 #include "cli/output_guard.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "report/html_report.hpp"
 #include "report/json.hpp"
 #include "report/markdown.hpp"
 #include "report/style.hpp"
@@ -113,6 +114,7 @@ int emit_report(Report& r, const GlobalOptions& g) {
         write_file_atomically(dir / "gpuvet-report.json", render_json(r));
         write_file_atomically(dir / "gpuvet-report.txt", render_scorecard(r, Style{false, 100, true}));
         write_file_atomically(dir / "report.md", render_markdown(r));
+        write_file_atomically(dir / "report.html", render_html(r));
     }
     if (g.json) std::cout << render_json(r);
     else if (g.markdown) std::cout << render_markdown(r);

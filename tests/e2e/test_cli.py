@@ -99,6 +99,8 @@ def test_report_dir_gets_complete_files():
         with open(os.path.join(out_dir, "report.md")) as f:
             md = f.read()
         assert md.startswith("# gpuvet check: GO") and "`host.identity`" in md, md
+        with open(os.path.join(out_dir, "report.html")) as f:
+            assert "<code>host.identity</code>" in f.read()
 
 
 def test_report_dir_unwritable_is_an_error_not_a_crash():
@@ -124,7 +126,7 @@ def test_concurrent_runs_cannot_mix_one_report_folder():
             os.close(fd)
         code, _, err = run("check", "--only", "host.identity", "--report", d, env=NO_DRIVER)
         assert code == 0, err
-        assert sorted(os.listdir(d)) == ["gpuvet-report.json", "gpuvet-report.txt", "report.md"]
+        assert sorted(os.listdir(d)) == ["gpuvet-report.json", "gpuvet-report.txt", "report.html", "report.md"]
 
 
 def test_stdout_write_errors_fail_the_command():
