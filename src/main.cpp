@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
     add_bench_command(cli);
     add_burn_command(cli);
     add_report_command(cli);
+    add_compare_command(cli);
 
     try {
         app.parse(argc, argv);

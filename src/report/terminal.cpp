@@ -202,6 +202,7 @@ void render_header(std::ostringstream& o, const Report& r, const Style& st, bool
 namespace {
 
 constexpr int kKeyWidth = 24;
+constexpr std::size_t kFocusDetailLines = 4;
 
 // A figure graded below PASS, or the one a finding below PASS is about.
 bool explains_verdict(const CheckResult& c, const Measurement& m) {
@@ -276,7 +277,15 @@ void render_result(std::ostringstream& o, const CheckResult& c, const Style& st)
         if (!st.focus || st.verbose || f.verdict != Verdict::Pass)
             o << wrap(std::string(9, ' ') + "• ", std::string(to_string(f.verdict)) + ": " + f.text, st.width, 11)
               << "\n";
+    std::size_t shown = 0;
     for (auto& d : c.details) {
+        // The compact view keeps the first lines of context; --verbose and the JSON have them all.
+        if (st.focus && !st.verbose && ++shown > kFocusDetailLines) {
+            o << std::string(9, ' ')
+              << st.dim("• (+" + std::to_string(c.details.size() - kFocusDetailLines) + " more lines: --verbose)")
+              << "\n";
+            break;
+        }
         // Pre-formatted lines (tables: runs of spaces) print as they are when they fit.
         if (d.find("  ") != std::string::npos && 11 + int(visible_width(d)) <= st.width)
             o << std::string(9, ' ') << "• " << d << "\n";
