@@ -202,7 +202,7 @@ void render_header(std::ostringstream& o, const Report& r, const Style& st, bool
 namespace {
 
 constexpr int kKeyWidth = 24;
-constexpr std::size_t kFocusDetailLines = 4;
+constexpr std::size_t kFocusDetailLines = 3;
 
 // A figure graded below PASS, or the one a finding below PASS is about.
 bool explains_verdict(const CheckResult& c, const Measurement& m) {
@@ -277,14 +277,18 @@ void render_result(std::ostringstream& o, const CheckResult& c, const Style& st)
         if (!st.focus || st.verbose || f.verdict != Verdict::Pass)
             o << wrap(std::string(9, ' ') + "• ", std::string(to_string(f.verdict)) + ": " + f.text, st.width, 11)
               << "\n";
-    std::size_t shown = 0;
-    for (auto& d : c.details) {
-        // The compact view keeps the first lines of context; --verbose and the JSON have them all.
-        if (st.focus && !st.verbose && ++shown > kFocusDetailLines) {
-            o << std::string(9, ' ')
-              << st.dim("• (+" + std::to_string(c.details.size() - kFocusDetailLines) + " more lines: --verbose)")
-              << "\n";
-            break;
+    // The compact view keeps the first lines of context and the last (where advice goes); --verbose
+    // and the JSON have them all.
+    bool cut = st.focus && !st.verbose && c.details.size() > kFocusDetailLines + 2;
+    for (std::size_t i = 0; i < c.details.size(); ++i) {
+        const std::string& d = c.details[i];
+        if (cut && i >= kFocusDetailLines && i + 1 < c.details.size()) {
+            if (i == kFocusDetailLines)
+                o << std::string(9, ' ')
+                  << st.dim("• (" + std::to_string(c.details.size() - kFocusDetailLines - 1) +
+                            " more lines: --verbose)")
+                  << "\n";
+            continue;
         }
         // Pre-formatted lines (tables: runs of spaces) print as they are when they fit.
         if (d.find("  ") != std::string::npos && 11 + int(visible_width(d)) <= st.width)
