@@ -109,6 +109,18 @@ void render_line(std::ostringstream& o, const CheckResult& c, const std::string&
 
 bool passed(const CheckResult& c) { return c.verdict == Verdict::Pass; }
 
+bool same_result(const CheckResult& a, const CheckResult& b) {
+    if (a.key != b.key || a.verdict != b.verdict || a.summary != b.summary || a.details != b.details ||
+        a.findings.size() != b.findings.size() || a.measurements.size() != b.measurements.size())
+        return false;
+    for (std::size_t i = 0; i < a.findings.size(); ++i)
+        if (a.findings[i].text != b.findings[i].text) return false;
+    for (std::size_t i = 0; i < a.measurements.size(); ++i)
+        if (a.measurements[i].value != b.measurements[i].value || a.measurements[i].text != b.measurements[i].text)
+            return false;
+    return true;
+}
+
 // Results that did not pass, each expanded; SKIPs of one check with the same reason are one line.
 void render_not_passing(std::ostringstream& o, const Report& r, const Style& st) {
     std::vector<bool> done(r.checks.size(), false);
@@ -129,7 +141,14 @@ void render_not_passing(std::ostringstream& o, const Report& r, const Style& st)
             render_line(o, c, gpu_ranges(gpus), st);
             continue;
         }
-        render_result(o, c, st);
+        // GPUs that gave the very same result (words and figures) print once, with their list.
+        std::vector<int> same{*c.gpu};
+        for (std::size_t k = i + 1; k < r.checks.size(); ++k)
+            if (!done[k] && r.checks[k].gpu && same_result(c, r.checks[k])) {
+                same.push_back(*r.checks[k].gpu);
+                done[k] = true;
+            }
+        render_result(o, c, st, same.size() > 1 ? gpu_ranges(same) : std::string());
     }
     if (any) o << "\n";
 }

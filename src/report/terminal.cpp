@@ -260,13 +260,19 @@ void render_measurement(std::ostringstream& o, const CheckResult& c, const Measu
 
 // One result: its verdict line, its figures, and (when it did not pass, or --verbose) its
 // findings and details.
-void render_result(std::ostringstream& o, const CheckResult& c, const Style& st) {
-    std::string gpu = c.gpu ? std::to_string(*c.gpu) : "";
+void render_result(std::ostringstream& o, const CheckResult& c, const Style& st, const std::string& gpus) {
+    std::string gpu = !gpus.empty() ? gpus : c.gpu ? std::to_string(*c.gpu) : "";
     std::string head = st.verdict(c.verdict) + "  " + pad(c.key, std::size_t(kKeyWidth) - 1) + " " + pad(gpu, 5);
     int indent = 7 + kKeyWidth + 5;
-    if (st.width < 80) indent = 9;                          // a narrow terminal gives the summary the whole line
-    if (int(c.key.size()) >= kKeyWidth || st.width < 80) {  // long keys push the summary to its own line
-        o << st.verdict(c.verdict) << "  " << c.key << (gpu.empty() ? "" : " GPU " + gpu) << "\n";
+    if (st.width < 80) indent = 9;  // a narrow terminal gives the summary the whole line
+    // Long keys and GPU lists push the summary to its own line.
+    if (int(c.key.size()) >= kKeyWidth || !gpus.empty() || st.width < 80) {
+        o << st.verdict(c.verdict) << "  " << c.key
+          << (gpu.empty()
+                  ? ""
+                  : (gpus.find(',') != std::string::npos || gpus.find('-') != std::string::npos ? " GPUs " : " GPU ") +
+                        gpu)
+          << "\n";
         head = std::string(std::size_t(indent), ' ');
     }
     o << wrap(head, c.summary, st.width, indent) << "\n";

@@ -14,7 +14,8 @@ namespace gpuvet {
 void render_header(std::ostringstream& o, const Report& r, const Style& st, bool group_gpus);
 void render_gpu_groups(std::ostringstream& o, const Report& r, const Style& st);
 // One result: its verdict line, its figures and, unless it passed, its findings and details.
-void render_result(std::ostringstream& o, const CheckResult& c, const Style& st);
+// `gpus`: the GPUs it stands for when several gave the same result ("0-7"); else its own.
+void render_result(std::ostringstream& o, const CheckResult& c, const Style& st, const std::string& gpus = {});
 // Errors that belong to no check, then a fatal one.
 void render_errors(std::ostringstream& o, const Report& r, const Style& st);
 // What a stop kept from running, then "Verdict: ... — tally · exit N".

@@ -102,6 +102,25 @@ TEST(CompactScorecard, NarrowTerminalDropsFiguresThenSplitsColumns) {
     EXPECT_NE(tiny.find("CHECK           6"), std::string::npos) << tiny;  // a second block of GPUs
 }
 
+TEST(CompactScorecard, GpusWithTheSameResultPrintOnce) {
+    Report r = read_report_file(fixture("healthy-8gpu"));
+    // Every GPU's GEMM result is the same (the fakes give each the same rates): made a WARN, the
+    // eight results expand once, with their GPUs, not eight times.
+    for (auto& c : r.checks)
+        if (c.key == "gpu.gemm") c.verdict = Verdict::Warn;
+    std::string out = render_terminal(r, Style{false, 100, false});
+    EXPECT_NE(out.find("WARN   gpu.gemm GPUs 0-7\n"), std::string::npos) << out;
+    std::size_t n = 0;
+    for (auto p = out.find("WARN   gpu.gemm"); p != std::string::npos; p = out.find("WARN   gpu.gemm", p + 1)) ++n;
+    EXPECT_EQ(n, 1u) << out;
+    // One GPU that differs in a figure keeps its own block.
+    for (auto& c : r.checks)
+        if (c.key == "gpu.gemm" && c.gpu == 5) c.measurements[0].value = *c.measurements[0].value * 0.9;
+    out = render_terminal(r, Style{false, 100, false});
+    EXPECT_NE(out.find("WARN   gpu.gemm GPUs 0-4, 6, 7\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("WARN   gpu.gemm                5"), std::string::npos) << out;
+}
+
 TEST(MarkdownGolden, FaultyEightGpus) {
     std::string md = render_markdown(read_report_file(fixture("faulty-8gpu")));
     compare_golden("faulty-8gpu.md", md);
