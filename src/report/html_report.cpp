@@ -166,6 +166,22 @@ std::string figure_rows(const CheckResult& c, Sources& src, bool all) {
            rows + "</tbody></table></div>";
 }
 
+// A few plain lines to paste into a ticket: the box, the failed results in their own words (which
+// carry the numbers), and where the evidence is.
+std::string vendor_message(const Report& r) {
+    std::string lines;
+    for (auto& c : r.checks)
+        if (c.verdict == Verdict::Fail || c.verdict == Verdict::Error)
+            lines += "- " + c.key + (c.gpu ? " GPU " + std::to_string(*c.gpu) : "") + ": " + c.summary + "\n";
+    if (lines.empty()) return {};
+    std::string host = r.machine.hostname.value_or("this server");
+    return "<p>To paste into the ticket:</p><pre id=\"vendor-message\">" +
+           e("gpuvet " + r.tool_version + " acceptance test of " + host +
+             (r.started_at.empty() ? "" : " on " + r.started_at) + ": " + verdict_headline(r) + ".\n" + lines +
+             "The full report (JSON and this page) is attached; each figure names its datasheet value and source.") +
+           "</pre>";
+}
+
 // What failed first, each with its numbers and what to tell the vendor: the page's reason to exist.
 std::string not_passing(const Report& r, Sources& src) {
     std::string out;
@@ -192,7 +208,8 @@ std::string not_passing(const Report& r, Sources& src) {
                "</p><p><b>Fix:</b> " + e(r.fatal->advice) + "</p></article>";
     if (out.empty())
         return "<section id=\"findings\"><h2>Not passing</h2><p>Every check that ran passed.</p></section>";
-    return "<section id=\"findings\"><h2>Not passing: what to tell the vendor</h2>" + out + "</section>";
+    return "<section id=\"findings\"><h2>Not passing: what to tell the vendor</h2>" + vendor_message(r) + out +
+           "</section>";
 }
 
 std::string box(const ResultGrid& g) {

@@ -15,7 +15,7 @@ font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;overflow-wra
 table.matrix{overflow-wrap:normal}
 h1{font-size:1.6em;margin:.2em 0}h2{font-size:1.2em;margin:1.4em 0 .5em;border-bottom:1px solid var(--line)}
 h3{font-size:1.05em;margin:1em 0 .3em}code,pre{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
-pre{overflow-x:auto;background:var(--card);padding:8px;border-radius:6px}
+pre{overflow-x:auto;background:var(--card);padding:8px;border-radius:6px}#vendor-message{white-space:pre-wrap}
 .banner{border-radius:8px;padding:12px 16px;color:#fff;background:var(--skip)}
 .banner.pass{background:var(--pass)}.banner.warn{background:var(--warn)}.banner.fail{background:var(--fail)}
 .banner.error{background:var(--error)}.banner p{margin:.2em 0}

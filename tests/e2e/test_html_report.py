@@ -97,6 +97,9 @@ def test_faulty_8gpu_page_loads_clean_and_shows_the_fault():
             cell = page.evaluate("[...document.querySelectorAll('table.matrix tbody tr')].find(r => "
                                  "r.cells[0].textContent == 'gpu.health').cells[2].className")
             assert cell == "v-fail", cell
+            message = page.evaluate("document.querySelector('#vendor-message').textContent")
+            assert "NO-GO" in message and "- gpu.health GPU 1: GPU 1 (H100 SXM5 80GB): clocks are held down" in message, message
+            assert "- gpu.burn GPU 1: HW slowdown active in" in message, message
             first = page.evaluate("document.querySelector('#findings article h3').textContent")
             assert "gpu.health" in first and "GPU 1" in first, first
             assert page.evaluate("document.querySelectorAll('#bars svg.chart').length") >= 5
