@@ -43,6 +43,8 @@ int main(int argc, char** argv) {
     add_burn_command(cli);
     add_top_command(cli);
     add_export_command(cli);
+    add_report_command(cli);
+    add_compare_command(cli);
 
     try {
         app.parse(argc, argv);

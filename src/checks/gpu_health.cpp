@@ -1,7 +1,7 @@
 #include "checks/gpu_health.hpp"
 
 #include "core/strings.hpp"
-#include "gpu/clock_reasons.hpp"
+#include "core/clock_reasons.hpp"
 #include "specs/gpu_spec.hpp"
 
 namespace gpuvet {

@@ -8,7 +8,9 @@
 #include "cli/output_guard.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "report/html_report.hpp"
 #include "report/json.hpp"
+#include "report/markdown.hpp"
 #include "report/style.hpp"
 #include "report/terminal.hpp"
 #include "specs/spec_db.hpp"
@@ -35,8 +37,11 @@ void add_output_flags(CLI::App& sub, GlobalOptions& g, bool with_report, bool wi
     sub.add_flag("--json", g.json, "print the machine-readable JSON document on stdout");
     if (with_report) sub.add_option("--report", g.report_dir, "also write the report files into DIR")->type_name("DIR");
     sub.add_flag("--no-color", g.no_color, "no colour (colour is used only on a terminal)");
-    if (with_report)
+    if (with_report) {
         sub.add_flag("-v,--verbose", g.verbose, "show every measurement and finding, also of passing checks");
+        sub.add_flag("--markdown", g.markdown, "print Markdown (verdict, matrix, failures) for a ticket or chat")
+            ->excludes("--json");
+    }
     if (with_specs)
         sub.add_option("--specs", g.specs_files, "add or override GPU SKUs from a TOML file")
             ->type_name("FILE")
@@ -108,12 +113,15 @@ int emit_report(Report& r, const GlobalOptions& g) {
         std::filesystem::path dir = report_folder(*g.report_dir);
         write_file_atomically(dir / "gpuvet-report.json", render_json(r));
         write_file_atomically(dir / "gpuvet-report.txt", render_scorecard(r, Style{false, 100, true}));
+        write_file_atomically(dir / "report.md", render_markdown(r));
+        write_file_atomically(dir / "report.html", render_html(r));
     }
     if (g.json) std::cout << render_json(r);
+    else if (g.markdown) std::cout << render_markdown(r);
     else {
         Style st = detect_style(g.no_color);
         st.verbose = g.verbose;
-        std::cout << render_scorecard(r, st);
+        std::cout << render_terminal(r, st);
     }
     std::cout.flush();
     return r.exit_code;

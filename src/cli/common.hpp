@@ -22,6 +22,7 @@ struct GlobalOptions {
     std::optional<std::string> report_dir;  // write report files there
     bool no_color = false;
     bool verbose = false;                  // scorecard: every measurement and detail
+    bool markdown = false;                 // Markdown on stdout instead of the scorecard
     std::vector<std::string> specs_files;  // --specs FILE (repeatable)
     std::vector<std::string> argv;
     std::string command;  // the subcommand that ran
@@ -53,6 +54,8 @@ void add_bench_command(Cli cli);
 void add_burn_command(Cli cli);
 void add_top_command(Cli cli);
 void add_export_command(Cli cli);  // gpuvet export: Prometheus metrics
+void add_report_command(Cli cli);
+void add_compare_command(Cli cli);
 
 // Adds --json, --report, --no-color (and --specs when `with_specs`) to a subcommand.
 void add_output_flags(CLI::App& sub, GlobalOptions& g, bool with_report = true, bool with_specs = true);

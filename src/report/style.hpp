@@ -11,6 +11,9 @@ struct Style {
     bool color = false;
     int width = 100;
     bool verbose = false;  // every measurement of every result, not only those that explain a verdict
+    // A result that did not pass shows only the figures and findings behind its verdict (the
+    // compact scorecard); its details (advice, tables) stay.
+    bool focus = false;
 
     std::string paint(std::string_view text, const char* sgr) const;
     std::string verdict(Verdict v) const;  // "PASS" in green, "FAIL" in red...

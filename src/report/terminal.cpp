@@ -1,10 +1,13 @@
 #include "report/terminal.hpp"
+#include "report/terminal_parts.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <sstream>
 
 #include "core/strings.hpp"
+#include "report/matrix_view.hpp"
 
 namespace gpuvet {
 
@@ -141,10 +144,33 @@ std::string render_reference(const Measurement& m) {
     return out;
 }
 
-namespace {
+std::string gpu_ranges(const std::vector<int>& gpus) {
+    std::string out;
+    for (std::size_t i = 0; i < gpus.size();) {
+        std::size_t j = i;
+        while (j + 1 < gpus.size() && gpus[j + 1] == gpus[j] + 1) ++j;
+        out += (out.empty() ? "" : ", ") + std::to_string(gpus[i]);
+        if (j > i) out += (j == i + 1 ? ", " : "-") + std::to_string(gpus[j]);
+        i = j + 1;
+    }
+    return out;
+}
+
+void render_gpu_groups(std::ostringstream& o, const Report& r, const Style& st) {
+    std::vector<std::pair<std::string, std::vector<int>>> groups;  // description, GPUs
+    for (auto& g : r.gpus) {
+        std::string s = g.name.value_or("(name unknown)");
+        if (g.memory_total_bytes) s += " · " + format_bytes(double(*g.memory_total_bytes));
+        if (g.sku) s += " · spec: " + *g.sku;
+        if (!groups.empty() && groups.back().first == s) groups.back().second.push_back(g.index);
+        else groups.push_back({s, {g.index}});
+    }
+    for (auto& [s, idx] : groups)
+        o << wrap(pad((idx.size() == 1 ? "GPU " : "GPUs ") + gpu_ranges(idx), 10), s, st.width, 10) << "\n";
+}
 
 // The run's heading: tool, host, driver, what keeps the GPUs from being used, and the GPUs.
-void render_header(std::ostringstream& o, const Report& r, const Style& st) {
+void render_header(std::ostringstream& o, const Report& r, const Style& st, bool group_gpus) {
     o << st.bold("gpuvet " + r.tool_version) << " · " << r.command;
     if (r.machine.hostname) o << " · " << *r.machine.hostname;
     if (!r.started_at.empty()) o << " · " << r.started_at;
@@ -158,6 +184,11 @@ void render_header(std::ostringstream& o, const Report& r, const Style& st) {
         o << wrap(st.paint("Problem ", "1;31"), p.message, st.width, 8) << "\n";
         o << wrap("  → fix ", p.advice, st.width, 8) << "\n";
     }
+    if (group_gpus) {
+        render_gpu_groups(o, r, st);
+        o << "\n";
+        return;
+    }
     for (auto& g : r.gpus) {
         std::string s = g.name.value_or("(name unknown)");
         if (g.memory_total_bytes) s += " · " + format_bytes(double(*g.memory_total_bytes));
@@ -168,7 +199,18 @@ void render_header(std::ostringstream& o, const Report& r, const Style& st) {
     o << "\n";
 }
 
+namespace {
+
 constexpr int kKeyWidth = 24;
+constexpr std::size_t kFocusDetailLines = 3;
+
+// A figure graded below PASS, or the one a finding below PASS is about.
+bool explains_verdict(const CheckResult& c, const Measurement& m) {
+    if (m.value && m.reference && grade(*m.value, *m.reference) != Verdict::Pass) return true;
+    for (auto& f : c.findings)
+        if (f.verdict != Verdict::Pass && f.measurement == m.key) return true;
+    return false;
+}
 
 // One figure of a result. `last_source`: the previous figure's source, said once per run of them.
 void render_measurement(std::ostringstream& o, const CheckResult& c, const Measurement& m, const Style& st,
@@ -178,6 +220,7 @@ void render_measurement(std::ostringstream& o, const CheckResult& c, const Measu
     // should I get?". Plain facts, sources and thresholds are in --verbose and the JSON.
     bool compact = !st.verbose && c.verdict == Verdict::Pass;
     if (compact && !has_threshold(m.reference)) return;
+    if (st.focus && !st.verbose && !explains_verdict(c, m)) return;
     std::string gpu_tag = (m.gpu && !c.gpu) ? "GPU " + std::to_string(*m.gpu) + " " : "";
     std::string prefix = std::string(9, ' ') + pad(m.label, 24) + " ";
     if (visible_width(m.label) > 24) {  // a long label takes its own line, the value stays in its column
@@ -213,14 +256,23 @@ void render_measurement(std::ostringstream& o, const CheckResult& c, const Measu
     }
 }
 
+}  // namespace
+
 // One result: its verdict line, its figures, and (when it did not pass, or --verbose) its
 // findings and details.
-void render_result(std::ostringstream& o, const CheckResult& c, const Style& st) {
-    std::string gpu = c.gpu ? std::to_string(*c.gpu) : "";
+void render_result(std::ostringstream& o, const CheckResult& c, const Style& st, const std::string& gpus) {
+    std::string gpu = !gpus.empty() ? gpus : c.gpu ? std::to_string(*c.gpu) : "";
     std::string head = st.verdict(c.verdict) + "  " + pad(c.key, std::size_t(kKeyWidth) - 1) + " " + pad(gpu, 5);
     int indent = 7 + kKeyWidth + 5;
-    if (int(c.key.size()) >= kKeyWidth) {  // long keys push the summary to its own line
-        o << st.verdict(c.verdict) << "  " << c.key << "\n";
+    if (st.width < 80) indent = 9;  // a narrow terminal gives the summary the whole line
+    // Long keys and GPU lists push the summary to its own line.
+    if (int(c.key.size()) >= kKeyWidth || !gpus.empty() || st.width < 80) {
+        o << st.verdict(c.verdict) << "  " << c.key
+          << (gpu.empty()
+                  ? ""
+                  : (gpus.find(',') != std::string::npos || gpus.find('-') != std::string::npos ? " GPUs " : " GPU ") +
+                        gpu)
+          << "\n";
         head = std::string(std::size_t(indent), ' ');
     }
     o << wrap(head, c.summary, st.width, indent) << "\n";
@@ -228,8 +280,22 @@ void render_result(std::ostringstream& o, const CheckResult& c, const Style& st)
     for (auto& m : c.measurements) render_measurement(o, c, m, st, last_source);
     if (!st.verbose && c.verdict == Verdict::Pass) return;
     for (auto& f : c.findings)
-        o << wrap(std::string(9, ' ') + "• ", std::string(to_string(f.verdict)) + ": " + f.text, st.width, 11) << "\n";
-    for (auto& d : c.details) {
+        if (!st.focus || st.verbose || f.verdict != Verdict::Pass)
+            o << wrap(std::string(9, ' ') + "• ", std::string(to_string(f.verdict)) + ": " + f.text, st.width, 11)
+              << "\n";
+    // The compact view keeps the first lines of context and the last (where advice goes); --verbose
+    // and the JSON have them all.
+    bool cut = st.focus && !st.verbose && c.details.size() > kFocusDetailLines + 2;
+    for (std::size_t i = 0; i < c.details.size(); ++i) {
+        const std::string& d = c.details[i];
+        if (cut && i >= kFocusDetailLines && i + 1 < c.details.size()) {
+            if (i == kFocusDetailLines)
+                o << std::string(9, ' ')
+                  << st.dim("• (" + std::to_string(c.details.size() - kFocusDetailLines - 1) +
+                            " more lines: --verbose)")
+                  << "\n";
+            continue;
+        }
         // Pre-formatted lines (tables: runs of spaces) print as they are when they fit.
         if (d.find("  ") != std::string::npos && 11 + int(visible_width(d)) <= st.width)
             o << std::string(9, ' ') << "• " << d << "\n";
@@ -258,6 +324,8 @@ void render_errors(std::ostringstream& o, const Report& r, const Style& st) {
         if (!r.fatal->advice.empty()) o << "  → " << r.fatal->advice << "\n";
     }
 }
+
+namespace {
 
 std::string tally(const Report& r) {
     int counts[5] = {0, 0, 0, 0, 0};
@@ -317,6 +385,19 @@ std::string verdict_word(const Report& r, const std::string& stopped) {
     return {};
 }
 
+}  // namespace
+
+std::string verdict_headline(const Report& r) {
+    std::string stopped;
+    if (r.interrupted) {
+        stopped = "interrupted";
+        if (!r.interrupted_during.empty()) stopped += " during " + r.interrupted_during;
+    }
+    return verdict_word(r, stopped);
+}
+
+std::string verdict_tally(const Report& r) { return tally(r); }
+
 // The last lines: what a stop kept from running, then the verdict with the tally and exit code.
 void render_verdict(std::ostringstream& o, const Report& r, const Style& st) {
     const auto not_run = not_run_checks(r);
@@ -334,21 +415,28 @@ void render_verdict(std::ostringstream& o, const Report& r, const Style& st) {
                     (g.empty() ? "" : (g.find(',') == std::string::npos ? " (GPU " : " (GPUs ") + g + ")");
         o << wrap("Not run (interrupted): ", list, st.width, 4) << "\n";
     }
-    o << st.paint("Verdict: " + verdict_word(r, stopped), sgr) << " — " << tally(r);
-    o << " · exit " << r.exit_code << "\n";
+    std::string head = "Verdict: " + verdict_word(r, stopped);
+    std::string rest = tally(r) + " · exit " + std::to_string(r.exit_code);
+    // A narrow terminal gets the tally on its own line, whole (scripts read it as one line).
+    bool fits = int(visible_width(head + " — " + rest)) <= st.width;
+    o << st.paint(head, sgr) << (fits ? " — " : "\n") << rest << "\n";
 }
-
-}  // namespace
 
 std::string render_scorecard(const Report& r, const Style& st) {
     std::ostringstream o;
-    render_header(o, r, st);
+    render_header(o, r, st, false);
     o << st.dim(pad("", 7) + pad("CHECK", std::size_t(kKeyWidth)) + pad("GPU", 5) + "RESULT") << "\n";
     for (auto& c : r.checks) render_result(o, c, st);
     render_errors(o, r, st);
     o << "\n";
     render_verdict(o, r, st);
     return o.str();
+}
+
+std::string render_terminal(const Report& r, const Style& st) {
+    bool per_gpu =
+        std::any_of(r.checks.begin(), r.checks.end(), [](const CheckResult& c) { return c.gpu.has_value(); });
+    return per_gpu && !st.verbose ? render_compact_scorecard(r, st) : render_scorecard(r, st);
 }
 
 }  // namespace gpuvet

@@ -9,6 +9,9 @@
 namespace gpuvet {
 
 std::string render_scorecard(const Report& r, const Style& style);
+// What the terminal shows: the compact matrix (report/matrix_view.hpp) for a report with per-GPU
+// results, unless `style.verbose` asks for the full scorecard; the scorecard otherwise.
+std::string render_terminal(const Report& r, const Style& style);
 // "3.01 TB/s  90% of 3.35 spec · healthy 83–93% · floor 2.51  (source)" for one measurement.
 std::string render_measurement_value(const Measurement& m);
 std::string render_reference(const Measurement& m);

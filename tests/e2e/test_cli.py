@@ -95,6 +95,12 @@ def test_report_dir_gets_complete_files():
         assert not [f for f in files if f.startswith(".")], files  # no temporary leftovers
         with open(os.path.join(out_dir, "gpuvet-report.json")) as f:
             assert json.load(f)["command"] == "check"
+        # The Markdown and the HTML page sit beside the JSON, written from the same report.
+        with open(os.path.join(out_dir, "report.md")) as f:
+            md = f.read()
+        assert md.startswith("# gpuvet check: GO") and "`host.identity`" in md, md
+        with open(os.path.join(out_dir, "report.html")) as f:
+            assert "<code>host.identity</code>" in f.read()
 
 
 def test_report_dir_unwritable_is_an_error_not_a_crash():
@@ -120,7 +126,7 @@ def test_concurrent_runs_cannot_mix_one_report_folder():
             os.close(fd)
         code, _, err = run("check", "--only", "host.identity", "--report", d, env=NO_DRIVER)
         assert code == 0, err
-        assert sorted(os.listdir(d)) == ["gpuvet-report.json", "gpuvet-report.txt"]
+        assert sorted(os.listdir(d)) == ["gpuvet-report.json", "gpuvet-report.txt", "report.html", "report.md"]
 
 
 def test_stdout_write_errors_fail_the_command():

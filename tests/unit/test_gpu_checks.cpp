@@ -10,7 +10,7 @@
 #include "checks/gpu_nvlink.hpp"
 #include "checks/gpu_pcie_link.hpp"
 #include "checks/gpu_tenancy.hpp"
-#include "gpu/clock_reasons.hpp"
+#include "core/clock_reasons.hpp"
 #include "gpu/identify.hpp"
 #include "inventory_fixtures.hpp"
 #include "order/order.hpp"

@@ -1,0 +1,164 @@
+// gpuvet compare: offers side by side (check reports of different servers, value per money with
+// --prices), or --fleet DIR: many nodes' reports, outliers and one NHC-style line per node.
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include "cli/common.hpp"
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "core/input_file.hpp"
+#include "plan/rates_sources.hpp"
+#include "report/fleet_view.hpp"
+#include "report/offers_view.hpp"
+#include "report/report_reader.hpp"
+#include "report/style.hpp"
+#include "specs/spec_db.hpp"
+
+namespace gpuvet {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CompareArgs {
+    std::vector<std::string> files;
+    std::optional<std::string> prices;
+    std::optional<std::string> fleet;
+    std::optional<std::string> output;
+    bool html = false;
+    bool nhc = false;
+};
+
+// The kinds of document whose checks compare: a `run` report's comparison is its own.
+bool comparable_kind(const std::string& kind) { return kind == "check" || kind == "burn" || kind == "bench"; }
+
+std::vector<std::string> fleet_files(const std::string& dir) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+        throw usage_error("--fleet " + dir + ": not a folder", "give the folder that holds the nodes' JSON reports");
+    std::vector<std::string> out;
+    for (auto& e : fs::directory_iterator(dir, ec))
+        if (e.path().extension() == ".json" && e.is_regular_file(ec)) out.push_back(e.path().string());
+    if (ec) throw usage_error("--fleet " + dir + ": " + ec.message(), "give a readable folder");
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// Reads every input, refusing duplicates, documents of other kinds and mixed kinds, before any
+// output is written.
+std::vector<OfferInput> read_inputs(const std::vector<std::string>& files) {
+    std::vector<OfferInput> out;
+    std::set<std::string> seen_paths;
+    std::map<std::string, std::string> seen_text;  // content -> the file that had it
+    std::string kind0, file0;
+    for (auto& f : files) {
+        std::error_code ec;
+        std::string canon = fs::weakly_canonical(f, ec).string();
+        if (!seen_paths.insert(ec ? f : canon).second)
+            throw usage_error(f + " is given twice", "name each report once");
+        std::string text = read_input_file(f, "report", kReportFileLimitBytes);
+        auto [it, fresh] = seen_text.emplace(text, f);
+        if (!fresh)
+            throw input_error(f + " and " + it->second + " are the same report",
+                              "each offer or node needs its own report: run gpuvet check on each server");
+        std::string kind = document_kind(text, f);
+        if (kind == "run")
+            throw usage_error(f + ": comparing run reports is not supported by this build",
+                              "compare check reports ('gpuvet check --json > box.json' on each server)");
+        if (!comparable_kind(kind))
+            throw input_error(f + ": a '" + kind + "' document, not a check report",
+                              "compare the JSON that 'gpuvet check --json' or --report DIR wrote");
+        if (kind0.empty()) kind0 = kind, file0 = f;
+        else if (kind != kind0)
+            throw input_error(f + " is a '" + kind + "' report, " + file0 + " a '" + kind0 + "' report",
+                              "compare reports of one kind");
+        std::string name = fs::path(f).stem().string();
+        out.push_back({name, f, parse_report(text, f)});
+    }
+    // Two files of one name in different folders: their paths tell them apart.
+    std::set<std::string> names;
+    bool clash = false;
+    for (auto& in : out) clash = clash || !names.insert(in.name).second;
+    if (clash)
+        for (auto& in : out) in.name = in.path;
+    return out;
+}
+
+int run_compare(const GlobalOptions& g, const CompareArgs& a) {
+    if (a.fleet && !a.files.empty())
+        throw usage_error("--fleet and report files both given", "give either files to compare or --fleet DIR");
+    if (a.fleet && a.prices)
+        throw usage_error("--prices with --fleet", "a fleet is one model at one price: compare offers without --fleet");
+    if (a.nhc && !a.fleet) throw usage_error("--nhc without --fleet", "use --fleet DIR --nhc");
+    int formats = int(g.json) + int(g.markdown) + int(a.html) + int(a.nhc);
+    if (formats > 1)
+        throw usage_error("more than one output format", "choose one of --json, --markdown, --html, --nhc");
+    std::vector<std::string> files = a.fleet ? fleet_files(*a.fleet) : a.files;
+    if (!a.fleet && files.size() < 2)
+        throw usage_error("compare needs at least two reports", "gpuvet compare a.json b.json [--prices prices.toml]");
+    // Everything is read and judged before anything is printed or written: bad input leaves no file.
+    std::map<std::string, double> prices;
+    std::string currency;
+    if (a.prices) {
+        PriceTable t = read_prices(*a.prices, load_specs(g));
+        prices = t.per_card_hour;
+        currency = t.currency;
+    }
+    std::vector<OfferInput> inputs = read_inputs(files);
+    Envelope env = finished_envelope(g);
+    std::string text;
+    int code = exit_code::ok;
+    Style st = a.output ? Style{} : detect_style(g.no_color);
+    if (a.fleet) {
+        Fleet f = analyse_fleet(inputs);
+        text = g.json       ? render_fleet_json(f, env)
+               : g.markdown ? render_fleet_markdown(f)
+               : a.html     ? render_fleet_html(f)
+               : a.nhc      ? render_fleet_nhc(f)
+                            : render_fleet_terminal(f, st);
+        // A script acts on the exit code: 1 when any node is not healthy.
+        for (auto& n : f.nodes)
+            if (nhc_line(f, n).find("| Healthy") == std::string::npos) code = exit_code::check_failed;
+    } else {
+        OfferComparison c = compare_offers(std::move(inputs), prices, currency);
+        text = g.json       ? render_offers_json(c, env)
+               : g.markdown ? render_offers_markdown(c)
+               : a.html     ? render_offers_html(c)
+                            : render_offers_terminal(c, st);
+    }
+    if (a.output) write_file_atomically(*a.output, text);
+    else std::cout << text;
+    return code;
+}
+
+}  // namespace
+
+void add_compare_command(Cli cli) {
+    auto* sub =
+        cli.app.add_subcommand("compare", "Offers side by side by measured value per money, or a fleet's outliers");
+    auto args = std::make_shared<CompareArgs>();
+    sub->add_option("reports", args->files, "check reports (JSON) of the offers to compare")->type_name("FILE.json");
+    sub->add_option("--prices", args->prices, "TOML price file: [prices] \"GPU name\" = price per card-hour")
+        ->type_name("FILE");
+    sub->add_option("--fleet", args->fleet, "a folder of many nodes' check reports of one GPU model")->type_name("DIR");
+    sub->add_flag("--json", cli.global.json, "the comparison as a JSON document");
+    sub->add_flag("--markdown", cli.global.markdown, "Markdown for a ticket or chat");
+    sub->add_flag("--html", args->html, "a self-contained HTML page");
+    sub->add_flag("--nhc", args->nhc,
+                  "with --fleet: only the NHC-style lines, 'node | Healthy' or 'node | ERROR: ...'");
+    sub->add_option("-o,--output", args->output, "write to FILE (atomically) instead of stdout")->type_name("FILE");
+    sub->add_flag("--no-color", cli.global.no_color, "no colour (colour is used only on a terminal)");
+    sub->add_option("--specs", cli.global.specs_files, "add or override GPU SKUs from a TOML file (for --prices)")
+        ->type_name("FILE")
+        ->check(CLI::ExistingFile);
+    sub->footer(
+        "Examples:\n"
+        "  gpuvet compare a.json b.json --prices prices.toml   the better offer per money, and why\n"
+        "  gpuvet compare --fleet reports/ --nhc                one line per node for a scheduler\n"
+        "Exit codes: 0 compared (with --fleet: every node healthy), 1 --fleet found a node not healthy, 2 bad input.");
+    on_chosen(cli, *sub, "compare", [args](const GlobalOptions& g) { return run_compare(g, *args); });
+}
+
+}  // namespace gpuvet

@@ -1,0 +1,138 @@
+#include "report/markdown.hpp"
+
+#include <sstream>
+
+#include "core/strings.hpp"
+#include "report/result_grid.hpp"
+#include "report/terminal.hpp"
+#include "report/terminal_parts.hpp"
+
+namespace gpuvet {
+
+namespace {
+
+// A table cell: pipes and line breaks would end the cell or the row.
+std::string cell(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '|') out += "\\|";
+        else if (c == '\n') out += ' ';
+        else out += c;
+    }
+    return out;
+}
+
+std::string mark_cell(const CheckResult& c) {
+    std::string s = verdict_mark(c.verdict);
+    if (c.verdict != Verdict::Skip) {
+        std::string fig = short_figure(c, 8);
+        if (!fig.empty()) s += " " + fig;
+    }
+    // What did not pass stands out in any renderer.
+    return c.verdict == Verdict::Pass || c.verdict == Verdict::Skip ? s : "**" + s + "**";
+}
+
+void heading(std::ostringstream& o, const Report& r) {
+    o << "# gpuvet " << r.command << ": " << verdict_headline(r) << "\n\n";
+    o << "- **Result:** " << verdict_tally(r) << " · exit " << r.exit_code << "\n";
+    std::string when = r.started_at.empty() ? "" : " · " + r.started_at;
+    o << "- **Host:** " << cell(r.machine.hostname.value_or("(hostname unknown)")) << when << " · gpuvet "
+      << r.tool_version << "\n";
+    const DriverInfo& d = r.machine.driver;
+    if (d.driver_version) {
+        o << "- **Driver:** " << *d.driver_version;
+        if (d.cuda_driver_version)
+            o << ", CUDA " << *d.cuda_driver_version / 1000 << "." << (*d.cuda_driver_version % 1000) / 10;
+        o << "\n";
+    }
+    std::ostringstream gpus;
+    render_gpu_groups(gpus, r, Style{false, 1000});
+    std::istringstream lines(gpus.str());
+    for (std::string l; std::getline(lines, l);)
+        o << "- **" << cell(trim(l.substr(0, 10))) << ":** " << cell(trim(l.substr(10))) << "\n";
+    for (auto& p : d.problems) o << "- **Problem:** " << cell(p.message) << " Fix: " << cell(p.advice) << "\n";
+    o << "\n";
+}
+
+void matrix(std::ostringstream& o, const ResultGrid& g) {
+    if (g.rows.empty()) return;
+    o << "## Checks per GPU\n\n| check |";
+    for (int i : g.gpus) o << " GPU " << i << " |";
+    o << "\n|---|";
+    for (std::size_t i = 0; i < g.gpus.size(); ++i) o << "---|";
+    o << "\n";
+    for (auto& row : g.rows) {
+        o << "| `" << row.key << "` |";
+        for (int i : g.gpus) {
+            auto it = row.per_gpu.find(i);
+            o << " " << (it == row.per_gpu.end() ? "" : mark_cell(*it->second)) << " |";
+        }
+        o << "\n";
+    }
+    o << "\n✓ pass · ! warn · ✗ fail · – skip · E error; the figure is the one nearest its floor, as % of spec "
+         "where the datasheet gives one.\n\n";
+}
+
+void box(std::ostringstream& o, const ResultGrid& g) {
+    if (g.box.empty()) return;
+    o << "## Box and host\n\n| result | check | summary |\n|---|---|---|\n";
+    for (const CheckResult* c : g.box)
+        o << "| " << (c->verdict == Verdict::Pass || c->verdict == Verdict::Skip ? "" : "**") << to_string(c->verdict)
+          << (c->verdict == Verdict::Pass || c->verdict == Verdict::Skip ? "" : "**") << " | `" << c->key << "` | "
+          << cell(c->summary) << " |\n";
+    o << "\n";
+}
+
+bool explains(const CheckResult& c, const Measurement& m) {
+    if (m.value && m.reference && grade(*m.value, *m.reference) != Verdict::Pass) return true;
+    for (auto& f : c.findings)
+        if (f.verdict != Verdict::Pass && f.measurement == m.key) return true;
+    return false;
+}
+
+void not_passing(std::ostringstream& o, const Report& r) {
+    bool any = false;
+    for (auto& c : r.checks) {
+        if (c.verdict == Verdict::Pass || c.verdict == Verdict::Skip) continue;
+        if (!any) o << "## Not passing\n\n";
+        any = true;
+        o << "### " << to_string(c.verdict) << " `" << c.key << "`" << (c.gpu ? " GPU " + std::to_string(*c.gpu) : "")
+          << "\n\n"
+          << c.summary << "\n\n";
+        bool table = false;
+        for (auto& m : c.measurements) {
+            if (!explains(c, m)) continue;
+            if (!table) o << "| figure | measured | reference |\n|---|---|---|\n";
+            table = true;
+            o << "| " << cell(m.label) << " | " << cell(render_measurement_value(m)) << " | "
+              << cell(render_reference(m)) << " |\n";
+        }
+        if (table) o << "\n";
+        for (auto& f : c.findings)
+            if (f.verdict != Verdict::Pass) o << "- " << to_string(f.verdict) << ": " << f.text << "\n";
+        for (auto& d : c.details) o << "- " << d << "\n";
+        o << "\n";
+    }
+    for (auto& e : r.errors) {
+        if (!any) o << "## Not passing\n\n";
+        any = true;
+        o << "- error in `" << e.where << "`: " << e.message << (e.advice.empty() ? "" : " Fix: " + e.advice) << "\n";
+    }
+    if (r.fatal) o << "\n**Could not complete:** " << r.fatal->message << " Fix: " << r.fatal->advice << "\n";
+}
+
+}  // namespace
+
+std::string render_markdown(const Report& r) {
+    std::ostringstream o;
+    heading(o, r);
+    ResultGrid g = build_grid(r);
+    matrix(o, g);
+    box(o, g);
+    not_passing(o, r);
+    std::string s = o.str();
+    while (s.size() > 1 && s[s.size() - 1] == '\n' && s[s.size() - 2] == '\n') s.pop_back();
+    return s;
+}
+
+}  // namespace gpuvet

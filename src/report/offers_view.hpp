@@ -1,0 +1,16 @@
+// Printers of an offer comparison: terminal table, JSON document, Markdown, HTML page.
+#pragma once
+#include <string>
+
+#include "core/result.hpp"
+#include "report/offers.hpp"
+#include "report/style.hpp"
+
+namespace gpuvet {
+
+std::string render_offers_terminal(const OfferComparison& c, const Style& st);
+std::string render_offers_json(const OfferComparison& c, const Envelope& e);
+std::string render_offers_markdown(const OfferComparison& c);
+std::string render_offers_html(const OfferComparison& c);
+
+}  // namespace gpuvet

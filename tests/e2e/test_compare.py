@@ -1,0 +1,157 @@
+"""gpuvet compare and --fleet on reports the driver test doubles produced, and the bad inputs that
+must end in exit 2 with no output file."""
+import json
+import os
+import shutil
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+from harness import fake_env, main, run, slow
+
+TESTS = os.environ.get("GPUVET_TEST_DIR", os.path.join(os.path.dirname(__file__), ".."))
+FIXTURES = os.path.join(TESTS, "fixtures", "reports")
+CHECKS = "gpu.identity,gpu.health,gpu.pcie_link,gpu.gemm,gpu.h2d_d2h,gpu.burn"
+FLEET_CHECKS = "gpu.identity,gpu.gemm,gpu.h2d_d2h"
+PRICES = 'currency = "USD"\n[prices]\n"H100 SXM" = 2.49\n'
+
+
+def fixture(name):
+    return os.path.join(FIXTURES, name + ".json")
+
+
+def check_report(scenario, path, checks=CHECKS):
+    env = fake_env(scenario)
+    env["GPUVET_CUBLASLT"] = os.path.join(os.environ["GPUVET_BUILD_DIR"], "tests", "fakes", "libfakecublaslt.so")
+    code, out, err = run("check", "--quick", "--only", checks, "--burn-duration", "1s", "--json", env=env)
+    assert code in (0, 1), (scenario, code, err)
+    with open(path, "w") as f:
+        f.write(out)
+    return json.loads(out)
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+@slow
+def test_power_capped_gen4_offer_loses_to_the_healthy_one_with_its_numbers():
+    with tempfile.TemporaryDirectory() as d:
+        check_report("offer_power_capped_gen4", os.path.join(d, "capped.json"))
+        check_report("offer_healthy_2x_h100", os.path.join(d, "healthy.json"))
+        prices = write(os.path.join(d, "prices.toml"), PRICES)
+        args = [os.path.join(d, "capped.json"), os.path.join(d, "healthy.json"), "--prices", prices]
+        code, out, err = run("compare", *args, "--json")
+        assert code == 0, err
+        doc = json.loads(out)
+        assert doc["command"] == "compare" and doc["winner"] == "healthy", doc["winner"]
+        assert doc["decided_by"] == "Sustained burn throughput per USD/h", doc["decided_by"]
+        reasons = "\n".join(doc["reasons"])
+        assert "healthy gives 317 TFLOPS per USD/h against 225 TFLOPS per USD/h on capped (+41%)" in reasons, reasons
+        assert "capped: Power limit 450 W (64% of spec) against 700 W on healthy" in reasons, reasons
+        assert "capped: PCIe generation 4 gen" in reasons and "against 5 gen on healthy" in reasons, reasons
+        assert "capped: Host to GPU 26 GB/s" in reasons, reasons
+        capped = next(o for o in doc["offers"] if o["name"] == "capped")
+        below = {f["id"] for f in capped["figures"] if f["below_class"]}
+        assert {"bf16_tflops", "power_limit_w"} <= below, below
+        healthy = next(o for o in doc["offers"] if o["name"] == "healthy")
+        assert not [f for f in healthy["figures"] if f["below_class"]], healthy["figures"]
+        assert abs(next(f for f in healthy["figures"] if f["id"] == "bf16_tflops")["per_money"] - 790 / 2.49) < 0.5
+        # The same comparison in the other formats says the same winner.
+        code, out, _ = run("compare", *args, "--no-color")
+        assert code == 0 and "Winner: healthy (by Sustained burn throughput per USD/h)" in out, out
+        code, out, _ = run("compare", *args, "--markdown")
+        assert out.startswith("# gpuvet compare: Winner: healthy"), out
+        html = os.path.join(d, "compare.html")
+        code, out, _ = run("compare", *args, "--html", "-o", html)
+        with open(html) as f:
+            assert "Winner: healthy" in f.read()
+
+
+def test_a_no_go_offer_never_wins():
+    code, out, err = run("compare", fixture("faulty-8gpu"), fixture("healthy-8gpu"), "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["winner"] == "healthy-8gpu" and doc["currency"] is None, doc
+    assert any(r.startswith("faulty-8gpu did not pass acceptance (FAIL): gpu.health GPU 1") for r in doc["reasons"]), doc
+
+
+@slow
+def test_fleet_of_16_names_exactly_the_two_planted_outliers():
+    with tempfile.TemporaryDirectory() as d:
+        plan = {f"node{i:02d}": "offer_healthy_2x_h100" for i in range(1, 17)}
+        plan["node05"] = "fleet_slow_gpu"
+        plan["node11"] = "fleet_slow_host_link"
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            list(pool.map(lambda kv: check_report(kv[1], os.path.join(d, kv[0] + ".json"), FLEET_CHECKS), plan.items()))
+        code, out, err = run("compare", "--fleet", d, "--json")
+        assert code == 1, (code, err)  # a node is not healthy
+        doc = json.loads(out)
+        assert len(doc["nodes"]) == 16 and doc["gpu_model"] == "h100-sxm5-80gb", doc["nodes"]
+        low = {(o["node"], o["gpu"], o["metric"]) for o in doc["outliers"] if o["side"] == "low"}
+        assert {n for n, _, _ in low} == {"node05", "node11"}, low
+        assert {(g, m) for n, g, m in low if n == "node05"} == {(1, "bf16_tflops"), (1, "fp16_tflops"), (1, "fp8_tflops")}, low
+        assert {(g, m) for n, g, m in low if n == "node11"} == {(0, "h2d_gbps"), (1, "h2d_gbps")}, low
+        assert not [o for o in doc["outliers"] if o["side"] == "high"], doc["outliers"]
+        bf16 = next(m for m in doc["metrics"] if m["id"] == "bf16_tflops")
+        assert bf16["samples"] == 32 and abs(bf16["median"] - 790) < 1 and bf16["mad"] < 1, bf16
+        code, out, err = run("compare", "--fleet", d, "--nhc")
+        lines = out.splitlines()
+        assert len(lines) == 16, out
+        assert sum(l.endswith("| Healthy") for l in lines) == 14, out
+        bad = [l for l in lines if "| ERROR: " in l]
+        assert [l.split(" |")[0] for l in bad] == ["node05", "node11"], bad
+        assert "low outlier: BF16 GEMM GPU 1 592 TFLOPS (fleet median 790)" in bad[0], bad[0]
+
+
+def test_bad_inputs_exit_2_and_write_nothing():
+    with tempfile.TemporaryDirectory() as d:
+        out_file = os.path.join(d, "out.html")
+        good = fixture("healthy-8gpu")
+        with open(good) as f:
+            doc = json.load(f)
+        text = open(good).read()
+        cases = {}
+        doc2 = dict(doc, schema_version=99)
+        cases["schema"] = ([write(os.path.join(d, "v99.json"), json.dumps(doc2)), good],
+                           "schema_version 99 is not one this build reads (2 to 3)")
+        cases["truncated"] = ([write(os.path.join(d, "cut.json"), text[: len(text) // 2]), good],
+                              "not a complete JSON document")
+        doc3 = dict(doc, verdict="PASS")  # its checks say WARN
+        cases["edited"] = ([write(os.path.join(d, "edited.json"), json.dumps(doc3)), good], "the file was edited")
+        cases["same path"] = ([good, good], "is given twice")
+        shutil.copy(good, os.path.join(d, "copy.json"))
+        cases["same report"] = ([good, os.path.join(d, "copy.json")], "are the same report")
+        run_doc = dict(doc, command="run")
+        cases["run"] = ([write(os.path.join(d, "run.json"), json.dumps(run_doc)), good],
+                        "comparing run reports is not supported by this build")
+        cases["plan"] = ([write(os.path.join(d, "plan.json"), json.dumps(dict(doc, command="plan"))), good],
+                         "a 'plan' document, not a check report")
+        cases["unknown card"] = ([good, fixture("faulty-8gpu"), "--prices",
+                                  write(os.path.join(d, "p.toml"), '[prices]\n"H1OO ZXM" = 2\n')], "unknown GPU 'H1OO ZXM'")
+        cases["unpriced card"] = ([good, fixture("healthy-1gpu"), "--prices", write(os.path.join(d, "p2.toml"), PRICES)],
+                                  "the price file names no price for l4")
+        cases["mixed fleet"] = (["--fleet", FIXTURES], "has l4 GPUs")
+        cases["one report"] = ([good], "compare needs at least two reports")
+        for name, (args, words) in cases.items():
+            code, out, err = run("compare", *args, "--html", "-o", out_file)
+            assert code == 2, (name, code, err)
+            assert words in err and "→" in err, (name, err)
+            assert not os.path.exists(out_file), name
+            assert not [f for f in os.listdir(d) if f.startswith(".")], (name, os.listdir(d))
+        code, _, err = run("report", os.path.join(d, "cut.json"), "--html", "-o", out_file)
+        assert code == 2 and "not a complete JSON document" in err and not os.path.exists(out_file), err
+
+
+def test_report_reads_an_older_schema_it_understands():
+    with tempfile.TemporaryDirectory() as d:
+        with open(fixture("healthy-1gpu")) as f:
+            doc = json.load(f)
+        doc["schema_version"] = 2
+        code, out, err = run("report", write(os.path.join(d, "v2.json"), json.dumps(doc)), "--markdown")
+        assert code == 0 and out.startswith("# gpuvet check: GO"), (code, err)
+
+
+if __name__ == "__main__":
+    main(globals())

@@ -1,0 +1,151 @@
+"""The HTML report, rendered by headless Chromium (Debian's chromium, over the DevTools protocol):
+it loads with no console errors and no network request, the screenshot is not blank, the verdict,
+matrix and charts are there, it fits a phone's width, and a strict parser accepts the markup."""
+import os
+import tempfile
+from html.parser import HTMLParser
+
+import chromium
+from harness import main, run
+
+FIXTURES = os.path.join(os.environ.get("GPUVET_TEST_DIR", os.path.join(os.path.dirname(__file__), "..")),
+                        "fixtures", "reports")
+# Screenshots stay in the build tree for a person to look at (tests/e2e/html-shots/).
+SHOTS = os.path.join(os.environ.get("GPUVET_BUILD_DIR", tempfile.gettempdir()), "tests", "e2e", "html-shots")
+VOID = {"meta", "br", "img", "input", "link", "hr", "col", "area", "base", "source", "wbr"}
+# SVG elements written self-closing (<rect/>): the parser reports them as startend.
+
+
+class StrictParser(HTMLParser):
+    """Fails on unclosed or mismatched tags, on a reference to anything outside the page, and on a
+    duplicate id."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack, self.ids, self.errors, self.tags = [], set(), [], {}
+
+    def handle_starttag(self, tag, attrs):
+        self.tags[tag] = self.tags.get(tag, 0) + 1
+        for k, v in attrs:
+            if k in ("src", "href", "action", "srcset", "xlink:href") and v and not v.startswith("#"):
+                self.errors.append(f"<{tag} {k}={v!r}>: a reference outside the page")
+            if k == "id":
+                if v in self.ids:
+                    self.errors.append(f"duplicate id {v!r}")
+                self.ids.add(v)
+            if k == "style" and "url(" in (v or ""):
+                self.errors.append(f"<{tag} style> loads {v!r}")
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags[tag] = self.tags.get(tag, 0) + 1
+
+    def handle_endtag(self, tag):
+        if tag in VOID:
+            return
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"</{tag}> closes <{self.stack[-1] if self.stack else 'nothing'}> at {self.getpos()}")
+            if tag in self.stack:
+                while self.stack.pop() != tag:
+                    pass
+            return
+        self.stack.pop()
+
+    def handle_data(self, data):
+        if self.stack and self.stack[-1] == "style" and ("@import" in data or "url(" in data):
+            self.errors.append("the stylesheet loads something")
+
+
+def render(fixture, out_dir):
+    path = os.path.join(out_dir, fixture + ".html")
+    code, out, err = run("report", os.path.join(FIXTURES, fixture + ".json"), "--html", "-o", path)
+    assert code == 0 and out == "", (code, out, err)
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    p = StrictParser()
+    p.feed(text)
+    p.close()
+    assert not p.errors, p.errors[:10]
+    assert p.stack == [], f"unclosed: {p.stack}"
+    assert text.startswith("<!DOCTYPE html>"), text[:40]
+    assert "<script" not in text, "the page needs no script"
+    return path, text, p
+
+
+def load(path, width=1280):
+    page = chromium.Page(width=width)
+    page.load(path)
+    return page
+
+
+def test_faulty_8gpu_page_loads_clean_and_shows_the_fault():
+    with tempfile.TemporaryDirectory() as d:
+        path, text, parsed = render("faulty-8gpu", d)
+        assert 'http-equiv="Content-Security-Policy" content="default-src \'none\'' in text
+        page = load(path)
+        try:
+            assert page.console_problems() == [], page.console_problems()
+            urls = page.requests()
+            assert urls == ["file://" + os.path.abspath(path)], urls  # the page itself, nothing else
+            verdict = page.evaluate("document.querySelector('#verdict').dataset.verdict")
+            assert verdict == "FAIL", verdict
+            assert page.evaluate("document.querySelector('#verdict h1').textContent") == "NO-GO"
+            heads = page.evaluate("[...document.querySelectorAll('table.matrix thead th')].map(e => e.textContent)")
+            assert heads == ["check"] + [f"GPU {i}" for i in range(8)], heads
+            # throttling.toml: GPU 1 is hot and clocked down; its health cell is the failed one.
+            cell = page.evaluate("[...document.querySelectorAll('table.matrix tbody tr')].find(r => "
+                                 "r.cells[0].textContent == 'gpu.health').cells[2].className")
+            assert cell == "v-fail", cell
+            message = page.evaluate("document.querySelector('#vendor-message').textContent")
+            assert "NO-GO" in message and "- gpu.health GPU 1: GPU 1 (H100 SXM5 80GB): clocks are held down" in message, message
+            assert "- gpu.burn GPU 1: HW slowdown active in" in message, message
+            first = page.evaluate("document.querySelector('#findings article h3').textContent")
+            assert "gpu.health" in first and "GPU 1" in first, first
+            assert page.evaluate("document.querySelectorAll('#bars svg.chart').length") >= 5
+            assert page.evaluate("document.querySelectorAll('#timeline svg.chart.lines').length") >= 3
+            bands = page.evaluate("[...document.querySelectorAll('#timeline svg.bands rect.event')].map("
+                                  "r => [r.classList.contains('fault'), r.textContent])")
+            assert [True, "GPU 1: HW_SLOWDOWN|SW_THERMAL|HW_THERMAL"] in bands, bands
+            assert [False, "GPU 6: SW_POWER_CAP"] in bands, bands
+            assert page.evaluate("document.querySelectorAll('#p2p svg.heatmap rect.heat').length") == 56
+            # Charts drew something: every chart has a size on screen.
+            sizes = page.evaluate("[...document.querySelectorAll('svg.chart')].map(s => s.getBoundingClientRect().width)")
+            assert sizes and min(sizes) > 100, sizes
+            os.makedirs(SHOTS, exist_ok=True)
+            shot = os.path.join(SHOTS, "faulty-8gpu.png")
+            page.screenshot(shot)
+            assert not chromium.png_is_blank(shot), shot
+        finally:
+            page.close()
+
+
+def test_page_fits_a_phone_and_prints():
+    with tempfile.TemporaryDirectory() as d:
+        path, text, _ = render("healthy-8gpu", d)
+        assert '<meta name="viewport" content="width=device-width' in text and "@media print" in text
+        assert "prefers-color-scheme:dark" in text
+        page = load(path, width=390)
+        try:
+            assert page.console_problems() == [], page.console_problems()
+            # Wide tables scroll inside their box; the page itself does not scroll sideways.
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= 391, width
+            assert page.evaluate("document.querySelector('#verdict').dataset.verdict") == "WARN"
+            os.makedirs(SHOTS, exist_ok=True)
+            shot = os.path.join(SHOTS, "healthy-8gpu-phone.png")
+            page.screenshot(shot)
+            assert not chromium.png_is_blank(shot), shot
+        finally:
+            page.close()
+
+
+def test_every_fixture_renders_strictly_valid_markup():
+    with tempfile.TemporaryDirectory() as d:
+        for name in sorted(os.listdir(FIXTURES)):
+            if name.endswith(".json"):
+                render(name[:-5], d)
+
+
+if __name__ == "__main__":
+    main(globals())
