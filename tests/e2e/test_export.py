@@ -388,6 +388,17 @@ def test_real_prometheus_scrapes_it():
         assert ex.stop()[0] == 0
 
 
+def test_xid_errors_show_the_last_xid_seen():
+    extra = "[gpu.4]\nxid_events = [{ after_s = 0.3, xid = 31 }, { after_s = 0.6, xid = 48 }]\n"
+    with tempfile.TemporaryDirectory() as tmp, Exporter(scenario_file(tmp, extra), "--interval", "0.1") as ex:
+        ex.wait_healthy()
+        page = wait_for(lambda: (lambda p: p if one(p, "DCGM_FI_DEV_XID_ERRORS", gpu="4")[1] == 48 else None)(
+            ex.metrics()), 10, "Xid 48 on GPU 4")
+        assert one(page, "DCGM_FI_DEV_XID_ERRORS", gpu="3")[1] == 0
+        assert "# HELP DCGM_FI_DEV_XID_ERRORS Value of the last XID error encountered.\n" in page
+        assert ex.stop()[0] == 0
+
+
 def test_lost_gpu_drops_its_series_and_the_endpoint_stays_up():
     # GPU 1 falls off the bus after some ticks (each tick makes a few dozen NVML calls per GPU).
     with tempfile.TemporaryDirectory() as tmp, \
