@@ -56,6 +56,8 @@ test-fast: build
 
 bench: build
 	scripts/bench
+	cmake --build $(BUILD) -j $(JOBS) --target gpuvet fakenvml
+	BUILD_TESTS_DIR=$(BUILD) scripts/bench-top
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,6 +1,7 @@
 #include "core/interrupt.hpp"
 
 #include <signal.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -23,14 +24,28 @@ struct Slot {
 };
 Slot g_slots[kSlots];
 
+// The full-screen program's terminal (TerminalRestore): `armed` is read by the handler.
+std::atomic<bool> g_screen_armed{false};
+int g_screen_fd = -1;
+termios g_screen_termios{};
+char g_screen_leave[64] = {0};
+
+std::atomic<const char*> g_first_message{
+    "\ngpuvet: stopping; the report of what was measured follows (again to exit at once)\n"};
+
 void say(const char* s) { (void)!write(STDERR_FILENO, s, std::strlen(s)); }
 
 void on_signal(int) {
+    bool screen = g_screen_armed.load();
     if (!g_stop.exchange(true)) {
-        say("\ngpuvet: stopping; the report of what was measured follows (again to exit at once)\n");
+        if (!screen) say(g_first_message.load());
         return;
     }
     // The second signal: leave the terminal clean, remove what is ours, go.
+    if (screen) {
+        tcsetattr(g_screen_fd, TCSANOW, &g_screen_termios);
+        (void)!write(g_screen_fd, g_screen_leave, std::strlen(g_screen_leave));
+    }
     if (g_tty) say("\r\x1b[2K\x1b[0m");
     for (auto& s : g_slots)
         if (s.state.load() == 2) unlink(s.path);
@@ -41,6 +56,8 @@ void on_signal(int) {
 }  // namespace
 
 const std::atomic<bool>& stop_flag() { return g_stop; }
+
+void set_first_stop_message(const char* text) { g_first_message.store(text); }
 
 void install_stop_handlers(bool stderr_is_tty) {
     g_tty = stderr_is_tty;
@@ -53,6 +70,15 @@ void install_stop_handlers(bool stderr_is_tty) {
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
 }
+
+TerminalRestore::TerminalRestore(int fd, const char* leave_sequence) {
+    if (tcgetattr(fd, &g_screen_termios) != 0) return;
+    g_screen_fd = fd;
+    std::strncpy(g_screen_leave, leave_sequence, sizeof g_screen_leave - 1);
+    g_screen_armed.store(true);
+}
+
+TerminalRestore::~TerminalRestore() { g_screen_armed.store(false); }
 
 CleanupPath::CleanupPath(const std::filesystem::path& p) {
     const std::string& s = p.native();

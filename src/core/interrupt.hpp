@@ -10,8 +10,24 @@ namespace gpuvet {
 
 // Set by the first SIGINT / SIGTERM.
 const std::atomic<bool>& stop_flag();
+// What the first signal prints instead of the default (which promises a report); `text` must have
+// static storage duration. The recorder (`top --log`) says its file keeps what was recorded.
+void set_first_stop_message(const char* text);
 // Installs the handlers; `stderr_is_tty`: the second signal clears the live progress line there.
 void install_stop_handlers(bool stderr_is_tty);
+
+// While a full-screen program owns the terminal: the terminal settings to put back and the bytes
+// that leave its screen mode (alternate screen off, cursor on), applied by the second signal before
+// it exits (tcsetattr and write are async-signal-safe), and the first signal prints nothing (the
+// program redraws or leaves the screen itself). One at a time; the slot is freed on destruction.
+class TerminalRestore {
+public:
+    // Snapshots the settings of `fd` now (call before the program changes them).
+    TerminalRestore(int fd, const char* leave_sequence);
+    ~TerminalRestore();
+    TerminalRestore(const TerminalRestore&) = delete;
+    TerminalRestore& operator=(const TerminalRestore&) = delete;
+};
 
 // A temporary file the second signal removes before exiting; the slot is freed on destruction.
 // Registration takes no lock and allocates nothing in the handler's path.

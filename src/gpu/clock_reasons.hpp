@@ -14,6 +14,8 @@ inline constexpr std::uint64_t kSwThermalSlowdown = 0x20;
 inline constexpr std::uint64_t kHwThermalSlowdown = 0x40;
 inline constexpr std::uint64_t kHwPowerBrakeSlowdown = 0x80;
 inline constexpr std::uint64_t kDisplayClockSetting = 0x100;
+inline constexpr std::uint64_t kBoardLimit = 0x200;
+inline constexpr std::uint64_t kReliability = 0x400;
 
 // The reasons DCGM's watchers fail on: the hardware or its cooling is in trouble.
 inline constexpr std::uint64_t kFailMask =

@@ -6,6 +6,14 @@
 namespace gpuvet {
 
 LoopEnd run_sampling_loop(const LoopLimits& limits, const std::atomic<bool>& stop, const std::function<bool()>& tick) {
+    return run_sampling_loop(limits, stop, tick, [](std::chrono::steady_clock::time_point until) {
+        std::this_thread::sleep_until(until);
+        return true;
+    });
+}
+
+LoopEnd run_sampling_loop(const LoopLimits& limits, const std::atomic<bool>& stop, const std::function<bool()>& tick,
+                          const LoopWait& wait) {
     using Clock = std::chrono::steady_clock;
     constexpr auto kSlice = std::chrono::milliseconds(50);
     const auto interval = limits.interval.count() > 0 ? limits.interval : std::chrono::milliseconds(1);
@@ -25,7 +33,7 @@ LoopEnd run_sampling_loop(const LoopLimits& limits, const std::atomic<bool>& sto
             if (now >= next) break;
             Clock::time_point wake = std::min(next, now + kSlice);
             wake = std::min(wake, end);
-            std::this_thread::sleep_until(wake);
+            if (!wait(wake)) return LoopEnd::TickEnded;
         }
     }
 }

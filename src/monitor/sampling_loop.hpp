@@ -21,4 +21,10 @@ enum class LoopEnd { Stopped, DurationReached, TickEnded };
 // overruns its slot is not made up for: the next starts at the next deadline still ahead.
 LoopEnd run_sampling_loop(const LoopLimits& limits, const std::atomic<bool>& stop, const std::function<bool()>& tick);
 
+// Waits until a time point at most (a slice of at most 50 ms); returns false to end the loop
+// (TickEnded). The full-screen monitor waits on the keyboard here instead of sleeping.
+using LoopWait = std::function<bool(std::chrono::steady_clock::time_point until)>;
+LoopEnd run_sampling_loop(const LoopLimits& limits, const std::atomic<bool>& stop, const std::function<bool()>& tick,
+                          const LoopWait& wait);
+
 }  // namespace gpuvet

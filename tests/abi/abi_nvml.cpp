@@ -36,6 +36,14 @@ ABI_MAP(n::nvmlEventData_t, ::nvmlEventData_t);
 ABI_ENUM(n::nvmlValueType_t, ::nvmlValueType_t);
 ABI_MAP(n::nvmlValue_t, ::nvmlValue_t);
 ABI_MAP(n::nvmlFieldValue_t, ::nvmlFieldValue_t);
+ABI_MAP(n::nvmlGpmMetric_t, ::nvmlGpmMetric_t);
+ABI_MAP(n::nvmlGpmSupport_t, ::nvmlGpmSupport_t);
+// Our nvmlGpmMetricsGet_t is deliberately larger than any header's (its array outgrows every
+// NVML_GPM_METRIC_MAX so far): the same header and element, more room; checked below.
+template <>
+struct official<n::nvmlGpmMetricsGet_t> {
+    using type = ::nvmlGpmMetricsGet_t;
+};
 }  // namespace abi
 
 namespace n = gpuvet::nvml;
@@ -43,6 +51,22 @@ namespace n = gpuvet::nvml;
 static_assert(std::is_same_v<n::nvmlDevice_t, ::nvmlDevice_t>);
 static_assert(std::is_same_v<n::nvmlEventSet_t, ::nvmlEventSet_t>);
 static_assert(std::is_same_v<n::nvmlDeviceArchitecture_t, ::nvmlDeviceArchitecture_t>);
+static_assert(std::is_same_v<n::nvmlGpmSample_t, ::nvmlGpmSample_t>);
+
+// GPM: the request's header and metric layout match; our array holds at least the header's MAX.
+ABI_SAME_OFFSET(n::nvmlGpmMetric_t, ::nvmlGpmMetric_t, metricId);
+ABI_SAME_OFFSET(n::nvmlGpmMetric_t, ::nvmlGpmMetric_t, nvmlReturn);
+ABI_SAME_OFFSET(n::nvmlGpmMetric_t, ::nvmlGpmMetric_t, value);
+ABI_SAME_OFFSET(n::nvmlGpmMetric_t, ::nvmlGpmMetric_t, metricInfo);
+ABI_SAME_OFFSET(n::nvmlGpmMetricsGet_t, ::nvmlGpmMetricsGet_t, version);
+ABI_SAME_OFFSET(n::nvmlGpmMetricsGet_t, ::nvmlGpmMetricsGet_t, numMetrics);
+ABI_SAME_OFFSET(n::nvmlGpmMetricsGet_t, ::nvmlGpmMetricsGet_t, sample1);
+ABI_SAME_OFFSET(n::nvmlGpmMetricsGet_t, ::nvmlGpmMetricsGet_t, sample2);
+ABI_SAME_OFFSET(n::nvmlGpmMetricsGet_t, ::nvmlGpmMetricsGet_t, metrics);
+ABI_SAME_OFFSET(n::nvmlGpmSupport_t, ::nvmlGpmSupport_t, version);
+ABI_SAME_OFFSET(n::nvmlGpmSupport_t, ::nvmlGpmSupport_t, isSupportedDevice);
+static_assert(n::kGpmMetricsBufferEntries >= NVML_GPM_METRIC_MAX, "GPM buffer smaller than this nvml.h's MAX");
+static_assert(sizeof(n::nvmlGpmMetricsGet_t) >= sizeof(::nvmlGpmMetricsGet_t));
 
 // Struct layouts, member by member.
 ABI_SAME_OFFSET(n::nvmlPciInfo_t, ::nvmlPciInfo_t, busIdLegacy);
@@ -177,6 +201,11 @@ ABI_SAME_FN(n::nvmlDeviceRegisterEvents_fn, nvmlDeviceRegisterEvents);
 ABI_SAME_FN(n::nvmlEventSetWait_fn, nvmlEventSetWait_v2);
 ABI_SAME_FN(n::nvmlEventSetWait_fn, nvmlEventSetWait);
 ABI_SAME_FN(n::nvmlEventSetFree_fn, nvmlEventSetFree);
+ABI_SAME_FN(n::nvmlGpmQueryDeviceSupport_fn, nvmlGpmQueryDeviceSupport);
+ABI_SAME_FN(n::nvmlGpmSampleAlloc_fn, nvmlGpmSampleAlloc);
+ABI_SAME_FN(n::nvmlGpmSampleFree_fn, nvmlGpmSampleFree);
+ABI_SAME_FN(n::nvmlGpmSampleGet_fn, nvmlGpmSampleGet);
+ABI_SAME_FN(n::nvmlGpmMetricsGet_fn, nvmlGpmMetricsGet);
 
 // Status values.
 ABI_SAME_VALUE(n::NVML_SUCCESS, ::NVML_SUCCESS);
@@ -300,6 +329,13 @@ ABI_SAME_VALUE(n::kEventTypeDoubleBitEccError, nvmlEventTypeDoubleBitEccError);
 ABI_SAME_VALUE(n::kEventTypePState, nvmlEventTypePState);
 ABI_SAME_VALUE(n::kEventTypeXidCriticalError, nvmlEventTypeXidCriticalError);
 ABI_SAME_VALUE(n::kEventTypeClock, nvmlEventTypeClock);
+ABI_SAME_VALUE(n::kGpmMetricsGetVersion, NVML_GPM_METRICS_GET_VERSION);
+ABI_SAME_VALUE(n::kGpmSupportVersion, NVML_GPM_SUPPORT_VERSION);
+ABI_SAME_VALUE(n::kGpmMetricSmUtil, NVML_GPM_METRIC_SM_UTIL);
+ABI_SAME_VALUE(n::kGpmMetricSmOccupancy, NVML_GPM_METRIC_SM_OCCUPANCY);
+ABI_SAME_VALUE(n::kGpmMetricAnyTensorUtil, NVML_GPM_METRIC_ANY_TENSOR_UTIL);
+ABI_SAME_VALUE(n::kGpmMetricDramBwUtil, NVML_GPM_METRIC_DRAM_BW_UTIL);
+ABI_SAME_VALUE(n::kDeviceMigEnable, NVML_DEVICE_MIG_ENABLE);
 
 // Version constants of the versioned structs we pass (sizeof | version << 24).
 ABI_SAME_VALUE(n::kPciInfoExt_v1, nvmlPciInfoExt_v1);

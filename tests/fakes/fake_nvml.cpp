@@ -787,4 +787,71 @@ nvmlReturn_t nvmlEventSetWait(nvmlEventSet_t set, nvmlEventData_t* data, unsigne
     return nvmlEventSetWait_v2(set, data, timeoutms);
 }
 
+// ---- GPM (absent from the R440-era library) ----------------------------------------------------
+#ifndef FAKE_OLD_DRIVER
+}  // extern "C"
+struct nvmlGpmSample_st {
+    Dev* dev = nullptr;  // null until nvmlGpmSampleGet filled it
+    double values[4] = {};
+};
+namespace {
+bool gpm_on(const fake::Gpu& g) { return g.gpm_supported.value_or(g.cc_major >= 9) && !g.mig_mode; }
+std::set<nvmlGpmSample_t> g_gpm_samples;
+}  // namespace
+extern "C" {
+nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t h, nvmlGpmSupport_t* support) {
+    DEVICE(h);
+    NEED(support);
+    // The raw 1, as nvml.h defines it (not NVML_STRUCT_VERSION).
+    if (support->version != NVML_GPM_SUPPORT_VERSION) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    support->isSupportedDevice = g.gpm_supported.value_or(g.cc_major >= 9) ? 1 : 0;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t* sample) {
+    std::lock_guard<std::mutex> lk(g_mu);
+    if (!g_init_count) return NVML_ERROR_UNINITIALIZED;
+    NEED(sample);
+    *sample = new nvmlGpmSample_st;
+    g_gpm_samples.insert(*sample);
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t sample) {
+    std::lock_guard<std::mutex> lk(g_mu);
+    NEED(g_gpm_samples.erase(sample));
+    delete sample;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t h, nvmlGpmSample_t sample) {
+    DEVICE(h);
+    NEED(g_gpm_samples.count(sample));
+    if (!gpm_on(g)) return NVML_ERROR_NOT_SUPPORTED;
+    sample->dev = d_;
+    sample->values[0] = g.gpm_sm_activity_percent;
+    sample->values[1] = g.gpm_sm_occupancy_percent;
+    sample->values[2] = g.gpm_tensor_activity_percent;
+    sample->values[3] = g.gpm_dram_bandwidth_percent;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t* m) {
+    std::lock_guard<std::mutex> lk(g_mu);
+    if (!g_init_count) return NVML_ERROR_UNINITIALIZED;
+    NEED(m);
+    if (m->version != NVML_GPM_METRICS_GET_VERSION) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    NEED(m->numMetrics <= NVML_GPM_METRIC_MAX && g_gpm_samples.count(m->sample1) && g_gpm_samples.count(m->sample2));
+    NEED(m->sample1->dev && m->sample1->dev == m->sample2->dev);  // two filled samples of one GPU
+    if (lost(*m->sample2->dev)) return NVML_ERROR_GPU_IS_LOST;
+    for (unsigned i = 0; i < m->numMetrics; ++i) {
+        nvmlGpmMetric_t& e = m->metrics[i];
+        int slot = e.metricId == NVML_GPM_METRIC_SM_UTIL           ? 0
+                   : e.metricId == NVML_GPM_METRIC_SM_OCCUPANCY    ? 1
+                   : e.metricId == NVML_GPM_METRIC_ANY_TENSOR_UTIL ? 2
+                   : e.metricId == NVML_GPM_METRIC_DRAM_BW_UTIL    ? 3
+                                                                   : -1;
+        e.nvmlReturn = slot < 0 ? NVML_ERROR_NOT_SUPPORTED : NVML_SUCCESS;
+        e.value = slot < 0 ? 0 : m->sample2->values[slot];
+    }
+    return NVML_SUCCESS;
+}
+#endif
+
 }  // extern "C"

@@ -172,6 +172,13 @@ const std::map<std::string, Setter>& setters() {
         };
         m["utilization_gpu_percent"] = field(&Gpu::utilization_gpu_percent);
         m["utilization_memory_percent"] = field(&Gpu::utilization_memory_percent);
+        m["gpm_supported"] = [](Gpu& g, const toml::node& n, const std::string& w) {
+            g.gpm_supported = need<bool>(n, w);
+        };
+        m["gpm_sm_activity_percent"] = field(&Gpu::gpm_sm_activity_percent);
+        m["gpm_sm_occupancy_percent"] = field(&Gpu::gpm_sm_occupancy_percent);
+        m["gpm_tensor_activity_percent"] = field(&Gpu::gpm_tensor_activity_percent);
+        m["gpm_dram_bandwidth_percent"] = field(&Gpu::gpm_dram_bandwidth_percent);
         m["processes"] = [](Gpu& g, const toml::node& n, const std::string& w) {
             const auto* a = n.as_array();
             if (!a) fail(w, "expected an array of {pid, used_memory_mib, name} tables");

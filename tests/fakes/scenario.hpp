@@ -103,6 +103,11 @@ struct Gpu {
     bool memory_temperature_supported = true;
     std::optional<unsigned> fan_speed_percent;  // SXM boards have no fan: NOT_SUPPORTED
     unsigned utilization_gpu_percent = 0, utilization_memory_percent = 0;
+    // GPM (Hopper and newer): supported unless set false; unset means cc_major >= 9. The metrics
+    // over an interval are the values in force at its later sample (percent, 0-100).
+    std::optional<bool> gpm_supported;
+    double gpm_sm_activity_percent = 0, gpm_sm_occupancy_percent = 0, gpm_tensor_activity_percent = 0,
+           gpm_dram_bandwidth_percent = 0;
     std::vector<Process> processes;
     // host placement
     int numa_node = -1;        // -1: derived (first half of the GPUs on node 0, rest on node 1)

@@ -215,3 +215,60 @@ TEST(DeviceBackend, TelemetryHistoryStaysBounded) {
     EXPECT_GT(samples.back().t_s, 0.8);    // and the newest is there
     for (std::size_t i = 1; i < samples.size(); ++i) EXPECT_LT(samples[i - 1].t_s, samples[i].t_s);
 }
+
+TEST(DeviceBackend, GpmReportsTheIntervalSinceThePreviousRead) {
+    NvmlSession session(fake_nvml("gpm_metrics.toml"));
+    NvmlBackend backend(session);
+    auto dev = backend.open(0);
+    DeviceSample first = dev->sample(kReadGpm);
+    EXPECT_EQ(first.gpm_sm_activity_percent.absent_reason, "needs two samples: shown from the next reading on");
+    EXPECT_FALSE(first.gpm_dram_bandwidth_percent.has_value());
+    DeviceSample second = dev->sample(kReadGpm);
+    EXPECT_DOUBLE_EQ(second.gpm_sm_activity_percent.value_or(-1), 23.5);
+    EXPECT_DOUBLE_EQ(second.gpm_sm_occupancy_percent.value_or(-1), 12.0);
+    EXPECT_DOUBLE_EQ(second.gpm_tensor_activity_percent.value_or(-1), 4.0);
+    EXPECT_DOUBLE_EQ(second.gpm_dram_bandwidth_percent.value_or(-1), 62.0);
+    // The scenario's change is due after 6 calls on GPU 0: the next interval ends after it.
+    DeviceSample third = dev->sample(kReadGpm);
+    EXPECT_DOUBLE_EQ(third.gpm_sm_activity_percent.value_or(-1), 91.0);
+    EXPECT_DOUBLE_EQ(third.gpm_dram_bandwidth_percent.value_or(-1), 80.5);
+    EXPECT_TRUE(dev->errors().empty()) << dev->errors().front();
+    // Not read unless asked for (GPM is not part of an inventory's sample).
+    EXPECT_EQ(dev->sample(kReadUtilization).gpm_sm_activity_percent.absent_reason, "not read");
+}
+
+TEST(DeviceBackend, GpmAbsentWithItsReason) {
+    {
+        NvmlSession session(fake_nvml("gpm_metrics.toml"));
+        NvmlBackend backend(session);
+        auto unsupported = backend.open(1);
+        for (int i = 0; i < 2; ++i)
+            EXPECT_EQ(unsupported->sample(kReadGpm).gpm_sm_activity_percent.absent_reason,
+                      "no GPM on this GPU (GPM needs Hopper or newer)");
+        EXPECT_EQ(backend.open(2)->sample(kReadGpm).gpm_tensor_activity_percent.absent_reason,
+                  "MIG mode is on: GPM is per GPU instance there, which gpuvet does not read");
+        EXPECT_TRUE(unsupported->errors().empty());
+    }
+    NvmlSession t4(fake_nvml("healthy_1x_t4.toml"));  // Turing: the fake says no GPM below cc 9
+    EXPECT_EQ(NvmlBackend(t4).open(0)->sample(kReadGpm).gpm_dram_bandwidth_percent.absent_reason,
+              "no GPM on this GPU (GPM needs Hopper or newer)");
+}
+
+TEST(DeviceBackend, GpmWithoutTheCallsSaysTheDriverLacksThem) {
+    fake_nvml("gpm_metrics.toml");                           // sets the scenario
+    NvmlSession session(NvmlApi::load_file(FAKE_NVML_OLD));  // R440 era: no GPM symbols
+    ASSERT_TRUE(session.ok()) << session.absent_reason();
+    EXPECT_EQ(session.api().nvmlGpmSampleGet, nullptr);
+    NvmlBackend backend(session);
+    EXPECT_EQ(backend.open(0)->sample(kReadGpm).gpm_sm_activity_percent.absent_reason,
+              "driver lacks nvmlGpmQueryDeviceSupport (GPM needs NVML 11.8 or newer)");
+}
+
+TEST(DeviceBackend, GpmOfALostGpuSaysLost) {
+    NvmlSession session(fake_nvml("gpu_lost_mid_inventory.toml"));  // GPU 4 lost after 12 calls
+    NvmlBackend backend(session);
+    auto dev = backend.open(4);
+    for (int i = 0; i < 20 && !dev->lost(); ++i) dev->sample(kReadEverything);
+    ASSERT_TRUE(dev->lost());
+    EXPECT_EQ(dev->sample(kReadGpm).gpm_sm_activity_percent.absent_reason, "GPU is lost");
+}

@@ -87,6 +87,11 @@ const SymbolEntry<NvmlApi> kTable[] = {
     {{"nvmlDeviceRegisterEvents"}, O, set<&A::nvmlDeviceRegisterEvents>},
     {{"nvmlEventSetWait_v2", "nvmlEventSetWait"}, O, set<&A::nvmlEventSetWait>},
     {{"nvmlEventSetFree"}, O, set<&A::nvmlEventSetFree>},
+    {{"nvmlGpmQueryDeviceSupport"}, O, set<&A::nvmlGpmQueryDeviceSupport>},
+    {{"nvmlGpmSampleAlloc"}, O, set<&A::nvmlGpmSampleAlloc>},
+    {{"nvmlGpmSampleFree"}, O, set<&A::nvmlGpmSampleFree>},
+    {{"nvmlGpmSampleGet"}, O, set<&A::nvmlGpmSampleGet>},
+    {{"nvmlGpmMetricsGet"}, O, set<&A::nvmlGpmMetricsGet>},
 };
 
 struct StatusInfo {

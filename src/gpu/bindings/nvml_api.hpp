@@ -14,11 +14,13 @@
 // Opaque handles: declared at global scope so they are the very types nvml.h names.
 struct nvmlDevice_st;
 struct nvmlEventSet_st;
+struct nvmlGpmSample_st;
 
 namespace gpuvet::nvml {
 
 using nvmlDevice_t = ::nvmlDevice_st*;
 using nvmlEventSet_t = ::nvmlEventSet_st*;
+using nvmlGpmSample_t = ::nvmlGpmSample_st*;
 
 enum nvmlReturn_t {
     NVML_SUCCESS = 0,
@@ -233,6 +235,44 @@ struct nvmlEventData_t {
     unsigned int computeInstanceId;
 };
 
+// GPU performance metrics (GPM, Hopper and newer). nvml.h sizes nvmlGpmMetricsGet_t's array by
+// NVML_GPM_METRIC_MAX, which grew 98 -> 210 -> 333 -> 477 while NVML_GPM_METRICS_GET_VERSION stayed 1,
+// so a library may read or write its own MAX entries whatever the caller was built with. gpuvet
+// passes a zeroed array larger than any header so far (kGpmMetricsBufferEntries) and names only the
+// metrics it wants in numMetrics.
+struct nvmlGpmMetric_t {
+    unsigned int metricId;    // IN: which metric
+    nvmlReturn_t nvmlReturn;  // OUT: this metric's status; value is valid only on NVML_SUCCESS
+    double value;             // OUT
+    struct {
+        char* shortName;
+        char* longName;
+        char* unit;
+    } metricInfo;  // OUT: may be null
+};
+inline constexpr unsigned kGpmMetricsBufferEntries = 1024;
+struct nvmlGpmMetricsGet_t {
+    unsigned int version;     // IN: kGpmMetricsGetVersion
+    unsigned int numMetrics;  // IN: how many of metrics[] to fill
+    nvmlGpmSample_t sample1;  // IN: the earlier sample
+    nvmlGpmSample_t sample2;  // IN: the later sample
+    nvmlGpmMetric_t metrics[kGpmMetricsBufferEntries];
+};
+struct nvmlGpmSupport_t {
+    unsigned int version;            // IN: kGpmSupportVersion
+    unsigned int isSupportedDevice;  // OUT: non-zero when the device has GPM
+};
+// Both are the raw integer 1, not NVML_STRUCT_VERSION(...) (go-nvml got the support one wrong).
+inline constexpr unsigned kGpmMetricsGetVersion = 1;
+inline constexpr unsigned kGpmSupportVersion = 1;
+// Metric ids (NVML_GPM_METRIC_*), each a percentage 0-100 over the interval of two samples.
+inline constexpr unsigned kGpmMetricSmUtil = 2;         // SMs busy
+inline constexpr unsigned kGpmMetricSmOccupancy = 3;    // warps resident vs the theoretical maximum
+inline constexpr unsigned kGpmMetricAnyTensorUtil = 5;  // SMs doing any tensor operation
+inline constexpr unsigned kGpmMetricDramBwUtil = 10;    // DRAM bandwidth used vs the theoretical maximum
+// nvmlDeviceGetMigMode's "enabled" value.
+inline constexpr unsigned kDeviceMigEnable = 1;
+
 // NVML_STRUCT_VERSION(data, ver) = sizeof(struct) | ver << 24.
 inline constexpr unsigned kPciInfoExt_v1 = unsigned(sizeof(nvmlPciInfoExt_v1_t)) | (1u << 24);
 inline constexpr unsigned kMemory_v2 = unsigned(sizeof(nvmlMemory_v2_t)) | (2u << 24);
@@ -284,6 +324,11 @@ using nvmlEventSetCreate_fn = nvmlReturn_t (*)(nvmlEventSet_t*);
 using nvmlDeviceRegisterEvents_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned long long, nvmlEventSet_t);
 using nvmlEventSetWait_fn = nvmlReturn_t (*)(nvmlEventSet_t, nvmlEventData_t*, unsigned int);
 using nvmlEventSetFree_fn = nvmlReturn_t (*)(nvmlEventSet_t);
+using nvmlGpmQueryDeviceSupport_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlGpmSupport_t*);
+using nvmlGpmSampleAlloc_fn = nvmlReturn_t (*)(nvmlGpmSample_t*);
+using nvmlGpmSampleFree_fn = nvmlReturn_t (*)(nvmlGpmSample_t);
+using nvmlGpmSampleGet_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlGpmSample_t);
+using nvmlGpmMetricsGet_fn = nvmlReturn_t (*)(nvmlGpmMetricsGet_t*);
 
 }  // namespace gpuvet::nvml
 
@@ -358,6 +403,12 @@ struct NvmlApi {
     nvml::nvmlDeviceRegisterEvents_fn nvmlDeviceRegisterEvents = nullptr;
     nvml::nvmlEventSetWait_fn nvmlEventSetWait = nullptr;  // _v2, else v1
     nvml::nvmlEventSetFree_fn nvmlEventSetFree = nullptr;
+    // GPM (NVML 11.8+, Hopper and newer GPUs).
+    nvml::nvmlGpmQueryDeviceSupport_fn nvmlGpmQueryDeviceSupport = nullptr;
+    nvml::nvmlGpmSampleAlloc_fn nvmlGpmSampleAlloc = nullptr;
+    nvml::nvmlGpmSampleFree_fn nvmlGpmSampleFree = nullptr;
+    nvml::nvmlGpmSampleGet_fn nvmlGpmSampleGet = nullptr;
+    nvml::nvmlGpmMetricsGet_fn nvmlGpmMetricsGet = nullptr;
 
     std::string path;          // the library file, when loaded
     std::string error;         // why it is unusable; empty when ok()

@@ -1,9 +1,11 @@
 // The NVML implementation of the device backend (backend.hpp). NVML's own types stay inside
 // src/gpu/device/ and src/gpu/bindings/: callers see only DeviceFacts and DeviceSample.
 #pragma once
+#include <memory>
 #include <string>
 
 #include "gpu/device/backend.hpp"
+#include "gpu/device/nvml_gpm.hpp"
 #include "gpu/device/nvml_reader.hpp"
 #include "gpu/device/nvml_session.hpp"
 
@@ -45,6 +47,7 @@ private:
 
     int index_;
     nvml_backend::Reader r_;
+    nvml_backend::GpmReader gpm_{r_};  // keeps the previous GPM sample between reads
     std::string open_error_;  // why the handle lookup failed (the name's absent reason); empty when opened
     std::string unopened_;    // the same, naming the call
 };

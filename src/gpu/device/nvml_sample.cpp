@@ -34,6 +34,7 @@ DeviceSample NvmlDevice::sample(unsigned readings) {
     if (readings & kReadEcc) sample_ecc(s);
     if (readings & kReadRetirement) sample_retirement(s);
     if (readings & kReadProcesses) sample_processes(s);
+    if (readings & kReadGpm) gpm_.read(s);
     return s;
 }
 
