@@ -388,6 +388,31 @@ def test_real_prometheus_scrapes_it():
         assert ex.stop()[0] == 0
 
 
+def test_gpm_metrics_are_ratios_like_dcgm_and_absent_without_gpm():
+    """GPU 0 reports GPM (percentages in NVML, ratios in DCGM's profiling fields); GPU 1 has no GPM and
+    GPU 2 is in MIG mode: no DCGM_FI_PROF_* series for them, never 0."""
+    with tempfile.TemporaryDirectory() as tmp, \
+            Exporter(scenario_file(tmp, base="gpm_metrics"), "--interval", "0.1") as ex:
+        ex.wait_healthy()
+
+        def later_values():
+            p = ex.metrics()
+            found = series(p, "DCGM_FI_PROF_SM_ACTIVE", gpu="0")
+            return p if found and found[0][1] == 0.91 else None
+
+        page = wait_for(later_values, 10, "GPU 0's SM activity of 91%")
+        assert "# HELP DCGM_FI_PROF_SM_ACTIVE The ratio of cycles an SM has at least 1 warp assigned.\n" in page
+        assert one(page, "DCGM_FI_PROF_DRAM_ACTIVE", gpu="0")[1] == 0.805
+        assert one(page, "DCGM_FI_PROF_SM_OCCUPANCY", gpu="0")[1] == 0.12
+        assert one(page, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", gpu="0")[1] == 0.04
+        for gpu in ("1", "2"):
+            for name in ("DCGM_FI_PROF_SM_ACTIVE", "DCGM_FI_PROF_SM_OCCUPANCY", "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
+                         "DCGM_FI_PROF_DRAM_ACTIVE"):
+                assert series(page, name, gpu=gpu) == [], (name, gpu)
+        assert one(page, "DCGM_FI_DEV_GPU_UTIL", gpu="1")[1] == 0  # the rest of GPU 1 is there
+        assert ex.stop()[0] == 0
+
+
 def test_xid_errors_show_the_last_xid_seen():
     extra = "[gpu.4]\nxid_events = [{ after_s = 0.3, xid = 31 }, { after_s = 0.6, xid = 48 }]\n"
     with tempfile.TemporaryDirectory() as tmp, Exporter(scenario_file(tmp, extra), "--interval", "0.1") as ex:
