@@ -466,7 +466,7 @@ def test_slow_nvml_never_holds_up_a_scrape_and_stale_values_are_dropped():
         assert stale_page, "the stalled sampler was never reported stale"
         stale_after = time.monotonic() - start
         assert stale_after >= 5.0, stale_after  # not before the bound (after 1 s of fast ticks)
-        assert slowest < 1.0, f"a scrape took {slowest:.2f} s while NVML was slow"
+        assert slowest < 2.0, f"a scrape took {slowest:.2f} s while NVML was slow (a tick takes ~20 s)"
         assert one(stale_page, "gpuvet_sample_age_seconds")[1] > 5.6
         assert "DCGM_FI_DEV_GPU_UTIL" not in stale_page and "gpuvet_gpu_lost" not in stale_page
         assert "the driver is not answering in time" in stale_page
