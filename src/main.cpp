@@ -30,8 +30,8 @@ int main(int argc, char** argv) {
         "  gpuvet host storage --data-dir /data       the host that feeds the GPUs\n"
         "  gpuvet plan --model llama-3-70b --task lora  VRAM, cards, speed and cost of a workload\n"
         "  gpuvet specs compare a100 h100             datasheets side by side, with ratios\n"
-        "  gpuvet export                              Prometheus metrics on 127.0.0.1:9400 (dcgm-exporter names)\n"
         "  gpuvet top                                 live monitor of the GPUs (q quits)\n"
+        "  gpuvet export                              Prometheus metrics on 127.0.0.1:9400 (dcgm-exporter names)\n"
         "Run 'gpuvet <command> --help' for a command's options and examples.");
     Cli cli{app, global, action};
     add_check_command(cli);
@@ -41,8 +41,8 @@ int main(int argc, char** argv) {
     add_plan_command(cli);
     add_bench_command(cli);
     add_burn_command(cli);
-    add_export_command(cli);
     add_top_command(cli);
+    add_export_command(cli);
 
     try {
         app.parse(argc, argv);

@@ -163,21 +163,23 @@ int draw_gpu(const TopGpu& g, const ViewState& v, int y, int w, int level, bool 
         l2.put("  clocks: ")
             .put(clock_reasons_text(m), tone_attr(clock_reasons_alarming(m) ? Tone::Bad : Tone::Normal));
     }
-    if (level < 3) return 2;
     int lines = 2;
-    Line l3(y + lines++, w);
-    FieldValue sm = value(g, "gpm.sm_active");
-    if (sm.present())
-        l3.put(std::string("    GPM  SM active ") + shown(g, "gpm.sm_active") + "%  occupancy " +
-               shown(g, "gpm.sm_occupancy") + "%  tensor " + shown(g, "gpm.tensor_active") + "%  DRAM bw " +
-               shown(g, "gpm.dram_bandwidth") + "%");
-    else l3.put(std::string("    GPM  ") + sm.absent_reason, A_DIM);
+    if (level >= 3) {
+        Line l3(y + lines++, w);
+        FieldValue sm = value(g, "gpm.sm_active");
+        if (sm.present())
+            l3.put(std::string("    GPM  SM active ") + shown(g, "gpm.sm_active") + "%  occupancy " +
+                   shown(g, "gpm.sm_occupancy") + "%  tensor " + shown(g, "gpm.tensor_active") + "%  DRAM bw " +
+                   shown(g, "gpm.dram_bandwidth") + "%");
+        else l3.put(std::string("    GPM  ") + sm.absent_reason, A_DIM);
+    }
+    // Hints stay in the middle layout too: they are what the numbers alone do not say.
     for (const auto& h : g.hints) {
         Tone t = h.level == HintLevel::Alert ? Tone::Bad : h.level == HintLevel::Warn ? Tone::Warn : Tone::Normal;
         Line lh(y + lines++, w);
         lh.put(std::string("    ") + (h.level == HintLevel::Info ? "· " : "! ") + h.text, tone_attr(t));
     }
-    if (v.history) {
+    if (level >= 3 && v.history) {
         Line lh(y + lines++, w);
         int sw = std::max(10, (w - 24) / 2);
         lh.put("    util ").put(sparkline(g.utilization_percent, sw, unicode), COLOR_PAIR(kGood));
@@ -186,9 +188,11 @@ int draw_gpu(const TopGpu& g, const ViewState& v, int y, int w, int level, bool 
     return lines;
 }
 
-int full_lines(const TopGpu& g, const ViewState& v) {
-    if (g.reading.lost || !g.gpu->unopened_reason.empty()) return 1;
-    return 3 + static_cast<int>(g.hints.size()) + (v.history ? 1 : 0);
+// Lines a GPU takes at a layout level: 3 full (GPM, hints, history), 2 numbers, bars and hints, 1 compact.
+int lines_at(const TopGpu& g, const ViewState& v, int level) {
+    if (g.reading.lost || !g.gpu->unopened_reason.empty() || level == 1) return 1;
+    int hints = static_cast<int>(g.hints.size());
+    return level == 2 ? 2 + hints : 3 + hints + (v.history ? 1 : 0);
 }
 
 void draw_processes(const TopFrame& f, const ViewState& v, int y, int w, int h) {
@@ -289,10 +293,12 @@ void TopScreen::draw(const TopFrame& f, const ViewState& v) {
         if (!v.only_gpu || g.gpu->index == *v.only_gpu) shown_gpus.push_back(&g);
     // The densest layout that still leaves the process table a few lines.
     const int room = h - 2 - 4;
-    int level = 3, need = 0;
-    for (const auto* g : shown_gpus) need += full_lines(*g, v);
-    if (need > room) level = 2, need = 2 * static_cast<int>(shown_gpus.size());
-    if (need > room) level = 1;
+    int level = 3;
+    for (; level > 1; --level) {
+        int need = 0;
+        for (const auto* g : shown_gpus) need += lines_at(*g, v, level);
+        if (need <= room) break;
+    }
     int y = 2;
     for (const auto* g : shown_gpus) {
         if (y >= h) break;

@@ -47,7 +47,7 @@ def between(rows, gpu, lo, hi):
     return [r for r in rows if r["index"] == str(gpu) and lo <= float(r["t_s"]) <= hi]
 
 
-def record(fmt, duration="3.4"):
+def record(fmt, duration="3.4"):  # 4 to 5 s: the tests that call it are in the slow tier
     out = tempfile.mktemp(suffix="." + fmt)
     code, _, err = run("top", "--log", out, "--format", fmt, "--interval", "0.2", "--duration", duration,
                        env=fake_env("top_timeline"), timeout=60)
@@ -56,6 +56,7 @@ def record(fmt, duration="3.4"):
     return out
 
 
+@slow
 def test_log_csv_follows_the_timeline():
     path = record("csv")
     with open(path) as f:
@@ -92,6 +93,7 @@ def test_log_csv_follows_the_timeline():
     os.unlink(path)
 
 
+@slow
 def test_log_jsonl_header_and_absent_values():
     path = record("jsonl", duration="3.2")
     with open(path) as f:
@@ -273,7 +275,6 @@ def wait_for(pred, what, timeout_s=8):
     raise AssertionError(f"{what} did not appear; the screen was:\n{screen()}")
 
 
-@slow
 def test_full_screen_under_tmux():
     assert shutil.which("tmux"), "tmux missing: scripts/install-deps --test installs it"
     env = fake_env("top_hints")
@@ -329,7 +330,6 @@ def test_full_screen_under_tmux():
 
 # ---- gpustat on the same fake NVML ----------------------------------------------------------------
 
-@slow
 def test_gpustat_agrees_with_top_json():
     """gpustat (PyPI) loads libnvidia-ml.so.1 by name (pynvml: CDLL("libnvidia-ml.so.1")), so a folder
     holding that name as a link to the fake, first on LD_LIBRARY_PATH, makes it read the same fake."""

@@ -2,9 +2,15 @@
 // registered with CleanupPath. A death test: it runs in a forked child, so the signals stay there.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <termios.h>
+#include <unistd.h>
+
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 #include "core/interrupt.hpp"
 
@@ -35,4 +41,41 @@ TEST(InterruptDeathTest, FirstSignalStopsSecondExitsWith3AndRemovesRegisteredFil
     EXPECT_FALSE(std::filesystem::exists(removed));
     EXPECT_TRUE(std::filesystem::exists(kept));
     std::filesystem::remove(kept);
+}
+
+// A full-screen program's terminal: the second signal puts back the settings saved when the
+// program took the terminal and writes the sequence that leaves its screen mode, then exits 3.
+TEST(InterruptDeathTest, SecondSignalRestoresAFullScreenTerminal) {
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    ASSERT_GE(master, 0);
+    ASSERT_EQ(grantpt(master), 0);
+    ASSERT_EQ(unlockpt(master), 0);
+    int slave = open(ptsname(master), O_RDWR | O_NOCTTY);
+    ASSERT_GE(slave, 0);
+    termios before{};
+    ASSERT_EQ(tcgetattr(slave, &before), 0);
+    ASSERT_TRUE(before.c_lflag & ECHO);
+    EXPECT_EXIT(
+        {
+            install_stop_handlers(false);
+            TerminalRestore restore(slave, "<leave>");
+            termios raw = before;
+            raw.c_lflag &= ~(ECHO | ICANON);  // what curses' noecho() and cbreak() do
+            tcsetattr(slave, TCSANOW, &raw);
+            std::raise(SIGTERM);
+            if (!stop_flag().load()) std::_Exit(10);
+            std::raise(SIGINT);
+            std::_Exit(11);
+        },
+        testing::ExitedWithCode(3), "interrupted again");
+    termios after{};
+    ASSERT_EQ(tcgetattr(slave, &after), 0);
+    EXPECT_TRUE(after.c_lflag & ECHO);
+    EXPECT_TRUE(after.c_lflag & ICANON);
+    char buf[64] = {0};
+    fcntl(master, F_SETFL, O_NONBLOCK);
+    ssize_t n = read(master, buf, sizeof buf - 1);
+    EXPECT_NE(std::string(buf, n > 0 ? static_cast<std::size_t>(n) : 0).find("<leave>"), std::string::npos);
+    close(slave);
+    close(master);
 }

@@ -48,8 +48,8 @@ private:
     int index_;
     nvml_backend::Reader r_;
     nvml_backend::GpmReader gpm_{r_};  // keeps the previous GPM sample between reads
-    std::string open_error_;  // why the handle lookup failed (the name's absent reason); empty when opened
-    std::string unopened_;    // the same, naming the call
+    std::string open_error_;           // why the handle lookup failed (the name's absent reason); empty when opened
+    std::string unopened_;             // the same, naming the call
 };
 
 class NvmlBackend final : public DeviceBackend {
