@@ -60,6 +60,7 @@ int run_export(const ExportArgs& a) {
                   << ", which other machines can reach: the metrics name this host's GPUs and serial-like ids; "
                      "bind 127.0.0.1 (the default) and let a local Prometheus or a tunnel fetch them, or firewall "
                      "the port\n";
+    set_first_stop_message("\ngpuvet export: stopping (again to exit at once)\n");
     sampler.start();
     server.start();
     std::cerr << "gpuvet export: " << count << " GPU(s), sampled every " << a.interval_s << " s, on http://"

@@ -388,6 +388,42 @@ def test_real_prometheus_scrapes_it():
         assert ex.stop()[0] == 0
 
 
+def test_gpm_metrics_are_ratios_like_dcgm_and_absent_without_gpm():
+    """GPU 0 reports GPM (percentages in NVML, ratios in DCGM's profiling fields); GPU 1 has no GPM and
+    GPU 2 is in MIG mode: no DCGM_FI_PROF_* series for them, never 0."""
+    with tempfile.TemporaryDirectory() as tmp, \
+            Exporter(scenario_file(tmp, base="gpm_metrics"), "--interval", "0.1") as ex:
+        ex.wait_healthy()
+
+        def later_values():
+            p = ex.metrics()
+            found = series(p, "DCGM_FI_PROF_SM_ACTIVE", gpu="0")
+            return p if found and found[0][1] == 0.91 else None
+
+        page = wait_for(later_values, 10, "GPU 0's SM activity of 91%")
+        assert "# HELP DCGM_FI_PROF_SM_ACTIVE The ratio of cycles an SM has at least 1 warp assigned.\n" in page
+        assert one(page, "DCGM_FI_PROF_DRAM_ACTIVE", gpu="0")[1] == 0.805
+        assert one(page, "DCGM_FI_PROF_SM_OCCUPANCY", gpu="0")[1] == 0.12
+        assert one(page, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", gpu="0")[1] == 0.04
+        for gpu in ("1", "2"):
+            for name in ("DCGM_FI_PROF_SM_ACTIVE", "DCGM_FI_PROF_SM_OCCUPANCY", "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
+                         "DCGM_FI_PROF_DRAM_ACTIVE"):
+                assert series(page, name, gpu=gpu) == [], (name, gpu)
+        assert one(page, "DCGM_FI_DEV_GPU_UTIL", gpu="1")[1] == 0  # the rest of GPU 1 is there
+        assert ex.stop()[0] == 0
+
+
+def test_xid_errors_show_the_last_xid_seen():
+    extra = "[gpu.4]\nxid_events = [{ after_s = 0.3, xid = 31 }, { after_s = 0.6, xid = 48 }]\n"
+    with tempfile.TemporaryDirectory() as tmp, Exporter(scenario_file(tmp, extra), "--interval", "0.1") as ex:
+        ex.wait_healthy()
+        page = wait_for(lambda: (lambda p: p if one(p, "DCGM_FI_DEV_XID_ERRORS", gpu="4")[1] == 48 else None)(
+            ex.metrics()), 10, "Xid 48 on GPU 4")
+        assert one(page, "DCGM_FI_DEV_XID_ERRORS", gpu="3")[1] == 0
+        assert "# HELP DCGM_FI_DEV_XID_ERRORS Value of the last XID error encountered.\n" in page
+        assert ex.stop()[0] == 0
+
+
 def test_lost_gpu_drops_its_series_and_the_endpoint_stays_up():
     # GPU 1 falls off the bus after some ticks (each tick makes a few dozen NVML calls per GPU).
     with tempfile.TemporaryDirectory() as tmp, \
@@ -430,7 +466,7 @@ def test_slow_nvml_never_holds_up_a_scrape_and_stale_values_are_dropped():
         assert stale_page, "the stalled sampler was never reported stale"
         stale_after = time.monotonic() - start
         assert stale_after >= 5.0, stale_after  # not before the bound (after 1 s of fast ticks)
-        assert slowest < 1.0, f"a scrape took {slowest:.2f} s while NVML was slow"
+        assert slowest < 2.0, f"a scrape took {slowest:.2f} s while NVML was slow (a tick takes ~20 s)"
         assert one(stale_page, "gpuvet_sample_age_seconds")[1] > 5.6
         assert "DCGM_FI_DEV_GPU_UTIL" not in stale_page and "gpuvet_gpu_lost" not in stale_page
         assert "the driver is not answering in time" in stale_page
@@ -533,7 +569,8 @@ def test_ctrl_c_stops_with_exit_0_and_selected_gpus_only():
         assert sorted(l["gpu"] for l, _ in series(page, "DCGM_FI_DEV_GPU_UTIL")) == ["1", "3"]
         code, err = ex.stop(signal.SIGINT)
         assert code == 0, err
-        assert "stopped" in err
+        assert "gpuvet export: stopping" in err and "stopped" in err
+        assert "report" not in err, err  # export writes no report: the stop message must not promise one
 
 
 def test_help_states_the_defaults_and_exit_codes():
