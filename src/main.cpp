@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
     add_plan_command(cli);
     add_bench_command(cli);
     add_burn_command(cli);
+    add_run_command(cli);
 
     try {
         app.parse(argc, argv);

@@ -51,6 +51,7 @@ void add_host_command(Cli cli);
 void add_plan_command(Cli cli);
 void add_bench_command(Cli cli);
 void add_burn_command(Cli cli);
+void add_run_command(Cli cli);
 
 // Adds --json, --report, --no-color (and --specs when `with_specs`) to a subcommand.
 void add_output_flags(CLI::App& sub, GlobalOptions& g, bool with_report = true, bool with_specs = true);
