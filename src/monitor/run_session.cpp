@@ -27,9 +27,13 @@ RunGpuFacts run_gpu_facts(const MonitoredGpu& g) {
     f.index = g.index;
     f.unopened_reason = g.unopened_reason;
     f.name = g.facts.name.value_or("GPU " + std::to_string(g.index));
-    if (g.facts.nvlink_absent_reason.empty()) {
+    const std::string& why = g.facts.nvlink_absent_reason;
+    if (why.empty()) {
         f.nvlink_active = 0;
         for (const NvLinkInfo& l : g.facts.nvlinks) f.nvlink_active += l.active.value_or(false) ? 1 : 0;
+    } else if (g.facts.nvlinks.empty() &&
+               (why == "this GPU has no NVLink" || why.rfind("not supported", 0) == 0)) {
+        f.nvlink_active = 0;  // the driver says the GPU has none, as on PCIe cards without a bridge
     }
     f.pcie_gen_max = g.facts.pcie_gen_max_gpu && g.facts.pcie_gen_max_host
                          ? std::min(*g.facts.pcie_gen_max_gpu, *g.facts.pcie_gen_max_host)
