@@ -553,8 +553,11 @@ std::optional<RuleFinding> rule_h1(const RunEvidence& e) {
 
 std::optional<RuleFinding> rule_h2(const RunEvidence& e) {
     const HostRunSummary& h = e.host;
-    if (!host_only(e) || !measured(h.blocked.mean) || h.blocked.mean < kBlockedProcesses) return std::nullopt;
-    if (measured(h.runnable.mean) && h.runnable.mean >= h.blocked.mean) return std::nullopt;
+    // A process blocked in D for 30 % of the samples while the tree reads from storage: on a busy
+    // box the rest of its time is spent waiting for a CPU (R), so "more D than R" would miss it.
+    if (!host_only(e) || !measured(h.blocked.mean) || h.blocked.mean < kHostBlocked) return std::nullopt;
+    if (!measured(h.disk_read_bytes_per_s.mean) || h.disk_read_bytes_per_s.mean < kDiskQuietBytesPerS)
+        return std::nullopt;
     return finding("H2", "Storage-bound", "info", "job",
                    "The job's processes were blocked on I/O (state D) " + fmt(h.blocked.mean, 1) +
                        " on average, reading " + mbps(h.disk_read_bytes_per_s.mean) + " from storage (" +
@@ -566,7 +569,7 @@ std::optional<RuleFinding> rule_h2(const RunEvidence& e) {
 std::optional<RuleFinding> rule_h3(const RunEvidence& e) {
     const HostRunSummary& h = e.host;
     if (!host_only(e) || !measured(h.tree_cpu_cores.mean) || h.tree_cpu_cores.mean >= kHostIdleCores) return std::nullopt;
-    if (measured(h.blocked.mean) && h.blocked.mean >= kBlockedProcesses) return std::nullopt;
+    if (measured(h.blocked.mean) && h.blocked.mean >= kHostBlocked) return std::nullopt;
     return finding("H3", "Mostly waiting", "info", "job",
                    "The job used " + fmt(h.tree_cpu_cores.mean, 3) + " cores and was rarely blocked on storage: "
                        "it slept or waited (a timer, a lock, the network) most of the time.",
@@ -632,7 +635,7 @@ const std::vector<RuleDef>& table() {
         {"H1", "CPU-bound (host-only run)", "processes in state R, tree CPU", "mean runnable >= 0.8",
          "[G] state sampling (counts waiting for a CPU on a busy box)", rule_h1},
         {"H2", "Storage-bound (host-only run)", "processes in state D, read_bytes, PSI io",
-         "mean blocked >= 0.5 and more than runnable", "[G]", rule_h2},
+         "mean blocked >= 0.3 processes while reading >= 1 MB/s from storage", "[G]", rule_h2},
         {"H3", "Mostly waiting (host-only run)", "tree CPU, state D", "< 0.05 cores and not blocked", "[G]", rule_h3},
     };
     return t;

@@ -49,6 +49,7 @@ inline constexpr double kSeedPeakPercent = 90;        // the seed articles' tria
 inline constexpr double kShortWindow_s = 60;          // [G]
 inline constexpr double kHostCpuBound = 0.80;         // mean runnable processes [G]
 inline constexpr double kHostIdleCores = 0.05;        // [G]
+inline constexpr double kHostBlocked = 0.30;          // mean processes in D state [G]
 }  // namespace run_rule
 
 // What the rules read.
