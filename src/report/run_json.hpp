@@ -1,7 +1,6 @@
 // The run report (`gpuvet run --report DIR` -> gpuvet-run.json): the envelope every document
 // has, then the run (command, exit, window, per-GPU and host summaries, diagnosis, processes)
 // and the timeline as `series` in the report's TimeSeries shape, so the HTML report charts it.
-// read_run_report() reads such a document back for the comparison of two runs.
 #pragma once
 #include <string>
 
@@ -16,9 +15,5 @@ std::vector<TimeSeries> run_series(const RunResult& r);
 Json run_body(const RunResult& r);
 // The whole document, envelope first.
 std::string render_run_json(const Envelope& e, const RunResult& r);
-
-// A run report's summary read back (the timeline is not read). Throws input_error naming the
-// file and the problem when the text is not a gpuvet run report.
-RunResult read_run_report(const std::string& text, const std::string& name);
 
 }  // namespace gpuvet

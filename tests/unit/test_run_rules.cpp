@@ -15,6 +15,7 @@
 #include "monitor/run_session.hpp"
 #include "monitor/run_summary.hpp"
 #include "report/run_json.hpp"
+#include "report/run_report_reader.hpp"
 
 using namespace gpuvet;
 
