@@ -300,6 +300,38 @@ def test_mig_is_said_and_the_run_goes_on():
     assert "MIG mode" in err, err
 
 
+COUNT_SIGINTS = """
+import signal, sys, time
+seen = []
+signal.signal(signal.SIGINT, lambda *a: seen.append(1))
+print("ready", flush=True)
+deadline = time.time() + 20
+while not seen and time.time() < deadline:
+    time.sleep(0.05)
+time.sleep(1.0)  # a second, forwarded copy would arrive in this second
+sys.exit(len(seen))
+"""
+
+
+def test_ctrl_c_at_the_terminal_reaches_the_job_once():
+    import pty
+    with tempfile.TemporaryDirectory() as tmp:
+        job = script(tmp, "count.py", COUNT_SIGINTS)
+        pid, master = pty.fork()
+        if pid == 0:
+            os.environ.update(NO_DRIVER)
+            os.execv(harness_binary(), [harness_binary(), "run", "--no-color", "--", PY, job])
+        try:
+            harness.read_pty_until(master, b"ready", 20)
+            os.write(master, b"\x03")
+            out = harness.drain_pty(master, idle_s=10)
+        finally:
+            _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    assert code == 1, (code, out[-800:])  # the terminal's SIGINT, not a second one from gpuvet
+    assert b"stopped by signal 2" in out, out[-800:]
+
+
 def harness_binary():
     return harness.GPUVET
 
