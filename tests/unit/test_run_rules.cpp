@@ -5,7 +5,9 @@
 
 #include <cerrno>
 #include <functional>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "core/error.hpp"
 #include "gpu/clock_reasons.hpp"
@@ -395,4 +397,16 @@ TEST(RunReport, JsonRoundTripAndComparison) {
 
     EXPECT_THROW(read_run_report("{\"command\": \"check\"}", "x.json"), Error);
     EXPECT_THROW(read_run_report("not json", "x.json"), Error);
+}
+
+TEST(RunRules, DocsListEveryRuleWithTheCodesThresholds) {
+    std::ifstream in(std::string(GPUVET_SOURCE_DIR) + "/docs/run.md");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string doc = ss.str();
+    for (const RuleDef& r : run_rules()) {
+        std::string row = std::string("| ") + r.id + " | " + r.title + " | " + r.signals + " | " + r.threshold + " | " +
+                          r.source + " |";
+        EXPECT_NE(doc.find(row), std::string::npos) << "docs/run.md lacks the row:\n" << row;
+    }
 }
