@@ -116,12 +116,14 @@ int run_run_cmd(const GlobalOptions& g, const RunArgs& a) {
         r.record_path = recorder->path();
         if (!recorder->failure().empty()) r.notes.push_back("the record file is incomplete: " + recorder->failure());
     }
-    if (r.stop_signal) r.notes.push_back("stopped by signal " + std::to_string(r.stop_signal) + ", forwarded to the job");
+    if (r.stop_signal)
+        r.notes.push_back("stopped by signal " + std::to_string(r.stop_signal) + ", forwarded to the job");
     if (r.orphans_reaped > 0)
         r.notes.push_back(std::to_string(r.orphans_reaped) +
                           " process(es) of the job outlived their parent; gpuvet waited for them and reaped them");
     for (const RunGpuFacts& f : sampler.gpu_facts())
-        if (f.mig) r.notes.push_back("GPU " + std::to_string(f.index) + " is in MIG mode: per-GPU figures may be absent");
+        if (f.mig)
+            r.notes.push_back("GPU " + std::to_string(f.index) + " is in MIG mode: per-GPU figures may be absent");
 
     Envelope env = new_envelope(g);
     close_envelope(env);

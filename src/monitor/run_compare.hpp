@@ -17,8 +17,8 @@ struct RunComparison {
     std::string label_a, label_b;
     bool same_command = false;
     double wall_a_s = kUnmeasured, wall_b_s = kUnmeasured;
-    std::optional<int> faster;  // 0: a, 1: b; none: about the same or unknown
-    double speedup = kUnmeasured;  // slower wall / faster wall
+    std::optional<int> faster;         // 0: a, 1: b; none: about the same or unknown
+    double speedup = kUnmeasured;      // slower wall / faster wall
     std::vector<std::string> reasons;  // why, most telling first
     struct Row {
         std::string metric, unit;

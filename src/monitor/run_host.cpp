@@ -202,9 +202,11 @@ void RunHostSampler::read_system(HostPoint& h, double dt_s) {
                             std::string("/proc/pressure/") + names[k] +
                                 " unreadable (needs Linux 4.20+ with CONFIG_PSI, not disabled by psi=0)");
         else if (last_psi_[k] && dt_s > 0)
-            *out[k] = std::min(100.0, 100.0 * rate(static_cast<double>(p->some_total_us) -
-                                                       static_cast<double>(last_psi_[k]->some_total_us),
-                                                   dt_s) / 1e6);
+            *out[k] = std::min(100.0, 100.0 *
+                                          rate(static_cast<double>(p->some_total_us) -
+                                                   static_cast<double>(last_psi_[k]->some_total_us),
+                                               dt_s) /
+                                          1e6);
         last_psi_[k] = p;
     }
 
@@ -212,8 +214,10 @@ void RunHostSampler::read_system(HostPoint& h, double dt_s) {
     auto net = net_text ? parse_net_dev(*net_text) : std::nullopt;
     if (!net) absent_.emplace("network", "/proc/net/dev unreadable");
     else if (last_net_ && dt_s > 0) {
-        h.net_rx_bytes_per_s = rate(static_cast<double>(net->rx_bytes) - static_cast<double>(last_net_->rx_bytes), dt_s);
-        h.net_tx_bytes_per_s = rate(static_cast<double>(net->tx_bytes) - static_cast<double>(last_net_->tx_bytes), dt_s);
+        h.net_rx_bytes_per_s =
+            rate(static_cast<double>(net->rx_bytes) - static_cast<double>(last_net_->rx_bytes), dt_s);
+        h.net_tx_bytes_per_s =
+            rate(static_cast<double>(net->tx_bytes) - static_cast<double>(last_net_->tx_bytes), dt_s);
     }
     last_net_ = net;
 

@@ -131,16 +131,15 @@ std::optional<RuleFinding> rule_a4(const RunEvidence& e) {
         if (g.lost) continue;
         if (measured(g.utilization_peak_percent) && g.utilization_peak_percent <= 0 && g.job_processes_max <= 0)
             idle.push_back(g.facts.index);
-        else if (measured(g.utilization_percent.p95) && g.utilization_percent.p95 > 50)
-            other_busy = true;
+        else if (measured(g.utilization_percent.p95) && g.utilization_percent.p95 > 50) other_busy = true;
     }
     if (idle.empty() || !other_busy) return std::nullopt;
     std::string list;
     for (int i : idle) list += (list.empty() ? "" : ", ") + std::to_string(i);
     std::size_t used = e.gpus.size() - idle.size();
     return finding("A4", "Some GPUs idle", "high", "job",
-                   "Only " + std::to_string(used) + " of " + std::to_string(e.gpus.size()) +
-                       " GPUs did work: GPU " + list + " stayed at 0 % while the others ran above 50 %.",
+                   "Only " + std::to_string(used) + " of " + std::to_string(e.gpus.size()) + " GPUs did work: GPU " +
+                       list + " stayed at 0 % while the others ran above 50 %.",
                    "Launch one process per GPU (torchrun --nproc-per-node=" + std::to_string(e.gpus.size()) +
                        ", DDP) or fix the device placement; or rent fewer GPUs.");
 }
@@ -157,7 +156,8 @@ std::optional<RuleFinding> rule_b1(const RunEvidence& e) {
     return finding("B1", "Input-bound (CPU preprocessing)", idle.share >= kIdleHigh ? "high" : "moderate", "job",
                    "The GPU was idle " + pct(idle.share) + " of the time while the " +
                        std::to_string(e.host.workers_max) + " worker process(es) ran at " + per +
-                       " (workers or host CPU saturated in " + pct(co) + " of the idle time): the input pipeline "
+                       " (workers or host CPU saturated in " + pct(co) +
+                       " of the idle time): the input pipeline "
                        "does not keep up.",
                    "Add DataLoader workers if cores are free, move augmentation to the GPU (DALI, torchvision v2 "
                    "on CUDA), or pre-process the data once offline.");
@@ -169,8 +169,10 @@ std::optional<RuleFinding> rule_b2(const RunEvidence& e) {
     double co = e.window.share(main_saturated, idle);
     if (!measured(co) || co <= kCoOccur) return std::nullopt;
     return finding("B2", "Data loading in the main process", "high", "job",
-                   "The GPU was idle " + pct(idle.share) + " of the time while the main process, with no worker "
-                       "processes, kept one core busy (" + fmt(e.host.main_cpu_cores.mean, 2) + " cores).",
+                   "The GPU was idle " + pct(idle.share) +
+                       " of the time while the main process, with no worker "
+                       "processes, kept one core busy (" +
+                       fmt(e.host.main_cpu_cores.mean, 2) + " cores).",
                    "Set DataLoader(num_workers=4..8, pin_memory=True, persistent_workers=True).");
 }
 
@@ -205,10 +207,11 @@ std::optional<RuleFinding> rule_b5(const RunEvidence& e) {
                      ? 1 - std::min(1.0, h.disk_read_bytes_per_s.mean / h.rchar_bytes_per_s.mean)
                      : kUnmeasured;
     return finding("B5", "Input-bound (storage)", "high", "server",
-                   "The GPU waited for the disk: idle " + pct(idle.share) + " of the time while the job's processes "
-                       "were blocked on I/O (I/O pressure " + fmt(h.psi_io_percent.mean) + " %, " +
-                       mbps(h.disk_read_bytes_per_s.mean) + " from storage, page-cache hits " +
-                       (measured(hit) ? pct(hit) : "n/a") + ").",
+                   "The GPU waited for the disk: idle " + pct(idle.share) +
+                       " of the time while the job's processes "
+                       "were blocked on I/O (I/O pressure " +
+                       fmt(h.psi_io_percent.mean) + " %, " + mbps(h.disk_read_bytes_per_s.mean) +
+                       " from storage, page-cache hits " + (measured(hit) ? pct(hit) : "n/a") + ").",
                    "Copy the dataset to local NVMe or RAM (/dev/shm), use larger sequential shards (WebDataset, "
                    "TFRecord), or more reader workers.");
 }
@@ -341,7 +344,8 @@ std::optional<RuleFinding> rule_d1(const RunEvidence& e) {
     return finding("D1", "Communication-bound over PCIe (no NVLink)", "high", "server",
                    "The " + std::to_string(job.size()) + " GPUs have no NVLink; " + pct(share_sum / n) +
                        " of the time they were busy with little SM work while PCIe carried " +
-                       gbps(link_sum / static_cast<double>(job.size())) + " per GPU (both directions): gradients "
+                       gbps(link_sum / static_cast<double>(job.size())) +
+                       " per GPU (both directions): gradients "
                        "are exchanged over PCIe.",
                    "Use gradient accumulation or larger batches, overlap communication (DDP bucket sizes), "
                    "or rent an NVLink/SXM node for multi-GPU training.");
@@ -356,8 +360,10 @@ std::optional<RuleFinding> rule_e1(const RunEvidence& e) {
         if (g.dram_bandwidth_percent.mean < kDramBound || g.tensor_activity_percent.mean >= kTensorLow) continue;
         return finding("E1", "Memory-bandwidth bound", "moderate", "job",
                        "GPU " + std::to_string(g.facts.index) + ": memory bandwidth at " +
-                           fmt(g.dram_bandwidth_percent.mean) + " % of peak (about 80 % is the practical maximum) "
-                           "while tensor cores are at " + fmt(g.tensor_activity_percent.mean) + " %.",
+                           fmt(g.dram_bandwidth_percent.mean) +
+                           " % of peak (about 80 % is the practical maximum) "
+                           "while tensor cores are at " +
+                           fmt(g.tensor_activity_percent.mean) + " %.",
                        "Fuse kernels (FlashAttention, torch.compile), use bf16, larger batches.");
     }
     return std::nullopt;
@@ -371,13 +377,14 @@ std::optional<RuleFinding> rule_e2(const RunEvidence& e) {
                 g.tensor_activity_percent.mean < kTensorUsed)
                 continue;
             return finding("E2", "Compute-bound (healthy)", "info", "info",
-                           "GPU " + std::to_string(g.facts.index) + " is the limit: " +
-                               fmt(g.sm_activity_percent.mean) + " % SM activity, " +
+                           "GPU " + std::to_string(g.facts.index) +
+                               " is the limit: " + fmt(g.sm_activity_percent.mean) + " % SM activity, " +
                                fmt(g.tensor_activity_percent.mean) + " % tensor activity.",
                            "Good. Further speed comes from the model, precision (bf16/FP8) or a faster GPU.");
         }
         if (!measured(g.utilization_percent.mean) || g.utilization_percent.mean < kGpuBoundBusy) continue;
-        if (!measured(g.power_w.mean) || !measured(g.power_limit_w) || g.power_w.mean < kGpuBoundPower * g.power_limit_w)
+        if (!measured(g.power_w.mean) || !measured(g.power_limit_w) ||
+            g.power_w.mean < kGpuBoundPower * g.power_limit_w)
             continue;
         return finding("E2", "Compute-bound (healthy)", "info", "info",
                        "GPU " + std::to_string(g.facts.index) + " is busy " + fmt(g.utilization_percent.mean) +
@@ -508,9 +515,7 @@ std::optional<RuleFinding> rule_f2(const RunEvidence& e) {
     for (const GpuRunSummary& g : e.gpus) {
         std::size_t k = &g - &e.gpus[0];
         double hw = e.window.share(
-            [k](const RunPoint& p) {
-                return (p.gpus[k].clock_event_reasons & clock_reason::kHwThermalSlowdown) != 0;
-            },
+            [k](const RunPoint& p) { return (p.gpus[k].clock_event_reasons & clock_reason::kHwThermalSlowdown) != 0; },
             [k](const RunPoint& p) { return k < p.gpus.size() && p.gpus[k].reasons_known; });
         if (!measured(g.thermal_fraction)) continue;
         if (!(measured(hw) && hw > 0) && g.thermal_fraction < kThermalTicks) continue;
@@ -519,8 +524,8 @@ std::optional<RuleFinding> rule_f2(const RunEvidence& e) {
                                : "";
         return finding("F2", "Thermal slowdown", "high", "server",
                        "GPU " + std::to_string(g.facts.index) + " slowed its clocks for heat in " +
-                           pct(g.thermal_fraction) + " of the time, at up to " + fmt(g.temperature_c.max) + " °C" + slow +
-                           "; SM clock averaged " + fmt(g.sm_clock_mhz.mean) + " MHz.",
+                           pct(g.thermal_fraction) + " of the time, at up to " + fmt(g.temperature_c.max) + " °C" +
+                           slow + "; SM clock averaged " + fmt(g.sm_clock_mhz.mean) + " MHz.",
                        "A cooling or airflow problem of the server: report it to the provider.");
     }
     return std::nullopt;
@@ -545,9 +550,10 @@ std::optional<RuleFinding> rule_h1(const RunEvidence& e) {
     const HostRunSummary& h = e.host;
     if (!host_only(e) || !measured(h.runnable.mean) || h.runnable.mean < kHostCpuBound) return std::nullopt;
     return finding("H1", "CPU-bound", "info", "job",
-                   "The job kept " + fmt(h.runnable.mean, 1) + " process(es) on or waiting for a CPU on average and used " +
-                       fmt(h.tree_cpu_cores.mean, 2) + " cores (main " + fmt(h.main_cpu_cores.mean, 2) + ", " +
-                       std::to_string(h.workers_max) + " worker(s) " + fmt(h.workers_cpu_cores.mean, 2) + ").",
+                   "The job kept " + fmt(h.runnable.mean, 1) +
+                       " process(es) on or waiting for a CPU on average and used " + fmt(h.tree_cpu_cores.mean, 2) +
+                       " cores (main " + fmt(h.main_cpu_cores.mean, 2) + ", " + std::to_string(h.workers_max) +
+                       " worker(s) " + fmt(h.workers_cpu_cores.mean, 2) + ").",
                    "The CPU is the limit of this job: more cores, or moving the work to the GPU, make it faster.");
 }
 
@@ -568,10 +574,12 @@ std::optional<RuleFinding> rule_h2(const RunEvidence& e) {
 
 std::optional<RuleFinding> rule_h3(const RunEvidence& e) {
     const HostRunSummary& h = e.host;
-    if (!host_only(e) || !measured(h.tree_cpu_cores.mean) || h.tree_cpu_cores.mean >= kHostIdleCores) return std::nullopt;
+    if (!host_only(e) || !measured(h.tree_cpu_cores.mean) || h.tree_cpu_cores.mean >= kHostIdleCores)
+        return std::nullopt;
     if (measured(h.blocked.mean) && h.blocked.mean >= kHostBlocked) return std::nullopt;
     return finding("H3", "Mostly waiting", "info", "job",
-                   "The job used " + fmt(h.tree_cpu_cores.mean, 3) + " cores and was rarely blocked on storage: "
+                   "The job used " + fmt(h.tree_cpu_cores.mean, 3) +
+                       " cores and was rarely blocked on storage: "
                        "it slept or waited (a timer, a lock, the network) most of the time.",
                    "Nothing on this machine limits it; look at what it waits for.");
 }
@@ -626,7 +634,7 @@ const std::vector<RuleDef>& table() {
         {"E6", "GPU memory nearly full", "peak memory used / total", "> 90 %", "[P] TB plugin 90 %", rule_e6},
         {"E7", "Under-utilized, nothing saturated", "p95 GPU busy, host CPU, GPU memory", "all < 70 %",
          "[P] SageMaker BatchSize", rule_e7},
-        {"F1", "Throttled by the power cap", "sw_power_cap reason bit, SM clock / max", 
+        {"F1", "Throttled by the power cap", "sw_power_cap reason bit, SM clock / max",
          "bit in >= 20 % of busy ticks and clock < 90 % of max; provider-lowered if limit < 95 % of default",
          "[N] nvmlClocksEventReasonSwPowerCap; [G] shares", rule_f1},
         {"F2", "Thermal slowdown", "sw/hw thermal reason bits, temperature", "any HW thermal, or SW thermal >= 5 %",
@@ -654,9 +662,9 @@ const std::vector<RuleDef>& run_rules() { return table(); }
 const std::vector<std::string>& primary_order() {
     // Host limits that starve the GPU first, then GPUs left idle, hardware limits, what limits the GPU
     // itself, and last the host-only verdicts and the contention notes.
-    static const std::vector<std::string> o = {"A3", "D1", "B1", "B2", "B5", "B6", "B4", "B3", "A4", "F3", "F2",
-                                               "F1", "C3", "E5", "E1", "E3", "C1", "C2", "E2", "E7", "H2", "H1",
-                                               "H3", "B7", "B8"};
+    static const std::vector<std::string> o = {"A3", "D1", "B1", "B2", "B5", "B6", "B4", "B3", "A4",
+                                               "F3", "F2", "F1", "C3", "E5", "E1", "E3", "C1", "C2",
+                                               "E2", "E7", "H2", "H1", "H3", "B7", "B8"};
     return o;
 }
 
@@ -689,10 +697,12 @@ Diagnosis diagnose(const RunEvidence& e) {
     bool gpm = false;
     for (const GpuRunSummary& g : e.gpus) gpm = gpm || g.sm_activity_percent.measured();
     if (e.gpus_visible && !gpm)
-        d.not_judged.push_back("C3, E1-E3 without GPM SM/tensor/DRAM activity (Hopper or newer, read by the driver): "
-                               "C3 and E2 use power as the proxy, E1 and E3 are not judged");
-    d.not_judged.push_back("D2 (NVLink saturation), D3 (straggler), D4 (topology), E4 (occupancy), F4 (PCIe replays): "
-                           "not implemented yet");
+        d.not_judged.push_back(
+            "C3, E1-E3 without GPM SM/tensor/DRAM activity (Hopper or newer, read by the driver): "
+            "C3 and E2 use power as the proxy, E1 and E3 are not judged");
+    d.not_judged.push_back(
+        "D2 (NVLink saturation), D3 (straggler), D4 (topology), E4 (occupancy), F4 (PCIe replays): "
+        "not implemented yet");
     return d;
 }
 

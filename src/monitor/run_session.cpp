@@ -31,8 +31,7 @@ RunGpuFacts run_gpu_facts(const MonitoredGpu& g) {
     if (why.empty()) {
         f.nvlink_active = 0;
         for (const NvLinkInfo& l : g.facts.nvlinks) f.nvlink_active += l.active.value_or(false) ? 1 : 0;
-    } else if (g.facts.nvlinks.empty() &&
-               (why == "this GPU has no NVLink" || why.rfind("not supported", 0) == 0)) {
+    } else if (g.facts.nvlinks.empty() && (why == "this GPU has no NVLink" || why.rfind("not supported", 0) == 0)) {
         f.nvlink_active = 0;  // the driver says the GPU has none, as on PCIe cards without a bridge
     }
     f.pcie_gen_max = g.facts.pcie_gen_max_gpu && g.facts.pcie_gen_max_host
@@ -55,8 +54,8 @@ GpuPoint run_gpu_point(const GpuReading& r, const std::set<int>& tree, RunTimeli
     g.utilization_percent = num(s.utilization_gpu_percent, tl, i, "utilization_percent");
     g.memory_used_bytes = num(s.memory_used_bytes, tl, i, "memory_used_bytes");
     g.power_w = num(s.power_draw_w, tl, i, "power_w");
-    g.power_limit_w = s.power_enforced_limit_w ? *s.power_enforced_limit_w
-                                               : num(s.power_limit_w, tl, i, "power_limit_w");
+    g.power_limit_w =
+        s.power_enforced_limit_w ? *s.power_enforced_limit_w : num(s.power_limit_w, tl, i, "power_limit_w");
     g.sm_clock_mhz = num(s.clock_sm_mhz, tl, i, "sm_clock_mhz");
     g.temperature_c = num(s.temperature_c, tl, i, "temperature_c");
     if (s.clock_event_reasons) {

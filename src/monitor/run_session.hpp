@@ -47,7 +47,7 @@ private:
 };
 
 // The summary and diagnosis of a finished run.
-RunResult summarize_run(const RunTimeline& tl, const std::vector<RunGpuFacts>& facts, double interval_s,
-                        int cpus, bool gpus_visible);
+RunResult summarize_run(const RunTimeline& tl, const std::vector<RunGpuFacts>& facts, double interval_s, int cpus,
+                        bool gpus_visible);
 
 }  // namespace gpuvet

@@ -45,9 +45,10 @@ SteadyWindow steady_window(const std::vector<RunPoint>& pts, double interval_s) 
     double warm = std::min(kWarmupFraction * span, kWarmupMax_s), tail = std::min(kTailFraction * span, kTailMax_s);
     w.start_s = first + warm;
     w.end_s = std::max(w.start_s, last - tail);
-    w.rule = std::string(w.gpu_bounded ? "from the first to the last tick with GPU work" : "the whole run (no GPU work)") +
-             " (" + seconds(first) + " to " + seconds(last) + "), less a warm-up of min(10 %, 60 s) = " + seconds(warm) +
-             " and a tail of min(5 %, 10 s) = " + seconds(tail);
+    w.rule =
+        std::string(w.gpu_bounded ? "from the first to the last tick with GPU work" : "the whole run (no GPU work)") +
+        " (" + seconds(first) + " to " + seconds(last) + "), less a warm-up of min(10 %, 60 s) = " + seconds(warm) +
+        " and a tail of min(5 %, 10 s) = " + seconds(tail);
     return w;
 }
 

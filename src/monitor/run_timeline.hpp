@@ -21,15 +21,15 @@ inline constexpr double kUnmeasured = std::numeric_limits<double>::quiet_NaN();
 inline bool measured(double v) { return !std::isnan(v); }
 
 struct HostPoint {
-    int processes = 0;        // live processes of the job's tree
-    int workers = 0;          // descendants of the main process (DataLoader / multiprocessing workers)
-    int named_workers = 0;    // of those, recognised by PyTorch's worker names
+    int processes = 0;                    // live processes of the job's tree
+    int workers = 0;                      // descendants of the main process (DataLoader / multiprocessing workers)
+    int named_workers = 0;                // of those, recognised by PyTorch's worker names
     double tree_cpu_cores = kUnmeasured;  // CPU time of the tree per second of wall time
     double main_cpu_cores = kUnmeasured;
     double workers_cpu_cores = kUnmeasured;
     double busiest_worker_cpu_cores = kUnmeasured;
-    double runnable = kUnmeasured;         // tree processes in state R (running or waiting for a CPU)
-    double blocked = kUnmeasured;          // tree processes in state D (uninterruptible: mostly I/O)
+    double runnable = kUnmeasured;  // tree processes in state R (running or waiting for a CPU)
+    double blocked = kUnmeasured;   // tree processes in state D (uninterruptible: mostly I/O)
     double workers_runnable_fraction = kUnmeasured;
     double rq_wait_fraction = kUnmeasured;  // schedstat: run-queue wait / (run + wait) of the tree
     double host_busy_percent = kUnmeasured, steal_percent = kUnmeasured;
@@ -57,7 +57,7 @@ struct GpuPoint {
 };
 
 struct RunPoint {
-    double t_s = 0;     // seconds since the job started
+    double t_s = 0;  // seconds since the job started
     HostPoint host;
     std::vector<GpuPoint> gpus;  // in the order of RunTimeline::gpu_indexes
 };

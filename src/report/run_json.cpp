@@ -11,7 +11,8 @@ namespace {
 Json num(double v) { return measured(v) && std::isfinite(v) ? Json(v) : Json(nullptr); }
 
 Json stat(const Stat& s) {
-    return Json{{"mean", num(s.mean)}, {"p5", num(s.p5)}, {"p50", num(s.p50)}, {"p95", num(s.p95)}, {"max", num(s.max)}};
+    return Json{
+        {"mean", num(s.mean)}, {"p5", num(s.p5)}, {"p50", num(s.p50)}, {"p95", num(s.p95)}, {"max", num(s.max)}};
 }
 
 Json finding(const RuleFinding& f) {

@@ -55,7 +55,8 @@ RunResult read_run_report(const std::string& text, const std::string& name) {
                 if (a.is_string()) r.command.push_back(a.get<std::string>());
         if (run.contains("tag") && run["tag"].is_string()) r.tag = run["tag"].get<std::string>();
         if (run.contains("note") && run["note"].is_string()) r.note = run["note"].get<std::string>();
-        if (run.contains("exit_code") && run["exit_code"].is_number_integer()) r.exit_code = run["exit_code"].get<int>();
+        if (run.contains("exit_code") && run["exit_code"].is_number_integer())
+            r.exit_code = run["exit_code"].get<int>();
         r.wall_s = rd(run, "wall_s");
         if (run.contains("window") && run["window"].is_object()) {
             r.window_start_s = rd(run["window"], "start_s");

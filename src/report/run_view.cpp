@@ -64,23 +64,27 @@ std::string render_run_summary(const RunResult& r, const Style& st) {
     if (r.end && r.wall_s > r.end->at_s + 0.5)
         o << " (the command ended at " << f(r.end->at_s, 1) << " s; its remaining processes ran on)";
     o << "\n";
-    o << "  steady-state window " << f(r.window_start_s, 1) << "-" << f(r.window_end_s, 1) << " s: "
-      << st.dim(r.window_rule) << "\n";
+    o << "  steady-state window " << f(r.window_start_s, 1) << "-" << f(r.window_end_s, 1)
+      << " s: " << st.dim(r.window_rule) << "\n";
     if (!r.no_gpu_reason.empty()) o << "  No GPU was visible (" << r.no_gpu_reason << "): host side only.\n";
     for (const std::string& n : r.notes) o << "  note: " << n << "\n";
 
     const Diagnosis& d = r.diagnosis;
     o << "\n";
     if (d.primary) {
-        o << st.bold("Verdict: " + upper(d.primary->title)) << " (" << d.primary->severity << ", rule "
-          << d.primary->id << ", " << (d.primary->party == "server" ? "the server" : d.primary->party == "job" ? "the job" : "information")
+        o << st.bold("Verdict: " + upper(d.primary->title)) << " (" << d.primary->severity << ", rule " << d.primary->id
+          << ", "
+          << (d.primary->party == "server" ? "the server"
+              : d.primary->party == "job"  ? "the job"
+                                           : "information")
           << ")\n";
         finding_lines(o, *d.primary, st, "  ");
     } else {
         o << st.bold("Verdict: no bottleneck rule fired") << "\n";
     }
     std::string seed = "GPU utilization peak ≥ 90 %: ";
-    if (d.seed_peak_reached) seed += (*d.seed_peak_reached ? "reached (" : "not reached (") + f(d.seed_peak_percent) + " %)";
+    if (d.seed_peak_reached)
+        seed += (*d.seed_peak_reached ? "reached (" : "not reached (") + f(d.seed_peak_percent) + " %)";
     else seed += "not judged (no GPU utilization was measured)";
     o << "  " << seed << "\n";
     if (!d.others.empty()) {
@@ -115,8 +119,8 @@ std::string render_run_summary(const RunResult& r, const Style& st) {
                 o << "       PCIe rx/tx " << f(g.pcie_rx_bytes_per_s.mean / 1e9, 1) << "/"
                   << f(g.pcie_tx_bytes_per_s.mean / 1e9, 1) << " GB/s, NVLink rx/tx "
                   << f(g.nvlink_rx_bytes_per_s.mean / 1e9, 1) << "/" << f(g.nvlink_tx_bytes_per_s.mean / 1e9, 1)
-                  << " GB/s, job processes on it " << (g.job_processes_max >= 0 ? std::to_string(g.job_processes_max) : "n/a")
-                  << "\n";
+                  << " GB/s, job processes on it "
+                  << (g.job_processes_max >= 0 ? std::to_string(g.job_processes_max) : "n/a") << "\n";
         }
     }
 
@@ -147,8 +151,9 @@ std::string render_run_summary(const RunResult& r, const Style& st) {
                 o << "  … " << (r.processes.size() - 8) << " more in the report\n";
                 break;
             }
-            o << "  " << pad(std::to_string(p.pid), 8) << pad(p.comm, 17) << pad(p.role, 8) << pad(f(p.cpu_s, 1) + " s CPU", 14)
-              << f(p.read_bytes / 1e6, 1) << " MB read" << (p.alive ? "" : "  (exited)") << "\n";
+            o << "  " << pad(std::to_string(p.pid), 8) << pad(p.comm, 17) << pad(p.role, 8)
+              << pad(f(p.cpu_s, 1) + " s CPU", 14) << f(p.read_bytes / 1e6, 1) << " MB read"
+              << (p.alive ? "" : "  (exited)") << "\n";
         }
     }
     if (!r.absent.empty() && st.verbose) {

@@ -153,8 +153,8 @@ TEST(RunRules, GapsWithSaturatedWorkersAreInputBound) {
     auto r = judge(gaps(true), 1);
     EXPECT_EQ(primary(r), "B1");
     EXPECT_EQ(r.diagnosis.primary->severity, "high");  // idle about half the time
-    EXPECT_TRUE(fired(r, "B3"));                        // 4 workers for 64 CPUs
-    EXPECT_FALSE(fired(r, "C2"));                       // the host cause explains the bursts
+    EXPECT_TRUE(fired(r, "B3"));                       // 4 workers for 64 CPUs
+    EXPECT_FALSE(fired(r, "C2"));                      // the host cause explains the bursts
     auto quiet = judge(gaps(false), 1);
     EXPECT_FALSE(fired(quiet, "B1"));
     EXPECT_TRUE(fired(quiet, "C2"));  // the same gaps with idle workers: sync points, not input
@@ -208,7 +208,12 @@ TEST(RunRules, ThrottleBitsAreF1F2F3) {
 }
 
 TEST(RunRules, UnusedGpusAreA3AndA4) {
-    auto none = judge(timeline(120, 2, [](int, RunPoint& p) { p.gpus[0].utilization_percent = 0; p.gpus[1].utilization_percent = 0; }), 2);
+    auto none = judge(timeline(120, 2,
+                               [](int, RunPoint& p) {
+                                   p.gpus[0].utilization_percent = 0;
+                                   p.gpus[1].utilization_percent = 0;
+                               }),
+                      2);
     EXPECT_EQ(primary(none), "A3");
     auto one = judge(timeline(120, 2,
                               [](int, RunPoint& p) {
@@ -290,7 +295,8 @@ TEST(RunRules, EveryRuleNamesSignalsThresholdAndSource) {
 
 TEST(RunSummary, SteadyWindowDropsWarmupAndTailOfTheGpuSpan) {
     // GPU work from 10 s to 110 s of a 130 s run: span 100 s, warm-up 10 s, tail 5 s.
-    auto tl = timeline(130, 1, [](int i, RunPoint& p) { p.gpus[0].utilization_percent = (i >= 10 && i < 110) ? 80 : 0; });
+    auto tl =
+        timeline(130, 1, [](int i, RunPoint& p) { p.gpus[0].utilization_percent = (i >= 10 && i < 110) ? 80 : 0; });
     SteadyWindow w = steady_window(tl.points(), kInterval);
     EXPECT_TRUE(w.gpu_bounded);
     EXPECT_DOUBLE_EQ(w.start_s, 20);
@@ -335,9 +341,9 @@ TEST(RunTimelineBudget, TenMinutesAndADayOfEightGpusStayWithinTheBudget) {
     EXPECT_LE(ten.memory_bytes(), budget);
     EXPECT_LE(day.memory_bytes(), budget);
     EXPECT_LE(day.points().size(), day.capacity());
-    EXPECT_EQ(ten.thinned(), 0u);  // ten minutes at 1 Hz keep every point
-    EXPECT_DOUBLE_EQ(day.points().front().t_s, 0);       // the start stays
-    EXPECT_DOUBLE_EQ(day.points().back().t_s, 86399);    // and the latest
+    EXPECT_EQ(ten.thinned(), 0u);                      // ten minutes at 1 Hz keep every point
+    EXPECT_DOUBLE_EQ(day.points().front().t_s, 0);     // the start stays
+    EXPECT_DOUBLE_EQ(day.points().back().t_s, 86399);  // and the latest
     // The whole day stays represented: the summary's weights add up to the run's length.
     std::vector<double> w = point_spans(day.points(), 1);
     double total = 0;

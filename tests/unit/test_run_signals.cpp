@@ -36,10 +36,14 @@ TEST(RunSignals, PressureReadsSomeAndFullLines) {
 TEST(RunSignals, NetDevSumsInterfacesButLoopback) {
     const char* text =
         "Inter-|   Receive                                                |  Transmit\n"
-        " face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed\n"
-        "    lo: 9999999     100    0    0    0     0          0         0  9999999     100    0    0    0     0       0          0\n"
-        "  eth0: 1000000    2000    0    0    0     0          0         0   500000    1000    0    0    0     0       0          0\n"
-        "  ens5:    2000      20    0    0    0     0          0         0     3000      30    0    0    0     0       0          0\n";
+        " face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls "
+        "carrier compressed\n"
+        "    lo: 9999999     100    0    0    0     0          0         0  9999999     100    0    0    0     0       "
+        "0          0\n"
+        "  eth0: 1000000    2000    0    0    0     0          0         0   500000    1000    0    0    0     0       "
+        "0          0\n"
+        "  ens5:    2000      20    0    0    0     0          0         0     3000      30    0    0    0     0       "
+        "0          0\n";
     auto n = parse_net_dev(text);
     ASSERT_TRUE(n);
     EXPECT_EQ(n->rx_bytes, 1002000u);
