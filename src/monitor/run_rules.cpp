@@ -54,10 +54,18 @@ double tick_busy(const RunPoint& p, const std::vector<std::size_t>& job) {
     return n ? sum / n : kUnmeasured;
 }
 
+// How idle the job's GPUs were. NVML's utilization is the share of its sample period (1/6 to 1 s)
+// in which a kernel ran, so sub-second input stalls show as partial utilization, not as 0 %: the
+// idle share is the time-weighted mean of (100 - busy) %, and a host cause is weighed by how idle
+// each tick was. Whole idle ticks (< 10 %) are what C1's gaps count.
 struct Idle {
     std::vector<std::size_t> job;
-    double share = kUnmeasured;  // of window time the job's GPUs were idle
-    bool operator()(const RunPoint& p) const {
+    double share = kUnmeasured;                   // mean idle fraction over the window
+    double operator()(const RunPoint& p) const {  // this tick's idle fraction
+        double b = tick_busy(p, job);
+        return measured(b) ? std::clamp(1 - b / 100, 0.0, 1.0) : kUnmeasured;
+    }
+    bool whole_tick(const RunPoint& p) const {
         double b = tick_busy(p, job);
         return measured(b) && b < kIdleBusyPercent;
     }
@@ -65,7 +73,7 @@ struct Idle {
 Idle idle_of(const RunEvidence& e) {
     Idle i;
     i.job = job_gpus(e);
-    if (!i.job.empty()) i.share = e.window.share(i);
+    if (!i.job.empty()) i.share = e.window.stat(i).mean;
     return i;
 }
 
@@ -149,14 +157,18 @@ std::optional<RuleFinding> rule_a4(const RunEvidence& e) {
 std::optional<RuleFinding> rule_b1(const RunEvidence& e) {
     Idle idle = idle_of(e);
     if (!measured(idle.share) || idle.share < kIdleModerate || e.host.workers_max == 0) return std::nullopt;
-    double co = e.window.share([](const RunPoint& p) { return workers_saturated(p) || host_saturated(p); }, idle);
+    double co =
+        e.window.weighted_share([](const RunPoint& p) { return workers_saturated(p) || host_saturated(p); }, idle);
     if (!measured(co) || co <= kCoOccur) return std::nullopt;
     const Stat& w = e.host.workers_cpu_cores;
-    std::string per = measured(w.mean) ? fmt(w.mean / std::max(1, e.host.workers_max), 2) + " cores each" : "busy";
+    Stat runnable = e.window.stat([](const RunPoint& p) { return p.host.workers_runnable_fraction; });
+    // Both figures: on a contended box a saturated worker gets little CPU but is always runnable.
+    std::string per = fmt(w.mean / std::max(1, e.host.workers_max), 2) + " cores each, runnable " +
+                      (runnable.measured() ? pct(runnable.mean) : std::string("n/a")) + " of the time";
     return finding("B1", "Input-bound (CPU preprocessing)", idle.share >= kIdleHigh ? "high" : "moderate", "job",
                    "The GPU was idle " + pct(idle.share) + " of the time while the " +
-                       std::to_string(e.host.workers_max) + " worker process(es) ran at " + per +
-                       " (workers or host CPU saturated in " + pct(co) +
+                       std::to_string(e.host.workers_max) + " worker process(es) were busy (" + per +
+                       "; workers or host CPU saturated in " + pct(co) +
                        " of the idle time): the input pipeline "
                        "does not keep up.",
                    "Add DataLoader workers if cores are free, move augmentation to the GPU (DALI, torchvision v2 "
@@ -166,7 +178,7 @@ std::optional<RuleFinding> rule_b1(const RunEvidence& e) {
 std::optional<RuleFinding> rule_b2(const RunEvidence& e) {
     Idle idle = idle_of(e);
     if (!measured(idle.share) || idle.share < kIdleHigh || e.host.workers_max > 0) return std::nullopt;
-    double co = e.window.share(main_saturated, idle);
+    double co = e.window.weighted_share(main_saturated, idle);
     if (!measured(co) || co <= kCoOccur) return std::nullopt;
     return finding("B2", "Data loading in the main process", "high", "job",
                    "The GPU was idle " + pct(idle.share) +
@@ -189,7 +201,7 @@ std::optional<RuleFinding> rule_b3(const RunEvidence& e) {
 std::optional<RuleFinding> rule_b4(const RunEvidence& e) {
     Idle idle = idle_of(e);
     if (!measured(idle.share) || idle.share < kIdleHigh) return std::nullopt;
-    double co = e.window.share(host_saturated, idle);
+    double co = e.window.weighted_share(host_saturated, idle);
     if (!measured(co) || co <= kCoOccur) return std::nullopt;
     return finding("B4", "Host CPU too small", "high", "server",
                    "All CPU cores were busy (host " + fmt(e.host.host_busy_percent.mean) + " % on " +
@@ -200,7 +212,8 @@ std::optional<RuleFinding> rule_b4(const RunEvidence& e) {
 std::optional<RuleFinding> rule_b5(const RunEvidence& e) {
     Idle idle = idle_of(e);
     if (!measured(idle.share) || idle.share < kIdleHigh) return std::nullopt;
-    double co = e.window.share([](const RunPoint& p) { return storage_waiting(p) && !workers_saturated(p); }, idle);
+    double co =
+        e.window.weighted_share([](const RunPoint& p) { return storage_waiting(p) && !workers_saturated(p); }, idle);
     if (!measured(co) || co <= kCoOccur) return std::nullopt;
     const HostRunSummary& h = e.host;
     double hit = (measured(h.rchar_bytes_per_s.mean) && h.rchar_bytes_per_s.mean > 0)
@@ -262,7 +275,7 @@ std::optional<RuleFinding> rule_c1(const RunEvidence& e) {
     double longest = 0, run = 0;
     std::vector<double> spans;
     for (std::size_t i = 0; i < e.window.pts.size(); ++i) {
-        if (idle(*e.window.pts[i])) run += e.window.w[i];
+        if (idle.whole_tick(*e.window.pts[i])) run += e.window.w[i];
         else {
             if (run >= kGap_s) ++gaps, longest = std::max(longest, run);
             run = 0;
@@ -591,10 +604,12 @@ const std::vector<RuleDef>& table() {
          "[P] SageMaker LowGPUUtilization 'GPU not used'", rule_a3},
         {"A4", "Some GPUs idle", "per-GPU peak and p95 utilization", "a GPU at 0 % while another p95 > 50 %",
          "[G] after SageMaker per-GPU checks", rule_a4},
-        {"B1", "Input-bound (CPU preprocessing)", "GPU idle ticks (< 10 %), worker CPU/runnable, host busy",
-         "idle >= 5 % (moderate) / 20 % (high); workers >= 0.9 cores each or >= 75 % runnable, or host >= 90 %, "
+        {"B1", "Input-bound (CPU preprocessing)", "GPU idle share (100 - utilization), worker CPU/runnable, host busy",
+         "idle >= 10 % (moderate) / 20 % (high); workers >= 0.9 cores each or >= 75 % runnable, or host >= 90 %, "
          "in > 50 % of idle time",
-         "[P] xprof 5/20 %; SageMaker CPUBottleneck gpu < 10, cpu > 90, > 50 %; [G] runnable share", rule_b1},
+         "[P] xprof 20 % (high); SageMaker CPUBottleneck gpu < 10, cpu > 90, > 50 %; [G] 10 % (moderate), runnable "
+         "share",
+         rule_b1},
         {"B2", "Data loading in the main process", "idle, worker count, main CPU",
          "idle >= 20 %, no workers, main >= 0.9 cores in > 50 % of idle time", "[G] after the TB plugin's advice",
          rule_b2},

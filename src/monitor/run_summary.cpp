@@ -97,6 +97,18 @@ double WindowView::share(const std::function<bool(const RunPoint&)>& cond,
     return den > 0 ? num / den : kUnmeasured;
 }
 
+double WindowView::weighted_share(const std::function<bool(const RunPoint&)>& cond,
+                                  const std::function<double(const RunPoint&)>& weight) const {
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+        double k = weight(*pts[i]);
+        if (!measured(k) || k <= 0) continue;
+        den += w[i] * k;
+        if (cond(*pts[i])) num += w[i] * k;
+    }
+    return den > 0 ? num / den : kUnmeasured;
+}
+
 WindowView window_view(const std::vector<RunPoint>& pts, double interval_s, const SteadyWindow& win) {
     WindowView v;
     std::vector<double> spans = point_spans(pts, interval_s);

@@ -34,6 +34,9 @@ struct WindowView {
     // Weighted share of points where `cond` holds, among those where `among` holds.
     double share(const std::function<bool(const RunPoint&)>& cond,
                  const std::function<bool(const RunPoint&)>& among = nullptr) const;
+    // The same with each point also weighted by `weight` (0..1), e.g. by how idle the GPU was.
+    double weighted_share(const std::function<bool(const RunPoint&)>& cond,
+                          const std::function<double(const RunPoint&)>& weight) const;
 };
 WindowView window_view(const std::vector<RunPoint>& pts, double interval_s, const SteadyWindow& win);
 

@@ -160,6 +160,24 @@ TEST(RunRules, GapsWithSaturatedWorkersAreInputBound) {
     EXPECT_TRUE(fired(quiet, "C2"));  // the same gaps with idle workers: sync points, not input
 }
 
+TEST(RunRules, SubSecondStallsShowAsPartialUtilizationAndStillCount) {
+    // Real NVML averages over its sample period: an input-bound job reads ~50 %, never 0 %.
+    auto partial = [](double util) {
+        return timeline(120, 1, [util](int, RunPoint& p) {
+            p.gpus[0].utilization_percent = util;
+            p.gpus[0].power_w = 300;
+            p.host.workers = 2;
+            p.host.workers_runnable_fraction = 1.0;
+        });
+    };
+    auto r = judge(partial(50), 1);
+    EXPECT_EQ(primary(r), "B1");
+    EXPECT_NE(r.diagnosis.primary->message.find("idle 50 %"), std::string::npos) << r.diagnosis.primary->message;
+    EXPECT_FALSE(fired(r, "C1"));  // no whole idle tick: no gap
+    // Busy workers beside a GPU at 99 % are a pipeline that keeps up.
+    EXPECT_FALSE(fired(judge(partial(99), 1), "B1"));
+}
+
 TEST(RunRules, NoWorkersAndABusyMainIsB2) {
     auto r = judge(timeline(120, 1,
                             [](int i, RunPoint& p) {
