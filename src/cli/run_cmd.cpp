@@ -3,6 +3,7 @@
 // untouched, so gpuvet writes its own lines and the summary to stderr.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -166,7 +167,12 @@ void add_run_command(Cli cli) {
         "The summary goes to stderr (stdout is the job's). Ctrl-C and SIGTERM are forwarded to the job.\n"
         "Exit codes: the job's own (128+N if killed by signal N), 127 command not found, 126 not executable,\n"
         "2 bad input; with --judge 0 healthy, 1 a bottleneck or hardware limit, 3 the job failed.");
-    on_chosen(cli, *sub, "run", [args](const GlobalOptions& g) { return run_run_cmd(g, *args); });
+    on_chosen(cli, *sub, "run", [args](const GlobalOptions& g) {
+        // The words after the first `--`, exactly as given (the parser may regroup positionals).
+        auto dashes = std::find(g.argv.begin(), g.argv.end(), "--");
+        if (dashes != g.argv.end()) args->command.assign(dashes + 1, g.argv.end());
+        return run_run_cmd(g, *args);
+    });
 }
 
 }  // namespace gpuvet

@@ -170,6 +170,17 @@ def test_no_command_after_dashes():
     assert "no command to run" in err and "gpuvet run -- python train.py" in err, err
 
 
+def test_command_words_pass_through_in_order():
+    # The job's own options and a `--` of its own reach it unchanged.
+    code, out, err = run("run", "--tag", "x", "--", "sh", "-c", 'echo "$0|$1|$2"', "--tag", "--", env=NO_DRIVER)
+    assert code == 0, err
+    assert out == "--tag|--|\n", out
+    # Without `--`, an option of the job is refused with the fix (exit 2), before anything runs.
+    code, out, err = run("run", "python3", "-c", "print(1)", env=NO_DRIVER)
+    assert code == 2, err
+    assert "put the command after --" in err, err
+
+
 def test_unwritable_record_refuses_before_starting():
     with tempfile.TemporaryDirectory() as tmp:
         marker = os.path.join(tmp, "ran")
