@@ -118,6 +118,33 @@ def test_cpu_bound_workers_on_the_host():
     assert "host_tree_cpu_cores" in keys and not any(s["gpu"] is not None for s in doc["series"]), keys
 
 
+# Two workers that name themselves as PyTorch's DataLoader workers do (the kernel's comm).
+NAMED_WORKERS = """
+import multiprocessing as mp, time
+def work(_):
+    with open("/proc/self/comm", "w") as f:
+        f.write("pt_data_worker")
+    end = time.time() + 2.0
+    while time.time() < end:
+        pass
+if __name__ == "__main__":
+    ps = [mp.Process(target=work, args=(i,)) for i in range(2)]
+    [p.start() for p in ps]
+    [p.join() for p in ps]
+"""
+
+
+def test_dataloader_workers_are_recognised_by_name():
+    with tempfile.TemporaryDirectory() as tmp:
+        code, doc, err, _ = run_job(PY, script(tmp, "named.py", NAMED_WORKERS))
+    assert code == 0, err
+    host = doc["run"]["host"]
+    assert host["named_workers_max"] == 2 and host["workers_max"] == 2, host
+    roles = {p["comm"]: p["role"] for p in doc["run"]["processes"]}
+    assert roles.get("pt_data_worker") == "worker", roles
+    assert "named as PyTorch DataLoader workers" in err, err
+
+
 def test_io_bound_reader_bypassing_the_page_cache():
     with tempfile.TemporaryDirectory(dir=os.environ.get("GPUVET_TEST_TMP", "/var/tmp")) as tmp:
         big = os.path.join(tmp, "data.bin")
