@@ -15,14 +15,9 @@
 #include <thread>
 #include <vector>
 
-namespace gpuvet {
+#include "monitor/run_process.hpp"
 
-// How the job's main process ended.
-struct ChildEnd {
-    bool signaled = false;
-    int code = 0;     // exit status, or the signal number when signaled
-    double at_s = 0;  // seconds after the start
-};
+namespace gpuvet {
 
 // The exit code a shell gives for that end: the status itself, or 128 + N for a death by signal N.
 int shell_exit_code(const ChildEnd& e);

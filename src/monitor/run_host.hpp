@@ -14,6 +14,7 @@
 #include "host/load_signals.hpp"
 #include "host/steal.hpp"
 #include "host/sysfs.hpp"
+#include "monitor/run_process.hpp"
 #include "monitor/run_timeline.hpp"
 
 namespace gpuvet {
@@ -22,16 +23,6 @@ namespace gpuvet {
 // "pt_data_worker" (older releases), "pt_multiprocess_data_worker" -> "pt_multiprocess",
 // "pt_thread_data_worker" -> "pt_thread_data_".
 bool is_dataloader_worker_name(const std::string& comm);
-
-// One process of the tree as the report lists it: its total CPU and I/O over the run.
-struct TreeProcess {
-    int pid = 0, ppid = 0;
-    std::string comm, cmdline;
-    std::string role;  // "main", "worker", "other"
-    double cpu_s = 0;
-    double read_bytes = 0, rchar = 0, write_bytes = 0;
-    bool alive = true;
-};
 
 class RunHostSampler {
 public:

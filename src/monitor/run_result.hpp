@@ -7,8 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "monitor/run_child.hpp"
-#include "monitor/run_host.hpp"
+#include "monitor/run_process.hpp"
 #include "monitor/run_timeline.hpp"
 
 namespace gpuvet {
