@@ -118,7 +118,8 @@ int run_run_cmd(const GlobalOptions& g, const RunArgs& a) {
         if (!recorder->failure().empty()) r.notes.push_back("the record file is incomplete: " + recorder->failure());
     }
     if (r.stop_signal)
-        r.notes.push_back("stopped by signal " + std::to_string(r.stop_signal) + ", forwarded to the job");
+        r.notes.push_back("stopped by signal " + std::to_string(r.stop_signal) +
+                          "; the job's processes received it too");
     if (r.orphans_reaped > 0)
         r.notes.push_back(std::to_string(r.orphans_reaped) +
                           " process(es) of the job outlived their parent; gpuvet waited for them and reaped them");

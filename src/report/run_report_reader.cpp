@@ -45,7 +45,10 @@ RunResult read_run_report(const std::string& text, const std::string& name) {
     Json j = Json::parse(text, nullptr, false);
     const std::string fix = "give the gpuvet-run.json that `gpuvet run --report DIR` wrote";
     if (j.is_discarded()) throw input_error(name + ": not JSON", fix);
-    if (!j.is_object() || j.value("command", "") != "run" || !j.contains("run") || !j["run"].is_object())
+    // Any key may hold any type in a user's file: every read checks the type first.
+    auto command = j.is_object() ? j.find("command") : j.end();
+    bool is_run = command != j.end() && command->is_string() && command->get<std::string>() == "run";
+    if (!is_run || !j.contains("run") || !j["run"].is_object())
         throw input_error(name + ": not a gpuvet run report (no \"command\": \"run\" with a \"run\" object)", fix);
     const Json& run = j["run"];
     RunResult r;
