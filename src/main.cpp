@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
     add_export_command(cli);
     add_report_command(cli);
     add_compare_command(cli);
+    add_run_command(cli);
 
     try {
         app.parse(argc, argv);

@@ -56,6 +56,7 @@ void add_top_command(Cli cli);
 void add_export_command(Cli cli);  // gpuvet export: Prometheus metrics
 void add_report_command(Cli cli);
 void add_compare_command(Cli cli);
+void add_run_command(Cli cli);
 
 // Adds --json, --report, --no-color (and --specs when `with_specs`) to a subcommand.
 void add_output_flags(CLI::App& sub, GlobalOptions& g, bool with_report = true, bool with_specs = true);

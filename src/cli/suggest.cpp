@@ -36,6 +36,7 @@ std::vector<std::string> option_names(const CLI::App& app) {
 
 std::optional<std::string> suggest_fix(const CLI::App& app, int argc, const char* const* argv) {
     const CLI::App* cur = &app;
+    bool command_started = false;  // a leaf command that runs a command (run) has seen its first word
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--") break;
@@ -49,6 +50,10 @@ std::optional<std::string> suggest_fix(const CLI::App& app, int argc, const char
                 for (const CLI::App* p = cur->get_parent(); p && !known; p = p->get_parent())
                     for (auto& n : option_names(*p)) known = known || n == name;
             }
+            // `gpuvet run python -c ...`: the job's own options need the `--` before the command.
+            if (!known && command_started)
+                return "unknown option '" + name + "' after the command: put the command after --, e.g. gpuvet " +
+                       cur->get_name() + " [options] -- CMD ARGS...";
             if (!known) {
                 if (auto s = closest(name, names)) return "unknown option '" + name + "'; did you mean '" + *s + "'?";
                 return "unknown option '" + name + "'; see '" + cur->get_name() + " --help'";
@@ -57,7 +62,10 @@ std::optional<std::string> suggest_fix(const CLI::App& app, int argc, const char
         }
         std::vector<std::string> subs;
         for (const CLI::App* s : cur->get_subcommands({})) subs.push_back(s->get_name());
-        if (subs.empty()) continue;  // a positional value of a leaf command
+        if (subs.empty()) {  // a positional value of a leaf command
+            command_started = command_started || cur->get_name() == "run";
+            continue;
+        }
         bool found = false;
         for (const CLI::App* s : cur->get_subcommands({}))
             if (s->get_name() == a) {

@@ -1,0 +1,179 @@
+// gpuvet run -- CMD ARGS...: runs the user's own job, samples its GPUs and its process tree while
+// it runs, and names its bottleneck. The job keeps the terminal: its stdin, stdout and stderr are
+// untouched, so gpuvet writes its own lines and the summary to stderr.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <memory>
+
+#include "cli/common.hpp"
+#include "cli/number_option.hpp"
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "gpu/device/nvml_backend.hpp"
+#include "monitor/run_child.hpp"
+#include "monitor/run_record.hpp"
+#include "monitor/run_session.hpp"
+#include "monitor/sampling_loop.hpp"
+#include "report/run_json.hpp"
+#include "report/run_view.hpp"
+
+namespace gpuvet {
+
+namespace {
+
+struct RunArgs {
+    std::vector<std::string> command;
+    std::string gpus;
+    double interval_s = 1;
+    std::string record;
+    std::string tag, note;
+    bool judge = false;
+};
+
+// 10 Hz is as fast as NVML refreshes most fields; a minute is the coarsest that still shows stalls.
+constexpr NumberRule kIntervalRule{0.1, 60, false, false, false, NumberUnit::Seconds, "an interval", "", "1s"};
+
+// --judge: the verdict as the exit code (docs/run.md).
+namespace judge_code {
+inline constexpr int healthy = 0;     // no bottleneck: compute-bound, or nothing fired
+inline constexpr int bottleneck = 1;  // a bottleneck or a hardware limit was found
+inline constexpr int job_failed = 3;  // the command failed or was stopped: the run is not a fair trial
+}  // namespace judge_code
+
+int judged_exit(const RunResult& r) {
+    if (!r.end || r.exit_code != 0) return judge_code::job_failed;
+    const Diagnosis& d = r.diagnosis;
+    auto is_bottleneck = [](const RuleFinding& f) { return f.severity != "info"; };
+    if (d.primary && is_bottleneck(*d.primary)) return judge_code::bottleneck;
+    for (const RuleFinding& f : d.others)
+        if (f.id[0] == 'F') return judge_code::bottleneck;
+    return judge_code::healthy;
+}
+
+int available_cpus() {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? static_cast<int>(n) : 0;
+}
+
+int run_run_cmd(const GlobalOptions& g, const RunArgs& a) {
+    if (a.command.empty())
+        throw usage_error("no command to run: nothing follows --",
+                          "put the command after --, e.g. gpuvet run -- python train.py --epochs 1");
+    // Everything that can refuse the run does so before the command starts.
+    std::unique_ptr<RunRecorder> recorder;
+    if (!a.record.empty()) recorder = std::make_unique<RunRecorder>(a.record);
+    std::vector<int> gpus = a.gpus.empty() ? std::vector<int>{} : parse_gpu_list(a.gpus);
+    JobProcess job;  // first: blocks the signals its waiter takes before any library starts a thread
+    const DeviceBackend& backend = NvmlBackend::shared();
+    RunSampler sampler(&backend, gpus, static_cast<int>(::getpid()));
+
+    int err = job.start(a.command);
+    if (err != 0) {
+        std::cerr << "gpuvet: cannot run '" << a.command[0] << "': " << exec_failure_text(err) << "\n"
+                  << "  → check the spelling and that it is installed and executable (PATH is searched)\n";
+        return exec_failure_exit_code(err);
+    }
+    sampler.set_job(job.pid());
+    if (!sampler.no_gpu_reason().empty())
+        std::cerr << "gpuvet: no GPU visible (" << sampler.no_gpu_reason() << "): recording the host side only\n";
+    if (recorder) recorder->header(sampler.timeline().gpu_indexes, a.interval_s, a.command);
+
+    const auto start = std::chrono::steady_clock::now();
+    bool told_leftovers = false;
+    LoopLimits limits;
+    limits.interval = std::chrono::milliseconds(static_cast<long long>(a.interval_s * 1000));
+    run_sampling_loop(limits, job.tree_done(), [&] {
+        double t_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const RunPoint& p = sampler.tick(t_s);
+        if (recorder) recorder->write(p);
+        for (const std::string& n : sampler.take_news()) std::cerr << "gpuvet: " << n << "\n";
+        if (!told_leftovers && job.main_end() && p.host.processes > 0) {
+            told_leftovers = true;
+            std::cerr << "gpuvet: " << a.command[0] << " exited; waiting for its " << p.host.processes
+                      << " remaining process(es) (Ctrl-C ends them)\n";
+        }
+        return true;
+    });
+    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    RunResult r = summarize_run(sampler.timeline(), sampler.gpu_facts(), a.interval_s, available_cpus(),
+                                sampler.no_gpu_reason().empty());
+    r.command = a.command;
+    r.tag = a.tag;
+    r.note = a.note;
+    r.end = job.main_end();
+    r.exit_code = r.end ? shell_exit_code(*r.end) : exit_code::could_not_run;
+    r.stop_signal = job.stop_signal();
+    r.wall_s = wall_s;
+    r.orphans_reaped = job.orphans_reaped();
+    r.no_gpu_reason = sampler.no_gpu_reason();
+    r.processes = sampler.host().processes();
+    if (recorder) {
+        r.record_path = recorder->path();
+        if (!recorder->failure().empty()) r.notes.push_back("the record file is incomplete: " + recorder->failure());
+    }
+    if (r.stop_signal)
+        r.notes.push_back("stopped by signal " + std::to_string(r.stop_signal) +
+                          "; the job's processes received it too");
+    if (r.orphans_reaped > 0)
+        r.notes.push_back(std::to_string(r.orphans_reaped) +
+                          " process(es) of the job outlived their parent; gpuvet waited for them and reaped them");
+    for (const RunGpuFacts& f : sampler.gpu_facts())
+        if (f.mig)
+            r.notes.push_back("GPU " + std::to_string(f.index) + " is in MIG mode: per-GPU figures may be absent");
+
+    Envelope env = new_envelope(g);
+    close_envelope(env);
+    if (g.report_dir) {
+        std::filesystem::path dir = report_folder(*g.report_dir);
+        write_file_atomically(dir / "gpuvet-run.json", render_run_json(env, r));
+        write_file_atomically(dir / "gpuvet-run.txt", render_run_summary(r, Style{false, 100, true}));
+    }
+    Style st = detect_style(g.no_color);
+    st.color = st.color && ::isatty(STDERR_FILENO);
+    st.verbose = g.verbose;
+    std::cerr << render_run_summary(r, st);
+    std::cerr.flush();
+    return a.judge ? judged_exit(r) : r.exit_code;
+}
+
+}  // namespace
+
+void add_run_command(Cli cli) {
+    auto* sub = cli.app.add_subcommand("run", "Run your own job, record its GPUs and host, and name its bottleneck");
+    auto args = std::make_shared<RunArgs>();
+    sub->add_option("command", args->command, "the command and its arguments, after --")->expected(-1);
+    sub->add_option("--gpus", args->gpus, "GPU indexes to sample, comma-separated (default: all)");
+    add_number_option(*sub, "--interval", args->interval_s, kIntervalRule, "sampling interval (default 1s)");
+    sub->add_option("--record", args->record, "write the timeline to FILE as JSON Lines, as it runs")
+        ->type_name("FILE");
+    sub->add_option("--tag", args->tag, "a label for this run (server name, config)");
+    sub->add_option("--note", args->note, "a free-text note kept in the report");
+    sub->add_flag("--judge", args->judge,
+                  "exit with the verdict (0 healthy, 1 bottleneck found, 3 the job failed) instead of the job's code");
+    sub->add_option("--report", cli.global.report_dir, "write gpuvet-run.json and gpuvet-run.txt into DIR")
+        ->type_name("DIR");
+    sub->add_flag("--no-color", cli.global.no_color, "no colours in the summary");
+    sub->add_flag("-v,--verbose", cli.global.verbose, "also list every signal that was not measured, and why");
+    sub->footer(
+        "Examples:\n"
+        "  gpuvet run -- python train.py --epochs 1         the job's own output as usual, then the diagnosis\n"
+        "  gpuvet run --record run.jsonl --report out/ -- torchrun --nproc-per-node 8 train.py\n"
+        "  gpuvet run --tag box-a --judge -- ./train.sh      exit code = verdict\n"
+        "The summary goes to stderr (stdout is the job's). Ctrl-C and SIGTERM are forwarded to the job.\n"
+        "Exit codes: the job's own (128+N if killed by signal N), 127 command not found, 126 not executable,\n"
+        "2 bad input; with --judge 0 healthy, 1 a bottleneck or hardware limit, 3 the job failed.");
+    on_chosen(cli, *sub, "run", [args](const GlobalOptions& g) {
+        // The words after the first `--`, exactly as given (the parser may regroup positionals).
+        auto dashes = std::find(g.argv.begin(), g.argv.end(), "--");
+        if (dashes != g.argv.end()) args->command.assign(dashes + 1, g.argv.end());
+        return run_run_cmd(g, *args);
+    });
+}
+
+}  // namespace gpuvet

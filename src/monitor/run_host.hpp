@@ -1,0 +1,64 @@
+// The host side of the trial run: the job's process tree (every descendant of gpuvet, which is
+// the subreaper) read from /proc each tick, its CPU time split into the main process and its
+// workers, its I/O counters, and the system-wide signals (CPU busy and steal, PSI, network,
+// memory). Counters of processes that exited stay in the tree's totals, so a worker that ends
+// between two ticks does not make the sums go backwards.
+#pragma once
+#include <chrono>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "host/load_signals.hpp"
+#include "host/steal.hpp"
+#include "host/sysfs.hpp"
+#include "monitor/run_process.hpp"
+#include "monitor/run_timeline.hpp"
+
+namespace gpuvet {
+
+// PyTorch names its DataLoader workers (the kernel keeps 15 characters of the name):
+// "pt_data_worker" (older releases), "pt_multiprocess_data_worker" -> "pt_multiprocess",
+// "pt_thread_data_worker" -> "pt_thread_data_".
+bool is_dataloader_worker_name(const std::string& comm);
+
+class RunHostSampler {
+public:
+    // root: the subreaper (gpuvet's pid); job: the command's pid.
+    RunHostSampler(HostFs fs, int root, int job);
+    // Reads everything once; rates are over the time since the previous call (unmeasured on the
+    // first). `gpu_pids`: processes NVML lists on the GPUs, so the main process is the one that
+    // holds the GPU when the job's own process is a launcher.
+    HostPoint sample(const std::set<int>& gpu_pids);
+    void set_job(int job) { job_ = job; }
+    // Pids of the tree at the last sample.
+    const std::set<int>& tree() const { return tree_; }
+    // Every process seen, ordered by CPU time, most first.
+    std::vector<TreeProcess> processes() const;
+    // Why a signal could not be read, once per signal.
+    const std::map<std::string, std::string>& absent() const { return absent_; }
+
+private:
+    struct Seen {
+        TreeProcess info;
+        std::uint64_t cpu_ticks = 0;
+        std::uint64_t run_ns = 0, wait_ns = 0;
+        bool reaped_by_root = false;  // its parent was gpuvet: its I/O is nobody else's
+    };
+    void read_tree(HostPoint& h, const std::set<int>& gpu_pids, double dt_s);
+    void read_system(HostPoint& h, double dt_s);
+
+    HostFs fs_;
+    int root_, job_;
+    std::map<int, Seen> seen_;
+    std::set<int> tree_;
+    std::optional<std::chrono::steady_clock::time_point> last_;
+    std::optional<std::map<int, CpuTimes>> last_stat_;
+    std::optional<PressureStat> last_psi_[3];
+    std::optional<NetBytes> last_net_;
+    std::map<std::string, std::string> absent_;
+};
+
+}  // namespace gpuvet

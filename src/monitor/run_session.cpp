@@ -1,0 +1,173 @@
+#include "monitor/run_session.hpp"
+
+#include "core/error.hpp"
+#include "monitor/run_rules.hpp"
+#include "monitor/run_summary.hpp"
+
+namespace gpuvet {
+
+namespace {
+
+// The readings a trial run takes each tick: everything the rules and the timeline use.
+constexpr unsigned kRunReadings = kReadUtilization | kReadMemory | kReadPower | kReadClocks | kReadThermal |
+                                  kReadPcieLink | kReadPcieThroughput | kReadNvLinkThroughput | kReadProcesses |
+                                  kReadGpm;
+
+template <class T>
+double num(const Fact<T>& f, RunTimeline& tl, int gpu, const char* key) {
+    if (f) return static_cast<double>(*f);
+    tl.note_absent("gpu" + std::to_string(gpu) + "." + key, f.absent_reason);
+    return kUnmeasured;
+}
+
+}  // namespace
+
+RunGpuFacts run_gpu_facts(const MonitoredGpu& g) {
+    RunGpuFacts f;
+    f.index = g.index;
+    f.unopened_reason = g.unopened_reason;
+    f.name = g.facts.name.value_or("GPU " + std::to_string(g.index));
+    const std::string& why = g.facts.nvlink_absent_reason;
+    if (why.empty()) {
+        f.nvlink_active = 0;
+        for (const NvLinkInfo& l : g.facts.nvlinks) f.nvlink_active += l.active.value_or(false) ? 1 : 0;
+    } else if (g.facts.nvlinks.empty() && (why == "this GPU has no NVLink" || why.rfind("not supported", 0) == 0)) {
+        f.nvlink_active = 0;  // the driver says the GPU has none, as on PCIe cards without a bridge
+    }
+    f.pcie_gen_max = g.facts.pcie_gen_max_gpu && g.facts.pcie_gen_max_host
+                         ? std::min(*g.facts.pcie_gen_max_gpu, *g.facts.pcie_gen_max_host)
+                         : g.facts.pcie_gen_max_gpu.value_or(-1);
+    f.pcie_width_max = g.facts.pcie_width_max.value_or(-1);
+    if (g.facts.clock_sm_max_mhz) f.sm_clock_max_mhz = *g.facts.clock_sm_max_mhz;
+    if (g.facts.power_default_limit_w) f.power_default_limit_w = *g.facts.power_default_limit_w;
+    if (g.facts.memory_total_bytes) f.memory_total_bytes = static_cast<double>(*g.facts.memory_total_bytes);
+    f.temperature_slowdown_c = g.facts.temperature_slowdown_c.value_or(-1);
+    f.mig = g.facts.mig_enabled.value_or(false);
+    return f;
+}
+
+GpuPoint run_gpu_point(const GpuReading& r, const std::set<int>& tree, RunTimeline& tl) {
+    const DeviceSample& s = r.sample;
+    const int i = r.index;
+    GpuPoint g;
+    g.lost = r.lost;
+    g.utilization_percent = num(s.utilization_gpu_percent, tl, i, "utilization_percent");
+    g.memory_used_bytes = num(s.memory_used_bytes, tl, i, "memory_used_bytes");
+    g.power_w = num(s.power_draw_w, tl, i, "power_w");
+    g.power_limit_w =
+        s.power_enforced_limit_w ? *s.power_enforced_limit_w : num(s.power_limit_w, tl, i, "power_limit_w");
+    g.sm_clock_mhz = num(s.clock_sm_mhz, tl, i, "sm_clock_mhz");
+    g.temperature_c = num(s.temperature_c, tl, i, "temperature_c");
+    if (s.clock_event_reasons) {
+        g.reasons_known = true;
+        g.clock_event_reasons = *s.clock_event_reasons;
+    } else {
+        tl.note_absent("gpu" + std::to_string(i) + ".clock_event_reasons", s.clock_event_reasons.absent_reason);
+    }
+    g.pcie_rx_bytes_per_s = num(s.pcie_rx_bytes_per_s, tl, i, "pcie_rx_bytes_per_s");
+    g.pcie_tx_bytes_per_s = num(s.pcie_tx_bytes_per_s, tl, i, "pcie_tx_bytes_per_s");
+    g.pcie_gen = num(s.pcie_gen_current, tl, i, "pcie_gen");
+    g.pcie_width = num(s.pcie_width_current, tl, i, "pcie_width");
+    g.nvlink_rx_bytes_per_s = num(r.nvlink_rx_bytes_per_s, tl, i, "nvlink_rx_bytes_per_s");
+    g.nvlink_tx_bytes_per_s = num(r.nvlink_tx_bytes_per_s, tl, i, "nvlink_tx_bytes_per_s");
+    g.sm_activity_percent = num(s.gpm_sm_activity_percent, tl, i, "sm_activity_percent");
+    g.sm_occupancy_percent = num(s.gpm_sm_occupancy_percent, tl, i, "sm_occupancy_percent");
+    g.tensor_activity_percent = num(s.gpm_tensor_activity_percent, tl, i, "tensor_activity_percent");
+    g.dram_bandwidth_percent = num(s.gpm_dram_bandwidth_percent, tl, i, "dram_bandwidth_percent");
+    if (s.processes_absent_reason.empty()) {
+        // NVML gives host pids: inside a container they do not match the tree (then 0 here, and
+        // attribution falls back to the GPUs that did work).
+        g.job_processes = 0;
+        double bytes = 0;
+        for (const GpuProcess& p : s.processes)
+            if (tree.count(static_cast<int>(p.pid))) {
+                ++g.job_processes;
+                bytes += static_cast<double>(p.used_memory_bytes.value_or(0));
+            }
+        g.job_memory_bytes = bytes;
+    } else {
+        tl.note_absent("gpu" + std::to_string(i) + ".processes", s.processes_absent_reason);
+    }
+    return g;
+}
+
+RunSampler::RunSampler(const DeviceBackend* backend, const std::vector<int>& gpus, int root, std::size_t capacity)
+    : host_(HostFs{}, root, -1), timeline_(capacity) {
+    if (!backend || !backend->usable()) {
+        no_gpu_ = backend ? backend->absent_reason() : "no GPU backend";
+        return;
+    }
+    Fact<int> n = backend->device_count();
+    if (!n || *n == 0) {
+        no_gpu_ = n ? "the driver reports no GPU" : n.absent_reason;
+        return;
+    }
+    monitor_ = std::make_unique<GpuMonitor>(*backend, gpus, kRunReadings);
+    for (const MonitoredGpu& g : monitor_->gpus()) {
+        facts_.push_back(run_gpu_facts(g));
+        timeline_.gpu_indexes.push_back(g.index);
+        if (facts_.back().mig)
+            news_.push_back("GPU " + std::to_string(g.index) +
+                            " is in MIG mode: its utilization and GPM metrics are per instance or not readable; "
+                            "the run goes on with what the driver gives");
+        if (!g.unopened_reason.empty())
+            news_.push_back("GPU " + std::to_string(g.index) + " could not be opened: " + g.unopened_reason);
+    }
+}
+
+const RunPoint& RunSampler::tick(double t_s) {
+    RunPoint p;
+    p.t_s = t_s;
+    p.host = host_.sample(gpu_pids_);
+    if (monitor_) {
+        MonitorTick t = monitor_->sample();
+        gpu_pids_.clear();
+        for (const GpuReading& r : t.gpus) {
+            p.gpus.push_back(run_gpu_point(r, host_.tree(), timeline_));
+            for (const GpuProcess& proc : r.sample.processes)
+                if (host_.tree().count(static_cast<int>(proc.pid))) gpu_pids_.insert(static_cast<int>(proc.pid));
+            if (r.lost && lost_told_.insert(r.index).second)
+                news_.push_back("GPU " + std::to_string(r.index) + " was lost (fell off the bus) at " +
+                                std::to_string(static_cast<int>(t_s)) + " s; the run goes on with the others");
+        }
+    }
+    for (auto& [k, why] : host_.absent()) timeline_.note_absent("host." + k, why);
+    timeline_.push(p);
+    last_ = std::move(p);
+    return last_;
+}
+
+std::vector<std::string> RunSampler::take_news() {
+    std::vector<std::string> v;
+    v.swap(news_);
+    return v;
+}
+
+RunResult summarize_run(const RunTimeline& tl, const std::vector<RunGpuFacts>& facts, double interval_s, int cpus,
+                        bool gpus_visible) {
+    RunResult r;
+    r.interval_s = interval_s;
+    const std::vector<RunPoint>& pts = tl.points();
+    SteadyWindow win = steady_window(pts, interval_s);
+    r.window_start_s = win.start_s;
+    r.window_end_s = win.end_s;
+    r.window_rule = win.rule;
+    RunEvidence e;
+    e.window = window_view(pts, interval_s, win);
+    e.all = &pts;
+    e.window_s = win.end_s - win.start_s;
+    e.gpus_visible = gpus_visible;
+    for (std::size_t k = 0; k < facts.size(); ++k) e.gpus.push_back(summarize_gpu(pts, e.window, k, facts[k]));
+    e.host = summarize_host(pts, e.window, cpus);
+    r.diagnosis = diagnose(e);
+    r.gpus = e.gpus;
+    r.host = e.host;
+    r.absent = tl.absent;
+    r.gpu_indexes = tl.gpu_indexes;
+    r.timeline = pts;
+    r.timeline_bytes = tl.memory_bytes();
+    r.timeline_thinned = tl.thinned();
+    return r;
+}
+
+}  // namespace gpuvet

@@ -1,0 +1,203 @@
+#include "monitor/run_summary.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <sstream>
+
+#include "gpu/clock_reasons.hpp"
+
+namespace gpuvet {
+
+namespace {
+
+bool any_gpu_busy(const RunPoint& p) {
+    for (const GpuPoint& g : p.gpus)
+        if (measured(g.utilization_percent) && g.utilization_percent > 0) return true;
+    return false;
+}
+
+std::string seconds(double s) {
+    std::ostringstream o;
+    o.setf(std::ios::fixed);
+    o.precision(1);
+    o << s << " s";
+    return o.str();
+}
+
+}  // namespace
+
+SteadyWindow steady_window(const std::vector<RunPoint>& pts, double interval_s) {
+    SteadyWindow w;
+    if (pts.empty()) return w;
+    double first = pts.front().t_s, last = pts.back().t_s + interval_s;
+    double busy_first = -1, busy_last = -1;
+    for (const RunPoint& p : pts)
+        if (any_gpu_busy(p)) {
+            if (busy_first < 0) busy_first = p.t_s;
+            busy_last = p.t_s + interval_s;
+        }
+    if (busy_first >= 0) {
+        w.gpu_bounded = true;
+        first = busy_first;
+        last = busy_last;
+    }
+    double span = std::max(0.0, last - first);
+    double warm = std::min(kWarmupFraction * span, kWarmupMax_s), tail = std::min(kTailFraction * span, kTailMax_s);
+    w.start_s = first + warm;
+    w.end_s = std::max(w.start_s, last - tail);
+    w.rule =
+        std::string(w.gpu_bounded ? "from the first to the last tick with GPU work" : "the whole run (no GPU work)") +
+        " (" + seconds(first) + " to " + seconds(last) + "), less a warm-up of min(10 %, 60 s) = " + seconds(warm) +
+        " and a tail of min(5 %, 10 s) = " + seconds(tail);
+    return w;
+}
+
+Stat weighted_stat(const std::vector<double>& values, const std::vector<double>& weights) {
+    std::vector<std::pair<double, double>> vw;
+    for (std::size_t i = 0; i < values.size() && i < weights.size(); ++i)
+        if (measured(values[i]) && weights[i] > 0) vw.emplace_back(values[i], weights[i]);
+    Stat s;
+    if (vw.empty()) return s;
+    std::sort(vw.begin(), vw.end());
+    double total = 0, sum = 0;
+    for (auto& [v, w] : vw) total += w, sum += v * w;
+    s.mean = sum / total;
+    s.max = vw.back().first;
+    auto pct = [&](double q) {
+        double acc = 0;
+        for (auto& [v, w] : vw) {
+            acc += w;
+            if (acc >= q * total) return v;
+        }
+        return vw.back().first;
+    };
+    s.p5 = pct(0.05);
+    s.p50 = pct(0.50);
+    s.p95 = pct(0.95);
+    return s;
+}
+
+double WindowView::total_w() const { return std::accumulate(w.begin(), w.end(), 0.0); }
+
+Stat WindowView::stat(const std::function<double(const RunPoint&)>& f) const {
+    std::vector<double> v;
+    v.reserve(pts.size());
+    for (const RunPoint* p : pts) v.push_back(f(*p));
+    return weighted_stat(v, w);
+}
+
+double WindowView::share(const std::function<bool(const RunPoint&)>& cond,
+                         const std::function<bool(const RunPoint&)>& among) const {
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+        if (among && !among(*pts[i])) continue;
+        den += w[i];
+        if (cond(*pts[i])) num += w[i];
+    }
+    return den > 0 ? num / den : kUnmeasured;
+}
+
+double WindowView::weighted_share(const std::function<bool(const RunPoint&)>& cond,
+                                  const std::function<double(const RunPoint&)>& weight) const {
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+        double k = weight(*pts[i]);
+        if (!measured(k) || k <= 0) continue;
+        den += w[i] * k;
+        if (cond(*pts[i])) num += w[i] * k;
+    }
+    return den > 0 ? num / den : kUnmeasured;
+}
+
+WindowView window_view(const std::vector<RunPoint>& pts, double interval_s, const SteadyWindow& win) {
+    WindowView v;
+    std::vector<double> spans = point_spans(pts, interval_s);
+    for (std::size_t i = 0; i < pts.size(); ++i)
+        if (pts[i].t_s >= win.start_s - 1e-9 && pts[i].t_s < win.end_s + 1e-9) {
+            v.pts.push_back(&pts[i]);
+            v.w.push_back(spans[i]);
+        }
+    // A run shorter than one tick: judge what there is rather than nothing.
+    if (v.pts.empty())
+        for (std::size_t i = 0; i < pts.size(); ++i) {
+            v.pts.push_back(&pts[i]);
+            v.w.push_back(spans[i]);
+        }
+    return v;
+}
+
+GpuRunSummary summarize_gpu(const std::vector<RunPoint>& all, const WindowView& v, std::size_t k,
+                            const RunGpuFacts& facts) {
+    GpuRunSummary s;
+    s.facts = facts;
+    auto g = [k](const RunPoint& p) -> const GpuPoint* { return k < p.gpus.size() ? &p.gpus[k] : nullptr; };
+    auto field = [&](double GpuPoint::*m) {
+        return v.stat([&, m](const RunPoint& p) { return g(p) ? g(p)->*m : kUnmeasured; });
+    };
+    s.utilization_percent = field(&GpuPoint::utilization_percent);
+    s.sm_activity_percent = field(&GpuPoint::sm_activity_percent);
+    s.tensor_activity_percent = field(&GpuPoint::tensor_activity_percent);
+    s.dram_bandwidth_percent = field(&GpuPoint::dram_bandwidth_percent);
+    s.memory_used_bytes = field(&GpuPoint::memory_used_bytes);
+    s.power_w = field(&GpuPoint::power_w);
+    s.sm_clock_mhz = field(&GpuPoint::sm_clock_mhz);
+    s.temperature_c = field(&GpuPoint::temperature_c);
+    s.pcie_rx_bytes_per_s = field(&GpuPoint::pcie_rx_bytes_per_s);
+    s.pcie_tx_bytes_per_s = field(&GpuPoint::pcie_tx_bytes_per_s);
+    s.nvlink_rx_bytes_per_s = field(&GpuPoint::nvlink_rx_bytes_per_s);
+    s.nvlink_tx_bytes_per_s = field(&GpuPoint::nvlink_tx_bytes_per_s);
+    s.power_limit_w = field(&GpuPoint::power_limit_w).p50;
+    for (const RunPoint& p : all) {
+        const GpuPoint* x = g(p);
+        if (!x) continue;
+        if (measured(x->utilization_percent))
+            s.utilization_peak_percent = measured(s.utilization_peak_percent)
+                                             ? std::max(s.utilization_peak_percent, x->utilization_percent)
+                                             : x->utilization_percent;
+        if (x->job_processes >= 0) s.job_processes_max = std::max(s.job_processes_max, x->job_processes);
+        if (x->lost && !s.lost) {
+            s.lost = true;
+            s.lost_at_s = p.t_s;
+        }
+    }
+    auto known = [&](const RunPoint& p) { return g(p) && g(p)->reasons_known; };
+    auto bit = [&](std::uint64_t mask) {
+        return v.share([&, mask](const RunPoint& p) { return (g(p)->clock_event_reasons & mask) != 0; }, known);
+    };
+    s.power_cap_fraction = bit(clock_reason::kSwPowerCap);
+    s.thermal_fraction = bit(clock_reason::kSwThermalSlowdown | clock_reason::kHwThermalSlowdown);
+    s.power_brake_fraction = bit(clock_reason::kHwPowerBrakeSlowdown);
+    return s;
+}
+
+HostRunSummary summarize_host(const std::vector<RunPoint>& all, const WindowView& v, int cpus) {
+    HostRunSummary h;
+    h.cpus = cpus;
+    for (const RunPoint& p : all) {
+        h.workers_max = std::max(h.workers_max, p.host.workers);
+        h.named_workers_max = std::max(h.named_workers_max, p.host.named_workers);
+        h.processes_max = std::max(h.processes_max, p.host.processes);
+    }
+    auto field = [&](double HostPoint::*m) { return v.stat([m](const RunPoint& p) { return p.host.*m; }); };
+    h.tree_cpu_cores = field(&HostPoint::tree_cpu_cores);
+    h.main_cpu_cores = field(&HostPoint::main_cpu_cores);
+    h.workers_cpu_cores = field(&HostPoint::workers_cpu_cores);
+    h.runnable = field(&HostPoint::runnable);
+    h.blocked = field(&HostPoint::blocked);
+    h.rq_wait_fraction = field(&HostPoint::rq_wait_fraction);
+    h.host_busy_percent = field(&HostPoint::host_busy_percent);
+    h.steal_percent = field(&HostPoint::steal_percent);
+    h.psi_cpu_percent = field(&HostPoint::psi_cpu_percent);
+    h.psi_io_percent = field(&HostPoint::psi_io_percent);
+    h.psi_memory_percent = field(&HostPoint::psi_memory_percent);
+    h.disk_read_bytes_per_s = field(&HostPoint::disk_read_bytes_per_s);
+    h.rchar_bytes_per_s = field(&HostPoint::rchar_bytes_per_s);
+    h.disk_write_bytes_per_s = field(&HostPoint::disk_write_bytes_per_s);
+    h.net_rx_bytes_per_s = field(&HostPoint::net_rx_bytes_per_s);
+    h.net_tx_bytes_per_s = field(&HostPoint::net_tx_bytes_per_s);
+    h.memory_used_bytes = field(&HostPoint::memory_used_bytes);
+    h.swap_used_bytes = field(&HostPoint::swap_used_bytes);
+    return h;
+}
+
+}  // namespace gpuvet

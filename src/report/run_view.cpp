@@ -1,0 +1,168 @@
+#include "report/run_view.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "core/strings.hpp"
+
+namespace gpuvet {
+
+namespace {
+
+std::string f(double v, int digits = 0) {
+    if (!measured(v)) return "n/a";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+std::string triple(const Stat& s, int digits = 0, double scale = 1) {
+    if (!s.measured()) return "n/a";
+    return f(s.mean / scale, digits) + " / " + f(s.p5 / scale, digits) + " / " + f(s.p95 / scale, digits);
+}
+
+std::string pad(std::string s, std::size_t w) {
+    if (s.size() < w) s.append(w - s.size(), ' ');
+    return s;
+}
+
+std::string upper(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    return s;
+}
+
+void finding_lines(std::ostringstream& o, const RuleFinding& x, const Style& st, const char* indent) {
+    o << indent << x.message << "\n";
+    o << indent << "→ " << x.action << "\n";
+    o << indent << st.dim("thresholds: " + x.source) << "\n";
+}
+
+// One line however long the arguments (a `python -c` script holds newlines).
+std::string command_line(const std::vector<std::string>& c) {
+    std::string s;
+    for (const std::string& a : c) s += (s.empty() ? "" : " ") + a;
+    for (char& ch : s)
+        if (ch == '\n' || ch == '\t' || ch == '\r') ch = ' ';
+    constexpr std::size_t kMax = 90;
+    if (s.size() > kMax) s = s.substr(0, kMax - 3) + "...";
+    return s;
+}
+
+}  // namespace
+
+std::string render_run_summary(const RunResult& r, const Style& st) {
+    std::ostringstream o;
+    o << "\n" << st.bold("gpuvet run: " + command_line(r.command));
+    if (!r.tag.empty()) o << "  [" << r.tag << "]";
+    o << "\n";
+    if (!r.note.empty()) o << "  note: " << r.note << "\n";
+    std::string how = r.end ? (r.end->signaled ? "killed by signal " + std::to_string(r.end->code)
+                                               : "exit " + std::to_string(r.end->code))
+                            : "did not start";
+    o << "  " << how << " (gpuvet exit " << r.exit_code << "), wall time " << f(r.wall_s, 1) << " s";
+    if (r.end && r.wall_s > r.end->at_s + 0.5)
+        o << " (the command ended at " << f(r.end->at_s, 1) << " s; its remaining processes ran on)";
+    o << "\n";
+    o << "  steady-state window " << f(r.window_start_s, 1) << "-" << f(r.window_end_s, 1)
+      << " s: " << st.dim(r.window_rule) << "\n";
+    if (!r.no_gpu_reason.empty()) o << "  No GPU was visible (" << r.no_gpu_reason << "): host side only.\n";
+    for (const std::string& n : r.notes) o << "  note: " << n << "\n";
+
+    const Diagnosis& d = r.diagnosis;
+    o << "\n";
+    if (d.primary) {
+        o << st.bold("Verdict: " + upper(d.primary->title)) << " (" << d.primary->severity << ", rule " << d.primary->id
+          << ", "
+          << (d.primary->party == "server" ? "the server"
+              : d.primary->party == "job"  ? "the job"
+                                           : "information")
+          << ")\n";
+        finding_lines(o, *d.primary, st, "  ");
+    } else {
+        o << st.bold("Verdict: no bottleneck rule fired") << "\n";
+    }
+    std::string seed = "GPU utilization peak ≥ 90 %: ";
+    if (d.seed_peak_reached)
+        seed += (*d.seed_peak_reached ? "reached (" : "not reached (") + f(d.seed_peak_percent) + " %)";
+    else seed += "not judged (no GPU utilization was measured)";
+    o << "  " << seed << "\n";
+    if (!d.others.empty()) {
+        o << "\nAlso found:\n";
+        for (const RuleFinding& x : d.others) {
+            o << "  " << x.id << " " << x.title << " (" << x.severity << ")\n";
+            finding_lines(o, x, st, "     ");
+        }
+    }
+
+    if (!r.gpus.empty()) {
+        o << "\nGPUs over the steady window (mean / p5 / p95)\n";
+        o << "  " << pad("GPU", 5) << pad("util %", 16) << pad("SM act %", 14) << pad("mem GiB", 18)
+          << pad("power W (limit)", 22) << pad("SM MHz", 8) << pad("temp max", 9) << "throttled\n";
+        for (const GpuRunSummary& g : r.gpus) {
+            std::string thr;
+            if (measured(g.power_cap_fraction) && g.power_cap_fraction > 0)
+                thr += "power " + f(100 * g.power_cap_fraction) + "% ";
+            if (measured(g.thermal_fraction) && g.thermal_fraction > 0)
+                thr += "thermal " + f(100 * g.thermal_fraction) + "% ";
+            if (measured(g.power_brake_fraction) && g.power_brake_fraction > 0)
+                thr += "brake " + f(100 * g.power_brake_fraction) + "% ";
+            if (thr.empty()) thr = measured(g.power_cap_fraction) ? "no" : "n/a";
+            o << "  " << pad(std::to_string(g.facts.index), 5) << pad(triple(g.utilization_percent), 16)
+              << pad(triple(g.sm_activity_percent), 14) << pad(triple(g.memory_used_bytes, 1, 1073741824.0), 18)
+              << pad(triple(g.power_w) + " (" + f(g.power_limit_w) + ")", 22) << pad(f(g.sm_clock_mhz.mean), 8)
+              << pad(f(g.temperature_c.max), 9) << thr;
+            if (g.lost) o << "  LOST at " << f(g.lost_at_s, 1) << " s";
+            if (g.facts.mig) o << "  MIG";
+            o << "\n";
+            if (measured(g.pcie_rx_bytes_per_s.mean) || measured(g.nvlink_rx_bytes_per_s.mean))
+                o << "       PCIe rx/tx " << f(g.pcie_rx_bytes_per_s.mean / 1e9, 1) << "/"
+                  << f(g.pcie_tx_bytes_per_s.mean / 1e9, 1) << " GB/s, NVLink rx/tx "
+                  << f(g.nvlink_rx_bytes_per_s.mean / 1e9, 1) << "/" << f(g.nvlink_tx_bytes_per_s.mean / 1e9, 1)
+                  << " GB/s, job processes on it "
+                  << (g.job_processes_max >= 0 ? std::to_string(g.job_processes_max) : "n/a") << "\n";
+        }
+    }
+
+    const HostRunSummary& h = r.host;
+    o << "\nHost over the steady window (mean)\n";
+    o << "  job: " << h.processes_max << " process(es) at most, " << h.workers_max << " worker(s)";
+    if (h.named_workers_max > 0) o << " (" << h.named_workers_max << " named as PyTorch DataLoader workers)";
+    o << "; CPU " << f(h.tree_cpu_cores.mean, 2) << " cores (main " << f(h.main_cpu_cores.mean, 2) << ", workers "
+      << f(h.workers_cpu_cores.mean, 2) << ") of " << h.cpus << " CPUs\n";
+    o << "  runnable " << f(h.runnable.mean, 2) << ", blocked on I/O " << f(h.blocked.mean, 2)
+      << " processes; run-queue wait "
+      << (h.rq_wait_fraction.measured() ? f(100 * h.rq_wait_fraction.mean) + " %" : std::string("n/a")) << "\n";
+    o << "  host CPU busy " << f(h.host_busy_percent.mean) << " %, steal " << f(h.steal_percent.mean, 1)
+      << " %; pressure cpu/io/memory " << f(h.psi_cpu_percent.mean) << "/" << f(h.psi_io_percent.mean) << "/"
+      << f(h.psi_memory_percent.mean) << " %\n";
+    o << "  disk read " << f(h.disk_read_bytes_per_s.mean / 1e6, 1) << " MB/s from storage ("
+      << f(h.rchar_bytes_per_s.mean / 1e6, 1) << " MB/s returned by reads), write "
+      << f(h.disk_write_bytes_per_s.mean / 1e6, 1) << " MB/s; network rx/tx " << f(h.net_rx_bytes_per_s.mean / 1e6, 1)
+      << "/" << f(h.net_tx_bytes_per_s.mean / 1e6, 1) << " MB/s\n";
+    o << "  memory used " << f(h.memory_used_bytes.max / 1e9, 1) << " GB peak, swap used "
+      << f(h.swap_used_bytes.max / 1e9, 1) << " GB\n";
+
+    if (!r.processes.empty()) {
+        o << "\nProcesses of the job (by CPU time)\n";
+        std::size_t n = 0;
+        for (const TreeProcess& p : r.processes) {
+            if (++n > 8) {
+                o << "  … " << (r.processes.size() - 8) << " more in the report\n";
+                break;
+            }
+            o << "  " << pad(std::to_string(p.pid), 8) << pad(p.comm, 17) << pad(p.role, 8)
+              << pad(f(p.cpu_s, 1) + " s CPU", 14) << f(p.read_bytes / 1e6, 1) << " MB read"
+              << (p.alive ? "" : "  (exited)") << "\n";
+        }
+    }
+    if (!r.absent.empty() && st.verbose) {
+        o << "\nNot measured\n";
+        for (auto& [k, why] : r.absent) o << "  " << k << ": " << why << "\n";
+    }
+    for (const std::string& nj : d.not_judged) o << st.dim("Not judged: " + nj) << "\n";
+    if (r.record_path) o << "Timeline recorded to " << *r.record_path << " (" << r.timeline.size() << " points kept)\n";
+    return o.str();
+}
+
+}  // namespace gpuvet

@@ -1,0 +1,436 @@
+// The trial run's summary and diagnosis as pure functions over constructed timelines: each rule
+// fires on its pattern (the GPM-based ones included, which the fake NVML does not serve yet) and
+// not on a healthy one; the steady window; the timeline's memory bound; the report round trip.
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <functional>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "gpu/clock_reasons.hpp"
+#include "monitor/run_child.hpp"
+#include "monitor/run_compare.hpp"
+#include "monitor/run_rules.hpp"
+#include "monitor/run_session.hpp"
+#include "monitor/run_summary.hpp"
+#include "report/run_json.hpp"
+#include "report/run_report_reader.hpp"
+
+using namespace gpuvet;
+
+namespace {
+
+constexpr double kInterval = 1.0;
+
+// n ticks of one GPU (or `gpus`), each filled by `fill`.
+RunTimeline timeline(int n, int gpus, const std::function<void(int, RunPoint&)>& fill) {
+    RunTimeline tl(100000);
+    for (int g = 0; g < gpus; ++g) tl.gpu_indexes.push_back(g);
+    for (int i = 0; i < n; ++i) {
+        RunPoint p;
+        p.t_s = i * kInterval;
+        p.gpus.resize(static_cast<std::size_t>(gpus));
+        for (GpuPoint& g : p.gpus) {
+            g.power_limit_w = 700;
+            g.reasons_known = true;
+            g.sm_clock_mhz = 1980;
+            g.memory_used_bytes = 10e9;
+            g.pcie_rx_bytes_per_s = 0;
+            g.pcie_tx_bytes_per_s = 0;
+            g.pcie_gen = 5;
+            g.pcie_width = 16;
+        }
+        p.host.host_busy_percent = 20;
+        p.host.tree_cpu_cores = 1;
+        fill(i, p);
+        tl.push(p);
+    }
+    return tl;
+}
+
+std::vector<RunGpuFacts> facts(int gpus, int nvlinks = 18) {
+    std::vector<RunGpuFacts> v;
+    for (int g = 0; g < gpus; ++g) {
+        RunGpuFacts f;
+        f.index = g;
+        f.nvlink_active = nvlinks;
+        f.pcie_gen_max = 5;
+        f.pcie_width_max = 16;
+        f.sm_clock_max_mhz = 1980;
+        f.power_default_limit_w = 700;
+        f.memory_total_bytes = 80e9;
+        f.temperature_slowdown_c = 87;
+        v.push_back(f);
+    }
+    return v;
+}
+
+RunResult judge(const RunTimeline& tl, int gpus, int nvlinks = 18, int cpus = 64) {
+    return summarize_run(tl, facts(gpus, nvlinks), kInterval, cpus, gpus > 0);
+}
+
+std::string primary(const RunResult& r) { return r.diagnosis.primary ? r.diagnosis.primary->id : "none"; }
+
+bool fired(const RunResult& r, const std::string& id) {
+    if (primary(r) == id) return true;
+    for (const RuleFinding& f : r.diagnosis.others)
+        if (f.id == id) return true;
+    return false;
+}
+
+void busy_gpm(GpuPoint& g, double sm, double tensor, double dram) {
+    g.utilization_percent = 95;
+    g.sm_activity_percent = sm;
+    g.tensor_activity_percent = tensor;
+    g.dram_bandwidth_percent = dram;
+    g.power_w = 500;
+}
+
+}  // namespace
+
+TEST(RunRules, GpmLaunchBoundIsC3) {
+    auto r = judge(timeline(120, 1, [](int, RunPoint& p) { busy_gpm(p.gpus[0], 20, 2, 10); }), 1);
+    EXPECT_EQ(primary(r), "C3");
+    EXPECT_NE(r.diagnosis.primary->message.find("20 % of the SMs"), std::string::npos) << r.diagnosis.primary->message;
+    EXPECT_FALSE(fired(r, "E2"));
+}
+
+TEST(RunRules, GpmMemoryBandwidthBoundIsE1) {
+    auto r = judge(timeline(120, 1, [](int, RunPoint& p) { busy_gpm(p.gpus[0], 70, 5, 75); }), 1);
+    EXPECT_EQ(primary(r), "E1");
+    EXPECT_FALSE(fired(r, "E2"));
+    EXPECT_FALSE(fired(r, "C3"));
+}
+
+TEST(RunRules, GpmComputeBoundIsE2AndHealthy) {
+    auto r = judge(timeline(120, 1, [](int, RunPoint& p) { busy_gpm(p.gpus[0], 92, 55, 40); }), 1);
+    EXPECT_EQ(primary(r), "E2");
+    EXPECT_EQ(r.diagnosis.primary->party, "info");
+    EXPECT_FALSE(fired(r, "E3"));
+    EXPECT_FALSE(fired(r, "E1"));
+}
+
+TEST(RunRules, GpmNoTensorCoresIsE3) {
+    auto r = judge(timeline(120, 1, [](int, RunPoint& p) { busy_gpm(p.gpus[0], 85, 1, 20); }), 1);
+    EXPECT_EQ(primary(r), "E3");
+}
+
+TEST(RunRules, WithoutGpmPowerIsTheProxy) {
+    auto low = judge(timeline(120, 1,
+                              [](int, RunPoint& p) {
+                                  p.gpus[0].utilization_percent = 95;
+                                  p.gpus[0].power_w = 120;
+                              }),
+                     1);
+    EXPECT_EQ(primary(low), "C3");
+    EXPECT_NE(low.diagnosis.primary->message.find("power is the proxy"), std::string::npos);
+    auto high = judge(timeline(120, 1,
+                               [](int, RunPoint& p) {
+                                   p.gpus[0].utilization_percent = 95;
+                                   p.gpus[0].power_w = 600;
+                               }),
+                      1);
+    EXPECT_EQ(primary(high), "E2");
+    bool said = false;
+    for (const std::string& n : high.diagnosis.not_judged) said = said || n.find("without GPM") != std::string::npos;
+    EXPECT_TRUE(said);
+}
+
+TEST(RunRules, GapsWithSaturatedWorkersAreInputBound) {
+    auto gaps = [](bool workers_busy) {
+        return timeline(120, 1, [workers_busy](int i, RunPoint& p) {
+            bool on = (i / 2) % 2 == 0;
+            p.gpus[0].utilization_percent = on ? 96 : 0;
+            p.gpus[0].power_w = on ? 500 : 90;
+            p.host.workers = 4;
+            p.host.workers_runnable_fraction = workers_busy ? 1.0 : 0.0;
+            p.host.workers_cpu_cores = workers_busy ? 3.9 : 0.1;
+        });
+    };
+    auto r = judge(gaps(true), 1);
+    EXPECT_EQ(primary(r), "B1");
+    EXPECT_EQ(r.diagnosis.primary->severity, "high");  // idle about half the time
+    EXPECT_TRUE(fired(r, "B3"));                       // 4 workers for 64 CPUs
+    EXPECT_FALSE(fired(r, "C2"));                      // the host cause explains the bursts
+    auto quiet = judge(gaps(false), 1);
+    EXPECT_FALSE(fired(quiet, "B1"));
+    EXPECT_TRUE(fired(quiet, "C2"));  // the same gaps with idle workers: sync points, not input
+}
+
+TEST(RunRules, SubSecondStallsShowAsPartialUtilizationAndStillCount) {
+    // Real NVML averages over its sample period: an input-bound job reads ~50 %, never 0 %.
+    auto partial = [](double util) {
+        return timeline(120, 1, [util](int, RunPoint& p) {
+            p.gpus[0].utilization_percent = util;
+            p.gpus[0].power_w = 300;
+            p.host.workers = 2;
+            p.host.workers_runnable_fraction = 1.0;
+        });
+    };
+    auto r = judge(partial(50), 1);
+    EXPECT_EQ(primary(r), "B1");
+    EXPECT_NE(r.diagnosis.primary->message.find("idle 50 %"), std::string::npos) << r.diagnosis.primary->message;
+    EXPECT_FALSE(fired(r, "C1"));  // no whole idle tick: no gap
+    // Busy workers beside a GPU at 99 % are a pipeline that keeps up.
+    EXPECT_FALSE(fired(judge(partial(99), 1), "B1"));
+}
+
+TEST(RunRules, NoWorkersAndABusyMainIsB2) {
+    auto r = judge(timeline(120, 1,
+                            [](int i, RunPoint& p) {
+                                bool on = i % 2 == 0;
+                                p.gpus[0].utilization_percent = on ? 90 : 0;
+                                p.host.workers = 0;
+                                p.host.main_cpu_cores = 1.0;
+                            }),
+                   1);
+    EXPECT_EQ(primary(r), "B2");
+}
+
+TEST(RunRules, GapsWhileBlockedOnStorageAreB5) {
+    auto r = judge(timeline(120, 1,
+                            [](int i, RunPoint& p) {
+                                bool on = i % 3 == 0;
+                                p.gpus[0].utilization_percent = on ? 90 : 2;
+                                p.host.workers = 2;
+                                p.host.workers_runnable_fraction = 0;
+                                p.host.blocked = 2;
+                                p.host.psi_io_percent = 45;
+                                p.host.disk_read_bytes_per_s = 300e6;
+                                p.host.rchar_bytes_per_s = 310e6;
+                            }),
+                   1);
+    EXPECT_EQ(primary(r), "B5");
+    EXPECT_EQ(r.diagnosis.primary->party, "server");
+}
+
+TEST(RunRules, ThrottleBitsAreF1F2F3) {
+    auto with = [](std::uint64_t bits, double clock) {
+        return judge(timeline(120, 1,
+                              [=](int, RunPoint& p) {
+                                  p.gpus[0].utilization_percent = 97;
+                                  p.gpus[0].power_w = 690;
+                                  p.gpus[0].sm_clock_mhz = clock;
+                                  p.gpus[0].clock_event_reasons = bits;
+                              }),
+                     1);
+    };
+    EXPECT_EQ(primary(with(clock_reason::kSwPowerCap, 1500)), "F1");
+    EXPECT_FALSE(fired(with(clock_reason::kSwPowerCap, 1960), "F1"));  // capped but clocks at 99 %: no loss
+    EXPECT_EQ(primary(with(clock_reason::kHwThermalSlowdown, 1300)), "F2");
+    EXPECT_EQ(primary(with(clock_reason::kHwPowerBrakeSlowdown, 1000)), "F3");
+    EXPECT_EQ(primary(with(0, 1980)), "E2");
+}
+
+TEST(RunRules, UnusedGpusAreA3AndA4) {
+    auto none = judge(timeline(120, 2,
+                               [](int, RunPoint& p) {
+                                   p.gpus[0].utilization_percent = 0;
+                                   p.gpus[1].utilization_percent = 0;
+                               }),
+                      2);
+    EXPECT_EQ(primary(none), "A3");
+    auto one = judge(timeline(120, 2,
+                              [](int, RunPoint& p) {
+                                  p.gpus[0].utilization_percent = 95;
+                                  p.gpus[0].power_w = 600;
+                                  p.gpus[1].utilization_percent = 0;
+                              }),
+                     2);
+    EXPECT_EQ(primary(one), "A4");
+    EXPECT_NE(one.diagnosis.primary->message.find("Only 1 of 2"), std::string::npos);
+}
+
+TEST(RunRules, PcieTrafficWithoutNvlinkIsD1NotE5) {
+    auto tl = timeline(120, 2, [](int, RunPoint& p) {
+        for (GpuPoint& g : p.gpus) {
+            g.utilization_percent = 100;
+            g.power_w = 200;
+            g.pcie_rx_bytes_per_s = 40e9;
+            g.pcie_tx_bytes_per_s = 40e9;
+        }
+    });
+    auto r = judge(tl, 2, 0);
+    EXPECT_EQ(primary(r), "D1");
+    EXPECT_FALSE(fired(r, "E5"));
+    EXPECT_FALSE(fired(r, "C3"));
+    EXPECT_FALSE(fired(judge(tl, 2, 12), "D1"));  // the same traffic with NVLink is not PCIe-bound
+}
+
+TEST(RunRules, OneWayCopiesAndADowntrainedLinkAreE5) {
+    auto copies = judge(timeline(120, 1,
+                                 [](int, RunPoint& p) {
+                                     p.gpus[0].utilization_percent = 60;
+                                     p.gpus[0].power_w = 150;
+                                     p.gpus[0].pcie_rx_bytes_per_s = 50e9;
+                                     p.gpus[0].pcie_tx_bytes_per_s = 1e9;
+                                 }),
+                        1);
+    EXPECT_TRUE(fired(copies, "E5"));
+    auto x8 = judge(timeline(120, 1,
+                             [](int, RunPoint& p) {
+                                 p.gpus[0].utilization_percent = 95;
+                                 p.gpus[0].power_w = 600;
+                                 p.gpus[0].pcie_width = 8;
+                             }),
+                    1);
+    EXPECT_EQ(primary(x8), "E5");
+    EXPECT_NE(x8.diagnosis.primary->message.find("x8"), std::string::npos);
+}
+
+TEST(RunRules, SeedTestIsStatedBothWays) {
+    auto hi = judge(timeline(120, 1, [](int i, RunPoint& p) { p.gpus[0].utilization_percent = i == 50 ? 93 : 40; }), 1);
+    ASSERT_TRUE(hi.diagnosis.seed_peak_reached);
+    EXPECT_TRUE(*hi.diagnosis.seed_peak_reached);
+    EXPECT_DOUBLE_EQ(hi.diagnosis.seed_peak_percent, 93);
+    auto lo = judge(timeline(120, 1, [](int, RunPoint& p) { p.gpus[0].utilization_percent = 60; }), 1);
+    ASSERT_TRUE(lo.diagnosis.seed_peak_reached);
+    EXPECT_FALSE(*lo.diagnosis.seed_peak_reached);
+    EXPECT_TRUE(fired(lo, "E7"));  // 60 % with nothing else saturated
+    auto host_only = judge(timeline(120, 0, [](int, RunPoint& p) { p.host.runnable = 2; }), 0);
+    EXPECT_FALSE(host_only.diagnosis.seed_peak_reached);
+    EXPECT_EQ(primary(host_only), "H1");
+}
+
+TEST(RunRules, EveryRuleNamesSignalsThresholdAndSource) {
+    for (const RuleDef& r : run_rules()) {
+        EXPECT_STRNE(r.signals, "") << r.id;
+        EXPECT_STRNE(r.threshold, "") << r.id;
+        std::string src = r.source;
+        EXPECT_TRUE(src.find("[N]") != std::string::npos || src.find("[P]") != std::string::npos ||
+                    src.find("[G]") != std::string::npos)
+            << r.id << ": " << src;
+    }
+    for (const std::string& id : primary_order()) {
+        bool known = false;
+        for (const RuleDef& r : run_rules()) known = known || id == r.id;
+        EXPECT_TRUE(known) << id;
+    }
+}
+
+TEST(RunSummary, SteadyWindowDropsWarmupAndTailOfTheGpuSpan) {
+    // GPU work from 10 s to 110 s of a 130 s run: span 100 s, warm-up 10 s, tail 5 s.
+    auto tl =
+        timeline(130, 1, [](int i, RunPoint& p) { p.gpus[0].utilization_percent = (i >= 10 && i < 110) ? 80 : 0; });
+    SteadyWindow w = steady_window(tl.points(), kInterval);
+    EXPECT_TRUE(w.gpu_bounded);
+    EXPECT_DOUBLE_EQ(w.start_s, 20);
+    EXPECT_DOUBLE_EQ(w.end_s, 105);
+    EXPECT_NE(w.rule.find("10.0 s"), std::string::npos) << w.rule;
+    // Long runs: the warm-up is capped at 60 s and the tail at 10 s.
+    auto long_run = timeline(2000, 1, [](int, RunPoint& p) { p.gpus[0].utilization_percent = 80; });
+    SteadyWindow lw = steady_window(long_run.points(), kInterval);
+    EXPECT_DOUBLE_EQ(lw.start_s, 60);
+    EXPECT_DOUBLE_EQ(lw.end_s, 1990);
+}
+
+TEST(RunSummary, WeightedStatsCountThinnedPointsForTheirTime) {
+    Stat s = weighted_stat({0, 100}, {9, 1});
+    EXPECT_DOUBLE_EQ(s.mean, 10);
+    EXPECT_DOUBLE_EQ(s.p5, 0);
+    EXPECT_DOUBLE_EQ(s.p50, 0);
+    EXPECT_DOUBLE_EQ(s.p95, 100);
+    EXPECT_DOUBLE_EQ(s.max, 100);
+    Stat nan = weighted_stat({kUnmeasured}, {1});
+    EXPECT_FALSE(nan.measured());  // nothing measured is absent, never 0
+}
+
+TEST(RunTimelineBudget, TenMinutesAndADayOfEightGpusStayWithinTheBudget) {
+    auto fill = [](RunTimeline& tl, int ticks) {
+        for (int i = 0; i < ticks; ++i) {
+            RunPoint p;
+            p.t_s = i;
+            p.gpus.resize(8);
+            for (GpuPoint& g : p.gpus) g.utilization_percent = i % 100;
+            tl.push(std::move(p));
+        }
+    };
+    RunTimeline ten;
+    fill(ten, 600);
+    RunTimeline day;
+    fill(day, 86400);
+    const std::size_t budget = day.memory_budget_bytes(8);
+    std::cout << "timeline bytes: 10 min " << ten.memory_bytes() << ", 24 h " << day.memory_bytes() << ", budget "
+              << budget << "\n";
+    EXPECT_LE(budget, 8u << 20);  // the fixed budget: 8 MiB for 8 GPUs however long the run
+    EXPECT_LE(ten.memory_bytes(), budget);
+    EXPECT_LE(day.memory_bytes(), budget);
+    EXPECT_LE(day.points().size(), day.capacity());
+    EXPECT_EQ(ten.thinned(), 0u);                      // ten minutes at 1 Hz keep every point
+    EXPECT_DOUBLE_EQ(day.points().front().t_s, 0);     // the start stays
+    EXPECT_DOUBLE_EQ(day.points().back().t_s, 86399);  // and the latest
+    // The whole day stays represented: the summary's weights add up to the run's length.
+    std::vector<double> w = point_spans(day.points(), 1);
+    double total = 0;
+    for (double x : w) total += x;
+    EXPECT_NEAR(total, 86400, 1);
+}
+
+TEST(RunChild, ExitCodesAsAShellGivesThem) {
+    EXPECT_EQ(shell_exit_code({false, 0, 0}), 0);
+    EXPECT_EQ(shell_exit_code({false, 3, 0}), 3);
+    EXPECT_EQ(shell_exit_code({true, 9, 0}), 137);
+    EXPECT_EQ(shell_exit_code({true, 2, 0}), 130);
+    EXPECT_EQ(exec_failure_exit_code(ENOENT), 127);
+    EXPECT_EQ(exec_failure_exit_code(EACCES), 126);
+    EXPECT_EQ(exec_failure_text(ENOENT), "command not found");
+}
+
+TEST(RunReport, JsonRoundTripAndComparison) {
+    auto slow_tl = timeline(100, 1, [](int, RunPoint& p) {
+        p.gpus[0].utilization_percent = 97;
+        p.gpus[0].power_w = 690;
+        p.gpus[0].sm_clock_mhz = 1400;
+        p.gpus[0].clock_event_reasons = clock_reason::kSwPowerCap;
+    });
+    RunResult slow = judge(slow_tl, 1);
+    slow.command = {"python", "train.py"};
+    slow.tag = "box-a";
+    slow.wall_s = 100;
+    Envelope env;
+    env.command = "run";
+    std::string text = render_run_json(env, slow);
+    RunResult back = read_run_report(text, "a.json");
+    EXPECT_EQ(back.tag, "box-a");
+    EXPECT_DOUBLE_EQ(back.wall_s, 100);
+    ASSERT_TRUE(back.diagnosis.primary);
+    EXPECT_EQ(back.diagnosis.primary->id, "F1");
+    ASSERT_EQ(back.gpus.size(), 1u);
+    EXPECT_NEAR(back.gpus[0].sm_clock_mhz.mean, 1400, 1e-9);
+    EXPECT_NE(text.find("\"series\""), std::string::npos);
+    EXPECT_NE(text.find("\"utilization_percent\""), std::string::npos);
+
+    RunResult fast = judge(timeline(100, 1,
+                                    [](int, RunPoint& p) {
+                                        p.gpus[0].utilization_percent = 97;
+                                        p.gpus[0].power_w = 600;
+                                    }),
+                           1);
+    fast.command = slow.command;
+    fast.wall_s = 80;
+    RunComparison c = compare_runs(back, fast, "box-a", "box-b");
+    ASSERT_TRUE(c.faster);
+    EXPECT_EQ(*c.faster, 1);
+    EXPECT_NEAR(c.speedup, 1.25, 1e-9);
+    ASSERT_FALSE(c.reasons.empty());
+    EXPECT_NE(c.reasons[0].find("F1"), std::string::npos) << c.reasons[0];
+    EXPECT_NE(c.reasons[0].find("box-a"), std::string::npos);
+
+    EXPECT_THROW(read_run_report("{\"command\": \"check\"}", "x.json"), Error);
+    EXPECT_THROW(read_run_report("not json", "x.json"), Error);
+}
+
+TEST(RunRules, DocsListEveryRuleWithTheCodesThresholds) {
+    std::ifstream in(std::string(GPUVET_SOURCE_DIR) + "/docs/run.md");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string doc = ss.str();
+    for (const RuleDef& r : run_rules()) {
+        std::string row = std::string("| ") + r.id + " | " + r.title + " | " + r.signals + " | " + r.threshold + " | " +
+                          r.source + " |";
+        EXPECT_NE(doc.find(row), std::string::npos) << "docs/run.md lacks the row:\n" << row;
+    }
+}

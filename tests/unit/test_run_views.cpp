@@ -1,0 +1,78 @@
+// The terminal printers of the trial run: the verdict comes first with its numbers and action, the
+// seed test is always stated, a host-only run says no GPU was visible; two runs compared say which
+// was faster and why.
+#include <gtest/gtest.h>
+
+#include "monitor/run_compare.hpp"
+#include "report/run_compare_view.hpp"
+#include "report/run_view.hpp"
+
+using namespace gpuvet;
+
+namespace {
+
+RunResult host_only_run() {
+    RunResult r;
+    r.command = {"python3", "-c", "import time\ntime.sleep(1)"};
+    r.end = ChildEnd{false, 0, 1.0};
+    r.wall_s = 1.2;
+    r.no_gpu_reason = "libnvidia-ml.so.1 could not be loaded";
+    RuleFinding f;
+    f.id = "H3";
+    f.title = "Mostly waiting";
+    f.severity = "info";
+    f.party = "job";
+    f.message = "The job used 0.001 cores.";
+    f.action = "Look at what it waits for.";
+    f.source = "[G]";
+    r.diagnosis.primary = f;
+    r.host.cpus = 2;
+    return r;
+}
+
+}  // namespace
+
+TEST(RunView, VerdictFirstThenTheSeedTestAndNoGpu) {
+    std::string out = render_run_summary(host_only_run(), Style{false, 100, false});
+    auto verdict = out.find("Verdict: MOSTLY WAITING (info, rule H3, the job)");
+    ASSERT_NE(verdict, std::string::npos) << out;
+    EXPECT_LT(verdict, out.find("Host over the steady window"));
+    EXPECT_NE(out.find("→ Look at what it waits for."), std::string::npos);
+    EXPECT_NE(out.find("GPU utilization peak ≥ 90 %: not judged"), std::string::npos) << out;
+    EXPECT_NE(out.find("No GPU was visible (libnvidia-ml.so.1 could not be loaded): host side only."),
+              std::string::npos);
+    EXPECT_NE(out.find("gpuvet run: python3 -c import time time.sleep(1)"), std::string::npos) << out;  // one line
+}
+
+TEST(RunView, SeedTestReachedAndNotReached) {
+    RunResult r = host_only_run();
+    r.diagnosis.seed_peak_reached = false;
+    r.diagnosis.seed_peak_percent = 41;
+    EXPECT_NE(render_run_summary(r, Style{}).find("GPU utilization peak ≥ 90 %: not reached (41 %)"),
+              std::string::npos);
+    r.diagnosis.seed_peak_reached = true;
+    r.diagnosis.seed_peak_percent = 97;
+    EXPECT_NE(render_run_summary(r, Style{}).find("GPU utilization peak ≥ 90 %: reached (97 %)"), std::string::npos);
+}
+
+TEST(RunCompareView, SaysWhichWasFasterAndWhy) {
+    RunResult a = host_only_run(), b = host_only_run();
+    a.wall_s = 120;
+    b.wall_s = 100;
+    RuleFinding steal;
+    steal.id = "B7";
+    steal.title = "CPU contention or stolen CPU";
+    steal.party = "server";
+    steal.message = "the hypervisor stole 12 %";
+    a.diagnosis.others.push_back(steal);
+    RunComparison c = compare_runs(a, b, "cheap-box", "good-box");
+    std::string out = render_run_comparison(c, Style{});
+    EXPECT_NE(out.find("good-box was 1.20x faster than cheap-box"), std::string::npos) << out;
+    EXPECT_NE(out.find("cheap-box: CPU contention or stolen CPU (B7)"), std::string::npos) << out;
+    // Within 3 %: about the same, and no reasons invented.
+    b.wall_s = 118;
+    RunComparison same = compare_runs(a, b, "x", "y");
+    EXPECT_FALSE(same.faster);
+    EXPECT_NE(render_run_comparison(same, Style{}).find("About the same speed"), std::string::npos);
+    EXPECT_TRUE(same.reasons.empty());
+}
