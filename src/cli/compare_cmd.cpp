@@ -9,10 +9,13 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/input_file.hpp"
+#include "monitor/run_compare.hpp"
 #include "plan/rates_sources.hpp"
 #include "report/fleet_view.hpp"
 #include "report/offers_view.hpp"
 #include "report/report_reader.hpp"
+#include "report/run_compare_view.hpp"
+#include "report/run_report_reader.hpp"
 #include "report/style.hpp"
 #include "specs/spec_db.hpp"
 
@@ -65,8 +68,8 @@ std::vector<OfferInput> read_inputs(const std::vector<std::string>& files) {
                               "each offer or node needs its own report: run gpuvet check on each server");
         std::string kind = document_kind(text, f);
         if (kind == "run")
-            throw usage_error(f + ": comparing run reports is not supported by this build",
-                              "compare check reports ('gpuvet check --json > box.json' on each server)");
+            throw input_error(f + " is a run report among check reports",
+                              "compare two run reports alone, or check reports alone");
         if (!comparable_kind(kind))
             throw input_error(f + ": a '" + kind + "' document, not a check report",
                               "compare the JSON that 'gpuvet check --json' or --report DIR wrote");
@@ -86,7 +89,45 @@ std::vector<OfferInput> read_inputs(const std::vector<std::string>& files) {
     return out;
 }
 
+bool is_run_report(const std::string& file) {
+    return document_kind(read_input_file(file, "report", kReportFileLimitBytes), file) == "run";
+}
+
+int compare_runs_cmd(const GlobalOptions& g, const CompareArgs& a) {
+    if (a.files.size() != 2)
+        throw usage_error("run reports compare two at a time (" + std::to_string(a.files.size()) + " given)",
+                          "gpuvet compare a/gpuvet-run.json b/gpuvet-run.json");
+    if (a.prices || a.fleet || a.nhc || a.html || g.markdown)
+        throw usage_error("--prices, --fleet, --nhc, --html and --markdown are for check reports",
+                          "compare two run reports in the terminal or with --json");
+    std::error_code ec;
+    if (fs::weakly_canonical(a.files[0], ec) == fs::weakly_canonical(a.files[1], ec))
+        throw usage_error(a.files[0] + " is given twice", "name each report once");
+    std::vector<RunResult> runs;
+    std::vector<std::string> labels;
+    for (auto& f : a.files) {
+        std::string text = read_input_file(f, "report", kReportFileLimitBytes);
+        if (document_kind(text, f) != "run")
+            throw input_error(f + " is not a run report, the other one is",
+                              "compare two reports that 'gpuvet run --report DIR' wrote");
+        runs.push_back(read_run_report(text, f));
+        // A run's --tag names it; otherwise its folder, since every run writes gpuvet-run.json.
+        std::string folder = fs::path(f).parent_path().filename().string();
+        labels.push_back(!runs.back().tag.empty() ? runs.back().tag
+                         : !folder.empty()        ? folder
+                                                  : fs::path(f).stem().string());
+    }
+    if (labels[0] == labels[1]) labels = a.files;
+    RunComparison c = compare_runs(runs[0], runs[1], labels[0], labels[1]);
+    std::string text = g.json ? render_run_comparison_json(c, finished_envelope(g))
+                              : render_run_comparison(c, a.output ? Style{} : detect_style(g.no_color));
+    if (a.output) write_file_atomically(*a.output, text);
+    else std::cout << text;
+    return exit_code::ok;
+}
+
 int run_compare(const GlobalOptions& g, const CompareArgs& a) {
+    if (!a.fleet && !a.files.empty() && is_run_report(a.files[0])) return compare_runs_cmd(g, a);
     if (a.fleet && !a.files.empty())
         throw usage_error("--fleet and report files both given", "give either files to compare or --fleet DIR");
     if (a.fleet && a.prices)
@@ -139,7 +180,8 @@ void add_compare_command(Cli cli) {
     auto* sub =
         cli.app.add_subcommand("compare", "Offers side by side by measured value per money, or a fleet's outliers");
     auto args = std::make_shared<CompareArgs>();
-    sub->add_option("reports", args->files, "check reports (JSON) of the offers to compare")->type_name("FILE.json");
+    sub->add_option("reports", args->files, "check reports (JSON) of the offers to compare, or two run reports")
+        ->type_name("FILE.json");
     sub->add_option("--prices", args->prices, "TOML price file: [prices] \"GPU name\" = price per card-hour")
         ->type_name("FILE");
     sub->add_option("--fleet", args->fleet, "a folder of many nodes' check reports of one GPU model")->type_name("DIR");
@@ -157,6 +199,7 @@ void add_compare_command(Cli cli) {
         "Examples:\n"
         "  gpuvet compare a.json b.json --prices prices.toml   the better offer per money, and why\n"
         "  gpuvet compare --fleet reports/ --nhc                one line per node for a scheduler\n"
+        "  gpuvet compare a/gpuvet-run.json b/gpuvet-run.json   the same job on two servers: which was faster, why\n"
         "Exit codes: 0 compared (with --fleet: every node healthy), 1 --fleet found a node not healthy, 2 bad input.");
     on_chosen(cli, *sub, "compare", [args](const GlobalOptions& g) { return run_compare(g, *args); });
 }

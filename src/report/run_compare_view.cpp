@@ -1,7 +1,10 @@
 #include "report/run_compare_view.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <sstream>
+
+#include "report/json.hpp"
 
 namespace gpuvet {
 
@@ -39,6 +42,21 @@ std::string render_run_comparison(const RunComparison& c, const Style& st) {
     for (const RunComparison::Row& r : c.rows)
         o << "  " << pad(r.metric + " (" + r.unit + ")", 26) << pad(f(r.a), 16) << f(r.b) << "\n";
     return o.str();
+}
+
+std::string render_run_comparison_json(const RunComparison& c, const Envelope& env) {
+    auto num = [](double v) { return std::isnan(v) ? Json(nullptr) : Json(v); };
+    Json rows = Json::array();
+    for (auto& r : c.rows) rows.push_back({{"metric", r.metric}, {"unit", r.unit}, {"a", num(r.a)}, {"b", num(r.b)}});
+    Json faster = c.faster ? Json(*c.faster == 0 ? c.label_a : c.label_b) : Json(nullptr);
+    Json body = {{"runs", {c.label_a, c.label_b}},
+                 {"same_command", c.same_command},
+                 {"wall_s", {num(c.wall_a_s), num(c.wall_b_s)}},
+                 {"faster", faster},
+                 {"speedup", num(c.speedup)},
+                 {"reasons", c.reasons},
+                 {"rows", rows}};
+    return render_document(env, body);
 }
 
 }  // namespace gpuvet

@@ -277,6 +277,36 @@ def test_tag_and_note_are_kept():
     assert "[box-a]" in err
 
 
+def test_two_run_reports_compare_and_the_faster_is_named():
+    """The same job on two "servers": a run that took 0.3 s and one that took 1.5 s; `gpuvet compare`
+    names the faster one by its --tag, with the speed-up from the two wall times."""
+    with tempfile.TemporaryDirectory() as root:
+        paths = []
+        for tag, secs in (("box-slow", "1.5"), ("box-fast", "0.3")):
+            d = os.path.join(root, tag)
+            os.mkdir(d)
+            code, _, err = run("run", "--interval", "0.2", "--tag", tag, "--report", d, "--", "sleep", secs,
+                               env=NO_DRIVER)
+            assert code == 0, err
+            paths.append(os.path.join(d, "gpuvet-run.json"))
+        code, out, err = run("compare", *paths, "--no-color")
+        assert code == 0, err
+        text = out
+        assert "box-fast" in text and "faster" in text.lower(), text
+        code, out, err = run("compare", *paths, "--json")
+        assert code == 0, err
+        doc = json.loads(out)
+        assert doc["faster"] == "box-fast", doc
+        assert doc["runs"] == ["box-slow", "box-fast"], doc
+        slow, fast = doc["wall_s"]
+        assert slow > fast and abs(doc["speedup"] - slow / fast) < 0.01 * doc["speedup"], doc
+        # Run reports compare two at a time, and never with check-report options.
+        code, _, err = run("compare", *paths, paths[0], env=NO_DRIVER)
+        assert code == 2, err
+        code, _, err = run("compare", *paths, "--html", env=NO_DRIVER)
+        assert code == 2 and "check reports" in err, err
+
+
 def gpu_matrix_case(scenario):
     with tempfile.TemporaryDirectory() as tmp:
         code, doc, err, _ = run_job(PY, script(tmp, "b.py", BURNER), "3", "2", env=fake(scenario))
@@ -314,6 +344,25 @@ def test_gpu_rule_one_of_eight_idle():
 def test_gpu_rule_pcie_without_nvlink():
     doc, err = gpu_matrix_case("run_pcie_no_nvlink")
     assert doc["run"]["gpus"][0]["nvlink_active_links"] == 0
+
+
+def test_gpm_rules_on_hopper():
+    """With GPM (the fake serves it on an H100), SM and tensor activity decide what time-based
+    utilization and power cannot: tensor cores unused (E3), launch overhead (C3); the healthy baseline
+    without GPM still says compute-bound from the power proxy (E2)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        burner = script(tmp, "b.py", BURNER)
+        code, doc, err, _ = run_job(PY, burner, "3", "2", env=fake("run_gpm_tensor_unused"))
+        assert code == 0, err
+        primary, fired = ids(doc)
+        assert primary == "E3" and "E2" not in fired, (primary, fired, err)
+        gpu = doc["run"]["gpus"][0]
+        assert abs(gpu["tensor_activity_percent"]["mean"] - 1.0) < 0.01, gpu
+        code, doc, err, _ = run_job(PY, burner, "3", "2", env=fake("run_gpm_launch_bound"))
+        assert code == 0, err
+        primary, fired = ids(doc)
+        assert primary == "C3" and "E2" not in fired, (primary, fired, err)
+        assert "SM activity" in doc["run"]["diagnosis"]["primary"]["message"] or "SM" in err, err
 
 
 def test_gpu_healthy_baseline_fires_none_of_the_matrix():
