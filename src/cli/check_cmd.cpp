@@ -55,8 +55,6 @@ int run_check(const GlobalOptions& g, const CheckArgs& a) {
     settings.burn_s = a.burn_duration_s;
     if (order) settings.order = &*order;
     settings.train.python = a.python;
-    // Named in --only, the training benchmark runs in any tier; otherwise it is part of --full.
-    for (const auto& k : only) settings.train.explicit_run = settings.train.explicit_run || k == "gpu.train";
     CheckList checks = select_checks(only, settings);
     run_checks(checks, run->ctx);
     return emit_report(run->report, g);
