@@ -4,6 +4,7 @@
 #include "checks/run_facts.hpp"
 #include "core/context.hpp"
 #include "core/error.hpp"
+#include "gpu/inventory.hpp"
 #include "specs/gpu_spec.hpp"
 #include "train/python_script.hpp"
 
@@ -52,6 +53,35 @@ SoftwareTarget software_target_of(const RunFacts& facts) {
             t.compute_capabilities.push_back(sp->compute_capability);
     }
     return t;
+}
+
+SoftwareTarget software_target_of(const Inventory& inv) {
+    SoftwareTarget t;
+    if (inv.cuda_driver_version) t.driver_cuda = *inv.cuda_driver_version;
+    t.nvml_gpus = int(inv.gpus.size());
+    for (const auto& g : inv.gpus)
+        if (g.compute_capability) t.compute_capabilities.push_back(*g.compute_capability);
+    return t;
+}
+
+CheckResult read_software(const std::optional<std::string>& python, const Inventory& inv,
+                          const std::atomic<bool>* stop) {
+    CheckResult r;
+    PythonLookup py = find_python(python);
+    if (!py.found) {
+        r.verdict = Verdict::Skip;
+        r.summary = py.absent_reason;
+        return r;
+    }
+    try {
+        return judge_software(probe_software(*py.found, stop), software_target_of(inv));
+    } catch (const Error& e) {
+        r.verdict = Verdict::Error;
+        r.summary = std::string(e.what()) + "; " + e.advice();
+    } catch (const Interrupted&) {
+        r.summary = kInterrupted;
+    }
+    return r;
 }
 
 SoftwareStack probe_software(const PythonChoice& python, const std::atomic<bool>* stop) {

@@ -12,11 +12,19 @@
 namespace gpuvet {
 
 class RunFacts;
+struct Inventory;
 
 // The probe's JSON as a SoftwareStack (missing or mistyped fields stay absent).
 SoftwareStack software_stack_of(const nlohmann::json& j, const PythonChoice& python);
 // The driver's CUDA version, the GPU count and the compute capabilities, from the run's facts.
 SoftwareTarget software_target_of(const RunFacts& facts);
+
+// The same from the inventory alone (gpuvet inventory): compute capabilities as NVML reports them.
+SoftwareTarget software_target_of(const Inventory& inv);
+// gpu.software's whole reading for `gpuvet inventory`: find the Python, probe, judge; a failure is
+// an ERROR result with the message, no Python a SKIP.
+CheckResult read_software(const std::optional<std::string>& python, const Inventory& inv,
+                          const std::atomic<bool>* stop);
 
 // Runs the probe with `python`: the stack, or a runtime_error naming what went wrong.
 SoftwareStack probe_software(const PythonChoice& python, const std::atomic<bool>* stop);

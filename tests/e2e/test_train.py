@@ -163,6 +163,15 @@ def test_compatibility_rules_name_the_driver_and_the_arch_list():
     assert measurement(r, "cudnn_version")["text"] == "9.13.0", r
 
 
+def test_inventory_lists_the_software_stack():
+    py, _ = fake_python(WRONG_BUILD)
+    code, doc, err = run_json("inventory", "--python", py, env=fake_env("healthy_1x_h100_sxm_slice"))
+    sw = doc["software"]
+    assert sw["versions"]["PyTorch"] == "2.9.0+cu130" and sw["verdict"] == "FAIL", sw
+    code, out, err = run("inventory", "--no-color", "--python", py, env=fake_env("healthy_1x_h100_sxm_slice"))
+    assert code == 0 and "Software" in out and "PyTorch built for CUDA         13.0" in out, out
+
+
 def test_hung_child_is_killed_with_its_process_group():
     py, d = fake_python(HANG)
     t = time.monotonic()
