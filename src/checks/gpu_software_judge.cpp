@@ -7,15 +7,15 @@ namespace gpuvet {
 
 namespace {
 
-Measurement text_or_absent(const char* key, const char* label, const std::optional<std::string>& v,
-                           const char* why) {
+Measurement text_or_absent(const char* key, const char* label, const std::optional<std::string>& v, const char* why) {
     return v ? Measurement::textual(key, label, *v) : Measurement::absent(key, label, "", why);
 }
 
 void add_facts(CheckResult& r, const SoftwareStack& s, const SoftwareTarget& t) {
     auto& m = r.measurements;
     m.push_back(Measurement::textual("python_version", "Python", s.python_version));
-    m.push_back(Measurement::textual("python_path", "Python interpreter", s.python_path + " (from " + s.python_how + ")"));
+    m.push_back(
+        Measurement::textual("python_path", "Python interpreter", s.python_path + " (from " + s.python_how + ")"));
     m.push_back(text_or_absent("torch_version", "PyTorch", s.torch, "PyTorch is not importable"));
     if (!s.torch) return;
     m.push_back(text_or_absent("torch_cuda_version", "PyTorch built for CUDA", s.torch_cuda, "CPU-only build"));
@@ -25,7 +25,8 @@ void add_facts(CheckResult& r, const SoftwareStack& s, const SoftwareTarget& t) 
     std::string arch;
     for (auto& a : s.arch_list) arch += (arch.empty() ? "" : " ") + a;
     if (!arch.empty()) m.push_back(Measurement::textual("arch_list", "Build arch list", arch));
-    m.push_back(Measurement::textual("torch_cuda_available", "torch.cuda.is_available()", s.cuda_available ? "True" : "False"));
+    m.push_back(
+        Measurement::textual("torch_cuda_available", "torch.cuda.is_available()", s.cuda_available ? "True" : "False"));
     m.push_back(Measurement::number("torch_device_count", "GPUs PyTorch sees", s.device_count, "count"));
     m.push_back(Measurement::number("nvml_device_count", "GPUs NVML lists", t.nvml_gpus, "count"));
 }
@@ -51,8 +52,9 @@ CheckResult judge_software(const SoftwareStack& s, const SoftwareTarget& t) {
     add_others(r, s);
     if (!s.torch) {
         r.verdict = Verdict::Skip;
-        r.summary = "PyTorch is not importable by " + s.python_path + " (" + s.torch_error +
-                    "): nothing to check; install the framework the job uses, or point gpuvet at its Python with --python";
+        r.summary =
+            "PyTorch is not importable by " + s.python_path + " (" + s.torch_error +
+            "): nothing to check; install the framework the job uses, or point gpuvet at its Python with --python";
         return r;
     }
     const std::string torch = "PyTorch " + *s.torch;
@@ -69,9 +71,10 @@ CheckResult judge_software(const SoftwareStack& s, const SoftwareTarget& t) {
     for (const auto& cc : t.compute_capabilities)
         if (seen.insert(cc).second) apply(r, arch_compat(cc, s.arch_list));
     if (!s.cuda_available && t.nvml_gpus > 0) {
-        std::string why = cuda && cuda->verdict == Verdict::Fail ? " (the CUDA versions above do not match)"
-                                                                  : " (CUDA_VISIBLE_DEVICES, a broken driver install, or a "
-                                                                    "container without the GPUs)";
+        std::string why = cuda && cuda->verdict == Verdict::Fail
+                              ? " (the CUDA versions above do not match)"
+                              : " (CUDA_VISIBLE_DEVICES, a broken driver install, or a "
+                                "container without the GPUs)";
         apply(r, {Verdict::Fail, "torch.cuda.is_available() is False although NVML lists " +
                                      std::to_string(t.nvml_gpus) + " GPU(s)" + why});
     } else if (s.device_count < t.nvml_gpus) {

@@ -40,9 +40,9 @@ TrainRunFigure figure_of(const nlohmann::json& j) {
 }
 
 struct Device {
-    std::string type;          // "cuda" or "cpu"
+    std::string type;  // "cuda" or "cpu"
     std::vector<TrainGpu> gpus;
-    std::string ordinals;      // "0,1": CUDA ordinals of the selected GPUs
+    std::string ordinals;  // "0,1": CUDA ordinals of the selected GPUs
 };
 
 Device device_for(const CheckContext& ctx) {
@@ -80,7 +80,8 @@ TrainFigures train_figures_of(const nlohmann::json& j) {
     f.single = figure_of(single);
     f.unit = str(single, "unit");
     f.precision = str(single, "precision");
-    if (auto it = single.find("flops_per_unit"); it != single.end() && it->is_number()) f.flops_per_unit = it->get<double>();
+    if (auto it = single.find("flops_per_unit"); it != single.end() && it->is_number())
+        f.flops_per_unit = it->get<double>();
     if (j.contains("channels_last")) f.channels_last = figure_of(j["channels_last"]);
     if (auto it = j.find("ddp"); it != j.end() && it->is_array())
         for (auto& r : *it) f.ddp.push_back(positive(r, "throughput"));

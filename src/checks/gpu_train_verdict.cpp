@@ -46,8 +46,8 @@ const TrainBaseline* nearest(const TrainFigures& f, const TrainGpu& g, const Tra
 }
 
 // The per-GPU result: one GPU's figure against its baseline.
-CheckResult judge_gpu(const TrainFigures& f, const TrainGpu& g, double measured, int world,
-                      const TrainBaselines& table, const SkuTflops& tflops_of) {
+CheckResult judge_gpu(const TrainFigures& f, const TrainGpu& g, double measured, int world, const TrainBaselines& table,
+                      const SkuTflops& tflops_of) {
     CheckResult r;
     r.gpu = g.index;
     const TrainRunFigure& run = f.single;
@@ -55,11 +55,13 @@ CheckResult judge_gpu(const TrainFigures& f, const TrainGpu& g, double measured,
     const std::string method = train_method(f.model);
     const TrainBaseline* b = g.sku ? table.find(*g.sku, f.model, f.precision, method, world) : nullptr;
     if (!b && world > 1 && g.sku) b = table.find(*g.sku, f.model, f.precision, method, 1);
-    const std::string what = num(measured) + " " + f.unit + (world > 1 ? " per GPU with " + std::to_string(world) + " GPUs" : "");
+    const std::string what =
+        num(measured) + " " + f.unit + (world > 1 ? " per GPU with " + std::to_string(world) + " GPUs" : "");
     r.details.push_back(run_text(f, run));
     if (!b) {
         r.verdict = Verdict::Skip;
-        r.summary = "no baseline for this GPU (" + (g.sku ? *g.sku : g.name) + ", " + f.model + " " + f.precision + "): " + what;
+        r.summary = "no baseline for this GPU (" + (g.sku ? *g.sku : g.name) + ", " + f.model + " " + f.precision +
+                    "): " + what;
         if (const TrainBaseline* n = nearest(f, g, table, 1, tflops_of))
             r.summary += "; for context, the nearest GPU with one: " + n->gpu_name + " " + num(n->per_gpu()) + " " +
                          n->unit + " (" + n->stack + ")";
@@ -75,8 +77,9 @@ CheckResult judge_gpu(const TrainFigures& f, const TrainGpu& g, double measured,
     m.against(ref);
     double ratio = measured / b->per_gpu();
     r.verdict = train_ratio_verdict(ratio);
-    r.summary = what + " = " + measure::fixed(ratio, 2) + " x the baseline " + num(b->per_gpu()) + " " + b->unit + " (" +
-                b->gpu_name + ", " + b->stack + (b->gpus != world ? ", " + std::to_string(b->gpus) + " GPU" : "") + ")";
+    r.summary = what + " = " + measure::fixed(ratio, 2) + " x the baseline " + num(b->per_gpu()) + " " + b->unit +
+                " (" + b->gpu_name + ", " + b->stack +
+                (b->gpus != world ? ", " + std::to_string(b->gpus) + " GPU" : "") + ")";
     r.measurements.push_back(std::move(m));
     r.measurements.push_back(Measurement::number("baseline_ratio", "Measured / baseline", ratio, "").on_gpu(g.index));
     r.details.push_back("Baseline: " + b->gpu_name + ", " + b->stack + " (" + b->stack_date + "); " + b->method_text +
@@ -99,9 +102,11 @@ void add_extras(CheckResult& r, const TrainFigures& f, const TrainGpu& g, double
                                      .on_gpu(g.index));
     if (f.flops_per_unit && g.bf16_tensor_tflops && *g.bf16_tensor_tflops > 0) {
         double mfu = 100 * measured * *f.flops_per_unit / (*g.bf16_tensor_tflops * 1e12);
-        r.measurements.push_back(Measurement::number("mfu_percent", "MFU vs dense BF16 peak", mfu, "%").on_gpu(g.index));
+        r.measurements.push_back(
+            Measurement::number("mfu_percent", "MFU vs dense BF16 peak", mfu, "%").on_gpu(g.index));
         r.details.push_back("MFU: " + measure::fixed(mfu, 1) + "% of the dense BF16 peak " +
-                            measure::fixed(*g.bf16_tensor_tflops, 0) + " TFLOPS (6N + 12LHQT FLOPs per token, nanoGPT's estimate)");
+                            measure::fixed(*g.bf16_tensor_tflops, 0) +
+                            " TFLOPS (6N + 12LHQT FLOPs per token, nanoGPT's estimate)");
     } else if (f.flops_per_unit) {
         r.measurements.push_back(Measurement::absent("mfu_percent", "MFU vs dense BF16 peak", "%",
                                                      "no dense BF16 figure for this GPU in the spec database"));
@@ -117,12 +122,15 @@ CheckResult judge_scaling(const TrainFigures& f) {
     Reference ref;
     ref.warn_below = 100 * kTrainPassRatio;
     ref.fail_below = 100 * kTrainFailRatio;
-    ref.source = "dl-baselines.md section 4c: require >= 90% per-GPU scaling (Lambda reaches 98-99% on good H100/H200 nodes)";
+    ref.source =
+        "dl-baselines.md section 4c: require >= 90% per-GPU scaling (Lambda reaches 98-99% on good H100/H200 nodes)";
     r.measurements.push_back(Measurement::number(key_of(f.unit) + "_total", "All GPUs together", sum, f.unit));
-    r.measurements.push_back(Measurement::number("scaling_efficiency_percent", "Scaling efficiency vs one GPU", 100 * eff, "%").against(ref));
+    r.measurements.push_back(
+        Measurement::number("scaling_efficiency_percent", "Scaling efficiency vs one GPU", 100 * eff, "%")
+            .against(ref));
     r.verdict = train_ratio_verdict(eff);
-    r.summary = std::to_string(n) + " GPUs over NCCL (DDP): " + num(sum) + " " + f.unit + " = " + measure::fixed(100 * eff, 1) +
-                "% of " + std::to_string(n) + " x one GPU's " + num(f.single.throughput);
+    r.summary = std::to_string(n) + " GPUs over NCCL (DDP): " + num(sum) + " " + f.unit + " = " +
+                measure::fixed(100 * eff, 1) + "% of " + std::to_string(n) + " x one GPU's " + num(f.single.throughput);
     return r;
 }
 
@@ -144,9 +152,10 @@ std::vector<CheckResult> judge_train(const TrainFigures& f, const std::vector<Tr
     if (f.device == "cpu" || gpus.empty()) {
         CheckResult r;
         r.verdict = Verdict::Skip;
-        r.summary = "no baseline: CPU run (test shapes, " + stack_of(f) + "): " + num(f.single.throughput) + " " + f.unit +
-                    "; the baselines are GPU figures";
-        r.measurements.push_back(Measurement::number(key_of(f.unit), f.model + " training (CPU)", f.single.throughput, f.unit));
+        r.summary = "no baseline: CPU run (test shapes, " + stack_of(f) + "): " + num(f.single.throughput) + " " +
+                    f.unit + "; the baselines are GPU figures";
+        r.measurements.push_back(
+            Measurement::number(key_of(f.unit), f.model + " training (CPU)", f.single.throughput, f.unit));
         r.details.push_back(run_text(f, f.single));
         return {r};
     }

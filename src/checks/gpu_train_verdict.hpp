@@ -27,10 +27,10 @@ struct TrainFigures {
     std::string model, device, unit, precision;  // "resnet50", "cuda" | "cpu", "images/s", "amp-fp16"
     int warmup = 0, steps = 0;
     std::string torch, cuda, cudnn, python;  // the stack that ran
-    TrainRunFigure single;                    // one device alone
+    TrainRunFigure single;                   // one device alone
     std::optional<TrainRunFigure> channels_last;
-    std::vector<double> ddp;                   // per rank (= per selected GPU, in order), DDP over NCCL
-    std::optional<double> flops_per_unit;      // GPT: FLOPs per token
+    std::vector<double> ddp;               // per rank (= per selected GPU, in order), DDP over NCCL
+    std::optional<double> flops_per_unit;  // GPT: FLOPs per token
 };
 
 struct TrainGpu {

@@ -30,8 +30,10 @@ const std::vector<BenchRow>& bench_table() {
         {"p2p", {"gpu.p2p"}, "GPU<->GPU copy bandwidth and latency for every pair"},
         {"gemm", {"gpu.gemm"}, "tensor GEMM TFLOPS: TF32, FP16, BF16, FP8, INT8 (cuBLASLt)"},
         {"allreduce", {"gpu.allreduce"}, "NCCL all-reduce bus bandwidth over all GPUs"},
-        {"train", {"gpu.software", "gpu.train"},
-         "a training benchmark with this server's PyTorch vs public baselines: train [resnet50|bert-large|bert-base|gpt]"},
+        {"train",
+         {"gpu.software", "gpu.train"},
+         "a training benchmark with this server's PyTorch vs public baselines: train "
+         "[resnet50|bert-large|bert-base|gpt]"},
     };
     return rows;
 }
@@ -59,14 +61,17 @@ TrainSettings train_settings_of(const BenchArgs& a) {
     if (!a.model.empty()) t.model = a.model;
     bool known = false;
     for (const char* m : kTrainModels) known = known || t.model == m;
-    if (!known) throw usage_error("unknown model '" + t.model + "' for bench train", "choose one of: resnet50, bert-large, bert-base, gpt");
+    if (!known)
+        throw usage_error("unknown model '" + t.model + "' for bench train",
+                          "choose one of: resnet50, bert-large, bert-base, gpt");
     if (a.what != "train" && (!a.model.empty() || a.python || a.steps || a.batch || a.channels_last))
         throw usage_error("a model, --python, --steps, --batch and --channels-last belong to 'bench train'",
                           "run 'gpuvet bench train resnet50 --steps 100', or drop them");
     if (t.steps && (*t.steps < 1 || *t.steps > 100000))
         throw usage_error("--steps " + std::to_string(*t.steps) + " is out of range", "give 1 to 100000 timed steps");
     if (t.batch && (*t.batch < 1 || *t.batch > 65536))
-        throw usage_error("--batch " + std::to_string(*t.batch) + " is out of range", "give a per-GPU batch from 1 to 65536");
+        throw usage_error("--batch " + std::to_string(*t.batch) + " is out of range",
+                          "give a per-GPU batch from 1 to 65536");
     if (t.python) find_python(t.python);  // a --python that is no interpreter: exit 2 now
     return t;
 }
@@ -99,7 +104,8 @@ void add_bench_command(Cli cli) {
     sub->add_flag("--quick", args->quick, "shortest sizes and repetitions");
     sub->add_flag("--full", args->full, "longest sizes and repetitions")->excludes("--quick");
     sub->add_option("--gpus", args->gpus, "comma-separated GPU indexes (default: all)");
-    sub->add_option("--python", args->python, "bench train: the Python the job uses (default: $VIRTUAL_ENV, $CONDA_PREFIX, PATH)");
+    sub->add_option("--python", args->python,
+                    "bench train: the Python the job uses (default: $VIRTUAL_ENV, $CONDA_PREFIX, PATH)");
     sub->add_option("--steps", args->steps, "bench train: timed steps (default 100; 50 for gpt)");
     sub->add_option("--batch", args->batch, "bench train: per-GPU batch (default: by memory, as the baseline)");
     sub->add_flag("--channels-last", args->channels_last, "bench train resnet50: also time channels-last");

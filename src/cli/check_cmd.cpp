@@ -66,7 +66,8 @@ void add_check_command(Cli cli) {
     auto* sub = cli.app.add_subcommand("check", "Acceptance test of this server: a go/no-go verdict");
     auto args = std::make_shared<CheckArgs>();
     sub->add_flag("--quick", args->quick, "shortest tier (about 1-2 minutes)");
-    sub->add_flag("--full", args->full, "longest tier: 10-minute burn, exhaustive sweeps, the training benchmark")->excludes("--quick");
+    sub->add_flag("--full", args->full, "longest tier: 10-minute burn, exhaustive sweeps, the training benchmark")
+        ->excludes("--quick");
     sub->add_option("--data-dir", args->data_dir, "folder on the data disk for host.storage (default: here)");
     sub->add_option("--net-server", args->net_server, "iperf3 server HOST[:PORT] for host.network");
     add_number_option(*sub, "--burn-duration", args->burn_duration_s, kBurnDurationRule,

@@ -27,7 +27,9 @@ SoftwareFacts software_facts(const Inventory& inv, const std::optional<std::stri
     sw.verdict = to_string(r.verdict);
     sw.summary = r.summary;
     for (const auto& m : r.measurements)
-        sw.rows.emplace_back(m.label, m.text ? *m.text : m.value ? fixed_count(*m.value) : "— (" + m.absent_reason + ")");
+        sw.rows.emplace_back(m.label, m.text    ? *m.text
+                                      : m.value ? fixed_count(*m.value)
+                                                : "— (" + m.absent_reason + ")");
     for (const auto& f : r.findings) sw.findings.push_back(std::string(to_string(f.verdict)) + ": " + f.text);
     return sw;
 }

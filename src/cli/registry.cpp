@@ -81,8 +81,8 @@ const std::vector<RegistryRow>& registry() {
         {"gpu.gemm", "gpu", plain<GpuGemmCheck>},
         {"gpu.allreduce", "gpu", plain<GpuAllReduceCheck>},
         {"gpu.train", "gpu", train},  // check --full, bench train: a framework benchmark vs public baselines
-        {"gpu.burn", "gpu", burn},  // last of the GPU checks: it heats the GPUs
-        {"order", "order", order},  // reads host.network
+        {"gpu.burn", "gpu", burn},    // last of the GPU checks: it heats the GPUs
+        {"order", "order", order},    // reads host.network
     };
     return rows;
 }

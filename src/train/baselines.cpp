@@ -72,8 +72,7 @@ TrainBaseline row_of(const toml::table& t, const std::string& where) {
 
 bool judgeable(const TrainBaseline& b, std::string_view model, std::string_view precision, std::string_view method,
                int gpus) {
-    return !b.excluded && b.gpu && b.model == model && b.precision == precision && b.method == method &&
-           b.gpus == gpus;
+    return !b.excluded && b.gpu && b.model == model && b.precision == precision && b.method == method && b.gpus == gpus;
 }
 
 }  // namespace
@@ -109,8 +108,7 @@ const TrainBaseline* TrainBaselines::find(std::string_view gpu, std::string_view
                                           std::string_view method, int gpus) const {
     const TrainBaseline* best = nullptr;
     for (const auto& b : rows_)
-        if (judgeable(b, model, precision, method, gpus) && *b.gpu == gpu &&
-            (!best || b.stack_date > best->stack_date))
+        if (judgeable(b, model, precision, method, gpus) && *b.gpu == gpu && (!best || b.stack_date > best->stack_date))
             best = &b;
     return best;
 }

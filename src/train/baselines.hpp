@@ -15,8 +15,8 @@ struct TrainBaseline {
     std::string precision;           // "amp-fp16", "fp32", "tf32", "bf16", ...
     std::optional<int> batch;        // per GPU; absent when the source does not state it
     int gpus = 1;
-    double value = 0;  // the whole run's throughput in `unit`
-    std::string unit;  // "images/s", "sequences/s", "tokens/s"
+    double value = 0;               // the whole run's throughput in `unit`
+    std::string unit;               // "images/s", "sequences/s", "tokens/s"
     std::string stack, stack_date;  // "NGC 24.03", "2024-03"
     std::string method, method_text, source;
     std::optional<std::string> excluded;  // why it must not be judged against

@@ -17,21 +17,21 @@ inline constexpr const char* kProgressMark = "GPUVET_PROGRESS ";
 inline constexpr const char* kResultMark = "GPUVET_RESULT ";
 
 struct ChildOptions {
-    std::vector<std::string> argv;                            // argv[0]: the program's path
-    std::vector<std::pair<std::string, std::string>> env;     // added to (or replacing in) gpuvet's
-    double idle_timeout_s = 120;                              // no heartbeat for this long: hung
-    double total_timeout_s = 1800;                            // whatever the heartbeat
-    const std::atomic<bool>* stop = nullptr;                  // Ctrl-C / SIGTERM
-    std::function<void(const std::string&)> on_progress;      // the JSON of each heartbeat
+    std::vector<std::string> argv;                         // argv[0]: the program's path
+    std::vector<std::pair<std::string, std::string>> env;  // added to (or replacing in) gpuvet's
+    double idle_timeout_s = 120;                           // no heartbeat for this long: hung
+    double total_timeout_s = 1800;                         // whatever the heartbeat
+    const std::atomic<bool>* stop = nullptr;               // Ctrl-C / SIGTERM
+    std::function<void(const std::string&)> on_progress;   // the JSON of each heartbeat
 };
 
 enum class ChildEnd { Exited, Signaled, Hung, TimedOut, Stopped, NotStarted };
 
 struct ChildOutcome {
     ChildEnd end = ChildEnd::NotStarted;
-    int exit_status = 0;  // Exited
-    int signal = 0;       // Signaled
-    std::optional<std::string> result;  // the text after kResultMark
+    int exit_status = 0;                   // Exited
+    int signal = 0;                        // Signaled
+    std::optional<std::string> result;     // the text after kResultMark
     std::vector<std::string> stderr_tail;  // its last lines
     std::vector<std::string> stdout_tail;  // its last lines that are not protocol lines
     std::string start_error;               // NotStarted: why

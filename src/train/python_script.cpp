@@ -66,33 +66,33 @@ ScriptOutcome interpret(const ChildOutcome& c, const ScriptRun& run) {
         case ChildEnd::NotStarted: return failed(ScriptFailure::NotStarted, c.start_error);
         case ChildEnd::Stopped: return failed(ScriptFailure::Interrupted, "interrupted: " + who + " was ended");
         case ChildEnd::Hung:
-            return failed(ScriptFailure::Hung,
-                          with_stderr(who + " hung: no progress for " + fmt_s(run.idle_timeout_s) +
-                                          ", so its process group was killed",
-                                      c));
+            return failed(ScriptFailure::Hung, with_stderr(who + " hung: no progress for " + fmt_s(run.idle_timeout_s) +
+                                                               ", so its process group was killed",
+                                                           c));
         case ChildEnd::TimedOut:
             return failed(ScriptFailure::TimedOut,
                           with_stderr(who + " ran past " + fmt_s(run.total_timeout_s) + " and was killed", c));
         case ChildEnd::Signaled:
-            return failed(ScriptFailure::Crashed,
-                          with_stderr(who + " died of signal " + std::to_string(c.signal) + " (" +
-                                          strsignal(c.signal) + ")",
-                                      c));
+            return failed(
+                ScriptFailure::Crashed,
+                with_stderr(who + " died of signal " + std::to_string(c.signal) + " (" + strsignal(c.signal) + ")", c));
         case ChildEnd::Exited: break;
     }
     if (!c.result) {
-        std::string how = c.exit_status == 0 ? "exited without a result"
-                                             : "failed with exit status " + std::to_string(c.exit_status);
-        return failed(c.exit_status == 0 ? ScriptFailure::NoResult : ScriptFailure::Crashed, with_stderr(who + " " + how, c));
+        std::string how =
+            c.exit_status == 0 ? "exited without a result" : "failed with exit status " + std::to_string(c.exit_status);
+        return failed(c.exit_status == 0 ? ScriptFailure::NoResult : ScriptFailure::Crashed,
+                      with_stderr(who + " " + how, c));
     }
     try {
         out.result = nlohmann::json::parse(*c.result);
     } catch (const nlohmann::json::exception&) {
-        return failed(ScriptFailure::Garbage, who + " wrote a result that is not JSON: '" + c.result->substr(0, 200) + "'");
+        return failed(ScriptFailure::Garbage,
+                      who + " wrote a result that is not JSON: '" + c.result->substr(0, 200) + "'");
     }
     if (!out.result.is_object())
-        return failed(ScriptFailure::Garbage, who + " wrote a result that is not a JSON object: '" +
-                                                  c.result->substr(0, 200) + "'");
+        return failed(ScriptFailure::Garbage,
+                      who + " wrote a result that is not a JSON object: '" + c.result->substr(0, 200) + "'");
     return out;
 }
 

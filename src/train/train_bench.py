@@ -247,6 +247,9 @@ def ddp_worker(rank, a, devices, batch, queue):
         dist.destroy_process_group()
     except Exception as e:  # reported to the parent, which names the failing rank
         queue.put(dict(rank=rank, ordinal=devices[rank], error="%s: %s" % (type(e).__name__, e)))
+        # A non-zero exit makes mp.spawn end the other ranks, which would wait in NCCL otherwise.
+        sys.stdout.flush()
+        os._exit(1)
 
 
 def run_ddp(torch, a, devices, batch):
@@ -256,13 +259,16 @@ def run_ddp(torch, a, devices, batch):
     os.environ.setdefault("MASTER_PORT", str(29500 + os.getpid() % 1000))
     ctx = mp.get_context("spawn")
     queue = ctx.SimpleQueue()
+    spawn_error = None
     try:
         mp.spawn(ddp_worker, args=(a, devices, batch, queue), nprocs=len(devices), join=True)
     except Exception as e:
-        fail("nccl", "the multi-GPU run failed: %s" % e)
+        spawn_error = str(e).splitlines()[0] if str(e) else type(e).__name__
     ranks = []
     while not queue.empty():
         ranks.append(queue.get())
+    if spawn_error and not any("error" in r for r in ranks):
+        fail("nccl", "the multi-GPU run failed: %s" % spawn_error)
     errors = [r for r in ranks if "error" in r]
     if errors or len(ranks) != len(devices):
         what = "; ".join("rank %d (GPU %d): %s" % (r["rank"], r["ordinal"], r["error"]) for r in errors)

@@ -6,7 +6,7 @@
 namespace gpuvet {
 
 struct TrainSettings {
-    std::string model = "resnet50";  // resnet50, bert-large, bert-base, gpt
+    std::string model = "resnet50";     // resnet50, bert-large, bert-base, gpt
     std::optional<std::string> python;  // --python
     std::optional<int> steps;           // --steps: timed steps (default: the script's, 100 for ResNet-50)
     std::optional<int> batch;           // --batch: per GPU (default: by memory, as the baseline)

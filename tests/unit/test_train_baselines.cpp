@@ -91,7 +91,8 @@ TEST(TrainBaselines, ExcludedRowsAndOtherMethodsAreNeverJudgedAgainst) {
     EXPECT_EQ(t.find("a100-sxm4-80gb", "resnet50", "amp-fp16", "dle-readme-real-nhwc", 1)->value, 2470);
     EXPECT_EQ(t.find("a100-sxm4-80gb", "resnet50", "amp-fp16", "lambda-dle-synthetic-nchw", 1)->value, 1582);
     std::set<std::string> gpus;
-    for (auto* b : t.candidates("resnet50", "amp-fp16", "lambda-dle-synthetic-nchw", 1)) EXPECT_TRUE(gpus.insert(*b->gpu).second);
+    for (auto* b : t.candidates("resnet50", "amp-fp16", "lambda-dle-synthetic-nchw", 1))
+        EXPECT_TRUE(gpus.insert(*b->gpu).second);
 }
 
 TEST(TrainBaselines, ParseRejectsBadRowsNamingTheField) {
