@@ -27,6 +27,7 @@ struct CheckArgs {
     std::optional<std::string> order_file;  // --order order.toml
     std::string gpus;                       // --gpus 0,1
     std::string only;                       // --only gpu.p2p,host.
+    std::optional<std::string> python;      // --python: gpu.software, gpu.train
 };
 
 int run_check(const GlobalOptions& g, const CheckArgs& a) {
@@ -53,6 +54,7 @@ int run_check(const GlobalOptions& g, const CheckArgs& a) {
     settings.net_server = a.net_server;
     settings.burn_s = a.burn_duration_s;
     if (order) settings.order = &*order;
+    settings.train.python = a.python;
     CheckList checks = select_checks(only, settings);
     run_checks(checks, run->ctx);
     return emit_report(run->report, g);
@@ -64,7 +66,8 @@ void add_check_command(Cli cli) {
     auto* sub = cli.app.add_subcommand("check", "Acceptance test of this server: a go/no-go verdict");
     auto args = std::make_shared<CheckArgs>();
     sub->add_flag("--quick", args->quick, "shortest tier (about 1-2 minutes)");
-    sub->add_flag("--full", args->full, "longest tier: 10-minute burn and exhaustive sweeps")->excludes("--quick");
+    sub->add_flag("--full", args->full, "longest tier: 10-minute burn, exhaustive sweeps, the training benchmark")
+        ->excludes("--quick");
     sub->add_option("--data-dir", args->data_dir, "folder on the data disk for host.storage (default: here)");
     sub->add_option("--net-server", args->net_server, "iperf3 server HOST[:PORT] for host.network");
     add_number_option(*sub, "--burn-duration", args->burn_duration_s, kBurnDurationRule,
@@ -73,6 +76,9 @@ void add_check_command(Cli cli) {
                     "what was ordered, e.g. \"8x H100-SXM-80GB, 64 cores, 1TB RAM\" (docs/order.md)");
     sub->add_option("--order", args->order_file, "order file (TOML) to verify the server against (docs/order.md)");
     sub->add_option("--gpus", args->gpus, "comma-separated GPU indexes to measure (default: all)");
+    sub->add_option("--python", args->python,
+                    "the Python the training job uses, for gpu.software and gpu.train (default: $VIRTUAL_ENV, "
+                    "$CONDA_PREFIX, then PATH)");
     sub->add_option("--only", args->only, "comma-separated check keys or areas (gpu., host.) to run (default: all)");
     add_output_flags(*sub, cli.global);
     sub->footer(

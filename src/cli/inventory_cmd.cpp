@@ -3,7 +3,9 @@
 #include <filesystem>
 #include <iostream>
 
+#include "checks/gpu_software.hpp"
 #include "cli/common.hpp"
+#include "core/interrupt.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "gpu/inventory.hpp"
@@ -15,13 +17,31 @@ namespace gpuvet {
 
 namespace {
 
-int run_inventory(const GlobalOptions& g) {
+std::string fixed_count(double v) { return std::to_string(static_cast<long long>(v)); }
+
+// gpu.software's reading as the inventory lists it: versions and the verdict, for a box with GPUs.
+SoftwareFacts software_facts(const Inventory& inv, const std::optional<std::string>& python) {
+    SoftwareFacts sw;
+    if (inv.gpus.empty()) return sw;  // no GPU: nothing for a framework to use, and no probe's seconds spent
+    CheckResult r = read_software(python, inv, &stop_flag());
+    sw.verdict = to_string(r.verdict);
+    sw.summary = r.summary;
+    for (const auto& m : r.measurements)
+        sw.rows.emplace_back(m.label, m.text    ? *m.text
+                                      : m.value ? fixed_count(*m.value)
+                                                : "— (" + m.absent_reason + ")");
+    for (const auto& f : r.findings) sw.findings.push_back(std::string(to_string(f.verdict)) + ": " + f.text);
+    return sw;
+}
+
+int run_inventory(const GlobalOptions& g, const std::optional<std::string>& python) {
     Envelope env = new_envelope(g);
     const std::filesystem::path root = host_root();
     Inventory inv = collect_inventory(InventoryOptions{root});
     MachineInfo host = read_machine_info(HostFs(root));
     host.driver = driver_info_of(inv);
-    const InventoryFacts facts = inventory_facts_of(inv);
+    InventoryFacts facts = inventory_facts_of(inv);
+    facts.software = software_facts(inv, python);
 
     close_envelope(env);
     std::string json_text = render_document(env, inventory_to_json(facts, host));
@@ -42,6 +62,9 @@ int run_inventory(const GlobalOptions& g) {
 void add_inventory_command(Cli cli) {
     auto* sub =
         cli.app.add_subcommand("inventory", "What the driver and the OS report about this box (no measurements)");
+    auto python = std::make_shared<std::optional<std::string>>();
+    sub->add_option("--python", *python,
+                    "the Python whose framework stack to list (default: $VIRTUAL_ENV, $CONDA_PREFIX, then PATH)");
     add_output_flags(*sub, cli.global, true, false);
     sub->footer(
         "Examples:\n"
@@ -49,7 +72,7 @@ void add_inventory_command(Cli cli) {
         "  gpuvet inventory --json          the same as a JSON document (docs/report-schema.md)\n"
         "  gpuvet inventory --report out/   also write out/gpuvet-inventory.{json,txt}\n"
         "Exit codes: 0 listed (also when no driver is found), 2 bad input, 3 could not run.");
-    on_chosen(cli, *sub, "inventory", run_inventory);
+    on_chosen(cli, *sub, "inventory", [python](const GlobalOptions& g) { return run_inventory(g, *python); });
 }
 
 }  // namespace gpuvet

@@ -14,8 +14,10 @@
 #include "checks/gpu_memtest.hpp"
 #include "checks/gpu_nvlink.hpp"
 #include "checks/gpu_p2p.hpp"
+#include "checks/gpu_software.hpp"
 #include "checks/gpu_pcie_link.hpp"
 #include "checks/gpu_tenancy.hpp"
+#include "checks/gpu_train.hpp"
 #include "checks/host_balance.hpp"
 #include "checks/host_cpu.hpp"
 #include "checks/host_identity.hpp"
@@ -48,6 +50,8 @@ CheckPtr tenancy(const CheckSettings& s) {
 CheckPtr burn(const CheckSettings& s) {
     return s.burn ? std::make_unique<GpuBurnCheck>(*s.burn) : std::make_unique<GpuBurnCheck>(s.burn_s);
 }
+CheckPtr software(const CheckSettings& s) { return std::make_unique<GpuSoftwareCheck>(s.train); }
+CheckPtr train(const CheckSettings& s) { return std::make_unique<GpuTrainCheck>(s.train); }
 CheckPtr order(const CheckSettings& s) { return std::make_unique<OrderCheck>(s.order, s.data_dir); }
 
 }  // namespace
@@ -61,6 +65,7 @@ const std::vector<RegistryRow>& registry() {
         {"host.network", "host", network},
         {"host.balance", "host", plain<HostBalanceCheck>},  // reads host.cpu, host.storage, host.network
         {"gpu.driver", "gpu", plain<GpuDriverCheck>},
+        {"gpu.software", "gpu", software},  // the framework stack the driver has to serve
         // Drawn from the GPU inventory: no load, so they run first and describe the idle state.
         {"gpu.identity", "gpu", plain<GpuIdentityCheck>},
         {"gpu.tenancy", "gpu", tenancy},
@@ -75,8 +80,9 @@ const std::vector<RegistryRow>& registry() {
         {"gpu.p2p", "gpu", plain<GpuP2pCheck>},
         {"gpu.gemm", "gpu", plain<GpuGemmCheck>},
         {"gpu.allreduce", "gpu", plain<GpuAllReduceCheck>},
-        {"gpu.burn", "gpu", burn},  // last of the GPU checks: it heats the GPUs
-        {"order", "order", order},  // reads host.network
+        {"gpu.train", "gpu", train},  // check --full, bench train: a framework benchmark vs public baselines
+        {"gpu.burn", "gpu", burn},    // last of the GPU checks: it heats the GPUs
+        {"order", "order", order},    // reads host.network
     };
     return rows;
 }

@@ -10,6 +10,7 @@
 
 #include "core/check.hpp"
 #include "gpu/burn.hpp"
+#include "train/train_settings.hpp"
 
 namespace gpuvet {
 
@@ -25,6 +26,7 @@ struct CheckSettings {
     std::optional<double> burn_s;                // gpu.burn within `gpuvet check` (--burn-duration)
     std::optional<BurnOptions> burn;             // gpu.burn as `gpuvet burn` runs it
     const Order* order = nullptr;                // order.*, and gpu.tenancy's MIG expectation
+    TrainSettings train;                         // gpu.software, gpu.train (--python, bench train's options)
 };
 
 struct RegistryRow {

@@ -23,6 +23,7 @@ struct Slot {
     char path[kPathMax];
 };
 Slot g_slots[kSlots];
+std::atomic<int> g_groups[kSlots];  // process group ids, 0: free
 
 // The full-screen program's terminal (TerminalRestore): `armed` is read by the handler.
 std::atomic<bool> g_screen_armed{false};
@@ -49,6 +50,8 @@ void on_signal(int) {
     if (g_tty) say("\r\x1b[2K\x1b[0m");
     for (auto& s : g_slots)
         if (s.state.load() == 2) unlink(s.path);
+    for (auto& g : g_groups)
+        if (int pgid = g.load(); pgid > 0) kill(-pgid, SIGKILL);
     say("gpuvet: interrupted again: exiting without a report (exit 3)\n");
     _exit(exit_code::could_not_run);
 }
@@ -91,6 +94,20 @@ CleanupPath::CleanupPath(const std::filesystem::path& p) {
         slot_ = i;
         return;
     }
+}
+
+CleanupProcessGroup::CleanupProcessGroup(int pgid) {
+    for (int i = 0; i < kSlots && pgid > 0; ++i) {
+        int expected = 0;
+        if (g_groups[i].compare_exchange_strong(expected, pgid)) {
+            slot_ = i;
+            return;
+        }
+    }
+}
+
+CleanupProcessGroup::~CleanupProcessGroup() {
+    if (slot_ >= 0) g_groups[slot_].store(0);
 }
 
 CleanupPath::~CleanupPath() {

@@ -42,4 +42,17 @@ private:
     int slot_ = -1;  // -1: no free slot (or path too long); the file is then unlinked early as usual
 };
 
+// A child's process group that the second signal kills (SIGKILL) before exiting, so that an
+// immediate exit leaves no framework process behind; the slot is freed on destruction.
+class CleanupProcessGroup {
+public:
+    explicit CleanupProcessGroup(int pgid);
+    ~CleanupProcessGroup();
+    CleanupProcessGroup(const CleanupProcessGroup&) = delete;
+    CleanupProcessGroup& operator=(const CleanupProcessGroup&) = delete;
+
+private:
+    int slot_ = -1;
+};
+
 }  // namespace gpuvet

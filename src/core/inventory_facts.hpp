@@ -54,6 +54,16 @@ struct InventoryGpu {
     std::vector<std::string> errors;
 };
 
+// The deep-learning stack of the server's Python, as gpu.software read and judged it (filled by the
+// inventory command; empty `rows` with `absent_reason` when it was not read).
+struct SoftwareFacts {
+    std::string absent_reason;
+    std::string verdict;  // "PASS", "WARN", "FAIL", "SKIP", "ERROR"
+    std::string summary;
+    std::vector<std::pair<std::string, std::string>> rows;  // label, value ("PyTorch", "2.5.1+cu124")
+    std::vector<std::string> findings;                      // "FAIL: ..." (judged statements)
+};
+
 struct InventoryFacts {
     bool cuda_present = false;
     std::string cuda_absent_reason;
@@ -67,6 +77,7 @@ struct InventoryFacts {
     std::vector<std::vector<std::string>> topology;  // [i][j] like `nvidia-smi topo -m`
     std::string topology_absent_reason;
     std::vector<std::string> errors;
+    SoftwareFacts software;
 };
 
 }  // namespace gpuvet

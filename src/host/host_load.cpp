@@ -29,21 +29,6 @@ int count_proc_stat_cpus(const std::string& text) {
     return n;
 }
 
-std::optional<MemInfo> parse_meminfo(const std::string& text) {
-    std::istringstream in(text);
-    MemInfo m;
-    bool total = false, avail = false;
-    for (std::string key; in >> key;) {
-        std::uint64_t kib = 0;
-        if (!(in >> kib)) break;
-        in.ignore(64, '\n');
-        if (key == "MemTotal:") m.total_bytes = kib * 1024, total = true;
-        else if (key == "MemAvailable:") m.available_bytes = kib * 1024, avail = true;
-    }
-    if (!total || !avail || m.available_bytes > m.total_bytes) return std::nullopt;
-    return m;
-}
-
 std::optional<LoadAverage> parse_loadavg(const std::string& text) {
     std::istringstream in(text);
     LoadAverage l;

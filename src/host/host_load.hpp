@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/fact.hpp"
+#include "host/load_signals.hpp"
 #include "host/sysfs.hpp"
 
 namespace gpuvet {
@@ -19,10 +20,7 @@ std::optional<CpuTicks> parse_proc_stat_cpu(const std::string& text);
 // How many "cpuN" lines /proc/stat has (online CPUs).
 int count_proc_stat_cpus(const std::string& text);
 
-struct MemInfo {
-    std::uint64_t total_bytes = 0, available_bytes = 0;
-};
-std::optional<MemInfo> parse_meminfo(const std::string& text);
+// RAM from /proc/meminfo: parse_meminfo() in host/load_signals.hpp.
 
 struct LoadAverage {
     double one = 0, five = 0, fifteen = 0;

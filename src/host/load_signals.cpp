@@ -103,7 +103,7 @@ std::optional<MemorySnapshot> parse_meminfo(const std::string& text) {
         else if (key == "SwapTotal:") m.swap_total_bytes = kib * 1024, seen |= 4;
         else if (key == "SwapFree:") m.swap_free_bytes = kib * 1024, seen |= 8;
     }
-    if ((seen & 3) != 3) return std::nullopt;
+    if ((seen & 3) != 3 || m.available_bytes > m.total_bytes) return std::nullopt;
     return m;
 }
 

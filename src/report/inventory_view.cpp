@@ -187,6 +187,27 @@ void render_topology(const InventoryFacts& inv, const Style& st, std::string& ou
         "  NODE = same NUMA node, SYS = across NUMA nodes\n";
 }
 
+void render_software(const SoftwareFacts& sw, const Style& st, std::string& out) {
+    if (sw.rows.empty() && sw.absent_reason.empty()) return;
+    out += '\n';
+    out += st.bold("Software") + "\n";
+    if (!sw.absent_reason.empty()) add_line(out, "", "— (" + sw.absent_reason + ")");
+    for (const auto& [label, value] : sw.rows) add_line(out, label, value);
+    if (!sw.summary.empty()) add_line(out, "gpu.software", sw.verdict + ": " + sw.summary);
+}
+
+Json software_json(const SoftwareFacts& sw) {
+    Json j;
+    j["absent_reason"] = text_or_null(sw.absent_reason);
+    j["verdict"] = text_or_null(sw.verdict);
+    j["summary"] = text_or_null(sw.summary);
+    Json rows = Json::object();
+    for (const auto& [label, value] : sw.rows) rows[label] = value;
+    j["versions"] = rows;
+    j["findings"] = sw.findings;
+    return j;
+}
+
 void render_host(const MachineInfo& host, const Style& st, std::string& out) {
     out += '\n';
     out += st.bold("Host");
@@ -224,6 +245,7 @@ Json inventory_to_json(const InventoryFacts& inv, const MachineInfo& host) {
     topo["matrix"] = inv.topology;
     topo["absent_reason"] = text_or_null(inv.topology_absent_reason);
     j["topology"] = topo;
+    j["software"] = software_json(inv.software);
     j["host"] = to_json(host);
     j["errors"] = inv.errors;
     return j;
@@ -234,6 +256,7 @@ std::string render_inventory(const InventoryFacts& inv, const MachineInfo& host,
     render_driver(inv, st, out);
     for (const auto& g : inv.gpus) render_gpu(g, st, out);
     if (!inv.gpus.empty()) render_topology(inv, st, out);
+    render_software(inv.software, st, out);
     render_host(host, st, out);
     return out;
 }
