@@ -38,6 +38,8 @@ def parse_args():
     p.add_argument("--batch", type=int, default=0, help="per-device batch (0: by memory, as the baseline)")
     p.add_argument("--tiny", action="store_true", help="test shapes (CPU test runs)")
     p.add_argument("--channels-last", action="store_true", help="ResNet-50: also time channels-last")
+    # Tests only: the multi-process path (DDP) on the CPU over gloo, so it runs where no GPU is.
+    p.add_argument("--cpu-ranks", type=int, default=0, help="with --device cpu: DDP over gloo with N ranks")
     return p.parse_args()
 
 
@@ -160,7 +162,8 @@ class Workload:
     def wrap_ddp(self, rank_device):
         from torch.nn.parallel import DistributedDataParallel
 
-        self.net = DistributedDataParallel(self.net, device_ids=[rank_device.index])
+        ids = [rank_device.index] if rank_device.type == "cuda" else None
+        self.net = DistributedDataParallel(self.net, device_ids=ids)
 
     def prepare(self):
         torch = self.torch
@@ -235,10 +238,13 @@ def ddp_worker(rank, a, devices, batch, queue):
     import torch.distributed as dist
 
     try:
-        device = torch.device("cuda", devices[rank])
-        torch.cuda.set_device(device)
-        torch.backends.cudnn.benchmark = True
-        dist.init_process_group("nccl", rank=rank, world_size=len(devices))
+        if a.device == "cuda":
+            device = torch.device("cuda", devices[rank])
+            torch.cuda.set_device(device)
+            torch.backends.cudnn.benchmark = True
+        else:
+            device = torch.device("cpu")
+        dist.init_process_group("nccl" if a.device == "cuda" else "gloo", rank=rank, world_size=len(devices))
         w = Workload(torch, a.model, device, batch, a.tiny)
         w.wrap_ddp(device)
         w.prepare()
@@ -305,7 +311,7 @@ def main():
         info["gpu_names"] = [torch.cuda.get_device_name(d) for d in devices]
         batch = a.batch or batch_for(a.model, torch.cuda.get_device_properties(first).total_memory)
     else:
-        devices, first = [], torch.device("cpu")
+        devices, first = list(range(a.cpu_ranks)), torch.device("cpu")
         batch = a.batch or 2
     single = run_one(torch, a, first, batch, "single")
     result = dict(status="ok", model=a.model, device=a.device, warmup=a.warmup, steps=a.steps, single=single, **info)

@@ -3,6 +3,7 @@ CPU (GPUVET_TRAIN_ALLOW_CPU=1, tiny shapes), and the bad situations with fake in
 a CPU-only wheel, a hang, a crash, garbage, Ctrl-C. Tests named test_torch_* need PyTorch
 (scripts/install-deps --test) and are left out of the sanitized pass (the Makefile's ASAN_SKIP):
 the child Python is not sanitized, and importing torch there only costs time."""
+import json
 import os
 import signal
 import stat
@@ -81,6 +82,24 @@ def test_torch_resnet50_runs_on_the_cpu_and_is_never_judged_pass():
     assert m["value"] > 0 and m["unit"] == "images/s", m
     assert "3 timed synchronized steps" in " ".join(r["details"]), r["details"]
     assert code == 3, (code, err)  # nothing was judged: COULD NOT RUN, never GO
+
+
+@slow
+def test_torch_multi_process_path_runs_over_gloo_on_the_cpu():
+    """The DDP path of the embedded script (one process per device, gradients all-reduced) with two
+    CPU ranks over gloo instead of NCCL: both ranks report a throughput, so the code a multi-GPU box
+    runs has run here too."""
+    require_torch()
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "train", "train_bench.py")
+    p = subprocess.run([REAL_PYTHON, script, "--model", "resnet50", "--device", "cpu", "--tiny", "--cpu-ranks", "2"],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    lines = [l for l in p.stdout.splitlines() if "RESULT" in l]
+    assert lines, p.stdout[-2000:]
+    doc = json.loads(lines[-1][lines[-1].index("{"):])
+    ranks = doc["ddp"]
+    assert [r["rank"] for r in ranks] == [0, 1], ranks
+    assert all(r["throughput"] > 0 and r["elapsed_s"] > 0 for r in ranks), ranks
 
 
 @slow
