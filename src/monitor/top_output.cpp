@@ -199,9 +199,11 @@ std::string render_top_once(const TopFrame& f, bool color) {
         out += paint(idx, "36") + txt(g, "name") + " | " + shown(g, "temperature.gpu") + "°C mem " +
                shown(g, "temperature.memory") + "°C | " + paint(shown(g, "utilization.gpu") + " %", "32") + " | " +
                shown(g, "memory.used") + " / " + shown(g, "memory.total") + " MiB | " + shown(g, "power.draw") + " / " +
-               shown(g, "power.limit") + " W | SM " + shown(g, "clocks.sm") + " mem " + shown(g, "clocks.mem") +
-               " MHz | PCIe Gen" + shown(g, "pcie.link.gen.current") + " x" + shown(g, "pcie.link.width.current") +
-               " rx " + shown(g, "pcie.rx") + " tx " + shown(g, "pcie.tx") + " MB/s";
+               shown(g, "power.limit") + " W";
+        // The links and clocks on a line of their own, so a GPU's snapshot fits 100 columns.
+        out += std::string("\n    SM ") + shown(g, "clocks.sm") + " mem " + shown(g, "clocks.mem") + " MHz | PCIe Gen" +
+               shown(g, "pcie.link.gen.current") + " x" + shown(g, "pcie.link.width.current") + " rx " +
+               shown(g, "pcie.rx") + " tx " + shown(g, "pcie.tx") + " MB/s";
         FieldValue nvl = get(g, "nvlink.rx");
         if (nvl.present())
             out += std::string(" | NVLink rx ") + shown(g, "nvlink.rx") + " tx " + shown(g, "nvlink.tx") + " MB/s";
