@@ -124,8 +124,9 @@ def test_bad_inputs_exit_2_and_write_nothing():
         shutil.copy(good, os.path.join(d, "copy.json"))
         cases["same report"] = ([good, os.path.join(d, "copy.json")], "are the same report")
         run_doc = dict(doc, command="run")
-        cases["run"] = ([write(os.path.join(d, "run.json"), json.dumps(run_doc)), good],
-                        "comparing run reports is not supported by this build")
+        run_file = write(os.path.join(d, "run.json"), json.dumps(run_doc))
+        cases["run with --html"] = ([run_file, good], "are for check reports")
+        cases["run among checks"] = ([good, run_file], "is a run report among check reports")
         cases["plan"] = ([write(os.path.join(d, "plan.json"), json.dumps(dict(doc, command="plan"))), good],
                          "a 'plan' document, not a check report")
         cases["unknown card"] = ([good, fixture("faulty-8gpu"), "--prices",

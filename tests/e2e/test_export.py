@@ -472,11 +472,12 @@ def test_slow_nvml_never_holds_up_a_scrape_and_stale_values_are_dropped():
         assert "the driver is not answering in time" in stale_page
         status, body = ex.get("/healthz")
         assert status == 503 and body.startswith("stale:"), (status, body)
-        # An orderly stop does not wait for the stuck call for long.
+        # An orderly stop does not wait for the stuck tick (about 20 s of 0.7 s calls): 2 s of grace,
+        # then the process leaves the sampler inside its call. 10 s leaves room for a loaded machine.
         t0 = time.monotonic()
-        code, err = ex.stop(limit_s=6)
+        code, err = ex.stop(limit_s=12)
         assert code == 0, err
-        assert time.monotonic() - t0 < 5
+        assert time.monotonic() - t0 < 10
         assert "still inside a driver call" in err
 
 

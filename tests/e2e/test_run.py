@@ -348,8 +348,8 @@ def test_gpu_rule_pcie_without_nvlink():
 
 def test_gpm_rules_on_hopper():
     """With GPM (the fake serves it on an H100), SM and tensor activity decide what time-based
-    utilization and power cannot: tensor cores unused (E3), launch overhead (C3); the healthy baseline
-    without GPM still says compute-bound from the power proxy (E2)."""
+    utilization and power cannot: tensor cores unused (E3), launch overhead (C3), and compute-bound
+    (E2) from SM and tensor activity rather than from the power proxy."""
     with tempfile.TemporaryDirectory() as tmp:
         burner = script(tmp, "b.py", BURNER)
         code, doc, err, _ = run_job(PY, burner, "3", "2", env=fake("run_gpm_tensor_unused"))
@@ -363,6 +363,11 @@ def test_gpm_rules_on_hopper():
         primary, fired = ids(doc)
         assert primary == "C3" and "E2" not in fired, (primary, fired, err)
         assert "SM activity" in doc["run"]["diagnosis"]["primary"]["message"] or "SM" in err, err
+        code, doc, err, _ = run_job(PY, burner, "3", "2", env=fake("run_gpm_compute_bound"))
+        assert code == 0, err
+        primary, fired = ids(doc)
+        assert primary == "E2" and not fired & {"C3", "E1", "E3"}, (primary, fired, err)
+        assert "tensor activity" in doc["run"]["diagnosis"]["primary"]["message"], err
 
 
 def test_gpu_healthy_baseline_fires_none_of_the_matrix():
