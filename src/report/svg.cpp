@@ -122,7 +122,7 @@ std::string svg_lines(const std::vector<Line>& lines, const std::string& unit, c
         s += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", num(left - 4),
                          num(y(v) + 4), escape_html(format_number(v, 3)));
     s += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\">{} s</text>", num(left), num(top + plot_h + 14),
-                     escape_html(format_number(t0, 3)));
+                     escape_html(format_number(std::abs(t0) < 1e-3 ? 0 : t0, 3)));  // the first tick, not 9.5e-07
     s += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{} s · {}</text>", num(left + width),
                      num(top + plot_h + 14), escape_html(format_number(t1, 3)), escape_html(unit));
     for (std::size_t k = 0; k < lines.size(); ++k) {
@@ -169,7 +169,7 @@ std::string svg_bands(const std::vector<std::string>& rows, const std::vector<Ba
             b.fault ? "fault" : "limit", num(x(b.from_s)), num(top + row_h * double(b.row) + 1),
             num(std::max(1.5, x(b.to_s) - x(b.from_s))), num(row_h - 2), escape_html(b.title));
     s += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\">{} s</text>", num(left), num(h - 4),
-                     escape_html(format_number(t0, 3)));
+                     escape_html(format_number(std::abs(t0) < 1e-3 ? 0 : t0, 3)));  // the first tick, not 9.5e-07
     s += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{} s</text>", num(left + width),
                      num(h - 4), escape_html(format_number(t1, 3)));
     return s + "</svg>";
