@@ -209,4 +209,30 @@ std::string svg_heatmap(const std::vector<std::vector<std::optional<double>>>& c
     return s + "</svg>";
 }
 
+std::string svg_stacked_bar(const std::vector<Segment>& parts, const std::string& unit, const std::string& caption) {
+    const double left = 4, width = 712, top = 4, bar_h = 34;
+    double total = 0;
+    for (const Segment& p : parts) total += std::max(0.0, p.value);
+    std::string s = fmt::format(
+        "<svg class=\"chart stacked\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\"><title>{}</title>",
+        num(left + width + 4), num(top + bar_h + 20), escape_html(caption), escape_html(caption));
+    double x = left;
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+        double w = total > 0 ? width * std::max(0.0, parts[k].value) / total : 0;
+        if (w <= 0) continue;
+        s += fmt::format("<rect class=\"seg {}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}</title></rect>",
+                         series_class(k), num(x), num(top), num(w), num(bar_h), escape_html(parts[k].title));
+        // A label only where it fits: about 6 px per character at this size.
+        std::string text = format_number(parts[k].value, 3);
+        if (w > 6.0 * double(text.size()) + 8)
+            s += fmt::format("<text class=\"seg-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+                             num(x + w / 2), num(top + bar_h / 2 + 4), escape_html(text));
+        x += w;
+    }
+    s += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\">0</text>", num(left), num(top + bar_h + 14));
+    s += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{} {}</text>", num(left + width),
+                     num(top + bar_h + 14), escape_html(format_number(total, 4)), escape_html(unit));
+    return s + "</svg>";
+}
+
 }  // namespace gpuvet

@@ -239,5 +239,54 @@ def test_run_report_page_shows_the_diagnosis_statistics_and_timeline():
         assert "| power (W) |" in md and "| job CPU (cores) |" in md, md
 
 
+def test_plan_page_shows_the_memory_bar_and_the_card_table():
+    plan = ("plan", "--model", "llama-2-7b", "--task", "qlora", "--tokens", "1e8", "--prices",
+            os.path.join(TESTS, "fixtures", "plan", "prices.toml"))
+    code, out, err = run(*plan, "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    with tempfile.TemporaryDirectory() as d:
+        code, out, err = run(*plan, "--html")
+        assert code == 0, err
+        path = os.path.join(d, "plan.html")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(out)
+        strict(path)
+        page = load(path)
+        try:
+            assert page.console_problems() == [], page.console_problems()
+            assert page.requests() == ["file://" + os.path.abspath(path)], page.requests()
+            assert page.evaluate("document.querySelector('#verdict').dataset.verdict") == "fits"
+            # One bar part per item of the plan and one for the margin, each sized as the JSON says.
+            items = doc["memory"]["items"]
+            parts = page.evaluate("[...document.querySelectorAll('#memory svg.stacked rect.seg')].map("
+                                  "r => [r.textContent, r.getBoundingClientRect().width])")
+            shown = [i for i in items if i["bytes_per_gpu"] > 0]
+            assert len(parts) == len(shown) + (1 if doc["memory"]["margin_bytes_per_gpu"] > 0 else 0), parts
+            for item, (title, width) in zip(shown, parts):
+                assert title == f"{item['label']}: {item['gib_per_gpu']:.2f} GiB", (title, item)
+                assert width > 0, parts
+            total = sum(w for _, w in parts)
+            big = max(shown, key=lambda i: i["bytes_per_gpu"])
+            share = parts[shown.index(big)][1] / total
+            assert abs(share - big["bytes_per_gpu"] / doc["memory"]["need_bytes_per_gpu"]) < 0.01, share
+            heads = page.evaluate("[...document.querySelectorAll('#cards thead th')].map(e => e.textContent)")
+            assert heads[:4] == ["GPU", "GiB", "fits", "cards"] and "hours" in heads and "cost USD" in heads, heads
+            rows = page.evaluate("[...document.querySelectorAll('#cards tbody tr')].map(r => "
+                                 "[r.dataset.sku, r.cells[2].textContent, r.cells[3].textContent])")
+            fitting = [g for g in doc["gpus"] if g["cards"]]
+            assert rows[0] == [fitting[0]["sku"], "yes", str(fitting[0]["cards"])], (rows[0], fitting[0])
+            sizes = page.evaluate("[...document.querySelectorAll('svg.chart')].map(s => s.getBoundingClientRect().width)")
+            assert sizes and min(sizes) > 100, sizes
+            os.makedirs(SHOTS, exist_ok=True)
+            shot = os.path.join(SHOTS, "plan-qlora.png")
+            page.screenshot(shot)
+            assert not chromium.png_is_blank(shot), shot
+        finally:
+            page.close()
+        code, _, err = run(*plan, "--html", "--json")
+        assert code == 2, err
+
+
 if __name__ == "__main__":
     main(globals())
