@@ -10,8 +10,10 @@
 #include "core/error.hpp"
 #include "core/input_file.hpp"
 #include "monitor/run_compare.hpp"
+#include "plan/planned_job.hpp"
 #include "plan/rates_sources.hpp"
 #include "report/fleet_view.hpp"
+#include "report/offer_workload.hpp"
 #include "report/offers_view.hpp"
 #include "report/report_reader.hpp"
 #include "report/run_compare_view.hpp"
@@ -30,6 +32,7 @@ struct CompareArgs {
     std::optional<std::string> prices;
     std::optional<std::string> fleet;
     std::optional<std::string> output;
+    std::optional<std::string> workload;
     bool html = false;
     bool nhc = false;
 };
@@ -89,6 +92,21 @@ std::vector<OfferInput> read_inputs(const std::vector<std::string>& files) {
     return out;
 }
 
+// Each offer's measured rates, read as `gpuvet plan --measured` reads them, and the job planned on them.
+WorkloadComparison workload_on_inputs(const GlobalOptions& g, const PlannedJob& job,
+                                      const std::vector<OfferInput>& inputs, const PriceTable* prices) {
+    SpecDb db = load_specs(g);
+    std::vector<OfferRates> rates;
+    for (const OfferInput& in : inputs) rates.push_back({in.name, read_measured_report(in.path, db)});
+    return plan_on_offers(job, db, rates, prices);
+}
+
+void add_workload_section(std::string& text, const WorkloadComparison& w, bool markdown, bool html) {
+    if (markdown) text += workload_markdown(w);
+    else if (html) text.insert(text.rfind("</body>"), workload_html(w));
+    else text += workload_terminal(w);
+}
+
 bool is_run_report(const std::string& file) {
     return document_kind(read_input_file(file, "report", kReportFileLimitBytes), file) == "run";
 }
@@ -97,8 +115,8 @@ int compare_runs_cmd(const GlobalOptions& g, const CompareArgs& a) {
     if (a.files.size() != 2)
         throw usage_error("run reports compare two at a time (" + std::to_string(a.files.size()) + " given)",
                           "gpuvet compare a/gpuvet-run.json b/gpuvet-run.json");
-    if (a.prices || a.fleet || a.nhc || a.html || g.markdown)
-        throw usage_error("--prices, --fleet, --nhc, --html and --markdown are for check reports",
+    if (a.prices || a.fleet || a.nhc || a.html || g.markdown || a.workload)
+        throw usage_error("--prices, --fleet, --nhc, --html, --markdown and --workload are for check reports",
                           "compare two run reports in the terminal or with --json");
     std::error_code ec;
     if (fs::weakly_canonical(a.files[0], ec) == fs::weakly_canonical(a.files[1], ec))
@@ -133,6 +151,9 @@ int run_compare(const GlobalOptions& g, const CompareArgs& a) {
     if (a.fleet && a.prices)
         throw usage_error("--prices with --fleet", "a fleet is one model at one price: compare offers without --fleet");
     if (a.nhc && !a.fleet) throw usage_error("--nhc without --fleet", "use --fleet DIR --nhc");
+    if (a.workload && a.fleet)
+        throw usage_error("--workload with --fleet",
+                          "a planned job compares offers: gpuvet compare a.json b.json --workload job.json");
     int formats = int(g.json) + int(g.markdown) + int(a.html) + int(a.nhc);
     if (formats > 1)
         throw usage_error("more than one output format", "choose one of --json, --markdown, --html, --nhc");
@@ -142,12 +163,18 @@ int run_compare(const GlobalOptions& g, const CompareArgs& a) {
     // Everything is read and judged before anything is printed or written: bad input leaves no file.
     std::map<std::string, double> prices;
     std::string currency;
+    std::optional<PriceTable> table;
     if (a.prices) {
-        PriceTable t = read_prices(*a.prices, load_specs(g));
-        prices = t.per_card_hour;
-        currency = t.currency;
+        table = read_prices(*a.prices, load_specs(g));
+        prices = table->per_card_hour;
+        currency = table->currency;
     }
+    std::optional<PlannedJob> job;
+    if (a.workload)
+        job = parse_planned_job(read_input_file(*a.workload, "--workload", kReportFileLimitBytes), *a.workload);
     std::vector<OfferInput> inputs = read_inputs(files);
+    std::optional<WorkloadComparison> planned;
+    if (job) planned = workload_on_inputs(g, *job, inputs, table ? &*table : nullptr);
     Envelope env = finished_envelope(g);
     std::string text;
     int code = exit_code::ok;
@@ -164,10 +191,11 @@ int run_compare(const GlobalOptions& g, const CompareArgs& a) {
             if (nhc_line(f, n).find("| Healthy") == std::string::npos) code = exit_code::check_failed;
     } else {
         OfferComparison c = compare_offers(std::move(inputs), prices, currency);
-        text = g.json       ? render_offers_json(c, env)
-               : g.markdown ? render_offers_markdown(c)
+        text = g.json       ? render_offers_json(c, env, planned ? workload_to_json(*planned) : Json())
+                     : g.markdown ? render_offers_markdown(c)
                : a.html     ? render_offers_html(c)
                             : render_offers_terminal(c, st);
+        if (planned && !g.json) add_workload_section(text, *planned, g.markdown, a.html);
     }
     if (a.output) write_file_atomically(*a.output, text);
     else std::cout << text;
@@ -185,6 +213,9 @@ void add_compare_command(Cli cli) {
     sub->add_option("--prices", args->prices, "TOML price file: [prices] \"GPU name\" = price per card-hour")
         ->type_name("FILE");
     sub->add_option("--fleet", args->fleet, "a folder of many nodes' check reports of one GPU model")->type_name("DIR");
+    sub->add_option("--workload", args->workload,
+                    "a planned job ('gpuvet plan ... --json' output): its time and cost on each offer's measured rates")
+        ->type_name("FILE.json");
     sub->add_flag("--json", cli.global.json, "the comparison as a JSON document");
     sub->add_flag("--markdown", cli.global.markdown, "Markdown for a ticket or chat");
     sub->add_flag("--html", args->html, "a self-contained HTML page");
@@ -198,6 +229,7 @@ void add_compare_command(Cli cli) {
     sub->footer(
         "Examples:\n"
         "  gpuvet compare a.json b.json --prices prices.toml   the better offer per money, and why\n"
+        "  gpuvet compare a.json b.json --workload job.json --prices prices.toml   the planned job on each offer\n"
         "  gpuvet compare --fleet reports/ --nhc                one line per node for a scheduler\n"
         "  gpuvet compare a/gpuvet-run.json b/gpuvet-run.json   the same job on two servers: which was faster, why\n"
         "Exit codes: 0 compared (with --fleet: every node healthy), 1 --fleet found a node not healthy, 2 bad input.");

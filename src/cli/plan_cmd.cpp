@@ -13,6 +13,7 @@
 #include "plan/recommender.hpp"
 #include "core/strings.hpp"
 #include "report/json.hpp"
+#include "report/plan_html.hpp"
 #include "report/plan_view.hpp"
 #include "specs/spec_db.hpp"
 
@@ -27,7 +28,7 @@ struct PlanArgs {
     Workload w;
     SpeedAssumptions a;
     double tokens = 0;
-    bool list_models = false, all = false;
+    bool list_models = false, all = false, html = false;
     int top = 10;
 };
 
@@ -128,7 +129,8 @@ int run_plan(const GlobalOptions& g, PlanArgs a) {
     int code = rec.any_fits ? exit_code::ok : exit_code::check_failed;
 
     PlanView view{m, a.w, a.a, sc, one, rec, prices ? &*prices : nullptr, !measured.empty(), a.tokens, a.all, a.top};
-    if (g.json) std::cout << render_document(finished_envelope(g), plan_to_json(view));
+    if (a.html) std::cout << render_plan_html(finished_envelope(g), view);
+    else if (g.json) std::cout << render_document(finished_envelope(g), plan_to_json(view));
     else std::cout << render_plan(view);
     return code;
 }
@@ -178,6 +180,8 @@ void add_plan_command(Cli cli) {
     add_number_option(*sub, "--top", a->top, kTopRule, "rows of the card table (default 10)");
     sub->add_flag("--all", a->all, "every SKU, including those that do not fit");
     add_output_flags(*sub, cli.global, false, true);
+    sub->add_flag("--html", a->html, "print a self-contained HTML page: the memory bar and the card table")
+        ->excludes("--json");
     sub->footer(
         "Examples:\n"
         "  gpuvet plan --model llama-3-70b --batch 8 --seq 8192            serve 8 chats of 8k tokens\n"

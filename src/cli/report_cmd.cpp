@@ -5,9 +5,13 @@
 #include "cli/common.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/input_file.hpp"
 #include "report/html_report.hpp"
 #include "report/markdown.hpp"
 #include "report/report_reader.hpp"
+#include "report/run_html.hpp"
+#include "report/run_report_reader.hpp"
+#include "report/run_view.hpp"
 #include "report/style.hpp"
 #include "report/terminal.hpp"
 
@@ -23,16 +27,30 @@ struct ReportArgs {
     std::optional<std::string> output;
 };
 
+Style terminal_style(const GlobalOptions& g, const ReportArgs& a) {
+    Style st = a.output ? Style{} : detect_style(g.no_color);
+    if (a.width) st.width = *a.width;
+    st.verbose = g.verbose;
+    return st;
+}
+
+// A run report (gpuvet run --report DIR) has its own pages: the diagnosis, not a matrix of checks.
+std::string render_run_document(const GlobalOptions& g, const ReportArgs& a, const std::string& json) {
+    RunReportDoc d = read_run_report_doc(json, a.file);
+    if (a.html) return render_run_html(d.envelope, d.run, d.series);
+    if (a.markdown) return render_run_markdown(d.envelope, d.run);
+    return render_run_summary(d.run, terminal_style(g, a));
+}
+
 int run_report(const GlobalOptions& g, const ReportArgs& a) {
-    Report r = read_report_file(a.file);
+    std::string json = read_input_file(a.file, "report", kReportFileLimitBytes);
     std::string text;
-    if (a.html) text = render_html(r);
-    else if (a.markdown) text = render_markdown(r);
+    if (document_kind(json, a.file) == "run") text = render_run_document(g, a, json);
     else {
-        Style st = a.output ? Style{} : detect_style(g.no_color);
-        if (a.width) st.width = *a.width;
-        st.verbose = g.verbose;
-        text = render_terminal(r, st);
+        Report r = parse_report(json, a.file);
+        if (a.html) text = render_html(r);
+        else if (a.markdown) text = render_markdown(r);
+        else text = render_terminal(r, terminal_style(g, a));
     }
     if (a.output) write_file_atomically(*a.output, text);
     else std::cout << text;
@@ -44,7 +62,8 @@ int run_report(const GlobalOptions& g, const ReportArgs& a) {
 void add_report_command(Cli cli) {
     auto* sub = cli.app.add_subcommand("report", "Print a saved JSON report again: scorecard, Markdown or HTML");
     auto args = std::make_shared<ReportArgs>();
-    sub->add_option("file", args->file, "a JSON report 'gpuvet check --json' or --report DIR wrote")
+    sub->add_option("file", args->file,
+                    "a JSON report 'gpuvet check --json', check --report DIR or run --report DIR wrote")
         ->required()
         ->type_name("FILE.json");
     auto* html = sub->add_flag("--html", args->html, "the self-contained HTML page (no network, inline SVG charts)");
@@ -60,6 +79,7 @@ void add_report_command(Cli cli) {
         "  gpuvet report box.json                  the compact scorecard again\n"
         "  gpuvet report box.json --html -o box.html   a page to attach to a ticket\n"
         "  gpuvet report box.json --markdown       paste into a ticket or chat\n"
+        "  gpuvet report out/gpuvet-run.json --html -o run.html   a trial run's diagnosis and timeline\n"
         "Exit codes: 0 printed, 2 the file is not a report this build reads.");
     on_chosen(cli, *sub, "report", [args](const GlobalOptions& g) { return run_report(g, *args); });
 }

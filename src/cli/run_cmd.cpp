@@ -17,6 +17,7 @@
 #include "monitor/run_record.hpp"
 #include "monitor/run_session.hpp"
 #include "monitor/sampling_loop.hpp"
+#include "report/run_html.hpp"
 #include "report/run_json.hpp"
 #include "report/run_view.hpp"
 
@@ -133,6 +134,7 @@ int run_run_cmd(const GlobalOptions& g, const RunArgs& a) {
         std::filesystem::path dir = report_folder(*g.report_dir);
         write_file_atomically(dir / "gpuvet-run.json", render_run_json(env, r));
         write_file_atomically(dir / "gpuvet-run.txt", render_run_summary(r, Style{false, 100, true}));
+        write_file_atomically(dir / "report.html", render_run_html(env, r, run_series(r)));
     }
     Style st = detect_style(g.no_color);
     st.color = st.color && ::isatty(STDERR_FILENO);
@@ -156,7 +158,7 @@ void add_run_command(Cli cli) {
     sub->add_option("--note", args->note, "a free-text note kept in the report");
     sub->add_flag("--judge", args->judge,
                   "exit with the verdict (0 healthy, 1 bottleneck found, 3 the job failed) instead of the job's code");
-    sub->add_option("--report", cli.global.report_dir, "write gpuvet-run.json and gpuvet-run.txt into DIR")
+    sub->add_option("--report", cli.global.report_dir, "write gpuvet-run.json, gpuvet-run.txt and report.html into DIR")
         ->type_name("DIR");
     sub->add_flag("--no-color", cli.global.no_color, "no colours in the summary");
     sub->add_flag("-v,--verbose", cli.global.verbose, "also list every signal that was not measured, and why");

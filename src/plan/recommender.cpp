@@ -28,9 +28,6 @@ const Scenario& find_scenario(const std::string& key) {
     throw usage_error("unknown scenario '" + key + "'", "choose one of: " + list);
 }
 
-namespace {
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
 CardRates rates_for(const GpuSpec& g, const Scenario& sc, const std::map<std::string, MeasuredRates>& measured) {
     CardRates r;
     r.bandwidth_gbps = g.memory_bandwidth_gbps;
@@ -46,6 +43,10 @@ CardRates rates_for(const GpuSpec& g, const Scenario& sc, const std::map<std::st
     }
     return r;
 }
+
+namespace {
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
 // Card counts tried: the one asked for, else powers of two up to the limit.
 std::vector<int> candidate_counts(const Workload& w, int max_cards) {
     std::vector<int> counts;

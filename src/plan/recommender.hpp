@@ -40,6 +40,9 @@ struct Recommendation {
     std::string suggestion;  // when nothing (or not the asked SKU) fits
 };
 
+// The rates a card is planned with: the datasheet's, replaced by what `measured` holds for its SKU.
+CardRates rates_for(const GpuSpec& g, const Scenario& sc, const std::map<std::string, MeasuredRates>& measured);
+
 Recommendation recommend(const ModelArch& m, const Workload& w, const SpecDb& db, const Scenario& sc,
                          const SpeedAssumptions& a, const std::map<std::string, MeasuredRates>& measured,
                          const PriceTable* prices, int max_cards = 64);

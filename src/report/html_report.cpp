@@ -6,7 +6,6 @@
 
 #include "core/strings.hpp"
 #include "report/html_sections.hpp"
-#include "report/html_style.hpp"
 #include "report/result_grid.hpp"
 #include "report/svg.hpp"
 #include "report/terminal.hpp"
@@ -254,18 +253,9 @@ std::string render_html(const Report& r) {
     body += all_results(r, src);
     body += footnotes(src);
     std::string title = "gpuvet " + r.command + " · " + r.machine.hostname.value_or("") + " · " + verdict_headline(r);
-    // The policy forbids every fetch: the page is one file, and a mail client or browser opening it
-    // goes nowhere.
-    return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
-           "img-src data:\">"
-           "<meta name=\"color-scheme\" content=\"light dark\"><title>" +
-           e(title) + "</title><style>" + kHtmlStyle + "</style></head><body>" + body +
-           "<footer class=\"note\">Written by gpuvet " + e(r.tool_version) + " from a schema " +
-           std::to_string(r.schema_version) +
-           " report. Units: decimal GB/s and TFLOPS as datasheets use them, GiB for memory "
-           "sizes.</footer></body></html>\n";
+    return html_page(title, body,
+                     "Written by gpuvet " + e(r.tool_version) + " from a schema " + std::to_string(r.schema_version) +
+                         " report. Units: decimal GB/s and TFLOPS as datasheets use them, GiB for memory sizes.");
 }
 
 }  // namespace gpuvet

@@ -7,6 +7,7 @@
 
 #include "core/clock_reasons.hpp"
 #include "core/strings.hpp"
+#include "report/html_style.hpp"
 #include "report/svg.hpp"
 #include "report/terminal.hpp"
 
@@ -17,6 +18,18 @@ std::string figure_title(const Measurement& m) {
     std::string ref = render_reference(m);
     if (!ref.empty()) t += " · " + ref;
     return t;
+}
+
+std::string html_page(const std::string& title, const std::string& body, const std::string& footer) {
+    // The policy forbids every fetch: the page is one file, and a mail client or browser opening it
+    // goes nowhere.
+    return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+           "img-src data:\">"
+           "<meta name=\"color-scheme\" content=\"light dark\"><title>" +
+           escape_html(title) + "</title><style>" + kHtmlStyle + "</style></head><body>" + body +
+           "<footer class=\"note\">" + footer + "</footer></body></html>\n";
 }
 
 std::string html_spec_bars(const ResultGrid& g) {
@@ -126,6 +139,7 @@ std::optional<double> constant_value(const std::vector<const TimeSeries*>& serie
 }
 
 std::string colour_key(const std::vector<const TimeSeries*>& series) {
+    if (series.size() == 1 && !series.front()->gpu) return {};  // one line, named by its caption
     std::string out = "<p class=\"key note\">";
     for (std::size_t i = 0; i < series.size(); ++i)
         out += "<span><i class=\"s" + std::to_string(i % 8) + "\"></i>" +
@@ -146,8 +160,9 @@ std::string group_charts(const std::string& group, const std::vector<std::string
             if (!s->t_s.empty()) t0 = std::min(t0, s->t_s.front()), t1 = std::max(t1, s->t_s.back());
         std::string name = split_key(key).second, unit = series.front()->unit;
         if (auto c = constant_value(series)) {
-            flat += "<li><code>" + escape_html(name) + "</code>: " + escape_html(format_number(*c, 4) + " " + unit) +
-                    " in every sample" + (series.size() > 1 ? " of every GPU" : "") + "</li>";
+            flat += "<li data-series=\"" + escape_html(key) + "\"><code>" + escape_html(name) +
+                    "</code>: " + escape_html(format_number(*c, 4) + " " + unit) + " in every sample" +
+                    (series.size() > 1 ? " of every GPU" : "") + "</li>";
             continue;
         }
         if (!first) first = &series;
@@ -184,13 +199,18 @@ std::string group_charts(const std::string& group, const std::vector<std::string
 }  // namespace
 
 std::string html_timeline(const Report& r) {
-    if (r.series.empty()) return {};
+    return html_series_timeline(r.series, [](const std::string& key) { return split_key(key).first; });
+}
+
+std::string html_series_timeline(const std::vector<TimeSeries>& series,
+                                 const std::function<std::string(const std::string&)>& group_of) {
+    if (series.empty()) return {};
     // Groups in the order met; per group its numeric keys and its bitmask series.
     std::vector<std::string> groups;
     std::map<std::string, std::vector<std::string>> keys;
     std::map<std::string, std::vector<const TimeSeries*>> by_key, masks;
-    for (auto& s : r.series) {
-        auto [group, name] = split_key(s.key);
+    for (auto& s : series) {
+        std::string group = group_of(s.key);
         if (std::find(groups.begin(), groups.end(), group) == groups.end()) groups.push_back(group);
         if (s.unit == "bitmask") {
             masks[group].push_back(&s);

@@ -45,6 +45,9 @@ svg .event.fault{fill:var(--fail)}svg .event.limit{fill:var(--warn)}
 figure.heat-box{max-width:520px}
 svg .s0{stroke:#1f77b4}svg .s1{stroke:#d62728}svg .s2{stroke:#2ca02c}svg .s3{stroke:#9467bd}
 svg .s4{stroke:#ff7f0e}svg .s5{stroke:#17becf}svg .s6{stroke:#8c564b}svg .s7{stroke:#e377c2}
+svg .seg.s0{fill:#1f77b4}svg .seg.s1{fill:#d62728}svg .seg.s2{fill:#2ca02c}svg .seg.s3{fill:#9467bd}
+svg .seg.s4{fill:#ff7f0e}svg .seg.s5{fill:#17becf}svg .seg.s6{fill:#8c564b}svg .seg.s7{fill:#e377c2}
+svg text.seg-label{fill:#fff;font-size:11px;font-weight:600}
 svg .heat.h0{fill:var(--h0)}svg .heat.h1{fill:var(--h1)}svg .heat.h2{fill:var(--h2)}svg .heat.h3{fill:var(--h3)}svg .heat.h4{fill:var(--h4)}
 svg text.cell{fill:#000;font-size:9px}svg .heat.h0+text.cell,svg .heat.h1+text.cell{fill:#fff}
 ol.sources{font-size:12px;color:var(--mute)}

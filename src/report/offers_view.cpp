@@ -100,7 +100,7 @@ std::string render_offers_terminal(const OfferComparison& c, const Style& st) {
     return o.str();
 }
 
-std::string render_offers_json(const OfferComparison& c, const Envelope& e) {
+std::string render_offers_json(const OfferComparison& c, const Envelope& e, const Json& workload) {
     Json offers = Json::array();
     for (auto& o : c.offers) {
         Json figs = Json::array();
@@ -134,6 +134,7 @@ std::string render_offers_json(const OfferComparison& c, const Envelope& e) {
               {"decided_by", c.decided_by},
               {"reasons", c.reasons},
               {"notes", c.notes}};
+    if (!workload.is_null()) body["workload"] = workload;
     return render_document(e, body);
 }
 

@@ -132,6 +132,37 @@ void render_cards(std::ostream& o, const PlanView& v) {
     o << "\n" << wrap(v.rec.any_fits ? "Fits: " : "Does not fit: ", v.rec.suggestion, 100, 2) << "\n";
 }
 
+// Every knob of the workload, so `gpuvet compare --workload` plans the same job again on measured rates.
+Json workload_json(const PlanView& v) {
+    const Workload& w = v.w;
+    return Json{{"task", to_string(w.task)},
+                {"model_key", v.model.key},
+                {"model_type", v.model.model_type},
+                {"fixed_params", v.model.fixed_params},
+                {"recipe", w.recipe},
+                {"batch", w.batch},
+                {"seq", w.seq},
+                {"weight_dtype", w.weight_dtype},
+                {"kv_dtype", w.kv_dtype},
+                {"lora_rank", w.lora_rank},
+                {"lora_targets", w.lora_targets},
+                {"checkpointing", w.checkpointing},
+                {"flash_attention", w.flash_attention},
+                {"zero_stage", opt(w.zero_stage)},
+                {"offload_optimizer", w.offload_optimizer},
+                {"offload_params", w.offload_params},
+                {"tp", w.tp},
+                {"gpus", opt(w.gpus)},
+                {"margin", w.margin},
+                {"cuda_context_gib", w.cuda_context_gib},
+                {"engine_memory_fraction", w.engine_memory_fraction},
+                {"activations_gib", opt(w.activations_gib)},
+                {"prefill_chunk", w.prefill_chunk},
+                {"token_budget", w.token_budget},
+                {"mfu", v.a.mfu},
+                {"bandwidth_efficiency", v.a.bandwidth_eff}};
+}
+
 }  // namespace
 
 Json plan_to_json(const PlanView& v) {
@@ -162,6 +193,7 @@ Json plan_to_json(const PlanView& v) {
           {"active_params", active_parameter_count(v.model)},
           {"source", v.model.source}}},
         {"task", to_string(v.w.task)},
+        {"workload", workload_json(v)},
         {"scenario", v.scenario.key},
         {"assumptions", {{"mfu", v.a.mfu}, {"bandwidth_efficiency", v.a.bandwidth_eff}, {"margin", v.w.margin}}},
         {"memory", to_json(v.memory)},

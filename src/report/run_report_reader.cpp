@@ -1,5 +1,7 @@
 #include "report/run_report_reader.hpp"
 
+#include <optional>
+
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
@@ -38,9 +40,116 @@ RuleFinding rd_finding(const Json& j) {
     return f;
 }
 
+std::string rd_str(const Json& j, const char* key) {
+    auto it = j.find(key);
+    return (it != j.end() && it->is_string()) ? it->get<std::string>() : std::string();
+}
+
+void read_diagnosis(const Json& d, Diagnosis& out) {
+    if (d.contains("primary") && d["primary"].is_object()) out.primary = rd_finding(d["primary"]);
+    if (d.contains("others") && d["others"].is_array())
+        for (const Json& f : d["others"])
+            if (f.is_object()) out.others.push_back(rd_finding(f));
+    if (d.contains("not_judged") && d["not_judged"].is_array())
+        for (const Json& n : d["not_judged"])
+            if (n.is_string()) out.not_judged.push_back(n.get<std::string>());
+    out.seed_peak_percent = rd(d, "seed_peak_utilization_percent");
+    if (d.contains("seed_peak_reached") && d["seed_peak_reached"].is_boolean())
+        out.seed_peak_reached = d["seed_peak_reached"].get<bool>();
+    if (d.contains("gpu_used") && d["gpu_used"].is_boolean()) out.gpu_used = d["gpu_used"].get<bool>();
+}
+
+GpuRunSummary read_gpu(const Json& g) {
+    GpuRunSummary s;
+    if (g.contains("index") && g["index"].is_number_integer()) s.facts.index = g["index"].get<int>();
+    s.facts.name = rd_str(g, "name");
+    s.utilization_percent = rd_stat(g, "utilization_percent");
+    s.utilization_peak_percent = rd(g, "utilization_peak_percent");
+    s.sm_activity_percent = rd_stat(g, "sm_activity_percent");
+    s.tensor_activity_percent = rd_stat(g, "tensor_activity_percent");
+    s.dram_bandwidth_percent = rd_stat(g, "dram_bandwidth_percent");
+    s.power_w = rd_stat(g, "power_w");
+    s.power_limit_w = rd(g, "power_limit_w");
+    s.memory_used_bytes = rd_stat(g, "memory_used_bytes");
+    s.facts.memory_total_bytes = rd(g, "memory_total_bytes");
+    s.sm_clock_mhz = rd_stat(g, "sm_clock_mhz");
+    s.temperature_c = rd_stat(g, "temperature_c");
+    s.pcie_rx_bytes_per_s = rd_stat(g, "pcie_rx_bytes_per_s");
+    s.pcie_tx_bytes_per_s = rd_stat(g, "pcie_tx_bytes_per_s");
+    s.nvlink_rx_bytes_per_s = rd_stat(g, "nvlink_rx_bytes_per_s");
+    s.nvlink_tx_bytes_per_s = rd_stat(g, "nvlink_tx_bytes_per_s");
+    s.power_cap_fraction = rd(g, "power_cap_fraction");
+    s.thermal_fraction = rd(g, "thermal_fraction");
+    s.power_brake_fraction = rd(g, "power_brake_fraction");
+    if (g.contains("lost") && g["lost"].is_boolean()) s.lost = g["lost"].get<bool>();
+    s.lost_at_s = rd(g, "lost_at_s");
+    return s;
+}
+
+void read_host(const Json& h, HostRunSummary& out) {
+    if (h.contains("cpus") && h["cpus"].is_number_integer()) out.cpus = h["cpus"].get<int>();
+    out.tree_cpu_cores = rd_stat(h, "tree_cpu_cores");
+    out.main_cpu_cores = rd_stat(h, "main_cpu_cores");
+    out.workers_cpu_cores = rd_stat(h, "workers_cpu_cores");
+    out.host_busy_percent = rd_stat(h, "host_busy_percent");
+    out.steal_percent = rd_stat(h, "steal_percent");
+    out.psi_cpu_percent = rd_stat(h, "psi_cpu_percent");
+    out.psi_io_percent = rd_stat(h, "psi_io_percent");
+    out.disk_read_bytes_per_s = rd_stat(h, "disk_read_bytes_per_s");
+    out.rchar_bytes_per_s = rd_stat(h, "rchar_bytes_per_s");
+    out.net_rx_bytes_per_s = rd_stat(h, "net_rx_bytes_per_s");
+    out.memory_used_bytes = rd_stat(h, "memory_used_bytes");
+}
+
+void read_run_fields(const Json& run, RunResult& r) {
+    if (run.contains("command") && run["command"].is_array())
+        for (const Json& a : run["command"])
+            if (a.is_string()) r.command.push_back(a.get<std::string>());
+    r.tag = rd_str(run, "tag");
+    r.note = rd_str(run, "note");
+    if (run.contains("exit_code") && run["exit_code"].is_number_integer()) r.exit_code = run["exit_code"].get<int>();
+    r.wall_s = rd(run, "wall_s");
+    if (run.contains("window") && run["window"].is_object()) {
+        r.window_start_s = rd(run["window"], "start_s");
+        r.window_end_s = rd(run["window"], "end_s");
+        r.window_rule = rd_str(run["window"], "rule");
+    }
+    r.no_gpu_reason = rd_str(run, "no_gpu_reason");
+    if (run.contains("notes") && run["notes"].is_array())
+        for (const Json& n : run["notes"])
+            if (n.is_string()) r.notes.push_back(n.get<std::string>());
+    if (run.contains("absent") && run["absent"].is_object())
+        for (auto it = run["absent"].begin(); it != run["absent"].end(); ++it)
+            if (it->is_string()) r.absent[it.key()] = it->get<std::string>();
+    if (run.contains("diagnosis") && run["diagnosis"].is_object()) read_diagnosis(run["diagnosis"], r.diagnosis);
+    if (run.contains("gpus") && run["gpus"].is_array())
+        for (const Json& g : run["gpus"])
+            if (g.is_object()) r.gpus.push_back(read_gpu(g));
+    if (run.contains("host") && run["host"].is_object()) read_host(run["host"], r.host);
+}
+
+// One entry of `series`; values that are not numbers (null: not measured) become gaps.
+std::optional<TimeSeries> read_series(const Json& s) {
+    if (!s.is_object() || !s.contains("key") || !s["key"].is_string()) return std::nullopt;
+    if (!s.contains("t_s") || !s["t_s"].is_array() || !s.contains("values") || !s["values"].is_array())
+        return std::nullopt;
+    TimeSeries out;
+    out.key = s["key"].get<std::string>();
+    out.unit = rd_str(s, "unit");
+    if (s.contains("gpu") && s["gpu"].is_number_integer()) out.gpu = s["gpu"].get<int>();
+    const Json& t = s["t_s"];
+    const Json& v = s["values"];
+    for (std::size_t i = 0; i < t.size() && i < v.size(); ++i) {
+        if (!t[i].is_number()) continue;  // a point without a time cannot be placed
+        out.t_s.push_back(t[i].get<double>());
+        out.values.push_back(v[i].is_number() ? v[i].get<double>() : kUnmeasured);
+    }
+    return out;
+}
+
 }  // namespace
 
-RunResult read_run_report(const std::string& text, const std::string& name) {
+RunReportDoc read_run_report_doc(const std::string& text, const std::string& name) {
     check_json_nesting(text, name);
     Json j = Json::parse(text, nullptr, false);
     const std::string fix = "give the gpuvet-run.json that `gpuvet run --report DIR` wrote";
@@ -50,56 +159,26 @@ RunResult read_run_report(const std::string& text, const std::string& name) {
     bool is_run = command != j.end() && command->is_string() && command->get<std::string>() == "run";
     if (!is_run || !j.contains("run") || !j["run"].is_object())
         throw input_error(name + ": not a gpuvet run report (no \"command\": \"run\" with a \"run\" object)", fix);
-    const Json& run = j["run"];
-    RunResult r;
+    RunReportDoc doc;
     try {
-        if (run.contains("command") && run["command"].is_array())
-            for (const Json& a : run["command"])
-                if (a.is_string()) r.command.push_back(a.get<std::string>());
-        if (run.contains("tag") && run["tag"].is_string()) r.tag = run["tag"].get<std::string>();
-        if (run.contains("note") && run["note"].is_string()) r.note = run["note"].get<std::string>();
-        if (run.contains("exit_code") && run["exit_code"].is_number_integer())
-            r.exit_code = run["exit_code"].get<int>();
-        r.wall_s = rd(run, "wall_s");
-        if (run.contains("window") && run["window"].is_object()) {
-            r.window_start_s = rd(run["window"], "start_s");
-            r.window_end_s = rd(run["window"], "end_s");
-        }
-        if (run.contains("no_gpu_reason") && run["no_gpu_reason"].is_string())
-            r.no_gpu_reason = run["no_gpu_reason"].get<std::string>();
-        if (run.contains("diagnosis") && run["diagnosis"].is_object()) {
-            const Json& d = run["diagnosis"];
-            if (d.contains("primary") && d["primary"].is_object()) r.diagnosis.primary = rd_finding(d["primary"]);
-            if (d.contains("others") && d["others"].is_array())
-                for (const Json& f : d["others"])
-                    if (f.is_object()) r.diagnosis.others.push_back(rd_finding(f));
-            r.diagnosis.seed_peak_percent = rd(d, "seed_peak_utilization_percent");
-        }
-        if (run.contains("gpus") && run["gpus"].is_array())
-            for (const Json& g : run["gpus"]) {
-                if (!g.is_object()) continue;
-                GpuRunSummary s;
-                s.facts.index = g.value("index", 0);
-                s.facts.name = g.value("name", "");
-                s.utilization_percent = rd_stat(g, "utilization_percent");
-                s.sm_activity_percent = rd_stat(g, "sm_activity_percent");
-                s.power_w = rd_stat(g, "power_w");
-                s.memory_used_bytes = rd_stat(g, "memory_used_bytes");
-                s.sm_clock_mhz = rd_stat(g, "sm_clock_mhz");
-                r.gpus.push_back(s);
-            }
-        if (run.contains("host") && run["host"].is_object()) {
-            const Json& h = run["host"];
-            r.host.cpus = h.value("cpus", 0);
-            r.host.tree_cpu_cores = rd_stat(h, "tree_cpu_cores");
-            r.host.host_busy_percent = rd_stat(h, "host_busy_percent");
-            r.host.disk_read_bytes_per_s = rd_stat(h, "disk_read_bytes_per_s");
-            r.host.steal_percent = rd_stat(h, "steal_percent");
-        }
+        doc.envelope.command = "run";
+        doc.envelope.tool_version = rd_str(j, "tool_version");
+        doc.envelope.started_at = rd_str(j, "started_at");
+        doc.envelope.finished_at = rd_str(j, "finished_at");
+        if (j.contains("schema_version") && j["schema_version"].is_number_integer())
+            doc.envelope.schema_version = j["schema_version"].get<int>();
+        read_run_fields(j["run"], doc.run);
+        if (j.contains("series") && j["series"].is_array())
+            for (const Json& s : j["series"])
+                if (auto ts = read_series(s)) doc.series.push_back(std::move(*ts));
     } catch (const Json::exception& e) {
         throw input_error(name + ": malformed run report (" + e.what() + ")", fix);
     }
-    return r;
+    return doc;
+}
+
+RunResult read_run_report(const std::string& text, const std::string& name) {
+    return read_run_report_doc(text, name).run;
 }
 
 }  // namespace gpuvet

@@ -122,7 +122,7 @@ std::string svg_lines(const std::vector<Line>& lines, const std::string& unit, c
         s += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", num(left - 4),
                          num(y(v) + 4), escape_html(format_number(v, 3)));
     s += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\">{} s</text>", num(left), num(top + plot_h + 14),
-                     escape_html(format_number(t0, 3)));
+                     escape_html(format_number(std::abs(t0) < 1e-3 ? 0 : t0, 3)));  // the first tick, not 9.5e-07
     s += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{} s · {}</text>", num(left + width),
                      num(top + plot_h + 14), escape_html(format_number(t1, 3)), escape_html(unit));
     for (std::size_t k = 0; k < lines.size(); ++k) {
@@ -169,7 +169,7 @@ std::string svg_bands(const std::vector<std::string>& rows, const std::vector<Ba
             b.fault ? "fault" : "limit", num(x(b.from_s)), num(top + row_h * double(b.row) + 1),
             num(std::max(1.5, x(b.to_s) - x(b.from_s))), num(row_h - 2), escape_html(b.title));
     s += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\">{} s</text>", num(left), num(h - 4),
-                     escape_html(format_number(t0, 3)));
+                     escape_html(format_number(std::abs(t0) < 1e-3 ? 0 : t0, 3)));  // the first tick, not 9.5e-07
     s += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{} s</text>", num(left + width),
                      num(h - 4), escape_html(format_number(t1, 3)));
     return s + "</svg>";
@@ -206,6 +206,32 @@ std::string svg_heatmap(const std::vector<std::vector<std::optional<double>>>& c
                 num(left + cell * (double(c) + 0.5)), num(top + cell * (double(r) + 0.5) + 4),
                 escape_html(format_number(v, 3)));
         }
+    return s + "</svg>";
+}
+
+std::string svg_stacked_bar(const std::vector<Segment>& parts, const std::string& unit, const std::string& caption) {
+    const double left = 4, width = 712, top = 4, bar_h = 34;
+    double total = 0;
+    for (const Segment& p : parts) total += std::max(0.0, p.value);
+    std::string s = fmt::format(
+        "<svg class=\"chart stacked\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\"><title>{}</title>",
+        num(left + width + 4), num(top + bar_h + 20), escape_html(caption), escape_html(caption));
+    double x = left;
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+        double w = total > 0 ? width * std::max(0.0, parts[k].value) / total : 0;
+        if (w <= 0) continue;
+        s += fmt::format("<rect class=\"seg {}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}</title></rect>",
+                         series_class(k), num(x), num(top), num(w), num(bar_h), escape_html(parts[k].title));
+        // A label only where it fits: about 6 px per character at this size.
+        std::string text = format_number(parts[k].value, 3);
+        if (w > 6.0 * double(text.size()) + 8)
+            s += fmt::format("<text class=\"seg-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+                             num(x + w / 2), num(top + bar_h / 2 + 4), escape_html(text));
+        x += w;
+    }
+    s += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\">0</text>", num(left), num(top + bar_h + 14));
+    s += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{} {}</text>", num(left + width),
+                     num(top + bar_h + 14), escape_html(format_number(total, 4)), escape_html(unit));
     return s + "</svg>";
 }
 

@@ -43,6 +43,15 @@ struct Band {
 std::string svg_bands(const std::vector<std::string>& rows, const std::vector<Band>& bands, double t0_s, double t1_s,
                       const std::string& caption);
 
+// One part of a stacked bar ("weights", 15.0 GiB), drawn in its series colour.
+struct Segment {
+    std::string label;
+    double value = 0;
+    std::string title;  // hover text
+};
+// A horizontal bar of parts laid end to end, each labelled with its value and `unit` where it fits.
+std::string svg_stacked_bar(const std::vector<Segment>& parts, const std::string& unit, const std::string& caption);
+
 // A square matrix of values (row -> column); absent cells are blank. `labels` name rows and columns.
 std::string svg_heatmap(const std::vector<std::vector<std::optional<double>>>& cells,
                         const std::vector<std::string>& labels, const std::string& unit, const std::string& caption);

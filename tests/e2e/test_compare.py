@@ -154,5 +154,96 @@ def test_report_reads_an_older_schema_it_understands():
         assert code == 0 and out.startswith("# gpuvet check: GO"), (code, err)
 
 
+def planned_job(d, *args, name="job.json"):
+    """A plan document produced now, as a user would: gpuvet plan ... --json > job.json."""
+    code, out, err = run("plan", *args, "--json")
+    assert code in (0, 1), err
+    return write(os.path.join(d, name), out)
+
+
+def test_workload_is_planned_on_each_offers_measured_rates():
+    with tempfile.TemporaryDirectory() as d:
+        job = planned_job(d, "--model", "llama-2-7b", "--task", "qlora", "--tokens", "1e8")
+        prices = write(os.path.join(d, "prices.toml"), PRICES)
+        offers = [fixture("healthy-8gpu"), fixture("faulty-2gpu")]
+        code, out, err = run("compare", *offers, "--workload", job, "--prices", prices, "--json")
+        assert code == 0, err
+        w = json.loads(out)["workload"]
+        assert w["currency"] == "USD" and w["job"].startswith("Llama-2-7B, QLoRA"), w
+        assert {o["name"] for o in w["offers"]} == {"healthy-8gpu", "faulty-2gpu"}, w
+        for o in w["offers"]:
+            # The same figures `gpuvet plan --measured REPORT` gives for that card: one rate model.
+            code, plan_out, err = run("plan", "--model", "llama-2-7b", "--task", "qlora", "--tokens", "1e8",
+                                      "--measured", fixture(o["name"]), "--prices", prices, "--json")
+            assert code == 0, err
+            row = next(g for g in json.loads(plan_out)["gpus"] if g["rates_source"] == "measured")
+            assert o["gpu"] == row["name"] and o["cards"] == row["cards"], (o, row)
+            assert o["tokens_per_s"] == row["train_tokens_per_s"] and o["hours"] == row["hours_for_budget"], (o, row)
+            assert o["cost"] == row["cost"] and abs(o["cost"] - o["hours"] * o["cards"] * 2.49) < 1e-6, o
+            assert o["measured_rate"] < o["datasheet_rate"], o  # measured, not the datasheet's 990 TFLOPS
+        costs = {o["name"]: o["cost"] for o in w["offers"]}
+        assert w["cheapest"] == min(costs, key=costs.get), w
+        assert [o["cost"] for o in w["offers"]] == sorted(costs.values()), "ranked by cost"
+        speeds = {o["name"]: o["tokens_per_s"] for o in w["offers"]}
+        assert w["fastest"] == max(speeds, key=speeds.get), w
+        code, out, err = run("compare", *offers, "--workload", job, "--prices", prices, "--no-color")
+        assert code == 0, err
+        assert "The planned job on each offer: Llama-2-7B, QLoRA" in out and "Cheapest: " in out, out
+        assert "Fastest: " + w["fastest"] in out and "BF16/FP16 dense TFLOPS per card" in out, out
+        code, md, err = run("compare", *offers, "--workload", job, "--prices", prices, "--markdown")
+        assert code == 0 and "## The planned job on each offer" in md and "| cost USD |" in md, md
+        code, page, err = run("compare", *offers, "--workload", job, "--prices", prices, "--html")
+        assert code == 0, err
+        from test_html_report import StrictParser
+        p = StrictParser()
+        p.feed(page)
+        p.close()
+        assert not p.errors and p.stack == [], (p.errors, p.stack)
+        assert '<section id="workload">' in page and 'data-offer="' + w["cheapest"] + '"' in page, page[-2000:]
+
+
+def test_workload_that_fits_nowhere_or_an_offer_without_rates_is_said_per_offer():
+    with tempfile.TemporaryDirectory() as d:
+        job = planned_job(d, "--model", "llama-2-70b", "--task", "full", "--gpus", "1")
+        # An offer whose report matched its GPUs to no datasheet: no measured rate to plan with.
+        doc = json.load(open(fixture("healthy-2gpu")))
+        for g in doc["gpus"]:
+            g.pop("sku", None)
+            g.pop("sku_match", None)
+        blind = write(os.path.join(d, "blind.json"), json.dumps(doc))
+        code, out, err = run("compare", fixture("healthy-8gpu"), blind, "--workload", job, "--json")
+        assert code == 0, err
+        by = {o["name"]: o for o in json.loads(out)["workload"]["offers"]}
+        assert "does not fit on H100 SXM5 80GB within 1 cards" in by["healthy-8gpu"]["absent_reason"], by
+        assert by["healthy-8gpu"]["hours"] is None and by["healthy-8gpu"]["cards"] is None, by
+        assert "measured no rate" in by["blind"]["absent_reason"], by
+        # healthy-8gpu measured GEMM but not its memory bandwidth: inference says so, it does not pass it off.
+        code, out, err = run("compare", fixture("healthy-8gpu"), fixture("faulty-2gpu"), "--workload",
+                             planned_job(d, "--params", "7B", "--task", "inference", name="serve.json"), "--json")
+        by = {o["name"]: o for o in json.loads(out)["workload"]["offers"]}
+        assert by["healthy-8gpu"]["rate_measured"] is False and by["healthy-8gpu"]["measured_rate"] is None, by
+        assert by["faulty-2gpu"]["rate_measured"] is True and abs(by["faulty-2gpu"]["measured_rate"] - 3000) < 0.01, by
+        code, out, err = run("compare", fixture("healthy-8gpu"), blind, "--workload", job, "--no-color")
+        assert "No offer could run the job on measured rates." in out, out
+        code, out, err = run("compare", fixture("healthy-8gpu"), fixture("faulty-2gpu"), "--workload",
+                             os.path.join(d, "serve.json"), "--no-color")
+        assert "memory bandwidth GB/s per card not measured (the datasheet's 3350 is used)" in out, out
+
+
+def test_workload_that_is_not_a_plan_is_exit_2_and_writes_nothing():
+    with tempfile.TemporaryDirectory() as d:
+        out_file = os.path.join(d, "out.md")
+        offers = [fixture("healthy-8gpu"), fixture("faulty-2gpu")]
+        for bad, why in ((fixture("healthy-1gpu"), "not a plan document"),
+                         (write(os.path.join(d, "cut.json"), '{"command": "plan", "work'), "not JSON")):
+            code, out, err = run("compare", *offers, "--workload", bad, "-o", out_file)
+            assert code == 2 and why in err and "gpuvet plan" in err, (code, err)
+            assert not os.path.exists(out_file)
+        old = json.loads(run("plan", "--model", "llama-2-7b", "--json")[1])
+        del old["workload"]
+        code, _, err = run("compare", *offers, "--workload", write(os.path.join(d, "old.json"), json.dumps(old)))
+        assert code == 2 and "no \"workload\"" in err, err
+
+
 if __name__ == "__main__":
     main(globals())

@@ -1,12 +1,33 @@
 """The HTML report, rendered by headless Chromium (Debian's chromium, over the DevTools protocol):
 it loads with no console errors and no network request, the screenshot is not blank, the verdict,
 matrix and charts are there, it fits a phone's width, and a strict parser accepts the markup."""
+import json
 import os
+import sys
 import tempfile
 from html.parser import HTMLParser
 
 import chromium
 from harness import main, run
+
+BUILD = os.environ.get("GPUVET_BUILD_DIR", "build")
+TESTS = os.environ.get("GPUVET_TEST_DIR", os.path.join(os.path.dirname(__file__), ".."))
+# The driver doubles hold the GPU at its power cap (run_power_cap.toml) while a real job burns the CPU.
+POWER_CAP = {
+    "GPUVET_LIBCUDA": os.path.join(BUILD, "tests", "fakes", "libfakecuda.so"),
+    "GPUVET_LIBNVML": os.path.join(BUILD, "tests", "fakes", "libfakenvml.so"),
+    "GPUVET_FAKE_SCENARIO": os.path.join(TESTS, "fakes", "scenarios", "run_power_cap.toml"),
+}
+BURNER = """
+import multiprocessing as mp, sys, time
+def burn(secs):
+    end = time.time() + secs
+    while time.time() < end:
+        pass
+if __name__ == "__main__":
+    with mp.Pool(2) as p:
+        p.map(burn, [float(sys.argv[1])] * 2)
+"""
 
 FIXTURES = os.path.join(os.environ.get("GPUVET_TEST_DIR", os.path.join(os.path.dirname(__file__), "..")),
                         "fixtures", "reports")
@@ -57,10 +78,14 @@ class StrictParser(HTMLParser):
             self.errors.append("the stylesheet loads something")
 
 
-def render(fixture, out_dir):
+def render(fixture, out_dir, source=None):
     path = os.path.join(out_dir, fixture + ".html")
-    code, out, err = run("report", os.path.join(FIXTURES, fixture + ".json"), "--html", "-o", path)
+    code, out, err = run("report", source or os.path.join(FIXTURES, fixture + ".json"), "--html", "-o", path)
     assert code == 0 and out == "", (code, out, err)
+    return path, *strict(path)
+
+
+def strict(path):
     with open(path, encoding="utf-8") as f:
         text = f.read()
     p = StrictParser()
@@ -70,7 +95,7 @@ def render(fixture, out_dir):
     assert p.stack == [], f"unclosed: {p.stack}"
     assert text.startswith("<!DOCTYPE html>"), text[:40]
     assert "<script" not in text, "the page needs no script"
-    return path, text, p
+    return text, p
 
 
 def load(path, width=1280):
@@ -145,6 +170,122 @@ def test_every_fixture_renders_strictly_valid_markup():
         for name in sorted(os.listdir(FIXTURES)):
             if name.endswith(".json"):
                 render(name[:-5], d)
+
+
+def run_report_dir(d):
+    """A trial run on the power-cap double with a real CPU-burning job; returns its report folder."""
+    out = os.path.join(d, "run")
+    job = os.path.join(d, "burn.py")
+    with open(job, "w") as f:
+        f.write(BURNER)
+    code, _, err = run("run", "--interval", "0.2", "--tag", "box-a", "--note", "one epoch", "--report", out, "--",
+                       sys.executable, job, "2", env=POWER_CAP, timeout=120)
+    assert code == 0, err
+    return out
+
+
+def test_run_report_page_shows_the_diagnosis_statistics_and_timeline():
+    with tempfile.TemporaryDirectory() as d:
+        out = run_report_dir(d)
+        doc = json.load(open(os.path.join(out, "gpuvet-run.json")))
+        written = os.path.join(out, "report.html")
+        text, _ = strict(written)  # the page `gpuvet run --report` wrote beside the JSON
+        path, again, _ = render("run", d, os.path.join(out, "gpuvet-run.json"))
+        assert again == text, "the page from the JSON differs from the one the run wrote"
+        assert 'http-equiv="Content-Security-Policy" content="default-src \'none\'' in text
+        page = load(path)
+        try:
+            assert page.console_problems() == [], page.console_problems()
+            assert page.requests() == ["file://" + os.path.abspath(path)], page.requests()
+            assert page.evaluate("document.querySelector('#verdict').dataset.verdict") == "F1"
+            assert "power cap" in page.evaluate("document.querySelector('#verdict h1').textContent")
+            primary = page.evaluate("document.querySelector('#primary').textContent")
+            assert "700 W" in primary and "What to do:" in primary and "Thresholds and source:" in primary, primary
+            seed = page.evaluate("document.querySelector('#seed').textContent")
+            assert seed.startswith("GPU utilization peak ≥ 90 %: reached ("), seed
+            others = page.evaluate("[...document.querySelectorAll('#diagnosis article h3')].map(e => e.textContent)")
+            assert len(others) == 1 + len(doc["run"]["diagnosis"]["others"]), others
+            job = page.evaluate("document.querySelector('#job').textContent")
+            for want in ("box-a", "one epoch", "burn.py", "wall time", "steady window", "exit code"):
+                assert want in job, (want, job)
+            heads = page.evaluate("[...document.querySelectorAll('#gpus thead th')].map(e => e.textContent)")
+            assert heads[:2] == ["figure", "GPU 0 NVIDIA H100 80GB HBM3"] and heads[2:5] == ["mean", "p5", "p95"], heads
+            power = page.evaluate("[...document.querySelectorAll('#gpus tbody tr')].find(r => "
+                                  "r.cells[0].textContent == 'power (W)').cells[1].textContent")
+            assert power == str(round(doc["run"]["gpus"][0]["power_w"]["mean"])), power
+            host = page.evaluate("[...document.querySelectorAll('#host tbody tr')].map(r => r.cells[0].textContent)")
+            assert "job CPU (cores)" in host, host
+            # Every series of the JSON is on the page: a chart, or one line when it never changed.
+            shown = page.evaluate("[...document.querySelectorAll('#timeline [data-series]')].map(e => e.dataset.series)")
+            assert {s["key"] for s in doc["series"]} <= set(shown), shown
+            assert page.evaluate("document.querySelectorAll('#timeline svg.chart.lines').length") >= 3
+            sizes = page.evaluate("[...document.querySelectorAll('svg.chart')].map(s => s.getBoundingClientRect().width)")
+            assert sizes and min(sizes) > 100, sizes
+            os.makedirs(SHOTS, exist_ok=True)
+            shot = os.path.join(SHOTS, "run-power-cap.png")
+            page.screenshot(shot)
+            assert not chromium.png_is_blank(shot), shot
+        finally:
+            page.close()
+        phone = load(path, width=390)
+        try:
+            assert phone.evaluate("document.documentElement.scrollWidth") <= 391
+        finally:
+            phone.close()
+        code, md, err = run("report", os.path.join(out, "gpuvet-run.json"), "--markdown")
+        assert code == 0, err
+        assert md.startswith("# gpuvet run: Throttled by the power cap"), md[:200]
+        assert "GPU utilization peak ≥ 90 %: reached (" in md and "## Also found" in md, md
+        assert "| power (W) |" in md and "| job CPU (cores) |" in md, md
+
+
+def test_plan_page_shows_the_memory_bar_and_the_card_table():
+    plan = ("plan", "--model", "llama-2-7b", "--task", "qlora", "--tokens", "1e8", "--prices",
+            os.path.join(TESTS, "fixtures", "plan", "prices.toml"))
+    code, out, err = run(*plan, "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    with tempfile.TemporaryDirectory() as d:
+        code, out, err = run(*plan, "--html")
+        assert code == 0, err
+        path = os.path.join(d, "plan.html")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(out)
+        strict(path)
+        page = load(path)
+        try:
+            assert page.console_problems() == [], page.console_problems()
+            assert page.requests() == ["file://" + os.path.abspath(path)], page.requests()
+            assert page.evaluate("document.querySelector('#verdict').dataset.verdict") == "fits"
+            # One bar part per item of the plan and one for the margin, each sized as the JSON says.
+            items = doc["memory"]["items"]
+            parts = page.evaluate("[...document.querySelectorAll('#memory svg.stacked rect.seg')].map("
+                                  "r => [r.textContent, r.getBoundingClientRect().width])")
+            shown = [i for i in items if i["bytes_per_gpu"] > 0]
+            assert len(parts) == len(shown) + (1 if doc["memory"]["margin_bytes_per_gpu"] > 0 else 0), parts
+            for item, (title, width) in zip(shown, parts):
+                assert title == f"{item['label']}: {item['gib_per_gpu']:.2f} GiB", (title, item)
+                assert width > 0, parts
+            total = sum(w for _, w in parts)
+            big = max(shown, key=lambda i: i["bytes_per_gpu"])
+            share = parts[shown.index(big)][1] / total
+            assert abs(share - big["bytes_per_gpu"] / doc["memory"]["need_bytes_per_gpu"]) < 0.01, share
+            heads = page.evaluate("[...document.querySelectorAll('#cards thead th')].map(e => e.textContent)")
+            assert heads[:4] == ["GPU", "GiB", "fits", "cards"] and "hours" in heads and "cost USD" in heads, heads
+            rows = page.evaluate("[...document.querySelectorAll('#cards tbody tr')].map(r => "
+                                 "[r.dataset.sku, r.cells[2].textContent, r.cells[3].textContent])")
+            fitting = [g for g in doc["gpus"] if g["cards"]]
+            assert rows[0] == [fitting[0]["sku"], "yes", str(fitting[0]["cards"])], (rows[0], fitting[0])
+            sizes = page.evaluate("[...document.querySelectorAll('svg.chart')].map(s => s.getBoundingClientRect().width)")
+            assert sizes and min(sizes) > 100, sizes
+            os.makedirs(SHOTS, exist_ok=True)
+            shot = os.path.join(SHOTS, "plan-qlora.png")
+            page.screenshot(shot)
+            assert not chromium.png_is_blank(shot), shot
+        finally:
+            page.close()
+        code, _, err = run(*plan, "--html", "--json")
+        assert code == 2, err
 
 
 if __name__ == "__main__":

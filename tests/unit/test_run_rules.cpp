@@ -3,6 +3,7 @@
 // not on a healthy one; the steady window; the timeline's memory bound; the report round trip.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <functional>
 #include <fstream>
@@ -402,6 +403,16 @@ TEST(RunReport, JsonRoundTripAndComparison) {
     EXPECT_NEAR(back.gpus[0].sm_clock_mhz.mean, 1400, 1e-9);
     EXPECT_NE(text.find("\"series\""), std::string::npos);
     EXPECT_NE(text.find("\"utilization_percent\""), std::string::npos);
+    // The printers read the timeline back as series, one per signal and GPU, nulls as gaps.
+    RunReportDoc doc = read_run_report_doc(text, "a.json");
+    EXPECT_EQ(doc.run.tag, "box-a");
+    EXPECT_EQ(doc.series.size(), run_series(slow).size());
+    auto util = std::find_if(doc.series.begin(), doc.series.end(),
+                             [](const TimeSeries& s) { return s.key == "utilization_percent"; });
+    ASSERT_NE(util, doc.series.end());
+    ASSERT_TRUE(util->gpu);
+    EXPECT_EQ(util->t_s.size(), util->values.size());
+    EXPECT_EQ(util->t_s.size(), slow.timeline.size());
 
     RunResult fast = judge(timeline(100, 1,
                                     [](int, RunPoint& p) {
