@@ -3,6 +3,7 @@
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "specs/toml_input.hpp"
 #include "core/error.hpp"
 #include "core/input_file.hpp"
 #include "core/numbers.hpp"
@@ -18,11 +19,7 @@ const char* const kKeys =
     "gpu_model, gpu_count, gpu_memory_gib, nvlink_required, mig_expected, cpu_cores, ram_gib, disk_gb, "
     "network_gbitps";
 
-std::string where(const std::string& origin, const toml::source_region& src) {
-    std::ostringstream o;
-    o << origin << ":" << src.begin.line << ":" << src.begin.column;
-    return o.str();
-}
+std::string where(const std::string& origin, const toml::source_region& src) { return toml_where(origin, src); }
 
 [[noreturn]] void bad(const std::string& origin, const toml::node& n, const std::string& what) {
     throw input_error(where(origin, n.source()) + ": " + what,
@@ -59,14 +56,8 @@ bool boolean(const std::string& origin, const toml::node& n, const char* k) {
 }  // namespace
 
 Order parse_order_toml(std::string_view text, const std::string& origin, const SpecDb& specs) {
-    check_toml_nesting(text, origin);
-    toml::table root;
-    try {
-        root = toml::parse(text, origin);
-    } catch (const toml::parse_error& e) {
-        throw input_error(where(origin, e.source()) + ": " + std::string(e.description()),
-                          "fix the TOML syntax at that place; docs/order.md has an example");
-    }
+    toml::table root =
+        parse_toml_document(text, origin, "fix the TOML syntax at that place; docs/order.md has an example");
     Order o;
     o.origin = origin;
     for (auto& [key, node] : root) {

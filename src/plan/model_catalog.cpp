@@ -7,6 +7,7 @@
 #include "core/text_limits.hpp"
 #include "core/strings.hpp"
 #include "plan/hf_config.hpp"
+#include "specs/toml_input.hpp"
 
 namespace gpuvet::embedded {
 std::string_view models_toml();
@@ -58,16 +59,7 @@ std::vector<std::string> names_of(const ModelArch& m) {
 ModelCatalog ModelCatalog::embedded() { return parse(embedded::models_toml(), "data/models.toml"); }
 
 ModelCatalog ModelCatalog::parse(std::string_view text, const std::string& origin) {
-    check_toml_nesting(text, origin);
-    toml::table doc;
-    try {
-        doc = toml::parse(text, origin);
-    } catch (const toml::parse_error& e) {
-        auto& b = e.source().begin;
-        throw input_error(origin + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": " +
-                              std::string(e.description()),
-                          kCatalogAdvice);
-    }
+    toml::table doc = parse_toml_document(text, origin, kCatalogAdvice);
     ModelCatalog cat;
     auto* arr = doc["model"].as_array();
     if (!arr) throw input_error(origin + ": no [[model]] entries", kCatalogAdvice);

@@ -13,6 +13,7 @@
 #include "core/numbers.hpp"
 #include "core/text_limits.hpp"
 #include "core/strings.hpp"
+#include "specs/toml_input.hpp"
 
 namespace gpuvet {
 
@@ -110,20 +111,12 @@ PriceTable read_prices(const std::string& path, const SpecDb& db) {
 namespace {
 // Per card-hour; no rental comes near a million in any currency.
 constexpr NumberRule kPriceRule{0, 1e6, false, false, false, NumberUnit::None, "a price per card-hour", "", "2.49"};
-std::string where(const std::string& path, const toml::source_region& r) {
-    return fmt::format("{}:{}:{}", path, r.begin.line, r.begin.column);
-}
+std::string where(const std::string& path, const toml::source_region& r) { return toml_where(path, r); }
 }  // namespace
 
 PriceTable parse_prices(std::string_view text, const std::string& path, const SpecDb& db) {
     const char* example = "write e.g.\ncurrency = \"USD\"\n[prices]\n\"H100 SXM\" = 2.49";
-    check_toml_nesting(text, path);
-    toml::table t;
-    try {
-        t = toml::parse(text, path);
-    } catch (const toml::parse_error& e) {
-        throw input_error(where(path, e.source()) + ": " + std::string(e.description()), example);
-    }
+    toml::table t = parse_toml_document(text, path, example);
     PriceTable p;
     if (auto* c = t.get("currency")) {
         auto cur = c->value<std::string>();

@@ -12,6 +12,7 @@
 #include "core/text_limits.hpp"
 #include "core/strings.hpp"
 #include "specs/driver_memory.hpp"
+#include "specs/toml_input.hpp"
 
 namespace gpuvet {
 
@@ -21,11 +22,7 @@ std::string_view gpus_toml();
 
 namespace {
 
-std::string where(const std::string& origin, const toml::source_region& src) {
-    std::ostringstream o;
-    o << origin << ":" << src.begin.line << ":" << src.begin.column;
-    return o.str();
-}
+std::string where(const std::string& origin, const toml::source_region& src) { return toml_where(origin, src); }
 
 constexpr const char* kSpecAdvice = "fix the value; docs/gpu-specs.md lists every key with its unit";
 // Datasheet figures (GiB, GB/s, TFLOPS, W, MHz) are positive and far below a billion.
@@ -300,14 +297,7 @@ SpecDb SpecDb::embedded() {
 }
 
 void SpecDb::merge_toml(std::string_view text, const std::string& origin) {
-    check_toml_nesting(text, origin);
-    toml::table root;
-    try {
-        root = toml::parse(text, origin);
-    } catch (const toml::parse_error& e) {
-        throw input_error(where(origin, e.source()) + ": " + std::string(e.description()),
-                          "fix the TOML syntax at that place");
-    }
+    toml::table root = parse_toml_document(text, origin, "fix the TOML syntax at that place");
     for (auto& [k, v] : root) {
         if (k.str() != "gpu") {
             bad(origin, v, "unknown top-level key '" + std::string(k.str()) + "'; SKUs go in [[gpu]] tables");

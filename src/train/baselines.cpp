@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/text_limits.hpp"
+#include "specs/toml_input.hpp"
 
 namespace gpuvet::embedded {
 std::string_view train_baselines_toml();
@@ -83,16 +84,7 @@ const TrainBaselines& TrainBaselines::embedded() {
 }
 
 TrainBaselines TrainBaselines::parse(std::string_view text, const std::string& origin) {
-    check_toml_nesting(text, origin);
-    toml::table doc;
-    try {
-        doc = toml::parse(text, origin);
-    } catch (const toml::parse_error& e) {
-        auto& b = e.source().begin;
-        throw input_error(origin + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": " +
-                              std::string(e.description()),
-                          kAdvice);
-    }
+    toml::table doc = parse_toml_document(text, origin, kAdvice);
     auto* arr = doc["baseline"].as_array();
     if (!arr || arr->empty()) throw input_error(origin + ": no [[baseline]] entries", kAdvice);
     TrainBaselines out;
