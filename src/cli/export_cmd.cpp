@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <thread>
 
@@ -73,11 +74,19 @@ int run_export(const ExportArgs& a) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     server.stop();
-    if (!sampler.stop(kStopGrace))
+    const bool stuck = !sampler.stop(kStopGrace);
+    if (stuck)
         std::cerr << "gpuvet export: the sampler is still inside a driver call; exiting without waiting for it\n";
     if (st.health == SamplerHealth::Failed)
         throw runtime_error("the GPU sampler stopped: " + st.message, "check the NVIDIA driver with nvidia-smi");
     std::cerr << "gpuvet export: stopped\n";
+    if (stuck) {
+        // The normal exit would shut NVML down (a static destructor) under the thread still inside
+        // it, and wait for a call that may never return: leave at once instead.
+        std::cout.flush();
+        std::cerr.flush();
+        std::_Exit(exit_code::ok);
+    }
     return exit_code::ok;
 }
 
