@@ -20,157 +20,194 @@ double rate(double delta, double dt_s) { return dt_s > 0 ? std::max(0.0, delta) 
 
 }  // namespace
 
-void RunHostSampler::read_tree(HostPoint& h, const std::set<int>& gpu_pids, double dt_s) {
-    const double tck = static_cast<double>(clock_ticks_per_s());
-    // One pass over /proc/<pid>/stat finds the tree (parents of everything alive).
+namespace {
+
+// One pass over /proc/<pid>/stat: every process alive now.
+std::map<int, ProcessInfo> scan_processes(const HostFs& fs) {
     std::map<int, ProcessInfo> live;
-    for (int pid : list_pids(fs_)) {
-        auto stat = fs_.read("/proc/" + std::to_string(pid) + "/stat");
+    for (int pid : list_pids(fs)) {
+        auto stat = fs.read("/proc/" + std::to_string(pid) + "/stat");
         if (!stat) continue;
         if (auto p = parse_proc_pid_stat(*stat)) live.emplace(pid, *p);
     }
+    return live;
+}
+
+// The live descendants of `root` (not zombies), found by walking each process's parents.
+std::set<int> tree_under(const std::map<int, ProcessInfo>& live, int root) {
     std::set<int> tree;
     for (auto& [pid, p] : live) {
         int up = p.ppid;
-        for (int hops = 0; up > 1 && up != root_ && hops < 64; ++hops) {
+        for (int hops = 0; up > 1 && up != root && hops < 64; ++hops) {
             auto it = live.find(up);
             if (it == live.end()) break;
             up = it->second.ppid;
         }
-        if (up == root_ && pid != root_ && p.state != 'Z') tree.insert(pid);
+        if (up == root && pid != root && p.state != 'Z') tree.insert(pid);
     }
+    return tree;
+}
 
-    double d_cpu_ticks = 0, d_read = 0, d_rchar = 0, d_write = 0, d_run_ns = 0, d_wait_ns = 0;
-    bool io_seen = false, sched_seen = false;
-    std::map<int, double> cpu_now;  // this tick's CPU per process, cores
-    // Processes that ended since the last tick: a parent inside the tree reaps them and its own
-    // /proc/<pid>/io then grows by their totals, which were counted already.
+std::set<int> descendants(std::map<int, std::vector<int>>& children, int of) {
+    std::set<int> out;
+    std::vector<int> stack = of > 0 ? children[of] : std::vector<int>{};
+    while (!stack.empty()) {
+        int p = stack.back();
+        stack.pop_back();
+        if (out.insert(p).second)
+            for (int c : children[p]) stack.push_back(c);
+    }
+    return out;
+}
+
+}  // namespace
+
+// Processes that ended since the last tick: a parent inside the tree reaps them and its own
+// /proc/<pid>/io then grows by their totals, which were counted already.
+void RunHostSampler::forget_ended(const std::set<int>& tree, TreeDeltas& d) {
     for (auto& [pid, s] : seen_) {
         if (!s.info.alive || tree.count(pid)) continue;
         s.info.alive = false;
         if (!s.reaped_by_root && tree.count(s.info.ppid)) {
-            d_read -= s.info.read_bytes;
-            d_rchar -= s.info.rchar;
-            d_write -= s.info.write_bytes;
+            d.read -= s.info.read_bytes;
+            d.rchar -= s.info.rchar;
+            d.write -= s.info.write_bytes;
         }
     }
-    for (int pid : tree) {
-        const ProcessInfo& p = live.at(pid);
-        auto [it, fresh] = seen_.try_emplace(pid);
-        Seen& s = it->second;
-        if (fresh) {
-            s.info.pid = pid;
-            s.info.comm = p.comm;
-            if (auto cmd = fs_.read("/proc/" + std::to_string(pid) + "/cmdline")) {
-                for (char& c : *cmd)
-                    if (c == '\0') c = ' ';
-                while (!cmd->empty() && cmd->back() == ' ') cmd->pop_back();
-                s.info.cmdline = *cmd;
-            }
-        }
-        s.info.ppid = p.ppid;
-        s.info.comm = p.comm;  // a worker renames itself after the fork
-        s.reaped_by_root = p.ppid == root_;
-        std::uint64_t ticks = p.utime_ticks + p.stime_ticks;
-        double d = static_cast<double>(ticks) - static_cast<double>(s.cpu_ticks);
-        d_cpu_ticks += std::max(0.0, d);
-        cpu_now[pid] = dt_s > 0 ? std::max(0.0, d) / tck / dt_s : kUnmeasured;
-        s.cpu_ticks = ticks;
-        s.info.cpu_s = static_cast<double>(ticks) / tck;
-        const std::string dir = "/proc/" + std::to_string(pid);
-        if (auto text = fs_.read(dir + "/io"))
-            if (auto io = parse_proc_pid_io(*text)) {
-                io_seen = true;
-                d_read += static_cast<double>(io->read_bytes) - s.info.read_bytes;
-                d_rchar += static_cast<double>(io->rchar) - s.info.rchar;
-                d_write += static_cast<double>(io->write_bytes) - s.info.write_bytes;
-                s.info.read_bytes = static_cast<double>(io->read_bytes);
-                s.info.rchar = static_cast<double>(io->rchar);
-                s.info.write_bytes = static_cast<double>(io->write_bytes);
-            }
-        if (auto text = fs_.read(dir + "/schedstat"))
-            if (auto ss = parse_schedstat(*text)) {
-                sched_seen = true;
-                d_run_ns += static_cast<double>(ss->run_ns) - static_cast<double>(s.run_ns);
-                d_wait_ns += static_cast<double>(ss->wait_ns) - static_cast<double>(s.wait_ns);
-                s.run_ns = ss->run_ns;
-                s.wait_ns = ss->wait_ns;
-            }
-    }
-    tree_ = tree;
+}
 
-    // The main process: the one on the GPU when NVML names it; otherwise the command itself,
-    // descending through launchers (a shell, `uv run`) that idle with a single child.
-    std::map<int, std::vector<int>> children;
-    for (int pid : tree) children[live.at(pid).ppid].push_back(pid);
+// One process of the tree: its CPU, I/O and run-queue counters since the last tick.
+void RunHostSampler::account(int pid, const ProcessInfo& p, double dt_s, TreeDeltas& d) {
+    const double tck = static_cast<double>(clock_ticks_per_s());
+    auto [it, fresh] = seen_.try_emplace(pid);
+    Seen& s = it->second;
+    const std::string dir = "/proc/" + std::to_string(pid);
+    if (fresh) {
+        s.info.pid = pid;
+        if (auto cmd = fs_.read(dir + "/cmdline")) {
+            for (char& c : *cmd)
+                if (c == '\0') c = ' ';
+            while (!cmd->empty() && cmd->back() == ' ') cmd->pop_back();
+            s.info.cmdline = *cmd;
+        }
+    }
+    s.info.ppid = p.ppid;
+    s.info.comm = p.comm;  // a worker renames itself after the fork
+    s.reaped_by_root = p.ppid == root_;
+    std::uint64_t ticks = p.utime_ticks + p.stime_ticks;
+    double dt = std::max(0.0, static_cast<double>(ticks) - static_cast<double>(s.cpu_ticks));
+    d.cpu_ticks += dt;
+    d.cpu_now[pid] = dt_s > 0 ? dt / tck / dt_s : kUnmeasured;
+    s.cpu_ticks = ticks;
+    s.info.cpu_s = static_cast<double>(ticks) / tck;
+    if (auto text = fs_.read(dir + "/io"))
+        if (auto io = parse_proc_pid_io(*text)) {
+            d.io_seen = true;
+            d.read += static_cast<double>(io->read_bytes) - s.info.read_bytes;
+            d.rchar += static_cast<double>(io->rchar) - s.info.rchar;
+            d.write += static_cast<double>(io->write_bytes) - s.info.write_bytes;
+            s.info.read_bytes = static_cast<double>(io->read_bytes);
+            s.info.rchar = static_cast<double>(io->rchar);
+            s.info.write_bytes = static_cast<double>(io->write_bytes);
+        }
+    if (auto text = fs_.read(dir + "/schedstat"))
+        if (auto ss = parse_schedstat(*text)) {
+            d.sched_seen = true;
+            d.run_ns += static_cast<double>(ss->run_ns) - static_cast<double>(s.run_ns);
+            d.wait_ns += static_cast<double>(ss->wait_ns) - static_cast<double>(s.wait_ns);
+            s.run_ns = ss->run_ns;
+            s.wait_ns = ss->wait_ns;
+        }
+}
+
+// The main process: the one on the GPU when NVML names it; otherwise the command itself,
+// descending through launchers (a shell, `uv run`) that idle with a single child.
+int RunHostSampler::main_process(const std::map<int, ProcessInfo>& live, const std::set<int>& tree,
+                                 const std::set<int>& gpu_pids, std::map<int, std::vector<int>>& children,
+                                 const TreeDeltas& d) const {
     int main = tree.count(job_) ? job_ : -1;
     for (int g : gpu_pids)
         if (tree.count(g)) {
             main = g;
             break;
         }
-    if (main == job_ && main > 0) {
-        for (int hops = 0; hops < 8; ++hops) {
-            auto& kids = children[main];
-            double own = cpu_now.count(main) ? cpu_now[main] : 0;
-            if (kids.size() != 1 || (measured(own) && own >= 0.05) || is_dataloader_worker_name(live.at(kids[0]).comm))
-                break;
-            main = kids[0];
-        }
+    if (main != job_ || main <= 0) return main;
+    for (int hops = 0; hops < 8; ++hops) {
+        auto& kids = children[main];
+        auto own_it = d.cpu_now.find(main);
+        double own = own_it != d.cpu_now.end() ? own_it->second : 0;
+        if (kids.size() != 1 || (measured(own) && own >= 0.05) || is_dataloader_worker_name(live.at(kids[0]).comm))
+            break;
+        main = kids[0];
     }
-    std::set<int> workers;
-    std::vector<int> stack = main > 0 ? children[main] : std::vector<int>{};
-    while (!stack.empty()) {
-        int p = stack.back();
-        stack.pop_back();
-        if (workers.insert(p).second)
-            for (int c : children[p]) stack.push_back(c);
-    }
+    return main;
+}
 
-    h.processes = static_cast<int>(tree.size());
-    h.workers = static_cast<int>(workers.size());
+// Roles (main, worker, other) and the counts of processes running or blocked.
+RunHostSampler::RoleCpu RunHostSampler::assign_roles(HostPoint& h, const std::map<int, ProcessInfo>& live,
+                                                     const std::set<int>& tree, int main, const std::set<int>& workers,
+                                                     const TreeDeltas& d) {
+    RoleCpu r;
     int runnable = 0, blocked = 0, workers_runnable = 0;
-    double main_cpu = 0, workers_cpu = 0, busiest = 0;
     for (int pid : tree) {
         char st = live.at(pid).state;
         runnable += st == 'R';
         blocked += st == 'D';
-        double c = cpu_now[pid];
+        auto c_it = d.cpu_now.find(pid);
+        double c = c_it != d.cpu_now.end() ? c_it->second : 0;
         Seen& s = seen_[pid];
         if (pid == main) {
             s.info.role = "main";
-            main_cpu += measured(c) ? c : 0;
+            r.main += measured(c) ? c : 0;
         } else if (workers.count(pid)) {
             s.info.role = "worker";
             workers_runnable += st == 'R';
             h.named_workers += is_dataloader_worker_name(live.at(pid).comm);
             if (measured(c)) {
-                workers_cpu += c;
-                busiest = std::max(busiest, c);
+                r.workers += c;
+                r.busiest = std::max(r.busiest, c);
             }
         } else if (s.info.role.empty()) {
             s.info.role = "other";
         }
     }
+    h.processes = static_cast<int>(tree.size());
+    h.workers = static_cast<int>(workers.size());
     h.runnable = runnable;
     h.blocked = blocked;
     if (!workers.empty()) h.workers_runnable_fraction = static_cast<double>(workers_runnable) / workers.size();
+    return r;
+}
+
+void RunHostSampler::read_tree(HostPoint& h, const std::set<int>& gpu_pids, double dt_s) {
+    std::map<int, ProcessInfo> live = scan_processes(fs_);
+    std::set<int> tree = tree_under(live, root_);
+    TreeDeltas d;
+    forget_ended(tree, d);
+    for (int pid : tree) account(pid, live.at(pid), dt_s, d);
+    tree_ = tree;
+
+    std::map<int, std::vector<int>> children;
+    for (int pid : tree) children[live.at(pid).ppid].push_back(pid);
+    int main = main_process(live, tree, gpu_pids, children, d);
+    std::set<int> workers = descendants(children, main);
+    RoleCpu cpu = assign_roles(h, live, tree, main, workers, d);
     if (dt_s <= 0) return;  // the first tick has no interval yet: counts only
-    h.tree_cpu_cores = d_cpu_ticks / tck / dt_s;
-    h.main_cpu_cores = main_cpu;
-    h.workers_cpu_cores = workers.empty() ? kUnmeasured : workers_cpu;
-    h.busiest_worker_cpu_cores = workers.empty() ? kUnmeasured : busiest;
-    if (io_seen) {
-        h.disk_read_bytes_per_s = rate(d_read, dt_s);
-        h.rchar_bytes_per_s = rate(d_rchar, dt_s);
-        h.disk_write_bytes_per_s = rate(d_write, dt_s);
+    h.tree_cpu_cores = d.cpu_ticks / static_cast<double>(clock_ticks_per_s()) / dt_s;
+    h.main_cpu_cores = cpu.main;
+    h.workers_cpu_cores = workers.empty() ? kUnmeasured : cpu.workers;
+    h.busiest_worker_cpu_cores = workers.empty() ? kUnmeasured : cpu.busiest;
+    if (d.io_seen) {
+        h.disk_read_bytes_per_s = rate(d.read, dt_s);
+        h.rchar_bytes_per_s = rate(d.rchar, dt_s);
+        h.disk_write_bytes_per_s = rate(d.write, dt_s);
     } else if (!tree.empty()) {
         absent_.emplace("disk", "/proc/<pid>/io unreadable for the job's processes");
     }
     // Kernels that collect no per-task sched_info print zeros: unknown, not "no waiting".
-    if (sched_seen && (d_run_ns > 0 || d_wait_ns > 0)) {
-        if (d_run_ns + d_wait_ns > 0) h.rq_wait_fraction = d_wait_ns / (d_run_ns + d_wait_ns);
-    } else if (d_cpu_ticks > 0) {
+    if (d.sched_seen && (d.run_ns > 0 || d.wait_ns > 0)) {
+        if (d.run_ns + d.wait_ns > 0) h.rq_wait_fraction = d.wait_ns / (d.run_ns + d.wait_ns);
+    } else if (d.cpu_ticks > 0) {
         absent_.emplace("rq_wait",
                         "this kernel does not collect per-task run-queue wait (/proc/<pid>/schedstat reads 0: "
                         "sysctl kernel.sched_schedstats=1 turns it on)");

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "host/load_signals.hpp"
+#include "host/process_info.hpp"
 #include "host/steal.hpp"
 #include "host/sysfs.hpp"
 #include "monitor/run_process.hpp"
@@ -47,7 +48,22 @@ private:
         std::uint64_t run_ns = 0, wait_ns = 0;
         bool reaped_by_root = false;  // its parent was gpuvet: its I/O is nobody else's
     };
+    // What one tick's pass over the tree adds up.
+    struct TreeDeltas {
+        double cpu_ticks = 0, read = 0, rchar = 0, write = 0, run_ns = 0, wait_ns = 0;
+        bool io_seen = false, sched_seen = false;
+        std::map<int, double> cpu_now;  // this tick's CPU per process, cores
+    };
+    struct RoleCpu {
+        double main = 0, workers = 0, busiest = 0;  // cores
+    };
     void read_tree(HostPoint& h, const std::set<int>& gpu_pids, double dt_s);
+    void forget_ended(const std::set<int>& tree, TreeDeltas& d);
+    void account(int pid, const ProcessInfo& p, double dt_s, TreeDeltas& d);
+    int main_process(const std::map<int, ProcessInfo>& live, const std::set<int>& tree, const std::set<int>& gpu_pids,
+                     std::map<int, std::vector<int>>& children, const TreeDeltas& d) const;
+    RoleCpu assign_roles(HostPoint& h, const std::map<int, ProcessInfo>& live, const std::set<int>& tree, int main,
+                         const std::set<int>& workers, const TreeDeltas& d);
     void read_system(HostPoint& h, double dt_s);
 
     HostFs fs_;
