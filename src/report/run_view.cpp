@@ -49,10 +49,8 @@ std::string command_line(const std::vector<std::string>& c) {
     return s;
 }
 
-}  // namespace
-
-std::string render_run_summary(const RunResult& r, const Style& st) {
-    std::ostringstream o;
+// The job: command, exit, wall time, steady window.
+void job_lines(std::ostringstream& o, const RunResult& r, const Style& st) {
     o << "\n" << st.bold("gpuvet run: " + command_line(r.command));
     if (!r.tag.empty()) o << "  [" << r.tag << "]";
     o << "\n";
@@ -68,7 +66,10 @@ std::string render_run_summary(const RunResult& r, const Style& st) {
       << " s: " << st.dim(r.window_rule) << "\n";
     if (!r.no_gpu_reason.empty()) o << "  No GPU was visible (" << r.no_gpu_reason << "): host side only.\n";
     for (const std::string& n : r.notes) o << "  note: " << n << "\n";
+}
 
+// The verdict, the seed articles' test and the other findings.
+void diagnosis_lines(std::ostringstream& o, const RunResult& r, const Style& st) {
     const Diagnosis& d = r.diagnosis;
     o << "\n";
     if (d.primary) {
@@ -94,7 +95,9 @@ std::string render_run_summary(const RunResult& r, const Style& st) {
             finding_lines(o, x, st, "     ");
         }
     }
+}
 
+void gpu_lines(std::ostringstream& o, const RunResult& r) {
     if (!r.gpus.empty()) {
         o << "\nGPUs over the steady window (mean / p5 / p95)\n";
         o << "  " << pad("GPU", 5) << pad("util %", 16) << pad("SM act %", 14) << pad("mem GiB", 18)
@@ -123,7 +126,9 @@ std::string render_run_summary(const RunResult& r, const Style& st) {
                   << (g.job_processes_max >= 0 ? std::to_string(g.job_processes_max) : "n/a") << "\n";
         }
     }
+}
 
+void host_lines(std::ostringstream& o, const RunResult& r) {
     const HostRunSummary& h = r.host;
     o << "\nHost over the steady window (mean)\n";
     o << "  job: " << h.processes_max << " process(es) at most, " << h.workers_max << " worker(s)";
@@ -142,7 +147,9 @@ std::string render_run_summary(const RunResult& r, const Style& st) {
       << "/" << f(h.net_tx_bytes_per_s.mean / 1e6, 1) << " MB/s\n";
     o << "  memory used " << f(h.memory_used_bytes.max / 1e9, 1) << " GB peak, swap used "
       << f(h.swap_used_bytes.max / 1e9, 1) << " GB\n";
+}
 
+void process_and_absent_lines(std::ostringstream& o, const RunResult& r, const Style& st) {
     if (!r.processes.empty()) {
         o << "\nProcesses of the job (by CPU time)\n";
         std::size_t n = 0;
@@ -160,8 +167,19 @@ std::string render_run_summary(const RunResult& r, const Style& st) {
         o << "\nNot measured\n";
         for (auto& [k, why] : r.absent) o << "  " << k << ": " << why << "\n";
     }
-    for (const std::string& nj : d.not_judged) o << st.dim("Not judged: " + nj) << "\n";
+    for (const std::string& nj : r.diagnosis.not_judged) o << st.dim("Not judged: " + nj) << "\n";
     if (r.record_path) o << "Timeline recorded to " << *r.record_path << " (" << r.timeline.size() << " points kept)\n";
+}
+
+}  // namespace
+
+std::string render_run_summary(const RunResult& r, const Style& st) {
+    std::ostringstream o;
+    job_lines(o, r, st);
+    diagnosis_lines(o, r, st);
+    gpu_lines(o, r);
+    host_lines(o, r);
+    process_and_absent_lines(o, r, st);
     return o.str();
 }
 
