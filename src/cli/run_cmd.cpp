@@ -61,6 +61,23 @@ int available_cpus() {
     return n > 0 ? static_cast<int>(n) : 0;
 }
 
+// What the summary says beside the figures: the record file, a stop, orphans, MIG.
+void add_run_notes(RunResult& r, const RunRecorder* recorder, const RunSampler& sampler) {
+    if (recorder) {
+        r.record_path = recorder->path();
+        if (!recorder->failure().empty()) r.notes.push_back("the record file is incomplete: " + recorder->failure());
+    }
+    if (r.stop_signal)
+        r.notes.push_back("stopped by signal " + std::to_string(r.stop_signal) +
+                          "; the job's processes received it too");
+    if (r.orphans_reaped > 0)
+        r.notes.push_back(std::to_string(r.orphans_reaped) +
+                          " process(es) of the job outlived their parent; gpuvet waited for them and reaped them");
+    for (const RunGpuFacts& f : sampler.gpu_facts())
+        if (f.mig)
+            r.notes.push_back("GPU " + std::to_string(f.index) + " is in MIG mode: per-GPU figures may be absent");
+}
+
 int run_run_cmd(const GlobalOptions& g, const RunArgs& a) {
     if (a.command.empty())
         throw usage_error("no command to run: nothing follows --",
@@ -114,19 +131,7 @@ int run_run_cmd(const GlobalOptions& g, const RunArgs& a) {
     r.orphans_reaped = job.orphans_reaped();
     r.no_gpu_reason = sampler.no_gpu_reason();
     r.processes = sampler.host().processes();
-    if (recorder) {
-        r.record_path = recorder->path();
-        if (!recorder->failure().empty()) r.notes.push_back("the record file is incomplete: " + recorder->failure());
-    }
-    if (r.stop_signal)
-        r.notes.push_back("stopped by signal " + std::to_string(r.stop_signal) +
-                          "; the job's processes received it too");
-    if (r.orphans_reaped > 0)
-        r.notes.push_back(std::to_string(r.orphans_reaped) +
-                          " process(es) of the job outlived their parent; gpuvet waited for them and reaped them");
-    for (const RunGpuFacts& f : sampler.gpu_facts())
-        if (f.mig)
-            r.notes.push_back("GPU " + std::to_string(f.index) + " is in MIG mode: per-GPU figures may be absent");
+    add_run_notes(r, recorder.get(), sampler);
 
     Envelope env = new_envelope(g);
     close_envelope(env);
