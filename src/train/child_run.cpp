@@ -124,6 +124,24 @@ std::string last_lines(const std::vector<std::string>& lines, std::size_t n) {
     return out;
 }
 
+namespace {
+
+// What is still in the pipes once the child is gone (every writer is, unless one left the group):
+// read for up to a second, then close.
+template <class Out, class Err>
+void drain_and_close(LineReader& so, LineReader& se, Out& on_out, Err& on_err) {
+    for (auto t1 = Clock::now(); (so.open() || se.open()) && since(t1) < 1;) {
+        pollfd fds[2] = {{so.fd, POLLIN, 0}, {se.fd, POLLIN, 0}};
+        poll(fds, 2, 50);
+        if (so.open() && fds[0].revents) so.pump(on_out);
+        if (se.open() && fds[1].revents) se.pump(on_err);
+    }
+    if (so.open()) close(so.fd);
+    if (se.open()) close(se.fd);
+}
+
+}  // namespace
+
 ChildOutcome run_child(const ChildOptions& o) {
     ChildOutcome r;
     auto t0 = Clock::now();
@@ -192,15 +210,7 @@ ChildOutcome run_child(const ChildOptions& o) {
         if (!reaped) end_group(pid, status), reaped = true;
     }
     kill(-pid, SIGKILL);  // whatever the child left running in its group
-    // What is still in the pipes (every writer is gone now, unless one left the group).
-    for (auto t1 = Clock::now(); (so.open() || se.open()) && since(t1) < 1;) {
-        pollfd fds[2] = {{so.fd, POLLIN, 0}, {se.fd, POLLIN, 0}};
-        poll(fds, 2, 50);
-        if (so.open() && fds[0].revents) so.pump(on_out);
-        if (se.open() && fds[1].revents) se.pump(on_err);
-    }
-    if (so.open()) close(so.fd);
-    if (se.open()) close(se.fd);
+    drain_and_close(so, se, on_out, on_err);
     if (r.end == ChildEnd::Exited) r.exit_status = WEXITSTATUS(status);
     if (r.end == ChildEnd::Signaled) r.signal = WTERMSIG(status);
     r.stderr_tail.assign(etail.begin(), etail.end());
