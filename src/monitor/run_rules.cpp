@@ -717,7 +717,7 @@ Diagnosis diagnose(const RunEvidence& e) {
             "C3 and E2 use power as the proxy, E1 and E3 are not judged");
     d.not_judged.push_back(
         "D2 (NVLink saturation), D3 (straggler), D4 (topology), E4 (occupancy), F4 (PCIe replays): "
-        "not implemented yet");
+        "outside this rule table (docs/run.md lists the rules gpuvet run judges)");
     return d;
 }
 
