@@ -3,41 +3,21 @@
 #include <cstring>
 
 #include "gpu/device/nvml_decode.hpp"
+
+#include "core/clock_reasons.hpp"
 #include "gpu/bindings/nvml_api.hpp"
 
 namespace gpuvet {
 
+// Names as nvidia-smi -q spells them. core/clock_reasons.hpp holds the bits; they are NVML's own.
+static_assert(clock_reason::kGpuIdle == nvml::kClocksEventReasonGpuIdle &&
+              clock_reason::kSwPowerCap == nvml::kClocksEventReasonSwPowerCap &&
+              clock_reason::kHwSlowdown == nvml::kClocksEventReasonHwSlowdown &&
+              clock_reason::kHwPowerBrakeSlowdown == nvml::kClocksEventReasonHwPowerBrakeSlowdown &&
+              clock_reason::kBoardLimit == nvml::kClocksEventReasonBoardLimit &&
+              clock_reason::kReliability == nvml::kClocksEventReasonReliability);
 std::vector<std::string> decode_clock_reasons(std::uint64_t mask) {
-    // Bit values from nvml.h (nvmlClocksEventReason*); names as nvidia-smi -q spells them.
-    static const struct {
-        std::uint64_t bit;
-        const char* name;
-    } kBits[] = {
-        {nvml::kClocksEventReasonGpuIdle, "GPU_IDLE"},
-        {nvml::kClocksEventReasonApplicationsClocksSetting, "APPLICATIONS_CLOCKS_SETTING"},
-        {nvml::kClocksEventReasonSwPowerCap, "SW_POWER_CAP"},
-        {nvml::kClocksEventReasonHwSlowdown, "HW_SLOWDOWN"},
-        {nvml::kClocksEventReasonSyncBoost, "SYNC_BOOST"},
-        {nvml::kClocksEventReasonSwThermalSlowdown, "SW_THERMAL_SLOWDOWN"},
-        {nvml::kClocksEventReasonHwThermalSlowdown, "HW_THERMAL_SLOWDOWN"},
-        {nvml::kClocksEventReasonHwPowerBrakeSlowdown, "HW_POWER_BRAKE_SLOWDOWN"},
-        {nvml::kClocksEventReasonDisplayClockSetting, "DISPLAY_CLOCK_SETTING"},
-        {nvml::kClocksEventReasonBoardLimit, "BOARD_LIMIT"},
-        {nvml::kClocksEventReasonReliability, "RELIABILITY"},
-    };
-    std::vector<std::string> out;
-    std::uint64_t known = 0;
-    for (const auto& b : kBits) {
-        known |= b.bit;
-        if (mask & b.bit) out.emplace_back(b.name);
-    }
-    // Bits a newer driver defines are kept visible rather than dropped.
-    if (std::uint64_t rest = mask & ~known) {
-        char hex[32];
-        std::snprintf(hex, sizeof hex, "UNKNOWN_0x%llx", static_cast<unsigned long long>(rest));
-        out.emplace_back(hex);
-    }
-    return out;
+    return clock_reason::names_of(mask, true, "UNKNOWN_");
 }
 
 std::string nvlink_version_name(int nvml_code) {
