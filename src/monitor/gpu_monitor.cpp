@@ -34,6 +34,11 @@ GpuMonitor::GpuMonitor(const DeviceBackend& backend, std::vector<int> gpus, unsi
     if (!backend.usable())
         throw runtime_error("no GPU can be read: " + backend.absent_reason(), "install or load the NVIDIA driver");
     std::vector<int> all = all_gpus(backend);
+    // An empty watch would print a header and nothing else, and look like a healthy idle box.
+    if (all.empty())
+        throw runtime_error("the NVIDIA driver is loaded but lists no GPU",
+                            "check 'nvidia-smi -L'; in a container, pass the GPUs in (docker --gpus all, "
+                            "NVIDIA_VISIBLE_DEVICES) and check that CUDA_VISIBLE_DEVICES is not empty");
     if (gpus.empty()) gpus = all;
     for (int i : gpus) {
         if (std::find(all.begin(), all.end(), i) == all.end())
