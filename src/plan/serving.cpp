@@ -150,24 +150,30 @@ ServingCapacity capacity(const ModelArch& m, const Workload& w, const ServingCar
     return c;
 }
 
-// The levers that would make room, each with the tokens it gives.
+// The levers that each, alone, make room for one request, with the tokens they give; the card
+// count is the fewest doubling that does (up to 64 cards).
 void add_ideas(ServingCapacity& c, const ModelArch& m, const Workload& w, const ServingCard& card,
                const ServingEngine& e) {
-    auto tried = [&](const std::string& what, const Workload& v, int gpus) {
-        ServingCapacity t = capacity(m, v, card, gpus, e);
-        c.ideas.push_back(fmt::format("{}: {} tokens ({:.2f} requests)", what, format_number(double(t.kv_tokens)),
-                                      t.max_concurrency));
+    auto idea = [&](const std::string& what, const ServingCapacity& t) {
+        c.ideas.push_back(fmt::format("{} ({} tokens, {:.2f} requests of --seq)", what, t.kv_tokens, t.max_concurrency));
     };
-    tried(fmt::format("{} cards", c.gpus * 2), w, c.gpus * 2);
+    std::optional<ServingCapacity> more;
+    for (int n = c.gpus * 2; n <= 64 && !more; n *= 2)
+        if (ServingCapacity t = capacity(m, w, card, n, e); t.fits) more = t;
+    if (more) idea(fmt::format("{} cards", more->gpus), *more);
+    else c.ideas.push_back("more than 64 cards");
+    auto lever = [&](const std::string& what, Workload v) {
+        if (ServingCapacity t = capacity(m, v, card, c.gpus, e); t.fits) idea(what, t);
+    };
     if (dtype_bytes(w.kv_dtype) > 1) {
         Workload v = w;
         v.kv_dtype = "fp8";
-        tried("--kv-dtype fp8", v, c.gpus);
+        lever("--kv-dtype fp8", v);
     }
     if (!m.quantized_bits && dtype_bytes(w.weight_dtype) > 0.5) {
         Workload v = w;
         v.weight_dtype = "int4";
-        tried("--dtype int4", v, c.gpus);
+        lever("--dtype int4", v);
     }
     if (c.kv_tokens > 0) c.ideas.push_back(fmt::format("--seq {} or shorter", c.kv_tokens));
 }
