@@ -49,8 +49,8 @@ constexpr NumberRule kFractionRule{0, 1, true, false, false, NumberUnit::None, "
 constexpr NumberRule kActivationsRule{0, 65536, false, false, false, NumberUnit::None, "a size", "GiB", "12"};
 constexpr NumberRule kTokensRule{1, 1e15, false, false, true, NumberUnit::Count, "a token count", "", "2e9"};
 constexpr NumberRule kMfuRule{0, 1, true, false, false, NumberUnit::None, "a utilization", "", "0.4"};
-constexpr NumberRule kBatchedTokensRule{1, 1048576, false, false, true, NumberUnit::None, "a token count", "tokens",
-                                        "8192"};
+constexpr NumberRule kBatchedTokensRule{1,        1048576, false, false, true, NumberUnit::None, "a token count",
+                                        "tokens", "8192"};
 constexpr NumberRule kTopRule{1, 1000, false, false, true, NumberUnit::None, "a row count", "", "20"};
 
 std::int64_t parse_count(const std::string& s) { return parse_whole_option("--params", s, kParamsRule); }

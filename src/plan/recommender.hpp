@@ -32,7 +32,7 @@ struct SkuRow {
     SpeedEstimate speed;
     std::string rates_source;
     std::optional<double> cost;
-    double score = 0;  // scenario weighting, higher is better
+    double score = 0;                        // scenario weighting, higher is better
     std::optional<ServingCapacity> serving;  // inference on a decoder: KV capacity at the row's cards
 };
 

@@ -75,12 +75,11 @@ void add_profile_peak(ServingCapacity& c, const ModelArch& m, int gpus, const Se
     bool fwd = forward >= sampler;
     add(c, "profile_activations", "profile activation peak", std::max(forward, sampler),
         fmt::format("larger of forward {} tokens × {:.0f} B = {} and sampler {} seq × vocab {} × {} B = {}{}",
-                    c.profile_tokens, per_token, gib(forward), rows, m.vocab, e.sampler_bytes_per_logit,
-                    gib(sampler), fwd ? "" : " (the sampler)"));
+                    c.profile_tokens, per_token, gib(forward), rows, m.vocab, e.sampler_bytes_per_logit, gib(sampler),
+                    fwd ? "" : " (the sampler)"));
 }
 
-void add_non_torch(ServingCapacity& c, const Workload& w, const ServingCard& card, int gpus,
-                   const ServingEngine& e) {
+void add_non_torch(ServingCapacity& c, const Workload& w, const ServingCard& card, int gpus, const ServingEngine& e) {
     if (e.counts_cuda_context)
         add(c, "cuda_context", "CUDA context + kernels", w.cuda_context_gib * kGiB,
             fmt::format("{} GiB (--cuda-context-gib): this vLLM counted all memory outside PyTorch",
@@ -92,8 +91,8 @@ void add_non_torch(ServingCapacity& c, const Workload& w, const ServingCard& car
     if (gpus <= 1) return;
     if (card.nvlink_sharp)
         add(c, "collectives", "NCCL (NVLS) + custom all-reduce", (kNvlsFixedGib + kNvlsPerRankGib * gpus) * kGiB,
-            fmt::format("{} + {} GiB × {} ranks (NVLink SHARP buffers grow with TP)", kNvlsFixedGib,
-                        kNvlsPerRankGib, gpus));
+            fmt::format("{} + {} GiB × {} ranks (NVLink SHARP buffers grow with TP)", kNvlsFixedGib, kNvlsPerRankGib,
+                        gpus));
     else
         add(c, "collectives", "NCCL + custom all-reduce", kRingBuffersGib * kGiB,
             fmt::format("{} GiB of ring/tree buffers (no NVLink SHARP on this card)", kRingBuffersGib));
@@ -103,7 +102,8 @@ void add_non_torch(ServingCapacity& c, const Workload& w, const ServingCard& car
 // token figure; the concurrency below uses the real per-sequence bytes.
 void size_cache(ServingCapacity& c, const ModelArch& m, const Workload& w) {
     for (auto& t : c.terms) c.kv_bytes -= t.bytes_per_gpu;
-    c.blocks = c.kv_bytes > 0 ? std::int64_t(std::floor(c.kv_bytes / (c.kv_bytes_per_token * c.engine.block_tokens))) : 0;
+    c.blocks =
+        c.kv_bytes > 0 ? std::int64_t(std::floor(c.kv_bytes / (c.kv_bytes_per_token * c.engine.block_tokens))) : 0;
     c.kv_tokens = c.blocks * c.engine.block_tokens;
     if (m.sliding_window > 0 && c.kv_bytes > 0) {
         double per_seq = kv_cache_bytes(m, c.seq, dtype_bytes(w.kv_dtype)) * c.kv_bytes_per_token /
@@ -134,7 +134,8 @@ ServingCapacity capacity(const ModelArch& m, const Workload& w, const ServingCar
     c.budget_bytes = c.kv_bytes = card.total_bytes * w.engine_memory_fraction;
     double kv_b = dtype_bytes(w.kv_dtype);
     c.kv_bytes_per_token = kv_bytes_per_token_per_gpu(m, kv_b, gpus);
-    std::int64_t heads = m.is_mla() ? 1 : std::max<std::int64_t>(1, m.kv_heads / std::min<std::int64_t>(gpus, m.kv_heads));
+    std::int64_t heads =
+        m.is_mla() ? 1 : std::max<std::int64_t>(1, m.kv_heads / std::min<std::int64_t>(gpus, m.kv_heads));
     c.kv_how = m.is_mla() ? fmt::format("{} layers × latent {} × {} B ({}), on every rank", m.layers,
                                         m.kv_lora_rank + m.qk_rope_head_dim, kv_b, w.kv_dtype)
                           : fmt::format("{} layers × {} KV heads{} × {} dim × 2 (K, V) × {} B ({})", m.layers, heads,
@@ -144,9 +145,10 @@ ServingCapacity capacity(const ModelArch& m, const Workload& w, const ServingCar
     add_non_torch(c, w, card, gpus, e);
     size_cache(c, m, w);
     if (m.max_positions > 0 && w.seq > m.max_positions)
-        c.notes.push_back(fmt::format("--seq {} is beyond {}'s {} positions: vLLM refuses such a max_model_len "
-                                      "unless RoPE scaling extends the context",
-                                      w.seq, m.name, m.max_positions));
+        c.notes.push_back(
+            fmt::format("--seq {} is beyond {}'s {} positions: vLLM refuses such a max_model_len "
+                        "unless RoPE scaling extends the context",
+                        w.seq, m.name, m.max_positions));
     return c;
 }
 
@@ -155,7 +157,8 @@ ServingCapacity capacity(const ModelArch& m, const Workload& w, const ServingCar
 void add_ideas(ServingCapacity& c, const ModelArch& m, const Workload& w, const ServingCard& card,
                const ServingEngine& e) {
     auto idea = [&](const std::string& what, const ServingCapacity& t) {
-        c.ideas.push_back(fmt::format("{} ({} tokens, {:.2f} requests of --seq)", what, t.kv_tokens, t.max_concurrency));
+        c.ideas.push_back(
+            fmt::format("{} ({} tokens, {:.2f} requests of --seq)", what, t.kv_tokens, t.max_concurrency));
     };
     std::optional<ServingCapacity> more;
     for (int n = c.gpus * 2; n <= 64 && !more; n *= 2)
@@ -234,11 +237,11 @@ ServingCapacity serving_capacity(const ModelArch& m, const Workload& w, const Se
                                  const ServingEngine& e) {
     ServingCapacity c = capacity(m, w, card, gpus, e);
     if (!c.fits) {
-        c.problem = c.kv_bytes <= 0
-                        ? fmt::format("nothing is left for the KV cache: the terms take {} of the {} budget",
-                                      gib(c.budget_bytes - c.kv_bytes), gib(c.budget_bytes))
-                        : fmt::format("the KV cache holds {} tokens, less than one request of --seq {}",
-                                      c.kv_tokens, c.seq);
+        c.problem =
+            c.kv_bytes <= 0
+                ? fmt::format("nothing is left for the KV cache: the terms take {} of the {} budget",
+                              gib(c.budget_bytes - c.kv_bytes), gib(c.budget_bytes))
+                : fmt::format("the KV cache holds {} tokens, less than one request of --seq {}", c.kv_tokens, c.seq);
         add_ideas(c, m, w, card, e);
     }
     c.notes.push_back(

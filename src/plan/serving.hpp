@@ -58,8 +58,8 @@ struct ServingCapacity {
     int gpus = 1;  // tensor-parallel degree: every card holds a shard
     ServingEngine engine;
     double fraction = 0.9;
-    double total_bytes = 0;   // per GPU
-    double budget_bytes = 0;  // total × fraction
+    double total_bytes = 0;          // per GPU
+    double budget_bytes = 0;         // total × fraction
     std::vector<ServingTerm> terms;  // subtracted from the budget
     double kv_bytes = 0;             // budget − terms; ≤ 0: nothing left
     double kv_bytes_per_token = 0;   // per GPU, all layers

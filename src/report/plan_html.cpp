@@ -132,9 +132,10 @@ std::string serving(const PlanView& v) {
                 e(gib(t.bytes_per_gpu)) + "</td><td>" + e(t.how) + "</td></tr>";
     rows += "<tr><th>= KV cache</th><td class=\"num\">" + e(gib(c.kv_bytes)) + "</td><td>" +
             e(fmt::format("{:.0f} B per token per GPU: {}", c.kv_bytes_per_token, c.kv_how)) + "</td></tr>";
-    std::string verdict = c.fits ? fmt::format("{} tokens of KV cache; maximum concurrency for {} tokens per "
-                                               "request: {:.2f}x",
-                                               c.kv_tokens, c.seq, c.max_concurrency)
+    std::string verdict = c.fits ? fmt::format(
+                                       "{} tokens of KV cache; maximum concurrency for {} tokens per "
+                                       "request: {:.2f}x",
+                                       c.kv_tokens, c.seq, c.max_concurrency)
                                  : "Does not serve: " + c.problem;
     return "<section id=\"serving\"><h2>" +
            e(fmt::format("Serving capacity on {}× {}, per GPU ({})", c.gpus, c.card, c.engine.name)) +

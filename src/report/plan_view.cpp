@@ -129,8 +129,9 @@ void render_cards(std::ostream& o, const PlanView& v) {
             " comm: share of a training step spent exchanging weights and gradients over the card's link "
             "(NVLink, else PCIe), no overlap assumed.";
     if (show_kv)
-        legend += " KV tok: tokens of KV cache vLLM would allocate on the row's cards (tensor parallel: "
-                  "each card holds its KV heads of every token); conc: requests of --seq tokens held at once.";
+        legend +=
+            " KV tok: tokens of KV cache vLLM would allocate on the row's cards (tensor parallel: "
+            "each card holds its KV heads of every token); conc: requests of --seq tokens held at once.";
     legend += " NVLink MISSING: the plan splits the model across cards that only have PCIe.";
     if (v.measured) legend += " *: rates measured by the --measured report.";
     o << wrap("  ", legend, 100, 2) << "\n";

@@ -85,9 +85,10 @@ void render_serving(std::ostream& o, const PlanView& v) {
     const ServingCapacity& c = *row->serving;
     const ServingEngine& e = c.engine;
     o << "\n"
-      << wrap("", fmt::format("Serving capacity on {}× {}, per GPU ({}: {} batched tokens, {} sequences, blocks of "
-                              "{} tokens; --max-batched-tokens, --engine-fraction):",
-                              c.gpus, c.card, e.name, e.max_batched_tokens, e.max_num_seqs, e.block_tokens),
+      << wrap("",
+              fmt::format("Serving capacity on {}× {}, per GPU ({}: {} batched tokens, {} sequences, blocks of "
+                          "{} tokens; --max-batched-tokens, --engine-fraction):",
+                          c.gpus, c.card, e.name, e.max_batched_tokens, e.max_num_seqs, e.block_tokens),
               100, 2)
       << "\n";
     o << fmt::format("  {:<36} {:>9}  {}\n", "item", "GiB", "how it is counted");
@@ -95,8 +96,7 @@ void render_serving(std::ostream& o, const PlanView& v) {
          fmt::format("{:.2f} GiB reported × {:.2f} (--engine-fraction)", c.total_bytes / kGiB, c.fraction));
     for (auto& t : c.terms) line(o, "− " + t.label, t.bytes_per_gpu, t.how);
     line(o, "= KV cache", c.kv_bytes, "");
-    o << wrap("  ", fmt::format("KV per token per GPU: {:.0f} B ({})", c.kv_bytes_per_token, c.kv_how), 100, 4)
-      << "\n";
+    o << wrap("  ", fmt::format("KV per token per GPU: {:.0f} B ({})", c.kv_bytes_per_token, c.kv_how), 100, 4) << "\n";
     o << fmt::format("  KV cache: {} tokens ({} blocks of {})\n", c.kv_tokens, c.blocks, e.block_tokens);
     o << fmt::format("  Maximum concurrency for {} tokens per request (--seq): {:.2f}x\n", c.seq, c.max_concurrency);
     if (c.fits)
