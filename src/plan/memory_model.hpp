@@ -9,11 +9,18 @@
 
 namespace gpuvet {
 
+// When an item is alive during a training step. The peak is the larger of two moments, not the
+// sum of every item: the loss (end of forward: activations and logits saved, gradients set to
+// None by zero_grad) and the end of backward (every gradient made, activations freed but one
+// block's). Paged optimizer states live outside PyTorch's allocator and are in neither.
+enum class Phase { Always, Forward, Backward, Pageable };
+
 struct MemoryItem {
     std::string key;  // "weights", "gradients", "optimizer", "activations", "logits", "kv_cache", ...
     std::string label;
     double bytes_per_gpu = 0;
     std::string how;  // the formula, in words and numbers
+    Phase phase = Phase::Always;
 };
 
 struct MemoryPlan {
@@ -23,7 +30,10 @@ struct MemoryPlan {
     double bytes_per_param = 0;  // weights + gradients + optimizer, before sharding
     std::string bytes_per_param_how;
     std::vector<MemoryItem> items;  // per GPU, before the margin
-    double subtotal_per_gpu = 0;
+    double subtotal_per_gpu = 0;  // the peak: the larger of the two phase totals
+    double forward_peak = 0;      // Always + Forward items (training)
+    double backward_peak = 0;     // Always + Backward items (training)
+    double pageable_bytes = 0;    // paged optimizer states: on the GPU while it has room
     double margin_bytes = 0;  // subtotal × margin
     double need_per_gpu = 0;  // subtotal + margin
     double cpu_bytes = 0;     // offloaded states (host RAM)

@@ -41,6 +41,13 @@ void read_knobs(const Json& k, Workload& w, SpeedAssumptions& a) {
     if (!k.at("activations_gib").is_null()) w.activations_gib = k.at("activations_gib").get<double>();
     w.prefill_chunk = k.at("prefill_chunk").get<std::int64_t>();
     w.token_budget = k.at("token_budget").get<double>();
+    // Recipe knobs added later: a workload file written before them plans as it did.
+    if (k.contains("selective_checkpointing")) w.selective_checkpointing = k.at("selective_checkpointing").get<bool>();
+    if (k.contains("offload_activations")) w.offload_activations = k.at("offload_activations").get<bool>();
+    if (k.contains("compiled")) w.compiled = k.at("compiled").get<bool>();
+    if (k.contains("loss") && !k.at("loss").is_null()) w.loss = k.at("loss").get<std::string>();
+    if (k.contains("grad_accum")) w.grad_accum = k.at("grad_accum").get<int>();
+    if (k.contains("optimizer_in_backward")) w.optimizer_in_backward = k.at("optimizer_in_backward").get<bool>();
     a.mfu = k.at("mfu").get<double>();
     a.bandwidth_eff = k.at("bandwidth_efficiency").get<double>();
 }

@@ -30,6 +30,14 @@ struct Workload {
     std::optional<double> activations_gib;  // user figure for fixed (CNN/UNet) models
     std::int64_t prefill_chunk = 8192;      // tokens prefilled at once (vLLM max_num_batched_tokens)
     double token_budget = 0;                // training tokens (D) for the time estimate
+
+    // Training recipes beyond the optimizer (docs/plan.md, "Training recipes").
+    int grad_accum = 1;                  // micro-steps per optimizer step: gradients persist across them
+    bool optimizer_in_backward = false;  // step each parameter as its gradient is ready (torchtune)
+    std::optional<std::string> loss;     // full (default), chunked (8 chunks), fused (no logits kept)
+    bool selective_checkpointing = false;  // torchtitan op-level policy: every other matmul output kept
+    bool offload_activations = false;      // saved activations to host, a block's worth stays
+    bool compiled = false;                 // torch.compile: fused norms keep no fp32 copy
 };
 
 const char* to_string(Task t);

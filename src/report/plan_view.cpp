@@ -15,6 +15,31 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 std::string g2(double bytes) { return format_fixed(bytes / kGiB, 2); }
 
+const char* phase_name(Phase ph) {
+    switch (ph) {
+        case Phase::Always: return "always";
+        case Phase::Forward: return "forward";
+        case Phase::Backward: return "backward";
+        case Phase::Pageable: return "pageable";
+    }
+    return "?";
+}
+
+// Training items that live in one phase only are marked, so the peak reads as a maximum.
+bool has_phases(const MemoryPlan& p) {
+    for (auto& i : p.items)
+        if (i.phase != Phase::Always) return true;
+    return false;
+}
+std::string phase_mark(Phase ph) {
+    switch (ph) {
+        case Phase::Forward: return " [F]";
+        case Phase::Backward: return " [B]";
+        case Phase::Pageable: return " [paged]";
+        default: return "";
+    }
+}
+
 Json to_json(const MemoryPlan& p) {
     Json items = Json::array();
     for (auto& i : p.items)
@@ -23,7 +48,8 @@ Json to_json(const MemoryPlan& p) {
                          {"bytes_per_gpu", i.bytes_per_gpu},
                          {"gib_per_gpu", i.bytes_per_gpu / kGiB},
                          {"bytes_total", i.bytes_per_gpu * p.gpus},
-                         {"how", i.how}});
+                         {"how", i.how},
+                         {"phase", phase_name(i.phase)}});
     return {{"gpus", p.gpus},
             {"zero_stage", p.zero_stage},
             {"bytes_per_param", p.bytes_per_param},
@@ -35,6 +61,9 @@ Json to_json(const MemoryPlan& p) {
             {"need_gib_per_gpu", p.need_per_gpu / kGiB},
             {"need_bytes_total", p.total()},
             {"cpu_offload_bytes", p.cpu_bytes},
+            {"forward_peak_bytes_per_gpu", p.forward_peak},
+            {"backward_peak_bytes_per_gpu", p.backward_peak},
+            {"pageable_bytes_per_gpu", p.pageable_bytes},
             {"notes", p.notes}};
 }
 
@@ -65,11 +94,27 @@ void render_memory(std::ostream& o, const PlanView& v) {
         }
         o << head << "\n" << wrap("      ", how, 100, 6) << "\n";
     };
-    for (auto& i : v.memory.items) line(i.label, i.bytes_per_gpu, i.how);
+    const bool phased = has_phases(v.memory);
+    for (auto& i : v.memory.items) line(i.label + (phased ? phase_mark(i.phase) : ""), i.bytes_per_gpu, i.how);
+    if (phased) {
+        bool fwd = v.memory.forward_peak >= v.memory.backward_peak;
+        line("[F] at the loss (end of forward)", v.memory.forward_peak,
+             fmt::format("unmarked + [F] items{}", fwd ? "  <- peak" : ""));
+        line("[B] at the end of backward", v.memory.backward_peak,
+             fmt::format("unmarked + [B] items{}", fwd ? "" : "  <- peak"));
+        line("peak (the larger, not the sum)", v.memory.subtotal_per_gpu, "");
+    }
     line(fmt::format("margin ({:.0f}%)", v.w.margin * 100), v.memory.margin_bytes, "--margin");
     line("need per GPU", v.memory.need_per_gpu, "");
     if (v.memory.gpus > 1) line("need in total", v.memory.total(), fmt::format("× {} GPUs", v.memory.gpus));
     if (v.memory.cpu_bytes > 0) line("host RAM for offload", v.memory.cpu_bytes, "DeepSpeed estimate");
+    if (v.memory.pageable_bytes > 0)
+        o << wrap("  note: ",
+                  fmt::format("[paged] optimizer states ({} GiB) are in CUDA unified memory, outside the need: they "
+                              "stay on the GPU while it has room and page to host RAM when it runs short",
+                              g2(v.memory.pageable_bytes)),
+                  100, 8)
+          << "\n";
     for (auto& n : v.memory.notes) o << wrap("  note: ", n, 100, 8) << "\n";
 }
 
@@ -147,6 +192,12 @@ Json workload_json(const PlanView& v) {
                 {"lora_rank", w.lora_rank},
                 {"lora_targets", w.lora_targets},
                 {"checkpointing", w.checkpointing},
+                {"selective_checkpointing", w.selective_checkpointing},
+                {"offload_activations", w.offload_activations},
+                {"compiled", w.compiled},
+                {"loss", w.loss ? Json(*w.loss) : Json(nullptr)},
+                {"grad_accum", w.grad_accum},
+                {"optimizer_in_backward", w.optimizer_in_backward},
                 {"flash_attention", w.flash_attention},
                 {"zero_stage", opt(w.zero_stage)},
                 {"offload_optimizer", w.offload_optimizer},
