@@ -69,8 +69,11 @@ double per_token_selective_bytes(const ModelArch& m, double e) {
 }  // namespace
 
 double logits_bytes_per_value(const std::string& loss, double e) {
-    if (loss == "full") return e + 4.0 + 4.0;
-    if (loss == "chunked") return e + (4.0 + 4.0) / kLossChunks;
+    // Full: in the loss's backward the fp32 log-softmax it saved, the fp32 gradient arriving and
+    // the fp32 gradient it makes (12 B); the forward's 16-bit logits + fp32 copy + log-softmax
+    // (e + 8 B) are no more.
+    if (loss == "full") return std::max(e + 8.0, 12.0);
+    if (loss == "chunked") return e + 4.0 / kLossChunks;
     if (loss == "fused") return 0;
     throw usage_error("unknown --loss '" + loss + "'",
                       "choose full (logits + fp32 copy), chunked (8 chunks) or fused (Liger/cut cross-entropy)");
@@ -84,12 +87,10 @@ ActivationEstimate training_activations(const ModelArch& m, const Workload& w, d
     double kept_per_layer = block;  // what each block leaves saved for its backward
     if (w.selective_checkpointing) kept_per_layer = per_token_selective_bytes(m, e) * tokens;
     else if (w.checkpointing) kept_per_layer = e * double(m.hidden) * tokens;
-    const bool recompute = w.checkpointing || w.selective_checkpointing;
-    if (w.offload_activations)
-        // Saved tensors go to host as they are made: the block being computed (or recomputed)
-        // and the one in flight stay.
-        a.layers_bytes = block + (recompute ? 2 * kept_per_layer : block);
-    else a.layers_bytes = double(m.layers) * kept_per_layer + (recompute ? block : 0);
+    // At the loss, what the blocks left saved; a recomputed block exists only later, in backward
+    // (block_bytes). Offloaded, the saved tensors go to host as they are made: the current block's
+    // and the one in flight stay.
+    a.layers_bytes = (w.offload_activations ? 2.0 : double(m.layers)) * kept_per_layer;
     a.block_bytes = block;
     if (!m.encoder) {
         const std::string loss = w.loss.value_or("full");

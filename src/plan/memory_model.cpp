@@ -220,7 +220,9 @@ void add_recipe_states(const Workload& w, const Recipe& r, MemoryPlan& p, int st
         add(p, "optimizer", "optimizer", r.optimizer_bytes * P / os,
             fmt::format("{} B × params{}", r.optimizer_bytes, shard(os)));
     if (stage == 3)
-        add(p, "gather_buffer", "gather buffers", 2.0 * r.weight_bytes * double(L), "2 prefetched largest layers");
+        // Layers are gathered in the compute dtype (FSDP2 param_dtype), the current and the prefetched one.
+        add(p, "gather_buffer", "gather buffers", 2.0 * r.activation_bytes * double(L),
+            fmt::format("2 prefetched largest layers × {} B", r.activation_bytes));
 }
 
 // Full training: check the ZeRO/offload options, then the model states of the recipe.
@@ -261,10 +263,10 @@ void add_training_activations(const ModelArch& m, const Workload& w, MemoryPlan&
         return;
     }
     ActivationEstimate a = training_activations(m, w, e);
-    std::string kept = w.selective_checkpointing ? ", every other matmul output + one block"
-                       : w.checkpointing         ? ", block inputs + one block"
+    std::string kept = w.selective_checkpointing ? ", every other matmul output"
+                       : w.checkpointing         ? ", block inputs"
                                                  : "";
-    if (w.offload_activations) kept = ", offloaded to host: one block + one in flight";
+    if (w.offload_activations) kept += ", offloaded to host: two blocks' worth stay";
     add(p, "activations",
         w.selective_checkpointing ? "activations (selective checkpointing)"
         : w.checkpointing         ? "activations (checkpointed)"
@@ -279,9 +281,9 @@ void add_training_activations(const ModelArch& m, const Workload& w, MemoryPlan&
             loss == "fused" ? fmt::format("tokens × hidden {} × {} B (hidden-state gradient only)", m.hidden, e)
                             : fmt::format("tokens × vocab {} × {} B{}", m.vocab, logits_bytes_per_value(loss, e),
                                           loss == "chunked" ? fmt::format(" ({} chunks)", kLossChunks)
-                                                            : " (16-bit + fp32 copy + fp32 grad)"),
+                                                            : " (fp32 log-softmax + 2 gradients)"),
             Phase::Forward);
-    add(p, "backward_block", "one block in backward", a.block_bytes, "its saved tensors, at the end of backward",
+    add(p, "backward_block", "one block in backward", a.block_bytes, w.checkpointing || w.selective_checkpointing ? "recomputed: its saved tensors" : "its saved tensors",
         Phase::Backward);
 }
 
