@@ -76,7 +76,7 @@ double logits_bytes_per_value(const std::string& loss, double e) {
     if (loss == "chunked") return e + 4.0 / kLossChunks;
     if (loss == "fused") return 0;
     throw usage_error("unknown --loss '" + loss + "'",
-                      "choose full (logits + fp32 copy), chunked (8 chunks) or fused (Liger/cut cross-entropy)");
+                      "choose full (fp32 loss over all logits), chunked (8 chunks) or fused (Liger/cut cross-entropy)");
 }
 
 ActivationEstimate training_activations(const ModelArch& m, const Workload& w, double e) {

@@ -213,7 +213,7 @@ void add_recipe_states(const Workload& w, const Recipe& r, MemoryPlan& p, int st
             gradient_phase(w));
     if (host_states) p.cpu_bytes += r.optimizer_bytes * P / dp;
     else if (r.pageable_optimizer)
-        add(p, "optimizer", "optimizer (paged, not in the need)", r.optimizer_bytes * P / os,
+        add(p, "optimizer", "optimizer, paged (not in need)", r.optimizer_bytes * P / os,
             fmt::format("{} B × params{}, unified memory: host when short", r.optimizer_bytes, shard(os)),
             Phase::Pageable);
     else

@@ -35,7 +35,7 @@ std::string phase_mark(Phase ph) {
     switch (ph) {
         case Phase::Forward: return " [F]";
         case Phase::Backward: return " [B]";
-        case Phase::Pageable: return " [paged]";
+        case Phase::Pageable: return " [P]";
         default: return "";
     }
 }
@@ -75,7 +75,7 @@ Json opt(const std::optional<T>& v) {
 void render_memory(std::ostream& o, const PlanView& v) {
     o << fmt::format("{} — {} — {:.3f}B parameters{}\n", v.model.name, to_string(v.w.task), v.memory.params / 1e9,
                      v.model.is_moe() ? fmt::format(" ({:.2f}B active per token)", v.memory.active_params / 1e9) : "");
-    if (v.memory.bytes_per_param > 0) o << "  " << v.memory.bytes_per_param_how << "\n";
+    if (v.memory.bytes_per_param > 0) o << wrap("  ", v.memory.bytes_per_param_how, 100, 4) << "\n";
     if (v.memory.trainable_params && v.memory.trainable_params != v.memory.params)
         o << fmt::format("  trainable: {} parameters (LoRA rank {})\n", v.memory.trainable_params, v.w.lora_rank);
     o << fmt::format("\nMemory on {} GPU(s), per GPU{}:\n", v.memory.gpus,
@@ -110,7 +110,7 @@ void render_memory(std::ostream& o, const PlanView& v) {
     if (v.memory.cpu_bytes > 0) line("host RAM for offload", v.memory.cpu_bytes, "DeepSpeed estimate");
     if (v.memory.pageable_bytes > 0)
         o << wrap("  note: ",
-                  fmt::format("[paged] optimizer states ({} GiB) are in CUDA unified memory, outside the need: they "
+                  fmt::format("[P] paged optimizer states ({} GiB) are in CUDA unified memory, outside the need: they "
                               "stay on the GPU while it has room and page to host RAM when it runs short",
                               g2(v.memory.pageable_bytes)),
                   100, 8)

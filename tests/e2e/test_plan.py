@@ -167,4 +167,62 @@ def test_measured_report_without_usable_rates_is_refused():
         os.unlink(f.name)
 
 
+def test_recipe_options_that_do_not_apply_are_refused():
+    cases = [
+        (["--task", "inference", "--recipe", "adamw-8bit"], "--recipe adamw-8bit applies to training"),
+        (["--task", "inference", "--loss", "chunked"], "--loss applies to training"),
+        (["--task", "inference", "--checkpointing"], "--checkpointing applies to training"),
+        (["--task", "inference", "--optimizer-in-backward"], "--optimizer-in-backward applies to training"),
+        (["--task", "full", "--optimizer-in-backward", "--grad-accum", "4"], "cannot accumulate gradients"),
+        (["--task", "full", "--recipe", "paged-adamw", "--gpus", "8", "--zero", "3", "--offload-optimizer"],
+         "pages its states to host already"),
+        (["--task", "full", "--loss", "sparse"], "unknown --loss 'sparse'"),
+        (["--task", "full", "--checkpointing", "--selective-checkpointing"], "two granularities"),
+        (["--task", "full", "--grad-accum", "0"], "--grad-accum"),
+    ]
+    for args, words in cases:
+        code, out, err = run("plan", "--model", "llama-3-8b", *args)
+        assert code == 2, (args, out, err)
+        assert words in err, (args, err)
+        assert "→" in err or "drop" in err or "choose" in err or "--help" in err, (args, err)
+
+
+def test_recipe_bytes_and_phases_are_shown():
+    code, out, err = run("plan", "--model", "llama-3.2-3b", "--task", "full", "--recipe", "paged-adamw-8bit",
+                         "--optimizer-in-backward", "--checkpointing", "--loss", "chunked", "--batch", "2",
+                         "--seq", "4096", "--no-color")
+    assert code == 0, err
+    assert "paged-adamw-8bit: 2 weights + 2 gradients + 2 optimizer = 6 B per parameter" in out, out
+    assert "optimizer, paged (not in need) [P]" in out, out
+    assert "gradients (one layer at a time) [B]" in out, out
+    assert "logits (chunked cross-entropy) [F]" in out, out
+    assert "peak (the larger, not the sum)" in out, out
+    for line in out.splitlines():
+        assert len(line) <= 100, line
+    code, doc, _ = run_json("plan", "--model", "llama-3.2-3b", "--task", "full", "--recipe", "bf16-adamw",
+                            "--batch", "2", "--seq", "4096")
+    m = doc["memory"]
+    assert m["subtotal_bytes_per_gpu"] == max(m["forward_peak_bytes_per_gpu"], m["backward_peak_bytes_per_gpu"])
+    phases = {i["key"]: i["phase"] for i in m["items"]}
+    assert phases["gradients"] == "backward" and phases["activations"] == "forward", phases
+    total = sum(i["bytes_per_gpu"] for i in m["items"])
+    assert m["subtotal_bytes_per_gpu"] < total  # a maximum over phases, not the column sum
+
+
+def test_grad_accum_keeps_gradients_with_the_activations():
+    def peak(*extra):
+        code, doc, err = run_json("plan", "--model", "llama-3.2-3b", "--task", "full", "--recipe", "bf16-adamw",
+                                  "--batch", "2", "--seq", "4096", *extra)
+        assert code in (0, 1), err
+        return doc["memory"]
+    one, four = peak(), peak("--grad-accum", "4")
+    grads = next(i["bytes_per_gpu"] for i in one["items"] if i["key"] == "gradients")
+    assert abs(four["forward_peak_bytes_per_gpu"] - one["forward_peak_bytes_per_gpu"] - grads) < 1.0
+    assert doc_phase(four, "gradients") == "always"
+
+
+def doc_phase(memory, key):
+    return next(i["phase"] for i in memory["items"] if i["key"] == key)
+
+
 main(globals())
