@@ -32,6 +32,23 @@ double dtype_bytes(const std::string& d) {
     throw usage_error("unknown dtype '" + d + "'", "use fp32, bf16, fp16, fp8, int8 or int4");
 }
 
+bool alive_at(Phase phase, Moment moment) {
+    switch (phase) {
+        case Phase::Always: return true;
+        case Phase::Loss: return moment == Moment::Loss;
+        case Phase::Saved: return moment != Moment::BackwardEnd;
+        case Phase::Backward: return moment != Moment::Loss;
+        case Phase::Gradients: return moment == Moment::BackwardEnd;
+        case Phase::Pageable: return false;
+    }
+    return false;
+}
+
+Moment MemoryPlan::peak_moment() const {
+    if (forward_peak >= backward_start_peak && forward_peak >= backward_peak) return Moment::Loss;
+    return backward_start_peak >= backward_peak ? Moment::BackwardStart : Moment::BackwardEnd;
+}
+
 double MemoryPlan::item(const std::string& key) const {
     double s = 0;
     for (auto& i : items)
@@ -78,7 +95,7 @@ void add(MemoryPlan& p, std::string key, std::string label, double bytes, std::s
 
 // Gradients are made during backward and freed by zero_grad(set_to_none=True), PyTorch's default
 // since 2.0; accumulated over micro-steps they persist and meet the next forward's activations.
-Phase gradient_phase(const Workload& w) { return w.grad_accum > 1 ? Phase::Always : Phase::Backward; }
+Phase gradient_phase(const Workload& w) { return w.grad_accum > 1 ? Phase::Always : Phase::Gradients; }
 
 std::string gib(double b) { return fmt::format("{:.2f} GiB", b / kGiB); }
 
@@ -219,6 +236,7 @@ void add_recipe_states(const Workload& w, const Recipe& r, MemoryPlan& p, int st
     else
         add(p, "optimizer", "optimizer", r.optimizer_bytes * P / os,
             fmt::format("{} B × params{}", r.optimizer_bytes, shard(os)));
+    if (p.cpu_bytes > 0) p.cpu_how = "recipe bytes offloaded × params ÷ ranks";
     if (stage == 3)
         // Layers are gathered in the compute dtype (FSDP2 param_dtype), the current and the prefetched one.
         add(p, "gather_buffer", "gather buffers", 2.0 * r.activation_bytes * double(L),
@@ -274,7 +292,7 @@ void add_training_activations(const ModelArch& m, const Workload& w, MemoryPlan&
         a.layers_bytes,
         fmt::format("{} seq × {} tokens, {} layers, {} B/value{}{}{}", w.batch, w.seq, m.layers, e, kept,
                     w.flash_attention ? "" : ", eager attention", w.compiled ? ", compiled" : ""),
-        Phase::Forward);
+        Phase::Saved);
     const std::string loss = w.loss.value_or("full");
     if (a.logits_bytes > 0)
         add(p, "logits", "logits (" + loss + " cross-entropy)", a.logits_bytes,
@@ -282,7 +300,7 @@ void add_training_activations(const ModelArch& m, const Workload& w, MemoryPlan&
                             : fmt::format("tokens × vocab {} × {} B{}", m.vocab, logits_bytes_per_value(loss, e),
                                           loss == "chunked" ? fmt::format(" ({} chunks)", kLossChunks)
                                                             : " (fp32 log-softmax + 2 gradients)"),
-            Phase::Forward);
+            Phase::Loss);
     add(p, "backward_block", "one block in backward", a.block_bytes, w.checkpointing || w.selective_checkpointing ? "recomputed: its saved tensors" : "its saved tensors",
         Phase::Backward);
 }
@@ -323,11 +341,12 @@ MemoryPlan plan_memory(const ModelArch& m, const Workload& w, int gpus) {
     add(p, "cuda_context", "CUDA context + kernels", w.cuda_context_gib * kGiB,
         fmt::format("{} GiB per GPU", w.cuda_context_gib));
     for (auto& i : p.items) {
-        if (i.phase == Phase::Always || i.phase == Phase::Forward) p.forward_peak += i.bytes_per_gpu;
-        if (i.phase == Phase::Always || i.phase == Phase::Backward) p.backward_peak += i.bytes_per_gpu;
+        if (alive_at(i.phase, Moment::Loss)) p.forward_peak += i.bytes_per_gpu;
+        if (alive_at(i.phase, Moment::BackwardStart)) p.backward_start_peak += i.bytes_per_gpu;
+        if (alive_at(i.phase, Moment::BackwardEnd)) p.backward_peak += i.bytes_per_gpu;
         if (i.phase == Phase::Pageable) p.pageable_bytes += i.bytes_per_gpu;
     }
-    p.subtotal_per_gpu = std::max(p.forward_peak, p.backward_peak);
+    p.subtotal_per_gpu = std::max({p.forward_peak, p.backward_start_peak, p.backward_peak});
     p.margin_bytes = p.subtotal_per_gpu * w.margin;
     p.need_per_gpu = p.subtotal_per_gpu + p.margin_bytes;
     return p;

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <fmt/ranges.h>
+
 #include <sstream>
+#include <vector>
 
 #include "core/strings.hpp"
 #include "report/terminal.hpp"
@@ -18,9 +21,19 @@ std::string g2(double bytes) { return format_fixed(bytes / kGiB, 2); }
 const char* phase_name(Phase ph) {
     switch (ph) {
         case Phase::Always: return "always";
-        case Phase::Forward: return "forward";
+        case Phase::Loss: return "loss";
+        case Phase::Saved: return "saved";
         case Phase::Backward: return "backward";
+        case Phase::Gradients: return "gradients";
         case Phase::Pageable: return "pageable";
+    }
+    return "?";
+}
+const char* moment_name(Moment m) {
+    switch (m) {
+        case Moment::Loss: return "loss";
+        case Moment::BackwardStart: return "backward_start";
+        case Moment::BackwardEnd: return "backward_end";
     }
     return "?";
 }
@@ -31,13 +44,21 @@ bool has_phases(const MemoryPlan& p) {
         if (i.phase != Phase::Always) return true;
     return false;
 }
+// The moments (1 loss, 2 start of backward, 3 end of backward) an item is alive at.
 std::string phase_mark(Phase ph) {
-    switch (ph) {
-        case Phase::Forward: return " [F]";
-        case Phase::Backward: return " [B]";
-        case Phase::Pageable: return " [P]";
-        default: return "";
-    }
+    if (ph == Phase::Always) return "";
+    if (ph == Phase::Pageable) return " [P]";
+    std::vector<std::string> m;
+    for (Moment t : {Moment::Loss, Moment::BackwardStart, Moment::BackwardEnd})
+        if (alive_at(ph, t)) m.push_back(fmt::format("{}", int(t) + 1));
+    return fmt::format(" [{}]", fmt::join(m, ","));
+}
+
+Json moments_json(Phase ph) {
+    Json a = Json::array();
+    for (Moment t : {Moment::Loss, Moment::BackwardStart, Moment::BackwardEnd})
+        if (alive_at(ph, t)) a.push_back(moment_name(t));
+    return a;
 }
 
 Json to_json(const MemoryPlan& p) {
@@ -49,7 +70,8 @@ Json to_json(const MemoryPlan& p) {
                          {"gib_per_gpu", i.bytes_per_gpu / kGiB},
                          {"bytes_total", i.bytes_per_gpu * p.gpus},
                          {"how", i.how},
-                         {"phase", phase_name(i.phase)}});
+                         {"phase", phase_name(i.phase)},
+                         {"moments", moments_json(i.phase)}});
     return {{"gpus", p.gpus},
             {"zero_stage", p.zero_stage},
             {"bytes_per_param", p.bytes_per_param},
@@ -62,7 +84,9 @@ Json to_json(const MemoryPlan& p) {
             {"need_bytes_total", p.total()},
             {"cpu_offload_bytes", p.cpu_bytes},
             {"forward_peak_bytes_per_gpu", p.forward_peak},
+            {"backward_start_peak_bytes_per_gpu", p.backward_start_peak},
             {"backward_peak_bytes_per_gpu", p.backward_peak},
+            {"peak_moment", has_phases(p) ? Json(moment_name(p.peak_moment())) : Json(nullptr)},
             {"pageable_bytes_per_gpu", p.pageable_bytes},
             {"notes", p.notes}};
 }
@@ -97,17 +121,21 @@ void render_memory(std::ostream& o, const PlanView& v) {
     const bool phased = has_phases(v.memory);
     for (auto& i : v.memory.items) line(i.label + (phased ? phase_mark(i.phase) : ""), i.bytes_per_gpu, i.how);
     if (phased) {
-        bool fwd = v.memory.forward_peak >= v.memory.backward_peak;
-        line("[F] at the loss (end of forward)", v.memory.forward_peak,
-             fmt::format("unmarked + [F] items{}", fwd ? "  <- peak" : ""));
-        line("[B] at the end of backward", v.memory.backward_peak,
-             fmt::format("unmarked + [B] items{}", fwd ? "" : "  <- peak"));
-        line("peak (the larger, not the sum)", v.memory.subtotal_per_gpu, "");
+        const Moment peak = v.memory.peak_moment();
+        auto mark = [&](Moment t) { return std::string(t == peak ? "  <- peak" : ""); };
+        line("1 at the loss", v.memory.forward_peak, "unmarked + items marked 1" + mark(Moment::Loss));
+        line("2 at the start of backward", v.memory.backward_start_peak,
+             "unmarked + items marked 2" + mark(Moment::BackwardStart));
+        line("3 at the end of backward", v.memory.backward_peak,
+             "unmarked + items marked 3" + mark(Moment::BackwardEnd));
+        line("peak (the largest, not the sum)", v.memory.subtotal_per_gpu, "");
     }
     line(fmt::format("margin ({:.0f}%)", v.w.margin * 100), v.memory.margin_bytes, "--margin");
     line("need per GPU", v.memory.need_per_gpu, "");
     if (v.memory.gpus > 1) line("need in total", v.memory.total(), fmt::format("× {} GPUs", v.memory.gpus));
-    if (v.memory.cpu_bytes > 0) line("host RAM for offload", v.memory.cpu_bytes, "DeepSpeed estimate");
+    if (v.memory.cpu_bytes > 0)
+        line("host RAM for offload", v.memory.cpu_bytes,
+             v.memory.cpu_how.empty() ? "DeepSpeed estimate" : v.memory.cpu_how);
     if (v.memory.pageable_bytes > 0)
         o << wrap("  note: ",
                   fmt::format("[P] paged optimizer states ({} GiB) are in CUDA unified memory, outside the need: they "

@@ -194,19 +194,23 @@ def test_recipe_bytes_and_phases_are_shown():
     assert code == 0, err
     assert "paged-adamw-8bit: 2 weights + 2 gradients + 2 optimizer = 6 B per parameter" in out, out
     assert "optimizer, paged (not in need) [P]" in out, out
-    assert "gradients (one layer at a time) [B]" in out, out
-    assert "logits (chunked cross-entropy) [F]" in out, out
-    assert "peak (the larger, not the sum)" in out, out
+    assert "gradients (one layer at a time) [2,3]" in out, out
+    assert "logits (chunked cross-entropy) [1]" in out, out
+    assert "activations (checkpointed) [1,2]" in out, out
+    assert "peak (the largest, not the sum)" in out, out
+    assert len([l for l in out.splitlines() if l.rstrip().endswith("<- peak")]) == 1, out
     for line in out.splitlines():
         assert len(line) <= 100, line
     code, doc, _ = run_json("plan", "--model", "llama-3.2-3b", "--task", "full", "--recipe", "bf16-adamw",
                             "--batch", "2", "--seq", "4096")
     m = doc["memory"]
-    assert m["subtotal_bytes_per_gpu"] == max(m["forward_peak_bytes_per_gpu"], m["backward_peak_bytes_per_gpu"])
-    phases = {i["key"]: i["phase"] for i in m["items"]}
-    assert phases["gradients"] == "backward" and phases["activations"] == "forward", phases
+    moments = [m["forward_peak_bytes_per_gpu"], m["backward_start_peak_bytes_per_gpu"], m["backward_peak_bytes_per_gpu"]]
+    assert m["subtotal_bytes_per_gpu"] == max(moments)
+    alive = {i["key"]: i["moments"] for i in m["items"]}
+    assert alive["gradients"] == ["backward_end"] and alive["activations"] == ["loss", "backward_start"], alive
+    assert alive["weights"] == ["loss", "backward_start", "backward_end"], alive
     total = sum(i["bytes_per_gpu"] for i in m["items"])
-    assert m["subtotal_bytes_per_gpu"] < total  # a maximum over phases, not the column sum
+    assert m["subtotal_bytes_per_gpu"] < total  # a maximum over moments, not the column sum
 
 
 def test_grad_accum_keeps_gradients_with_the_activations():
