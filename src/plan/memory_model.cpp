@@ -215,6 +215,8 @@ void add_recipe_states(const Workload& w, const Recipe& r, MemoryPlan& p, int st
     double ws = stage == 3 ? dp : 1, gs = stage >= 2 ? dp : 1, os = stage >= 1 ? dp : 1;
     auto shard = [&](double s) { return s > 1 ? fmt::format(" ÷ {}", dp) : std::string(); };
     const bool host_params = w.offload_params, host_states = w.offload_optimizer || w.offload_params;
+    p.exchanged_weight_bytes = r.weight_bytes * P / ws;
+    p.exchanged_gradient_bytes = r.grad_bytes * P / gs;
     if (host_params) p.cpu_bytes += (r.weight_bytes + r.grad_bytes) * P / dp;
     else
         add(p, "weights", "weights", r.weight_bytes * P / ws,
@@ -301,8 +303,9 @@ void add_training_activations(const ModelArch& m, const Workload& w, MemoryPlan&
                                           loss == "chunked" ? fmt::format(" ({} chunks)", kLossChunks)
                                                             : " (fp32 log-softmax + 2 gradients)"),
             Phase::Loss);
-    add(p, "backward_block", "one block in backward", a.block_bytes, w.checkpointing || w.selective_checkpointing ? "recomputed: its saved tensors" : "its saved tensors",
-        Phase::Backward);
+    const bool recomputed = w.checkpointing || w.selective_checkpointing;
+    add(p, "backward_block", "one block in backward", a.block_bytes,
+        recomputed ? "recomputed: its saved tensors" : "its saved tensors", Phase::Backward);
 }
 
 void plan_training(const ModelArch& m, const Workload& w, MemoryPlan& p) {

@@ -50,6 +50,9 @@ struct MemoryPlan {
     double need_per_gpu = 0;  // subtotal + margin
     double cpu_bytes = 0;     // offloaded states (host RAM)
     std::string cpu_how;      // how cpu_bytes is counted, when not DeepSpeed's estimate
+    // Per-GPU shards the collectives move, where the items do not show them (FSDP CPU offload,
+    // optimizer in backward: every gradient is still reduced, one layer at a time). 0: the items.
+    double exchanged_weight_bytes = 0, exchanged_gradient_bytes = 0;
     std::vector<std::string> notes;
 
     double total() const { return need_per_gpu * gpus; }

@@ -229,4 +229,26 @@ def doc_phase(memory, key):
     return next(i["phase"] for i in memory["items"] if i["key"] == key)
 
 
+def test_selective_checkpointing_that_does_not_fit_still_gets_a_suggestion():
+    # The QLoRA suggestion adds full checkpointing; it must not collide with the user's selective one.
+    code, out, err = run("plan", "--model", "llama-2-70b", "--task", "full", "--gpus", "1",
+                         "--selective-checkpointing", "--no-color")
+    assert code == 1, (code, err)
+    assert "QLoRA on 1×" in " ".join(out.split()), out
+
+
+def test_optimizer_in_backward_and_fsdp_offload_still_exchange_every_gradient():
+    def comm(*extra):
+        code, doc, err = run_json("plan", "--model", "llama-3-8b", "--task", "full", "--recipe", "bf16-adamw",
+                                  "--gpus", "8", "--zero", "3", "--checkpointing", *extra)
+        assert code in (0, 1), err
+        return {g["sku"]: g["comm_s_per_step"] for g in doc["gpus"] if g["comm_s_per_step"]}
+    base = comm()
+    assert base
+    for extra in (["--optimizer-in-backward"], ["--offload-params"]):
+        other = comm(*extra)
+        for sku, s in base.items():
+            assert abs(other[sku] - s) <= 1e-9 * s, (extra, sku, s, other[sku])
+
+
 main(globals())
