@@ -18,7 +18,8 @@ struct ActivationEstimate {
 
 // Logits bytes per (token × vocabulary entry) of a loss mode at `e` bytes per value: full
 // (three fp32 tensors of the loss's backward), chunked (the 16-bit chunks kept, one chunk's fp32
-// gradient at a time: torchtune compiles the per-chunk loss, so no fp32 copy is stored); fused keeps no logits (see training_activations). Throws Usage when unknown.
+// gradient at a time: torchtune compiles the per-chunk loss, so no fp32 copy is stored); fused keeps no logits (see
+// training_activations). Throws Usage when unknown.
 double logits_bytes_per_value(const std::string& loss, double e);
 constexpr int kLossChunks = 8;  // torchtune CEWithChunkedOutputLoss num_output_chunks
 

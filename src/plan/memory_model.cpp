@@ -210,8 +210,7 @@ void add_zero3_states(const Workload& w, MemoryPlan& p, double P, std::int64_t L
 // parameter, each part divided by the ranks its stage shards it over. FSDP CPU offload
 // (--offload-params, torchtune fsdp_cpu_offload) keeps weights, gradients and states on the host:
 // the GPU holds the gathered layers and one layer's gradient on its way out.
-void add_recipe_states(const Workload& w, const Recipe& r, MemoryPlan& p, int stage, double P, std::int64_t L,
-                       int dp) {
+void add_recipe_states(const Workload& w, const Recipe& r, MemoryPlan& p, int stage, double P, std::int64_t L, int dp) {
     double ws = stage == 3 ? dp : 1, gs = stage >= 2 ? dp : 1, os = stage >= 1 ? dp : 1;
     auto shard = [&](double s) { return s > 1 ? fmt::format(" ÷ {}", dp) : std::string(); };
     const bool host_params = w.offload_params, host_states = w.offload_optimizer || w.offload_params;
@@ -261,9 +260,9 @@ void plan_full(const ModelArch& m, const Workload& w, MemoryPlan& p, const Recip
     p.bytes_per_param = r.bytes_per_param();
     p.bytes_per_param_how = fmt::format("{}: {} weights + {} gradients + {} optimizer = {} B per parameter", r.key,
                                         r.weight_bytes, r.grad_bytes, r.optimizer_bytes, r.bytes_per_param()) +
-                          (r.pageable_optimizer ? " (optimizer paged: not in the GPU need)" : "") +
-                          (w.optimizer_in_backward ? "; optimizer in backward: one layer's gradient alive" : "") +
-                          (w.grad_accum > 1 ? fmt::format("; gradients kept over {} micro-steps", w.grad_accum) : "");
+                            (r.pageable_optimizer ? " (optimizer paged: not in the GPU need)" : "") +
+                            (w.optimizer_in_backward ? "; optimizer in backward: one layer's gradient alive" : "") +
+                            (w.grad_accum > 1 ? fmt::format("; gradients kept over {} micro-steps", w.grad_accum) : "");
     std::int64_t L = largest_layer_params(m) / tp;
     // DeepSpeed's estimators model mixed-precision AdamW only.
     if (stage >= 1 && r.key == "mixed-adamw" && !w.optimizer_in_backward) {

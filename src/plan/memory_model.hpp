@@ -40,16 +40,16 @@ struct MemoryPlan {
     std::int64_t params = 0, trainable_params = 0, active_params = 0;
     double bytes_per_param = 0;  // weights + gradients + optimizer, before sharding
     std::string bytes_per_param_how;
-    std::vector<MemoryItem> items;  // per GPU, before the margin
-    double subtotal_per_gpu = 0;  // the peak: the largest of the three moments
+    std::vector<MemoryItem> items;   // per GPU, before the margin
+    double subtotal_per_gpu = 0;     // the peak: the largest of the three moments
     double forward_peak = 0;         // at the loss (training)
     double backward_start_peak = 0;  // at the start of backward (training)
     double backward_peak = 0;        // at the end of backward (training)
-    double pageable_bytes = 0;    // paged optimizer states: on the GPU while it has room
-    double margin_bytes = 0;  // subtotal × margin
-    double need_per_gpu = 0;  // subtotal + margin
-    double cpu_bytes = 0;     // offloaded states (host RAM)
-    std::string cpu_how;      // how cpu_bytes is counted, when not DeepSpeed's estimate
+    double pageable_bytes = 0;       // paged optimizer states: on the GPU while it has room
+    double margin_bytes = 0;         // subtotal × margin
+    double need_per_gpu = 0;         // subtotal + margin
+    double cpu_bytes = 0;            // offloaded states (host RAM)
+    std::string cpu_how;             // how cpu_bytes is counted, when not DeepSpeed's estimate
     // Per-GPU shards the collectives move, where the items do not show them (FSDP CPU offload,
     // optimizer in backward: every gradient is still reduced, one layer at a time). 0: the items.
     double exchanged_weight_bytes = 0, exchanged_gradient_bytes = 0;

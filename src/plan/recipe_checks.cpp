@@ -27,8 +27,9 @@ void check_recipe_options(const Workload& w) {
         return;
     }
     if (w.loss && *w.loss != "full" && *w.loss != "chunked" && *w.loss != "fused")
-        throw usage_error("unknown --loss '" + *w.loss + "'",
-                          "choose full (fp32 loss over all logits), chunked (8 chunks) or fused (Liger/cut cross-entropy)");
+        throw usage_error(
+            "unknown --loss '" + *w.loss + "'",
+            "choose full (fp32 loss over all logits), chunked (8 chunks) or fused (Liger/cut cross-entropy)");
     if (w.grad_accum < 1)
         throw usage_error("--grad-accum must be at least 1", "1 steps the optimizer after every micro-batch");
     if (w.checkpointing && w.selective_checkpointing)

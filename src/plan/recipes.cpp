@@ -20,8 +20,8 @@ const std::vector<Recipe>& training_recipes() {
          4, 8, 2, "torchtitan: FSDP2 MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=fp32), fp32 AdamW"},
         {"paged-adamw", "pure bf16 weights and gradients, fp32 Adam m, v paged to host under pressure", 2, 2, 8, 2,
          "bitsandbytes PagedAdamW (optim_bits=32): cudaMallocManaged states", true},
-        {"paged-adamw-8bit", "pure bf16 weights and gradients, 8-bit Adam m, v paged to host under pressure", 2, 2,
-         2, 2, "bitsandbytes PagedAdamW8bit: 8-bit states in cudaMallocManaged memory", true},
+        {"paged-adamw-8bit", "pure bf16 weights and gradients, 8-bit Adam m, v paged to host under pressure", 2, 2, 2,
+         2, "bitsandbytes PagedAdamW8bit: 8-bit states in cudaMallocManaged memory", true},
     };
     return r;
 }

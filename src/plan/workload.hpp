@@ -32,9 +32,9 @@ struct Workload {
     double token_budget = 0;                // training tokens (D) for the time estimate
 
     // Training recipes beyond the optimizer (docs/plan.md, "Training recipes").
-    int grad_accum = 1;                  // micro-steps per optimizer step: gradients persist across them
-    bool optimizer_in_backward = false;  // step each parameter as its gradient is ready (torchtune)
-    std::optional<std::string> loss;     // full (default), chunked (8 chunks), fused (no logits kept)
+    int grad_accum = 1;                    // micro-steps per optimizer step: gradients persist across them
+    bool optimizer_in_backward = false;    // step each parameter as its gradient is ready (torchtune)
+    std::optional<std::string> loss;       // full (default), chunked (8 chunks), fused (no logits kept)
     bool selective_checkpointing = false;  // torchtitan op-level policy: every other matmul output kept
     bool offload_activations = false;      // saved activations to host, a block's worth stays
     bool compiled = false;                 // torch.compile: fused norms keep no fp32 copy

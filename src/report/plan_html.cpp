@@ -45,8 +45,8 @@ std::string memory(const PlanView& v) {
     for (const MemoryItem& i : m.items) {
         if (alive_at(i.phase, peak)) add(i.label, i.bytes_per_gpu, i.how);
         else
-            rows += "<tr data-item=\"" + e(i.label) + "\" class=\"note\"><td>" + e(i.label) + "</td><td class=\"num\">" +
-                    e(gib(i.bytes_per_gpu)) + "</td><td>" + e(i.how) +
+            rows += "<tr data-item=\"" + e(i.label) + "\" class=\"note\"><td>" + e(i.label) +
+                    "</td><td class=\"num\">" + e(gib(i.bytes_per_gpu)) + "</td><td>" + e(i.how) +
                     (i.phase == Phase::Pageable ? " (paged: outside the need)" : " (not alive at the peak)") +
                     "</td></tr>";
     }

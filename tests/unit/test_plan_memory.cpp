@@ -97,15 +97,15 @@ Workload tt_l2_lora(int rank, std::vector<std::string> targets, bool ckpt) {
 // TT-L2-3, "2 x RTX 4090 / LoRA": llama2/7B_lora (lora_finetune_distributed, FSDP ×2), rank 8 on
 // q, v, with enable_activation_checkpointing: False in 7B_lora.yaml at that commit: 16.2 GB.
 TEST(PlanMeasured, TorchtuneLlama2_7B_LoRA_2x4090_bs4_alpaca512_noCheckpointing) {
-    expect_published("TT-L2-3", need(model("llama-2-7b"), tt_l2_lora(8, {"q_proj", "v_proj"}, false), 2, false),
-                     16.2e9, 0.20, "GB", 1e9);
+    expect_published("TT-L2-3", need(model("llama-2-7b"), tt_l2_lora(8, {"q_proj", "v_proj"}, false), 2, false), 16.2e9,
+                     0.20, "GB", 1e9);
 }
 // TT-L2-6, "8 x A100 / LoRA / Llama2-70B": llama2/70B_lora, rank 16 on q, k, v, checkpointing,
 // FSDP ×8: 26.4 GB.
 TEST(PlanMeasured, TorchtuneLlama2_70B_LoRA_8xA100_bs4_alpaca512) {
     expect_published("TT-L2-6",
-                     need(model("llama-2-70b"), tt_l2_lora(16, {"q_proj", "k_proj", "v_proj"}, true), 8, false),
-                     26.4e9, 0.20, "GB", 1e9);
+                     need(model("llama-2-70b"), tt_l2_lora(16, {"q_proj", "k_proj", "v_proj"}, true), 8, false), 26.4e9,
+                     0.20, "GB", 1e9);
 }
 // Bounds: rows that cannot be pinned to ±20%, each with why.
 // TT-L2-2, "1 x RTX 4090 / LoRA" (llama2/7B_lora_single_device, rank 8 on q, v, checkpointing):

@@ -1,11 +1,11 @@
 // Training recipes held against published runs of torchtune and torchtitan (the rows and what each
 // counter counts are in docs/research/plan-measurements.md, sections 2.1, 2.4, 5 and 6). One model
-// for every row: the peak is the largest of the moment totals, no per-row factor. The compared figure is the peak before the margin and without the
-// CUDA context: PyTorch's allocator counters (active, allocated, reserved) do not see the context.
-// The moments are the loss, the start of backward and its end (src/plan/memory_model.hpp).
-// Reserved rows get no allocator term: on packed, fixed-shape batches the cached pool stays near
-// the allocated peak (torchtune at init: reserved 13.98 GB vs allocated 13.96 GB, TT-init-1), and
-// a fraction large enough for torchtitan's rows would push the others out of the band.
+// for every row: the peak is the largest of the moment totals, no per-row factor. The compared figure is the peak
+// before the margin and without the CUDA context: PyTorch's allocator counters (active, allocated, reserved) do not see
+// the context. The moments are the loss, the start of backward and its end (src/plan/memory_model.hpp). Reserved rows
+// get no allocator term: on packed, fixed-shape batches the cached pool stays near the allocated peak (torchtune at
+// init: reserved 13.98 GB vs allocated 13.96 GB, TT-init-1), and a fraction large enough for torchtitan's rows would
+// push the others out of the band.
 #include <gtest/gtest.h>
 
 #include "plan/memory_model.hpp"
