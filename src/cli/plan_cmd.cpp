@@ -149,7 +149,7 @@ void add_plan_command(Cli cli) {
     sub->add_flag("--list-models", a->list_models, "list the catalog");
     sub->add_option("--task", a->task, "inference, full, lora, qlora, pretrain")->capture_default_str();
     sub->add_option("--recipe", a->w.recipe,
-                    "mixed-adamw, amp-adamw, fp32-adamw, bf16-adamw, adamw-8bit, sgd, paged-adamw, paged-adamw-8bit")
+                    "training recipe: mixed-adamw, bf16-adamw, adamw-8bit, paged-adamw-8bit, ... (docs/plan.md)")
         ->capture_default_str();
     add_number_option(*sub, "--batch", a->w.batch, kBatchRule, "sequences per GPU (default 1)");
     add_number_option(*sub, "--seq", a->w.seq, kSeqRule, "tokens per sequence, inference: context (default 2048)");
@@ -165,10 +165,8 @@ void add_plan_command(Cli cli) {
     sub->add_flag("--offload-activations", a->w.offload_activations, "saved activations to host RAM (torchtune)");
     sub->add_flag("--compile", a->w.compiled, "torch.compile: fused norms save no fp32 copy");
     sub->add_option("--loss", a->loss, "cross-entropy: full (default), chunked (8 chunks), fused (Liger/CCE)");
-    add_number_option(*sub, "--grad-accum", a->w.grad_accum, kGradAccumRule,
-                      "micro-steps per optimizer step (default 1): gradients persist");
-    sub->add_flag("--optimizer-in-backward", a->w.optimizer_in_backward,
-                  "step each parameter as its gradient is made (one layer's gradient alive)");
+    add_number_option(*sub, "--grad-accum", a->w.grad_accum, kGradAccumRule, "micro-steps per step (default 1)");
+    sub->add_flag("--optimizer-in-backward", a->w.optimizer_in_backward, "step each parameter as its gradient is made");
     add_number_option(*sub, "--zero", a->zero, kZeroRule, "ZeRO stage (default: 0 on one GPU, 3 on several)");
     sub->add_flag("--offload-optimizer", a->w.offload_optimizer);
     sub->add_flag("--offload-params", a->w.offload_params);
