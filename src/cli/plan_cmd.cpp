@@ -23,7 +23,7 @@ namespace {
 
 struct PlanArgs {
     std::string model, config, params, task = "inference", scenario = "llm-finetune";
-    std::string measured, prices, lora_targets = "all";
+    std::string measured, prices, lora_targets = "all", loss;
     std::optional<int> zero, gpus;
     Workload w;
     SpeedAssumptions a;
@@ -52,6 +52,7 @@ constexpr NumberRule kMfuRule{0, 1, true, false, false, NumberUnit::None, "a uti
 constexpr NumberRule kBatchedTokensRule{1,        1048576, false, false, true, NumberUnit::None, "a token count",
                                         "tokens", "8192"};
 constexpr NumberRule kTopRule{1, 1000, false, false, true, NumberUnit::None, "a row count", "", "20"};
+constexpr NumberRule kGradAccumRule{1, 4096, false, false, true, NumberUnit::None, "a micro-step count", "", "8"};
 
 std::int64_t parse_count(const std::string& s) { return parse_whole_option("--params", s, kParamsRule); }
 
@@ -116,6 +117,7 @@ int run_plan(const GlobalOptions& g, PlanArgs a) {
     // job may fill the card, its slack is the margin.
     a.w.engine_memory_fraction = a.engine_fraction.value_or(a.w.task == Task::Inference ? 0.9 : 1.0);
     if (a.max_batched_tokens) a.w.prefill_chunk = *(a.w.max_batched_tokens = std::int64_t(*a.max_batched_tokens));
+    if (!a.loss.empty()) a.w.loss = a.loss;
     a.w.lora_targets.clear();
     for (auto& t : split(a.lora_targets, ','))
         if (!trim(t).empty()) a.w.lora_targets.push_back(trim(t));
@@ -154,7 +156,8 @@ void add_plan_command(Cli cli) {
         ->type_name("COUNT");
     sub->add_flag("--list-models", a->list_models, "list the catalog");
     sub->add_option("--task", a->task, "inference, full, lora, qlora, pretrain")->capture_default_str();
-    sub->add_option("--recipe", a->w.recipe, "mixed-adamw, amp-adamw, fp32-adamw, bf16-adamw, adamw-8bit, sgd")
+    sub->add_option("--recipe", a->w.recipe,
+                    "training recipe: mixed-adamw, bf16-adamw, adamw-8bit, paged-adamw-8bit, ... (docs/plan.md)")
         ->capture_default_str();
     add_number_option(*sub, "--batch", a->w.batch, kBatchRule, "sequences per GPU (default 1)");
     add_number_option(*sub, "--seq", a->w.seq, kSeqRule, "tokens per sequence, inference: context (default 2048)");
@@ -165,6 +168,13 @@ void add_plan_command(Cli cli) {
     sub->add_option("--lora-targets", a->lora_targets, "comma list (q_proj,v_proj) or all")->capture_default_str();
     sub->add_flag("--checkpointing", a->w.checkpointing, "activation checkpointing");
     sub->add_flag("!--eager-attention", a->w.flash_attention, "attention without flash/SDPA (keeps s² scores)");
+    sub->add_flag("--selective-checkpointing", a->w.selective_checkpointing,
+                  "torchtitan op-level checkpointing: every other matmul output kept");
+    sub->add_flag("--offload-activations", a->w.offload_activations, "saved activations to host RAM (torchtune)");
+    sub->add_flag("--compile", a->w.compiled, "torch.compile: fused norms save no fp32 copy");
+    sub->add_option("--loss", a->loss, "cross-entropy: full (default), chunked (8 chunks), fused (Liger/CCE)");
+    add_number_option(*sub, "--grad-accum", a->w.grad_accum, kGradAccumRule, "micro-steps per step (default 1)");
+    sub->add_flag("--optimizer-in-backward", a->w.optimizer_in_backward, "step each parameter as its gradient is made");
     add_number_option(*sub, "--zero", a->zero, kZeroRule, "ZeRO stage (default: 0 on one GPU, 3 on several)");
     sub->add_flag("--offload-optimizer", a->w.offload_optimizer);
     sub->add_flag("--offload-params", a->w.offload_params);

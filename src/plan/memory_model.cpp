@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "plan/activations.hpp"
+#include "plan/recipe_checks.hpp"
 #include "plan/recipes.hpp"
 #include "plan/zero_estimator.hpp"
 
@@ -29,6 +30,23 @@ double dtype_bytes(const std::string& d) {
     if (d == "fp8" || d == "int8") return 1;
     if (d == "int4" || d == "nf4" || d == "fp4") return 0.5;
     throw usage_error("unknown dtype '" + d + "'", "use fp32, bf16, fp16, fp8, int8 or int4");
+}
+
+bool alive_at(Phase phase, Moment moment) {
+    switch (phase) {
+        case Phase::Always: return true;
+        case Phase::Loss: return moment == Moment::Loss;
+        case Phase::Saved: return moment != Moment::BackwardEnd;
+        case Phase::Backward: return moment != Moment::Loss;
+        case Phase::Gradients: return moment == Moment::BackwardEnd;
+        case Phase::Pageable: return false;
+    }
+    return false;
+}
+
+Moment MemoryPlan::peak_moment() const {
+    if (forward_peak >= backward_start_peak && forward_peak >= backward_peak) return Moment::Loss;
+    return backward_start_peak >= backward_peak ? Moment::BackwardStart : Moment::BackwardEnd;
 }
 
 double MemoryPlan::item(const std::string& key) const {
@@ -70,9 +88,14 @@ std::int64_t linear_params(const ModelArch& m) {
     return p;
 }
 
-void add(MemoryPlan& p, std::string key, std::string label, double bytes, std::string how) {
-    p.items.push_back({std::move(key), std::move(label), bytes, std::move(how)});
+void add(MemoryPlan& p, std::string key, std::string label, double bytes, std::string how,
+         Phase phase = Phase::Always) {
+    p.items.push_back({std::move(key), std::move(label), bytes, std::move(how), phase});
 }
+
+// Gradients are made during backward and freed by zero_grad(set_to_none=True), PyTorch's default
+// since 2.0; accumulated over micro-steps they persist and meet the next forward's activations.
+Phase gradient_phase(const Workload& w) { return w.grad_accum > 1 ? Phase::Always : Phase::Gradients; }
 
 std::string gib(double b) { return fmt::format("{:.2f} GiB", b / kGiB); }
 
@@ -135,12 +158,19 @@ void plan_adapters(const ModelArch& m, const Workload& w, MemoryPlan& p, int tp,
             "2 prefetched largest layers × 2 B");
     p.trainable_params = lora_params(m, w);
     double T = double(p.trainable_params) / p.gpus;
-    // Adapters in fp32 (PEFT upcasts them) with fp32 gradients and AdamW m, v.
-    add(p, "lora_weights", "LoRA adapter weights", T * 4, fmt::format("{} trainable × 4 B (fp32)", p.trainable_params));
-    add(p, "gradients", "gradients", T * 4, "trainable × 4 B");
-    add(p, "optimizer", "optimizer (AdamW)", T * 8, "trainable × 8 B (m, v)");
+    const Recipe& r = find_recipe(w.recipe);
+    // The default keeps adapters in fp32 as PEFT upcasts them (4 + 4 + 8 B: the same 16 B as
+    // mixed-adamw); another recipe gives its own bytes (bf16-adamw: torchtune's pure bf16, 8 B).
+    const bool peft = r.key == "mixed-adamw";
+    const double wb = peft ? 4 : r.weight_bytes, gb = peft ? 4 : r.grad_bytes, ob = peft ? 8 : r.optimizer_bytes;
+    add(p, "lora_weights", "LoRA adapter weights", T * wb, fmt::format("{} trainable × {} B", p.trainable_params, wb));
+    add(p, "gradients", "gradients", T * gb, fmt::format("trainable × {} B", gb), gradient_phase(w));
+    add(p, "optimizer", peft ? "optimizer (AdamW)" : "optimizer (" + r.key + ")", T * ob,
+        fmt::format("trainable × {} B{}", ob, r.pageable_optimizer ? ", paged" : ""),
+        r.pageable_optimizer ? Phase::Pageable : Phase::Always);
     p.bytes_per_param = w.task == Task::Qlora ? kNf4DqBits / 8 : 2;
-    p.bytes_per_param_how = fmt::format("{:.3f} B per frozen parameter + 16 B per trainable one", p.bytes_per_param);
+    p.bytes_per_param_how =
+        fmt::format("{:.3f} B per frozen parameter + {} B per trainable one", p.bytes_per_param, wb + gb + ob);
 }
 
 // ZeRO-1/2 with mixed-precision AdamW, itemized so the total is what DeepSpeed's estimator prints.
@@ -176,18 +206,42 @@ void add_zero3_states(const Workload& w, MemoryPlan& p, double P, std::int64_t L
                                   gib(double(z.gpu_bytes))));
 }
 
-// Any other recipe or stage 0: the recipe's bytes per parameter, each part divided by the ranks
-// its ZeRO stage shards it over.
-void add_recipe_states(const Recipe& r, MemoryPlan& p, int stage, double P, std::int64_t L, int dp) {
+// Any other recipe or stage 0 (PyTorch-native training, FSDP for stage 3): the recipe's bytes per
+// parameter, each part divided by the ranks its stage shards it over. FSDP CPU offload
+// (--offload-params, torchtune fsdp_cpu_offload) keeps weights, gradients and states on the host:
+// the GPU holds the gathered layers and one layer's gradient on its way out.
+void add_recipe_states(const Workload& w, const Recipe& r, MemoryPlan& p, int stage, double P, std::int64_t L, int dp) {
     double ws = stage == 3 ? dp : 1, gs = stage >= 2 ? dp : 1, os = stage >= 1 ? dp : 1;
-    add(p, "weights", "weights", r.weight_bytes * P / ws,
-        fmt::format("{} B × params{}", r.weight_bytes, ws > 1 ? fmt::format(" ÷ {}", dp) : ""));
-    add(p, "gradients", "gradients", r.grad_bytes * P / gs,
-        fmt::format("{} B × params{}", r.grad_bytes, gs > 1 ? fmt::format(" ÷ {}", dp) : ""));
-    add(p, "optimizer", "optimizer", r.optimizer_bytes * P / os,
-        fmt::format("{} B × params{}", r.optimizer_bytes, os > 1 ? fmt::format(" ÷ {}", dp) : ""));
+    auto shard = [&](double s) { return s > 1 ? fmt::format(" ÷ {}", dp) : std::string(); };
+    const bool host_params = w.offload_params, host_states = w.offload_optimizer || w.offload_params;
+    p.exchanged_weight_bytes = r.weight_bytes * P / ws;
+    p.exchanged_gradient_bytes = r.grad_bytes * P / gs;
+    if (host_params) p.cpu_bytes += (r.weight_bytes + r.grad_bytes) * P / dp;
+    else
+        add(p, "weights", "weights", r.weight_bytes * P / ws,
+            fmt::format("{} B × params{}", r.weight_bytes, shard(ws)));
+    if (w.optimizer_in_backward || host_params)
+        // Each gradient is stepped (or sent to host) as soon as backward makes it: one layer's.
+        add(p, "gradients", "gradients (one layer at a time)", r.grad_bytes * double(L),
+            fmt::format("{} B × largest layer {}{}", r.grad_bytes, L,
+                        w.optimizer_in_backward ? ", optimizer in backward" : ", offloaded"),
+            Phase::Backward);
+    else
+        add(p, "gradients", "gradients", r.grad_bytes * P / gs, fmt::format("{} B × params{}", r.grad_bytes, shard(gs)),
+            gradient_phase(w));
+    if (host_states) p.cpu_bytes += r.optimizer_bytes * P / dp;
+    else if (r.pageable_optimizer)
+        add(p, "optimizer", "optimizer, paged (not in need)", r.optimizer_bytes * P / os,
+            fmt::format("{} B × params{}, unified memory: host when short", r.optimizer_bytes, shard(os)),
+            Phase::Pageable);
+    else
+        add(p, "optimizer", "optimizer", r.optimizer_bytes * P / os,
+            fmt::format("{} B × params{}", r.optimizer_bytes, shard(os)));
+    if (p.cpu_bytes > 0) p.cpu_how = "recipe bytes offloaded × params ÷ ranks";
     if (stage == 3)
-        add(p, "gather_buffer", "gather buffers", 2.0 * r.weight_bytes * double(L), "2 prefetched largest layers");
+        // Layers are gathered in the compute dtype (FSDP2 param_dtype), the current and the prefetched one.
+        add(p, "gather_buffer", "gather buffers", 2.0 * r.activation_bytes * double(L),
+            fmt::format("2 prefetched largest layers × {} B", r.activation_bytes));
 }
 
 // Full training: check the ZeRO/offload options, then the model states of the recipe.
@@ -205,14 +259,17 @@ void plan_full(const ModelArch& m, const Workload& w, MemoryPlan& p, const Recip
     p.zero_stage = stage;
     p.bytes_per_param = r.bytes_per_param();
     p.bytes_per_param_how = fmt::format("{}: {} weights + {} gradients + {} optimizer = {} B per parameter", r.key,
-                                        r.weight_bytes, r.grad_bytes, r.optimizer_bytes, r.bytes_per_param());
+                                        r.weight_bytes, r.grad_bytes, r.optimizer_bytes, r.bytes_per_param()) +
+                            (r.pageable_optimizer ? " (optimizer paged: not in the GPU need)" : "") +
+                            (w.optimizer_in_backward ? "; optimizer in backward: one layer's gradient alive" : "") +
+                            (w.grad_accum > 1 ? fmt::format("; gradients kept over {} micro-steps", w.grad_accum) : "");
     std::int64_t L = largest_layer_params(m) / tp;
     // DeepSpeed's estimators model mixed-precision AdamW only.
-    if (stage >= 1 && r.key == "mixed-adamw") {
+    if (stage >= 1 && r.key == "mixed-adamw" && !w.optimizer_in_backward) {
         if (stage <= 2) add_zero2_states(w, p, stage, P, dp);
         else add_zero3_states(w, p, P, L, dp);
     } else {
-        add_recipe_states(r, p, stage, P, L, dp);
+        add_recipe_states(w, r, p, stage, P, L, dp);
     }
 }
 
@@ -225,12 +282,29 @@ void add_training_activations(const ModelArch& m, const Workload& w, MemoryPlan&
         return;
     }
     ActivationEstimate a = training_activations(m, w, e);
-    add(p, "activations", w.checkpointing ? "activations (checkpointed)" : "activations", a.layers_bytes,
-        fmt::format("{} seq × {} tokens, {} layers, {} B/value{}{}", w.batch, w.seq, m.layers, e,
-                    w.checkpointing ? ", block inputs + one block" : "", w.flash_attention ? "" : ", eager attention"));
+    std::string kept = w.selective_checkpointing ? ", every other matmul output"
+                       : w.checkpointing         ? ", block inputs"
+                                                 : "";
+    if (w.offload_activations) kept += ", offloaded to host: two blocks' worth stay";
+    add(p, "activations",
+        w.selective_checkpointing ? "activations (selective checkpointing)"
+        : w.checkpointing         ? "activations (checkpointed)"
+                                  : "activations",
+        a.layers_bytes,
+        fmt::format("{} seq × {} tokens, {} layers, {} B/value{}{}{}", w.batch, w.seq, m.layers, e, kept,
+                    w.flash_attention ? "" : ", eager attention", w.compiled ? ", compiled" : ""),
+        Phase::Saved);
+    const std::string loss = w.loss.value_or("full");
     if (a.logits_bytes > 0)
-        add(p, "logits", "logits + fp32 loss copy", a.logits_bytes,
-            fmt::format("tokens × vocab {} × {} B", m.vocab, e + 4));
+        add(p, "logits", "logits (" + loss + " cross-entropy)", a.logits_bytes,
+            loss == "fused" ? fmt::format("tokens × hidden {} × {} B (hidden-state gradient only)", m.hidden, e)
+                            : fmt::format("tokens × vocab {} × {} B{}", m.vocab, logits_bytes_per_value(loss, e),
+                                          loss == "chunked" ? fmt::format(" ({} chunks)", kLossChunks)
+                                                            : " (fp32 log-softmax + 2 gradients)"),
+            Phase::Loss);
+    const bool recomputed = w.checkpointing || w.selective_checkpointing;
+    add(p, "backward_block", "one block in backward", a.block_bytes,
+        recomputed ? "recomputed: its saved tensors" : "its saved tensors", Phase::Backward);
 }
 
 void plan_training(const ModelArch& m, const Workload& w, MemoryPlan& p) {
@@ -240,8 +314,7 @@ void plan_training(const ModelArch& m, const Workload& w, MemoryPlan& p) {
                           "make --gpus a multiple of --tp");
     const int dp = p.gpus / tp;
     const bool adapters = w.task == Task::Lora || w.task == Task::Qlora;
-    // Adapters ignore --recipe: the mixed-precision recipe gives their activation bytes.
-    const Recipe& r = find_recipe(adapters ? "mixed-adamw" : w.recipe);
+    const Recipe& r = find_recipe(w.recipe);
     if (adapters) plan_adapters(m, w, p, tp, dp);
     else plan_full(m, w, p, r, tp, dp);
     add_training_activations(m, w, p, r.activation_bytes);
@@ -259,6 +332,7 @@ MemoryPlan plan_memory(const ModelArch& m, const Workload& w, int gpus) {
     p.gpus = gpus;
     p.params = parameter_count(m);
     p.active_params = active_parameter_count(m);
+    check_recipe_options(w);
     if (w.task == Task::Inference) {
         if (w.zero_stage)
             throw usage_error("ZeRO applies to training, not inference", "drop --zero for --task inference");
@@ -268,7 +342,13 @@ MemoryPlan plan_memory(const ModelArch& m, const Workload& w, int gpus) {
     }
     add(p, "cuda_context", "CUDA context + kernels", w.cuda_context_gib * kGiB,
         fmt::format("{} GiB per GPU", w.cuda_context_gib));
-    for (auto& i : p.items) p.subtotal_per_gpu += i.bytes_per_gpu;
+    for (auto& i : p.items) {
+        if (alive_at(i.phase, Moment::Loss)) p.forward_peak += i.bytes_per_gpu;
+        if (alive_at(i.phase, Moment::BackwardStart)) p.backward_start_peak += i.bytes_per_gpu;
+        if (alive_at(i.phase, Moment::BackwardEnd)) p.backward_peak += i.bytes_per_gpu;
+        if (i.phase == Phase::Pageable) p.pageable_bytes += i.bytes_per_gpu;
+    }
+    p.subtotal_per_gpu = std::max({p.forward_peak, p.backward_start_peak, p.backward_peak});
     p.margin_bytes = p.subtotal_per_gpu * w.margin;
     p.need_per_gpu = p.subtotal_per_gpu + p.margin_bytes;
     return p;

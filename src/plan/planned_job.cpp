@@ -44,6 +44,13 @@ void read_knobs(const Json& k, Workload& w, SpeedAssumptions& a) {
     // Written since serving capacity; an older plan's engine took vLLM's default for each card.
     if (k.contains("max_batched_tokens") && !k.at("max_batched_tokens").is_null())
         w.max_batched_tokens = k.at("max_batched_tokens").get<std::int64_t>();
+    // Recipe knobs added later: a workload file written before them plans as it did.
+    if (k.contains("selective_checkpointing")) w.selective_checkpointing = k.at("selective_checkpointing").get<bool>();
+    if (k.contains("offload_activations")) w.offload_activations = k.at("offload_activations").get<bool>();
+    if (k.contains("compiled")) w.compiled = k.at("compiled").get<bool>();
+    if (k.contains("loss") && !k.at("loss").is_null()) w.loss = k.at("loss").get<std::string>();
+    if (k.contains("grad_accum")) w.grad_accum = k.at("grad_accum").get<int>();
+    if (k.contains("optimizer_in_backward")) w.optimizer_in_backward = k.at("optimizer_in_backward").get<bool>();
     a.mfu = k.at("mfu").get<double>();
     a.bandwidth_eff = k.at("bandwidth_efficiency").get<double>();
 }

@@ -16,6 +16,12 @@ const std::vector<Recipe>& training_recipes() {
         {"adamw-8bit", "pure bf16 weights and gradients, 8-bit Adam states (bitsandbytes)", 2, 2, 2, 2,
          "bitsandbytes 8-bit optimizers, arXiv:2110.02861: 2 bytes of state per parameter"},
         {"sgd", "fp32 SGD with momentum", 4, 4, 4, 4, "HF model_memory_anatomy: SGD momentum 4 bytes"},
+        {"fsdp-mixed-adamw", "fp32 sharded weights, gradients and Adam m, v; bf16 gathered layers compute (FSDP2)", 4,
+         4, 8, 2, "torchtitan: FSDP2 MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=fp32), fp32 AdamW"},
+        {"paged-adamw", "pure bf16 weights and gradients, fp32 Adam m, v paged to host under pressure", 2, 2, 8, 2,
+         "bitsandbytes PagedAdamW (optim_bits=32): cudaMallocManaged states", true},
+        {"paged-adamw-8bit", "pure bf16 weights and gradients, 8-bit Adam m, v paged to host under pressure", 2, 2, 2,
+         2, "bitsandbytes PagedAdamW8bit: 8-bit states in cudaMallocManaged memory", true},
     };
     return r;
 }

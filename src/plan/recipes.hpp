@@ -12,6 +12,9 @@ struct Recipe {
     double weight_bytes = 0, grad_bytes = 0, optimizer_bytes = 0;  // per parameter
     double activation_bytes = 2;                                   // per activation value
     std::string source;
+    // Optimizer states in CUDA unified memory (bitsandbytes paged optimizers): outside PyTorch's
+    // allocator, evicted to host RAM under pressure, so they are not part of the GPU need.
+    bool pageable_optimizer = false;
     double bytes_per_param() const { return weight_bytes + grad_bytes + optimizer_bytes; }
 };
 

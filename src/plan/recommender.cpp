@@ -159,6 +159,7 @@ std::optional<std::string> lighter_idea(const ModelArch& m, const Workload& w, c
     } else {
         lighter.task = Task::Qlora;
         lighter.checkpointing = true;
+        lighter.selective_checkpointing = false;  // full checkpointing replaces it
         what = "QLoRA";
     }
     const GpuSpec* best = nullptr;

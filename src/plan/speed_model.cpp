@@ -44,8 +44,10 @@ SpeedEstimate estimate_speed(const ModelArch& m, const Workload& w, const Memory
             // Bytes each card sends per step in ring collectives, (dp-1)/dp of the full tensor:
             // sharded weights (ZeRO-3/FSDP) are all-gathered for forward and again for backward,
             // gradients reduce-scattered; unsharded training all-reduces gradients (2×).
-            double full_weights = p.zero_stage == 3 ? p.item("weights") * dp : 0;
-            double full_grads = p.item("gradients") * (p.zero_stage >= 2 ? dp : 1);
+            double w_shard = p.exchanged_weight_bytes > 0 ? p.exchanged_weight_bytes : p.item("weights");
+            double g_shard = p.exchanged_gradient_bytes > 0 ? p.exchanged_gradient_bytes : p.item("gradients");
+            double full_weights = p.zero_stage == 3 ? w_shard * dp : 0;
+            double full_grads = g_shard * (p.zero_stage >= 2 ? dp : 1);
             double ring = (dp - 1) / dp;
             double bytes = p.zero_stage == 3 ? ring * (2 * full_weights + full_grads) : ring * 2 * full_grads;
             comm_s = bytes / (*r.link_gbps * 1e9);

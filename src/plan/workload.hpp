@@ -33,6 +33,14 @@ struct Workload {
     // Serving: the engine's max_num_batched_tokens (--max-batched-tokens); unset: vLLM's default
     // for each card (plan/serving.hpp). When set, prefill_chunk follows it.
     std::optional<std::int64_t> max_batched_tokens;
+
+    // Training recipes beyond the optimizer (docs/plan.md, "Training recipes").
+    int grad_accum = 1;                    // micro-steps per optimizer step: gradients persist across them
+    bool optimizer_in_backward = false;    // step each parameter as its gradient is ready (torchtune)
+    std::optional<std::string> loss;       // full (default), chunked (8 chunks), fused (no logits kept)
+    bool selective_checkpointing = false;  // torchtitan op-level policy: every other matmul output kept
+    bool offload_activations = false;      // saved activations to host, a block's worth stays
+    bool compiled = false;                 // torch.compile: fused norms keep no fp32 copy
 };
 
 const char* to_string(Task t);

@@ -41,7 +41,16 @@ std::string memory(const PlanView& v) {
         rows += "<tr data-item=\"" + e(label) + "\"><td>" + e(label) + "</td><td class=\"num\">" + e(gib(bytes)) +
                 "</td><td>" + e(how) + "</td></tr>";
     };
-    for (const MemoryItem& i : m.items) add(i.label, i.bytes_per_gpu, i.how);
+    // The bar is the peak: items of the other training phase, and paged states, are only listed.
+    const Moment peak = m.peak_moment();
+    for (const MemoryItem& i : m.items) {
+        if (alive_at(i.phase, peak)) add(i.label, i.bytes_per_gpu, i.how);
+        else
+            rows += "<tr data-item=\"" + e(i.label) + "\" class=\"note\"><td>" + e(i.label) +
+                    "</td><td class=\"num\">" + e(gib(i.bytes_per_gpu)) + "</td><td>" + e(i.how) +
+                    (i.phase == Phase::Pageable ? " (paged: outside the need)" : " (not alive at the peak)") +
+                    "</td></tr>";
+    }
     add(fmt::format("margin ({:.0f}%)", v.w.margin * 100), m.margin_bytes, "--margin");
     std::string caption = "Memory per GPU, GiB: " + gib(m.need_per_gpu) + " GiB";
     std::string out = "<section id=\"memory\"><h2>Memory per GPU" +

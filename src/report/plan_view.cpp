@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <fmt/ranges.h>
+
 #include <sstream>
+#include <vector>
 
 #include "core/strings.hpp"
 #include "report/serving_view.hpp"
@@ -16,6 +19,49 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 std::string g2(double bytes) { return format_fixed(bytes / kGiB, 2); }
 
+const char* phase_name(Phase ph) {
+    switch (ph) {
+        case Phase::Always: return "always";
+        case Phase::Loss: return "loss";
+        case Phase::Saved: return "saved";
+        case Phase::Backward: return "backward";
+        case Phase::Gradients: return "gradients";
+        case Phase::Pageable: return "pageable";
+    }
+    return "?";
+}
+const char* moment_name(Moment m) {
+    switch (m) {
+        case Moment::Loss: return "loss";
+        case Moment::BackwardStart: return "backward_start";
+        case Moment::BackwardEnd: return "backward_end";
+    }
+    return "?";
+}
+
+// Training items that live in one phase only are marked, so the peak reads as a maximum.
+bool has_phases(const MemoryPlan& p) {
+    for (auto& i : p.items)
+        if (i.phase != Phase::Always) return true;
+    return false;
+}
+// The moments (1 loss, 2 start of backward, 3 end of backward) an item is alive at.
+std::string phase_mark(Phase ph) {
+    if (ph == Phase::Always) return "";
+    if (ph == Phase::Pageable) return " [P]";
+    std::vector<std::string> m;
+    for (Moment t : {Moment::Loss, Moment::BackwardStart, Moment::BackwardEnd})
+        if (alive_at(ph, t)) m.push_back(fmt::format("{}", int(t) + 1));
+    return fmt::format(" [{}]", fmt::join(m, ","));
+}
+
+Json moments_json(Phase ph) {
+    Json a = Json::array();
+    for (Moment t : {Moment::Loss, Moment::BackwardStart, Moment::BackwardEnd})
+        if (alive_at(ph, t)) a.push_back(moment_name(t));
+    return a;
+}
+
 Json to_json(const MemoryPlan& p) {
     Json items = Json::array();
     for (auto& i : p.items)
@@ -24,7 +70,9 @@ Json to_json(const MemoryPlan& p) {
                          {"bytes_per_gpu", i.bytes_per_gpu},
                          {"gib_per_gpu", i.bytes_per_gpu / kGiB},
                          {"bytes_total", i.bytes_per_gpu * p.gpus},
-                         {"how", i.how}});
+                         {"how", i.how},
+                         {"phase", phase_name(i.phase)},
+                         {"moments", moments_json(i.phase)}});
     return {{"gpus", p.gpus},
             {"zero_stage", p.zero_stage},
             {"bytes_per_param", p.bytes_per_param},
@@ -36,6 +84,11 @@ Json to_json(const MemoryPlan& p) {
             {"need_gib_per_gpu", p.need_per_gpu / kGiB},
             {"need_bytes_total", p.total()},
             {"cpu_offload_bytes", p.cpu_bytes},
+            {"forward_peak_bytes_per_gpu", p.forward_peak},
+            {"backward_start_peak_bytes_per_gpu", p.backward_start_peak},
+            {"backward_peak_bytes_per_gpu", p.backward_peak},
+            {"peak_moment", has_phases(p) ? Json(moment_name(p.peak_moment())) : Json(nullptr)},
+            {"pageable_bytes_per_gpu", p.pageable_bytes},
             {"notes", p.notes}};
 }
 
@@ -47,7 +100,7 @@ Json opt(const std::optional<T>& v) {
 void render_memory(std::ostream& o, const PlanView& v) {
     o << fmt::format("{} — {} — {:.3f}B parameters{}\n", v.model.name, to_string(v.w.task), v.memory.params / 1e9,
                      v.model.is_moe() ? fmt::format(" ({:.2f}B active per token)", v.memory.active_params / 1e9) : "");
-    if (v.memory.bytes_per_param > 0) o << "  " << v.memory.bytes_per_param_how << "\n";
+    if (v.memory.bytes_per_param > 0) o << wrap("  ", v.memory.bytes_per_param_how, 100, 4) << "\n";
     if (v.memory.trainable_params && v.memory.trainable_params != v.memory.params)
         o << fmt::format("  trainable: {} parameters (LoRA rank {})\n", v.memory.trainable_params, v.w.lora_rank);
     o << fmt::format("\nMemory on {} GPU(s), per GPU{}:\n", v.memory.gpus,
@@ -66,11 +119,31 @@ void render_memory(std::ostream& o, const PlanView& v) {
         }
         o << head << "\n" << wrap("      ", how, 100, 6) << "\n";
     };
-    for (auto& i : v.memory.items) line(i.label, i.bytes_per_gpu, i.how);
+    const bool phased = has_phases(v.memory);
+    for (auto& i : v.memory.items) line(i.label + (phased ? phase_mark(i.phase) : ""), i.bytes_per_gpu, i.how);
+    if (phased) {
+        const Moment peak = v.memory.peak_moment();
+        auto mark = [&](Moment t) { return std::string(t == peak ? "  <- peak" : ""); };
+        line("1 at the loss", v.memory.forward_peak, "unmarked + items marked 1" + mark(Moment::Loss));
+        line("2 at the start of backward", v.memory.backward_start_peak,
+             "unmarked + items marked 2" + mark(Moment::BackwardStart));
+        line("3 at the end of backward", v.memory.backward_peak,
+             "unmarked + items marked 3" + mark(Moment::BackwardEnd));
+        line("peak (the largest, not the sum)", v.memory.subtotal_per_gpu, "");
+    }
     line(fmt::format("margin ({:.0f}%)", v.w.margin * 100), v.memory.margin_bytes, "--margin");
     line("need per GPU", v.memory.need_per_gpu, "");
     if (v.memory.gpus > 1) line("need in total", v.memory.total(), fmt::format("× {} GPUs", v.memory.gpus));
-    if (v.memory.cpu_bytes > 0) line("host RAM for offload", v.memory.cpu_bytes, "DeepSpeed estimate");
+    if (v.memory.cpu_bytes > 0)
+        line("host RAM for offload", v.memory.cpu_bytes,
+             v.memory.cpu_how.empty() ? "DeepSpeed estimate" : v.memory.cpu_how);
+    if (v.memory.pageable_bytes > 0)
+        o << wrap("  note: ",
+                  fmt::format("[P] paged optimizer states ({} GiB) are in CUDA unified memory, outside the need: they "
+                              "stay on the GPU while it has room and page to host RAM when it runs short",
+                              g2(v.memory.pageable_bytes)),
+                  100, 8)
+          << "\n";
     for (auto& n : v.memory.notes) o << wrap("  note: ", n, 100, 8) << "\n";
 }
 
@@ -155,6 +228,12 @@ Json workload_json(const PlanView& v) {
                 {"lora_rank", w.lora_rank},
                 {"lora_targets", w.lora_targets},
                 {"checkpointing", w.checkpointing},
+                {"selective_checkpointing", w.selective_checkpointing},
+                {"offload_activations", w.offload_activations},
+                {"compiled", w.compiled},
+                {"loss", w.loss ? Json(*w.loss) : Json(nullptr)},
+                {"grad_accum", w.grad_accum},
+                {"optimizer_in_backward", w.optimizer_in_backward},
                 {"flash_attention", w.flash_attention},
                 {"zero_stage", opt(w.zero_stage)},
                 {"offload_optimizer", w.offload_optimizer},

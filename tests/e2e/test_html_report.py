@@ -257,8 +257,10 @@ def test_plan_page_shows_the_memory_bar_and_the_card_table():
             assert page.console_problems() == [], page.console_problems()
             assert page.requests() == ["file://" + os.path.abspath(path)], page.requests()
             assert page.evaluate("document.querySelector('#verdict').dataset.verdict") == "fits"
-            # One bar part per item of the plan and one for the margin, each sized as the JSON says.
-            items = doc["memory"]["items"]
+            # One bar part per item alive at the peak (training: the largest of the three moments)
+            # and one for the margin, each sized as the JSON says.
+            mem = doc["memory"]
+            items = [i for i in mem["items"] if mem["peak_moment"] is None or mem["peak_moment"] in i["moments"]]
             parts = page.evaluate("[...document.querySelectorAll('#memory svg.stacked rect.seg')].map("
                                   "r => [r.textContent, r.getBoundingClientRect().width])")
             shown = [i for i in items if i["bytes_per_gpu"] > 0]

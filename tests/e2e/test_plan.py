@@ -249,4 +249,88 @@ def test_serving_warns_when_seq_passes_the_models_positions():
     assert any("beyond Llama-2-7B's 4096 positions" in n for n in doc["serving"]["notes"]), doc["serving"]["notes"]
 
 
+def test_recipe_options_that_do_not_apply_are_refused():
+    cases = [
+        (["--task", "inference", "--recipe", "adamw-8bit"], "--recipe adamw-8bit applies to training"),
+        (["--task", "inference", "--loss", "chunked"], "--loss applies to training"),
+        (["--task", "inference", "--checkpointing"], "--checkpointing applies to training"),
+        (["--task", "inference", "--optimizer-in-backward"], "--optimizer-in-backward applies to training"),
+        (["--task", "full", "--optimizer-in-backward", "--grad-accum", "4"], "cannot accumulate gradients"),
+        (["--task", "full", "--recipe", "paged-adamw", "--gpus", "8", "--zero", "3", "--offload-optimizer"],
+         "pages its states to host already"),
+        (["--task", "full", "--loss", "sparse"], "unknown --loss 'sparse'"),
+        (["--task", "full", "--checkpointing", "--selective-checkpointing"], "two granularities"),
+        (["--task", "full", "--grad-accum", "0"], "--grad-accum"),
+    ]
+    for args, words in cases:
+        code, out, err = run("plan", "--model", "llama-3-8b", *args)
+        assert code == 2, (args, out, err)
+        assert words in err, (args, err)
+        assert "→" in err or "drop" in err or "choose" in err or "--help" in err, (args, err)
+
+
+def test_recipe_bytes_and_phases_are_shown():
+    code, out, err = run("plan", "--model", "llama-3.2-3b", "--task", "full", "--recipe", "paged-adamw-8bit",
+                         "--optimizer-in-backward", "--checkpointing", "--loss", "chunked", "--batch", "2",
+                         "--seq", "4096", "--no-color")
+    assert code == 0, err
+    assert "paged-adamw-8bit: 2 weights + 2 gradients + 2 optimizer = 6 B per parameter" in out, out
+    assert "optimizer, paged (not in need) [P]" in out, out
+    assert "gradients (one layer at a time) [2,3]" in out, out
+    assert "logits (chunked cross-entropy) [1]" in out, out
+    assert "activations (checkpointed) [1,2]" in out, out
+    assert "peak (the largest, not the sum)" in out, out
+    assert len([l for l in out.splitlines() if l.rstrip().endswith("<- peak")]) == 1, out
+    for line in out.splitlines():
+        assert len(line) <= 100, line
+    code, doc, _ = run_json("plan", "--model", "llama-3.2-3b", "--task", "full", "--recipe", "bf16-adamw",
+                            "--batch", "2", "--seq", "4096")
+    m = doc["memory"]
+    moments = [m["forward_peak_bytes_per_gpu"], m["backward_start_peak_bytes_per_gpu"], m["backward_peak_bytes_per_gpu"]]
+    assert m["subtotal_bytes_per_gpu"] == max(moments)
+    alive = {i["key"]: i["moments"] for i in m["items"]}
+    assert alive["gradients"] == ["backward_end"] and alive["activations"] == ["loss", "backward_start"], alive
+    assert alive["weights"] == ["loss", "backward_start", "backward_end"], alive
+    total = sum(i["bytes_per_gpu"] for i in m["items"])
+    assert m["subtotal_bytes_per_gpu"] < total  # a maximum over moments, not the column sum
+
+
+def test_grad_accum_keeps_gradients_with_the_activations():
+    def peak(*extra):
+        code, doc, err = run_json("plan", "--model", "llama-3.2-3b", "--task", "full", "--recipe", "bf16-adamw",
+                                  "--batch", "2", "--seq", "4096", *extra)
+        assert code in (0, 1), err
+        return doc["memory"]
+    one, four = peak(), peak("--grad-accum", "4")
+    grads = next(i["bytes_per_gpu"] for i in one["items"] if i["key"] == "gradients")
+    assert abs(four["forward_peak_bytes_per_gpu"] - one["forward_peak_bytes_per_gpu"] - grads) < 1.0
+    assert doc_phase(four, "gradients") == "always"
+
+
+def doc_phase(memory, key):
+    return next(i["phase"] for i in memory["items"] if i["key"] == key)
+
+
+def test_selective_checkpointing_that_does_not_fit_still_gets_a_suggestion():
+    # The QLoRA suggestion adds full checkpointing; it must not collide with the user's selective one.
+    code, out, err = run("plan", "--model", "llama-2-70b", "--task", "full", "--gpus", "1",
+                         "--selective-checkpointing", "--no-color")
+    assert code == 1, (code, err)
+    assert "QLoRA on 1×" in " ".join(out.split()), out
+
+
+def test_optimizer_in_backward_and_fsdp_offload_still_exchange_every_gradient():
+    def comm(*extra):
+        code, doc, err = run_json("plan", "--model", "llama-3-8b", "--task", "full", "--recipe", "bf16-adamw",
+                                  "--gpus", "8", "--zero", "3", "--checkpointing", *extra)
+        assert code in (0, 1), err
+        return {g["sku"]: g["comm_s_per_step"] for g in doc["gpus"] if g["comm_s_per_step"]}
+    base = comm()
+    assert base
+    for extra in (["--optimizer-in-backward"], ["--offload-params"]):
+        other = comm(*extra)
+        for sku, s in base.items():
+            assert abs(other[sku] - s) <= 1e-9 * s, (extra, sku, s, other[sku])
+
+
 main(globals())
