@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/strings.hpp"
+#include "report/plan_cost_view.hpp"
 #include "report/terminal.hpp"
 
 namespace gpuvet {
@@ -185,7 +186,7 @@ Json plan_to_json(const PlanView& v) {
                         {"comm_s_per_step", opt(r.speed.comm_s_per_step)},
                         {"rates_source", r.rates_source},
                         {"score", r.score}});
-    return Json{
+    Json body{
         {"model",
          {{"key", v.model.key},
           {"name", v.model.name},
@@ -202,12 +203,15 @@ Json plan_to_json(const PlanView& v) {
         {"suggestion", v.rec.suggestion},
         {"currency", v.prices ? Json(v.prices->currency) : Json(nullptr)},
         {"price_notes", v.prices ? Json(v.prices->notes) : Json::array()}};
+    add_cost_json(body, v);
+    return body;
 }
 
 std::string render_plan(const PlanView& v) {
     std::ostringstream o;
     render_memory(o, v);
     render_cards(o, v);
+    render_cost(o, v);
     return o.str();
 }
 

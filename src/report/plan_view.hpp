@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 
+#include "plan/cost_search.hpp"
 #include "plan/memory_model.hpp"
 #include "plan/model_arch.hpp"
 #include "plan/rates_sources.hpp"
@@ -25,6 +26,8 @@ struct PlanView {
     double tokens = 0;          // --tokens budget (0: none)
     bool all = false;           // --all: every SKU
     int top = 10;               // --top: rows of the card table
+    const JobBudget* budget = nullptr;  // the job's size (--tokens or --steps), or null
+    const CostSearch* cost = nullptr;   // the cheapest and fastest configuration, or null
 };
 
 // The body of the plan document (the envelope is added by the caller).
