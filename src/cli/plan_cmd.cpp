@@ -133,6 +133,7 @@ int run_plan(const GlobalOptions& g, PlanArgs a) {
         throw usage_error("--deadline needs the job's size and prices to pick the cheapest configuration",
                           "add --tokens N (or --steps N) and --prices FILE, or drop --deadline");
     MemoryPlan one = plan_memory(m, a.w, a.w.gpus.value_or(1));
+    one.notes.insert(one.notes.begin(), m.notes.begin(), m.notes.end());  // what reading --config assumed
     Recommendation rec = recommend(m, a.w, db, sc, a.a, measured, prices ? &*prices : nullptr);
     int code = rec.any_fits ? exit_code::ok : exit_code::check_failed;
     std::optional<CostSearch> cost;
