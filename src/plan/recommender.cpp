@@ -141,6 +141,7 @@ std::optional<std::string> lighter_idea(const ModelArch& m, const Workload& w, c
         return std::nullopt;
     Workload lighter = w;
     lighter.gpus = 1;
+    lighter.tp = 1;  // one card splits nothing; a kept --tp 2 made every --tp plan an error
     if (m.is_fixed() && w.task != Task::Inference) return std::nullopt;
     std::string what;
     if (w.task == Task::Inference) {
