@@ -71,8 +71,13 @@ std::string cost_change(double from, double to) {
 }
 
 bool within(const CostOption& o, std::optional<double> deadline) { return !deadline || o.hours <= *deadline; }
+// Costs are compared to the cent: inference on more cards often costs the same (the decode rate
+// grows with the cards), and then the smaller rental is the cheapest; the fastest line shows the
+// sooner one.
 bool cheaper(const CostOption& x, const CostOption& y) {
-    return x.cost != y.cost ? x.cost < y.cost : x.hours < y.hours;
+    const double xc = std::round(x.cost * 100), yc = std::round(y.cost * 100);
+    if (xc != yc) return xc < yc;
+    return x.cards != y.cards ? x.cards < y.cards : x.hours < y.hours;
 }
 bool faster(const CostOption& x, const CostOption& y) {
     return x.hours != y.hours ? x.hours < y.hours : x.cost < y.cost;
