@@ -64,10 +64,11 @@ std::string hours_text(double h) { return format_number(h, 3) + " h"; }
 
 // "+2% cost", "−12% cost", "+0.4% cost", "the same cost": the change from `from` to `to`.
 std::string cost_change(double from, double to) {
+    if (from <= 0) return to <= 0 ? "the same cost" : fmt::format("+{} cost", format_fixed(to, 2));  // free card
     double p = 100.0 * (to - from) / from;
     if (std::fabs(p) < 0.05) return "the same cost";
     std::string digits = std::fabs(p) < 10 ? format_fixed(std::fabs(p), 1) : format_fixed(std::fabs(p), 0);
-    return (p > 0 ? "+" : "−") + digits + "% cost";
+    return fmt::format("{}{}% cost", p > 0 ? "+" : "−", digits);
 }
 
 bool within(const CostOption& o, std::optional<double> deadline) { return !deadline || o.hours <= *deadline; }
@@ -85,7 +86,7 @@ bool faster(const CostOption& x, const CostOption& y) {
 bool same(const CostOption& x, const CostOption& y) { return x.spec == y.spec && x.cards == y.cards; }
 
 std::string cheapest_reason(const CostSearch& s, const CostOption& c) {
-    const CostOption* next = nullptr;  // the runner-up under the same deadline
+    const CostOption* next = nullptr;   // the runner-up under the same deadline
     const CostOption* below = nullptr;  // the cheapest the deadline excluded
     std::size_t eligible = 0;
     for (auto& o : s.options) {
@@ -127,14 +128,14 @@ std::string fastest_reason(const CostSearch& s, const CostOption& f) {
     for (auto& o : s.options)
         if (o.spec == f.spec && o.cards > f.cards && (!more || o.cards < more->cards)) more = &o;
     if (more && more->hours > f.hours)
-        why += fmt::format("; {} cards take {} (communication {:.0f}% of a step)", more->cards,
-                           hours_text(more->hours), 100 * more->comm_share.value_or(0));
+        why += fmt::format("; {} cards take {} (communication {:.0f}% of a step)", more->cards, hours_text(more->hours),
+                           100 * more->comm_share.value_or(0));
     return why;
 }
 
 // The speed of one configuration, or nullopt when the cards do not hold the job or have no rate.
-std::optional<CostOption> price_one(const ModelArch& m, const Workload& w, const GpuSpec& g, int n,
-                                    const CardRates& r, const SpeedAssumptions& a, double price) {
+std::optional<CostOption> price_one(const ModelArch& m, const Workload& w, const GpuSpec& g, int n, const CardRates& r,
+                                    const SpeedAssumptions& a, double price) {
     MemoryPlan p = plan_memory(m, w, n);
     if (p.need_per_gpu > g.memory_size_gib * w.engine_memory_fraction * kGiB) return std::nullopt;
     SpeedEstimate sp = estimate_speed(m, w, p, r, a);
@@ -171,9 +172,9 @@ void pick_cheapest_and_fastest(CostSearch& s) {
     }
     if (s.options.empty()) s.cheapest_absent = "no priced configuration holds the job";
     else if (!s.cheapest)
-        s.cheapest_absent = fmt::format("none of {} configurations finishes within {}; the fastest, {}, takes {}",
-                                        s.options.size(), hours_text(*s.deadline_hours), config_name(*s.fastest),
-                                        hours_text(s.fastest->hours));
+        s.cheapest_absent =
+            fmt::format("none of {} configurations finishes within {}; the fastest, {}, takes {}", s.options.size(),
+                        hours_text(*s.deadline_hours), config_name(*s.fastest), hours_text(s.fastest->hours));
     if (s.cheapest) s.cheapest_why = cheapest_reason(s, *s.cheapest);
     if (s.fastest) s.fastest_why = fastest_reason(s, *s.fastest);
 }

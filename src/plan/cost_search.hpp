@@ -37,7 +37,7 @@ struct CostOption {
     double price_per_card_hour = 0;
     double cost = 0;  // price × cards × hours, in the price file's currency
     std::string rates_source;
-    bool nvlink_missing = false;      // the plan shards across cards that only have PCIe
+    bool nvlink_missing = false;       // the plan shards across cards that only have PCIe
     std::optional<double> comm_share;  // share of a training step spent communicating
 };
 
@@ -46,7 +46,7 @@ struct CostSearch {
     std::vector<CostOption> options;  // every priced configuration that holds the job, with a speed
     std::optional<CostOption> cheapest, fastest;
     std::string cheapest_why, fastest_why;
-    std::string cheapest_absent;  // why there is no cheapest (nothing finishes by the deadline...)
+    std::string cheapest_absent;           // why there is no cheapest (nothing finishes by the deadline...)
     std::vector<const GpuSpec*> unpriced;  // SKUs that would hold the job but have no price
     std::optional<double> deadline_hours;
 };

@@ -253,8 +253,8 @@ void read_sliding_window(const FieldSource& f, const std::string& origin, ModelA
 // One error naming every absent required field, then the fields that contradict each other.
 void check_consistent(const Required& req, const std::string& origin, const ModelArch& m) {
     if (!req.missing.empty())
-        throw input_error(origin + ": config is missing " + joined(req.missing) + " (found: " +
-                              joined(standard_fields(req.f).used) + ")",
+        throw input_error(origin + ": config is missing " + joined(req.missing) +
+                              " (found: " + joined(standard_fields(req.f).used) + ")",
                           "add the field(s) from the model's config.json, or use --params for a bare count");
     if (m.kv_heads == 0 || m.heads % m.kv_heads != 0)
         throw input_error(origin + ": num_key_value_heads (" + std::to_string(m.kv_heads) +
@@ -302,10 +302,11 @@ void refuse_unknown_family(const FieldSource& f, const std::string& origin, cons
     Family fam = classify_family(stated_type, f);
     if (fam.kind != FamilyKind::Refused) return;
     FieldReport fields = standard_fields(f);
-    throw input_error(origin + ": model_type " + type_text(stated_type) + " is " + fam.what +
-                          ", which the planner does not model; fields found: " + joined(fields.used) +
-                          (fields.missing.empty() ? "" : "; missing for a transformer decoder: " + joined(fields.missing)),
-                      kUnknownAdvice);
+    throw input_error(
+        origin + ": model_type " + type_text(stated_type) + " is " + fam.what +
+            ", which the planner does not model; fields found: " + joined(fields.used) +
+            (fields.missing.empty() ? "" : "; missing for a transformer decoder: " + joined(fields.missing)),
+        kUnknownAdvice);
 }
 
 // A family without rules is read as a llama-style decoder: the plan says so, and a lacking field
@@ -323,12 +324,11 @@ void note_generic_family(const FieldSource& f, const std::string& origin, const 
     m.notes.push_back("model_type " + type +
                       " has no rules in the planner: read as a llama-style decoder (RMSNorm, gated MLP; "
                       "biases and tied embeddings only where attention_bias, mlp_bias, tie_word_embeddings say "
-                      "so) from " + joined(fields.used) + "; check the parameter count against the model card");
+                      "so) from " +
+                      joined(fields.used) + "; check the parameter count against the model card");
 }
 
-bool has_wrapper(const FieldSource& f) {
-    return f.object && (f.object("text_config") || f.object("llm_config"));
-}
+bool has_wrapper(const FieldSource& f) { return f.object && (f.object("text_config") || f.object("llm_config")); }
 
 ModelArch arch_at_depth(const FieldSource& f, const std::string& origin, int depth, bool config_json) {
     ModelArch m;

@@ -14,37 +14,42 @@ namespace {
 // The families hf_config.cpp has rules for (norm, MLP, biases, positions, experts, latent
 // attention, windows), or whose layers are llama's exactly (mistral: + window, mixtral: + experts).
 constexpr std::array<std::string_view, 15> kKnown = {
-    "llama",       "mistral", "mixtral", "qwen2", "qwen2_moe", "deepseek_v3", "gpt2",        "gpt_bigcode",
-    "gpt_neox",    "opt",     "phi",     "bert",  "roberta",   "xlm-roberta", "fixed"};
+    "llama",    "mistral", "mixtral", "qwen2", "qwen2_moe", "deepseek_v3", "gpt2", "gpt_bigcode",
+    "gpt_neox", "opt",     "phi",     "bert",  "roberta",   "xlm-roberta", "fixed"};
 
 struct Refusal {
     std::string_view what;
-    std::vector<std::string_view> types;
+    std::string_view types;  // separated by spaces
 };
 
 // HF model_type names (transformers' configuration_*.py) of architectures whose layers are not
 // the decoder block the planner counts.
-const std::vector<Refusal>& refusals() {
-    static const std::vector<Refusal> r = {
-        {"a state-space / recurrent model (no attention layers or KV cache)",
-         {"mamba", "mamba2", "falcon_mamba", "rwkv", "rwkv5", "rwkv6", "rwkv7", "xlstm", "recurrent_gemma"}},
-        {"a hybrid of attention and state-space layers",
-         {"jamba", "zamba", "zamba2", "bamba", "nemotron_h", "falcon_h1", "granitemoehybrid", "lfm2"}},
-        {"an encoder-decoder",
-         {"t5", "mt5", "umt5", "longt5", "bart", "mbart", "pegasus", "pegasus_x", "marian", "m2m_100", "nllb-moe",
-          "fsmt", "prophetnet", "led", "blenderbot", "blenderbot-small", "plbart", "switch_transformers", "whisper",
-          "seamless_m4t", "encoder-decoder", "speech-encoder-decoder", "vision-encoder-decoder", "speech_to_text",
-          "bigbird_pegasus", "mvp", "t5gemma"}},
-        {"a vision or audio encoder with no language model",
-         {"vit", "deit", "beit", "swin", "swinv2", "convnext", "convnextv2", "resnet", "regnet", "efficientnet",
-          "mobilenet_v1", "mobilenet_v2", "mobilevit", "dinov2", "clip_vision_model", "siglip_vision_model",
-          "sam", "detr", "yolos", "segformer", "dpt", "levit", "vit_mae", "wav2vec2", "hubert", "wavlm"}},
-        {"a two-tower image-text model", {"clip", "siglip", "siglip2", "blip", "blip-2", "align", "owlvit", "flava"}},
-        {"an encoder without rules here (bert, roberta and xlm-roberta are read)",
-         {"albert", "distilbert", "deberta", "deberta-v2", "electra", "modernbert", "camembert", "mpnet",
-          "longformer", "big_bird", "funnel", "xlnet"}},
-    };
-    return r;
+constexpr std::array<Refusal, 6> kRefused = {{
+    {"a state-space / recurrent model (no attention layers or KV cache)",
+     "mamba mamba2 falcon_mamba rwkv rwkv5 rwkv6 rwkv7 xlstm recurrent_gemma"},
+    {"a hybrid of attention and state-space layers",
+     "jamba zamba zamba2 bamba nemotron_h falcon_h1 granitemoehybrid lfm2"},
+    {"an encoder-decoder",
+     "t5 mt5 umt5 longt5 bart mbart pegasus pegasus_x marian m2m_100 nllb-moe fsmt prophetnet led blenderbot "
+     "blenderbot-small plbart switch_transformers whisper seamless_m4t encoder-decoder speech-encoder-decoder "
+     "vision-encoder-decoder speech_to_text bigbird_pegasus mvp t5gemma"},
+    {"a vision or audio encoder with no language model",
+     "vit deit beit swin swinv2 convnext convnextv2 resnet regnet efficientnet mobilenet_v1 mobilenet_v2 mobilevit "
+     "dinov2 clip_vision_model siglip_vision_model sam detr yolos segformer dpt levit vit_mae wav2vec2 hubert wavlm"},
+    {"a two-tower image-text model", "clip siglip siglip2 blip blip-2 align owlvit flava"},
+    {"an encoder without rules here (bert, roberta and xlm-roberta are read)",
+     "albert distilbert deberta deberta-v2 electra modernbert camembert mpnet longformer big_bird funnel xlnet"},
+}};
+
+// Whether `t` is one of the space-separated names.
+bool listed(std::string_view names, std::string_view t) {
+    while (!names.empty()) {
+        std::size_t end = names.find(' ');
+        if (names.substr(0, end) == t) return true;
+        if (end == std::string_view::npos) break;
+        names.remove_prefix(end + 1);
+    }
+    return false;
 }
 
 bool present(const FieldSource& f, std::string_view k) {
@@ -81,9 +86,8 @@ std::string value_text(const FieldSource& f, std::string_view k) {
 
 Family classify_family(const std::string& t, const FieldSource& f) {
     if (std::find(kKnown.begin(), kKnown.end(), t) != kKnown.end()) return {FamilyKind::Known, ""};
-    for (auto& r : refusals())
-        if (std::find(r.types.begin(), r.types.end(), t) != r.types.end())
-            return {FamilyKind::Refused, std::string(r.what)};
+    for (auto& r : kRefused)
+        if (listed(r.types, t)) return {FamilyKind::Refused, std::string(r.what)};
     if (auto c = f.text("_class_name"))
         return {FamilyKind::Refused, "a diffusers component (_class_name " + *c + "), not a language model"};
     if (f.boolean("is_encoder_decoder").value_or(false))

@@ -62,14 +62,13 @@ void render_cost(std::ostream& o, const PlanView& v) {
     if (!v.cost || !v.budget) return;
     const CostSearch& s = *v.cost;
     const std::string& cur = v.prices->currency;
-    std::string counts = s.counts.empty() ? "no card count"
-                         : s.counts.size() == 1
-                             ? fmt::format("{} cards", s.counts.front())
-                             : fmt::format("{}–{} cards", s.counts.front(), s.counts.back());
-    std::string head = fmt::format("{}; {} priced SKU(s) × {}, {} configuration(s) hold it{}:", v.budget->how,
-                                   v.prices->per_card_hour.size(), counts, s.options.size(),
-                                   s.deadline_hours ? fmt::format(", deadline {} h", format_number(*s.deadline_hours))
-                                                    : std::string());
+    std::string counts = s.counts.empty()       ? "no card count"
+                         : s.counts.size() == 1 ? fmt::format("{} cards", s.counts.front())
+                                                : fmt::format("{}–{} cards", s.counts.front(), s.counts.back());
+    std::string head = fmt::format(
+        "{}; {} priced SKU(s) × {}, {} configuration(s) hold it{}:", v.budget->how, v.prices->per_card_hour.size(),
+        counts, s.options.size(),
+        s.deadline_hours ? fmt::format(", deadline {} h", format_number(*s.deadline_hours)) : std::string());
     o << "\n" << wrap("Cost: ", head, 100, 2) << "\n";
     if (s.cheapest) option_line(o, "cheapest", *s.cheapest, s.cheapest_why, cur);
     else o << wrap("  cheapest  ", "— " + s.cheapest_absent, 100, 12) << "\n";
@@ -80,13 +79,14 @@ void render_cost(std::ostream& o, const PlanView& v) {
         for (auto& r : v.rec.rows)
             if (std::find(s.unpriced.begin(), s.unpriced.end(), r.spec) != s.unpriced.end()) ranked.push_back(r.spec);
         std::string names;
-        for (std::size_t i = 0; i < ranked.size() && i < kUnpricedShown; ++i) names += (i ? ", " : "") + ranked[i]->name;
+        for (std::size_t i = 0; i < ranked.size() && i < kUnpricedShown; ++i)
+            names += (i ? ", " : "") + ranked[i]->name;
         if (s.unpriced.size() > kUnpricedShown)
             names += fmt::format(" and {} more (--json lists them)", s.unpriced.size() - kUnpricedShown);
         o << wrap("  not searched, no price: ", names, 100, 4) << "\n";
     }
-    bool measured = (s.cheapest && s.cheapest->rates_source == "measured") ||
-                    (s.fastest && s.fastest->rates_source == "measured");
+    bool measured =
+        (s.cheapest && s.cheapest->rates_source == "measured") || (s.fastest && s.fastest->rates_source == "measured");
     o << wrap("  ",
               std::string("hours: the job's tokens ÷ the configuration's tokens/s (") +
                   (is_training(v.w.task) ? "training: compute + communication per step" : "decode of the batch") +

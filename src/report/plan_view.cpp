@@ -166,7 +166,8 @@ Json workload_json(const PlanView& v) {
 
 }  // namespace
 
-Json plan_to_json(const PlanView& v) {
+namespace {
+Json plan_body(const PlanView& v) {
     Json rows = Json::array();
     for (auto& r : v.rec.rows)
         rows.push_back({{"sku", r.spec->key},
@@ -186,7 +187,7 @@ Json plan_to_json(const PlanView& v) {
                         {"comm_s_per_step", opt(r.speed.comm_s_per_step)},
                         {"rates_source", r.rates_source},
                         {"score", r.score}});
-    Json body{
+    return Json{
         {"model",
          {{"key", v.model.key},
           {"name", v.model.name},
@@ -203,9 +204,8 @@ Json plan_to_json(const PlanView& v) {
         {"suggestion", v.rec.suggestion},
         {"currency", v.prices ? Json(v.prices->currency) : Json(nullptr)},
         {"price_notes", v.prices ? Json(v.prices->notes) : Json::array()}};
-    add_cost_json(body, v);
-    return body;
 }
+}  // namespace
 
 std::string render_plan(const PlanView& v) {
     std::ostringstream o;
@@ -213,6 +213,12 @@ std::string render_plan(const PlanView& v) {
     render_cards(o, v);
     render_cost(o, v);
     return o.str();
+}
+
+Json plan_to_json(const PlanView& v) {
+    Json body = plan_body(v);
+    add_cost_json(body, v);
+    return body;
 }
 
 }  // namespace gpuvet

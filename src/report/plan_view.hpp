@@ -26,8 +26,11 @@ struct PlanView {
     double tokens = 0;          // --tokens budget (0: none)
     bool all = false;           // --all: every SKU
     int top = 10;               // --top: rows of the card table
-    const JobBudget* budget = nullptr;  // the job's size (--tokens or --steps), or null
-    const CostSearch* cost = nullptr;   // the cheapest and fastest configuration, or null
+
+    // The job's size (--tokens or --steps) and, with --prices, its cheapest and fastest
+    // configuration; null when not given.
+    const JobBudget* budget = nullptr;
+    const CostSearch* cost = nullptr;
 };
 
 // The body of the plan document (the envelope is added by the caller).

@@ -204,6 +204,5 @@ TEST(PlanHfConfig, MultimodalWrapperReadsTheLanguageModel) {
     ModelArch m = parse_hf_config(llava, "c.json");
     EXPECT_EQ(parameter_count(m), 6738415616);  // the Llama-2-7B language model
     ASSERT_EQ(m.notes.size(), 1u);
-    EXPECT_NE(m.notes[0].find("vision tower (vision_config of llava) is not counted"), std::string::npos)
-        << m.notes[0];
+    EXPECT_NE(m.notes[0].find("vision tower (vision_config of llava) is not counted"), std::string::npos) << m.notes[0];
 }

@@ -207,8 +207,7 @@ TEST(PlanCostSearch, FasterPricierIsFastestCheaperSlowerIsCheapest) {
     auto r = recommend(model("llama-2-7b"), w, db(), find_scenario("llm-finetune"), SpeedAssumptions{}, {}, &p);
     EXPECT_DOUBLE_EQ(*row(r, "l40s-48gb").speed.hours_for_budget, s.cheapest->hours);
     EXPECT_DOUBLE_EQ(*row(r, "l40s-48gb").cost, s.cheapest->cost);
-    EXPECT_NE(s.fastest_why.find("1× H100 SXM5 80GB instead of 1× L40S 48GB cut"), std::string::npos)
-        << s.fastest_why;
+    EXPECT_NE(s.fastest_why.find("1× H100 SXM5 80GB instead of 1× L40S 48GB cut"), std::string::npos) << s.fastest_why;
     // An SKU without a price is skipped and listed.
     EXPECT_FALSE(s.unpriced.empty());
     for (auto* g : s.unpriced) EXPECT_FALSE(p.per_card_hour.count(g->key)) << g->key;
@@ -262,6 +261,12 @@ TEST(PlanCostSearch, PickIsByCostThenHours) {
     pick_cheapest_and_fastest(s);
     EXPECT_EQ(s.cheapest->spec, b);
     EXPECT_EQ(s.cheapest->cards, 1);
+    // A card priced 0 (the price file allows it): no percentage of nothing.
+    s.deadline_hours.reset();
+    s.options = {opt(a, 1, 5, 0), opt(b, 1, 2, 12)};
+    pick_cheapest_and_fastest(s);
+    EXPECT_EQ(s.cheapest->spec, a);
+    EXPECT_NE(s.fastest_why.find("for +12.00 cost"), std::string::npos) << s.fastest_why;
 }
 
 // Beyond one box a card's link is the network's 50 GB/s, not NVLink's 450 GB/s: a ZeRO-3 step on
