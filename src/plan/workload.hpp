@@ -30,6 +30,9 @@ struct Workload {
     std::optional<double> activations_gib;  // user figure for fixed (CNN/UNet) models
     std::int64_t prefill_chunk = 8192;      // tokens prefilled at once (vLLM max_num_batched_tokens)
     double token_budget = 0;                // training tokens (D) for the time estimate
+    // Serving: the engine's max_num_batched_tokens (--max-batched-tokens); unset: vLLM's default
+    // for each card (plan/serving.hpp). When set, prefill_chunk follows it.
+    std::optional<std::int64_t> max_batched_tokens;
 };
 
 const char* to_string(Task t);
