@@ -7,6 +7,7 @@
 #include "cli/common.hpp"
 #include "cli/number_option.hpp"
 #include "core/error.hpp"
+#include "plan/cost_search.hpp"
 #include "plan/hf_config.hpp"
 #include "plan/memory_model.hpp"
 #include "plan/model_catalog.hpp"
@@ -30,6 +31,7 @@ struct PlanArgs {
     double tokens = 0;
     std::optional<double> engine_fraction;  // unset: 0.9 for inference (vLLM's default), 1 for training
     std::optional<std::uint64_t> max_batched_tokens;
+    std::optional<double> steps, deadline_h;
     bool list_models = false, all = false, html = false;
     int top = 10;
 };
@@ -48,6 +50,8 @@ constexpr NumberRule kContextGibRule{0, 64, false, false, false, NumberUnit::Non
 constexpr NumberRule kFractionRule{0, 1, true, false, false, NumberUnit::None, "a share", "", "0.9"};
 constexpr NumberRule kActivationsRule{0, 65536, false, false, false, NumberUnit::None, "a size", "GiB", "12"};
 constexpr NumberRule kTokensRule{1, 1e15, false, false, true, NumberUnit::Count, "a token count", "", "2e9"};
+constexpr NumberRule kStepsRule{1, 1e12, false, false, true, NumberUnit::Count, "a step count", "", "1000"};
+constexpr NumberRule kDeadlineRule{0, 1e6, true, false, false, NumberUnit::None, "a time", "hours", "12"};
 constexpr NumberRule kMfuRule{0, 1, true, false, false, NumberUnit::None, "a utilization", "", "0.4"};
 constexpr NumberRule kBatchedTokensRule{1,        1048576, false, false, true, NumberUnit::None, "a token count",
                                         "tokens", "8192"};
@@ -112,7 +116,8 @@ int run_plan(const GlobalOptions& g, PlanArgs a) {
     a.w.task = parse_task(a.task);
     a.w.zero_stage = a.zero;
     a.w.gpus = a.gpus;
-    a.w.token_budget = a.tokens;
+    JobBudget budget = job_budget(a.w, a.tokens > 0 ? std::optional<double>(a.tokens) : std::nullopt, a.steps);
+    a.w.token_budget = a.tokens = budget.tokens;
     // Inference plans an engine that keeps 10% back (vLLM gpu_memory_utilization 0.9); a training
     // job may fill the card, its slack is the margin.
     a.w.engine_memory_fraction = a.engine_fraction.value_or(a.w.task == Task::Inference ? 0.9 : 1.0);
@@ -134,11 +139,19 @@ int run_plan(const GlobalOptions& g, PlanArgs a) {
                           "gpu.gemm or gpu.fp_peak (a plain 'gpuvet check --json'), or drop --measured");
     std::optional<PriceTable> prices;
     if (!a.prices.empty()) prices = read_prices(a.prices, db);
+    if (a.deadline_h && (!prices || budget.tokens <= 0))
+        throw usage_error("--deadline needs the job's size and prices to pick the cheapest configuration",
+                          "add --tokens N (or --steps N) and --prices FILE, or drop --deadline");
     MemoryPlan one = plan_memory(m, a.w, a.w.gpus.value_or(1));
+    one.notes.insert(one.notes.begin(), m.notes.begin(), m.notes.end());  // what reading --config assumed
     Recommendation rec = recommend(m, a.w, db, sc, a.a, measured, prices ? &*prices : nullptr);
     int code = rec.any_fits ? exit_code::ok : exit_code::check_failed;
+    std::optional<CostSearch> cost;
+    if (prices && budget.tokens > 0) cost = search_cost(m, a.w, db, sc, a.a, measured, *prices, a.deadline_h);
 
     PlanView view{m, a.w, a.a, sc, one, rec, prices ? &*prices : nullptr, !measured.empty(), a.tokens, a.all, a.top};
+    view.budget = &budget;
+    view.cost = cost ? &*cost : nullptr;
     if (a.html) std::cout << render_plan_html(finished_envelope(g), view);
     else if (g.json) std::cout << render_document(finished_envelope(g), plan_to_json(view));
     else std::cout << render_plan(view);
@@ -192,7 +205,11 @@ void add_plan_command(Cli cli) {
     add_number_option(*sub, "--activations-gib", a->w.activations_gib, kActivationsRule,
                       "activation memory of a fixed model (CNN, UNet)");
     add_number_option(*sub, "--tokens", a->tokens, kTokensRule,
-                      "training token budget D: 2e9, 300B (time = 6·N·D / rate)");
+                      "the job's tokens: training D, or inference tokens to generate: 2e9, 300B");
+    add_number_option(*sub, "--steps", a->steps, kStepsRule,
+                      "training steps instead of --tokens: tokens = steps × batch × seq × (--gpus ÷ --tp)");
+    add_number_option(*sub, "--deadline", a->deadline_h, kDeadlineRule,
+                      "with --prices: the cheapest configuration that finishes within this many hours");
     add_number_option(*sub, "--mfu", a->a.mfu, kMfuRule, "compute utilization for training/prefill (default 0.4)");
     sub->add_option("--scenario", a->scenario, "llm-finetune, diffusion, video-render, quant-backtest, av-sim")
         ->capture_default_str();
@@ -210,6 +227,7 @@ void add_plan_command(Cli cli) {
         "  gpuvet plan --model llama-2-70b --task qlora --checkpointing    fine-tune on one card\n"
         "  gpuvet plan --model mistral-7b --task full --seq 4096 --tokens 2e9 --prices prices.toml\n"
         "  gpuvet plan --model llama-3-8b --task pretrain --zero 3 --gpus 8 --checkpointing\n"
+        "  gpuvet plan --model llama-3-8b --task lora --steps 2000 --batch 4 --prices p.toml --deadline 6\n"
         "  gpuvet plan --config ./config.json --task lora --lora-targets q_proj,v_proj\n"
         "  gpuvet plan --params 7B --task inference --dtype int4           a bare parameter count\n"
         "  gpuvet check --json > box.json; gpuvet plan --model llama-3-8b --measured box.json\n"

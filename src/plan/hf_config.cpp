@@ -8,6 +8,7 @@
 #include "core/numbers.hpp"
 #include "core/text_limits.hpp"
 #include "core/strings.hpp"
+#include "plan/hf_family.hpp"
 
 namespace gpuvet {
 
@@ -251,12 +252,10 @@ void read_sliding_window(const FieldSource& f, const std::string& origin, ModelA
 
 // One error naming every absent required field, then the fields that contradict each other.
 void check_consistent(const Required& req, const std::string& origin, const ModelArch& m) {
-    if (!req.missing.empty()) {
-        std::string list;
-        for (auto& s : req.missing) list += (list.empty() ? "" : ", ") + s;
-        throw input_error(origin + ": config is missing " + list,
+    if (!req.missing.empty())
+        throw input_error(origin + ": config is missing " + joined(req.missing) +
+                              " (found: " + joined(standard_fields(req.f).used) + ")",
                           "add the field(s) from the model's config.json, or use --params for a bare count");
-    }
     if (m.kv_heads == 0 || m.heads % m.kv_heads != 0)
         throw input_error(origin + ": num_key_value_heads (" + std::to_string(m.kv_heads) +
                               ") must divide num_attention_heads (" + std::to_string(m.heads) + ")",
@@ -290,11 +289,57 @@ void check_plausible_size(const std::string& origin, const ModelArch& m) {
                           kConfigAdvice);
 }
 
-ModelArch arch_at_depth(const FieldSource& f, const std::string& origin, int depth) {
+constexpr const char* kUnknownAdvice =
+    "--params N plans the weights only (N from the model card, e.g. --params 7B); --config reads llama, "
+    "mistral, mixtral, qwen2, qwen2_moe, deepseek_v3, gpt2, gpt_bigcode, gpt_neox, opt, phi, bert, roberta and "
+    "xlm-roberta, and other decoders that state the standard fields";
+
+std::string type_text(const std::string& t) { return t.empty() ? std::string("(none)") : "'" + t + "'"; }
+
+// config.json only (the catalog is curated): what the planner cannot count is refused before any
+// field is read, naming the standard fields it has and lacks.
+void refuse_unknown_family(const FieldSource& f, const std::string& origin, const std::string& stated_type) {
+    Family fam = classify_family(stated_type, f);
+    if (fam.kind != FamilyKind::Refused) return;
+    FieldReport fields = standard_fields(f);
+    throw input_error(
+        origin + ": model_type " + type_text(stated_type) + " is " + fam.what +
+            ", which the planner does not model; fields found: " + joined(fields.used) +
+            (fields.missing.empty() ? "" : "; missing for a transformer decoder: " + joined(fields.missing)),
+        kUnknownAdvice);
+}
+
+// A family without rules is read as a llama-style decoder: the plan says so, and a lacking field
+// is named with the ones that were found.
+void note_generic_family(const FieldSource& f, const std::string& origin, const std::string& stated_type,
+                         const Required& req, ModelArch& m) {
+    if (classify_family(stated_type, f).kind != FamilyKind::Generic) return;
+    FieldReport fields = standard_fields(f);
+    const std::string type = type_text(stated_type);
+    if (!req.missing.empty())
+        throw input_error(origin + ": model_type " + type +
+                              " has no rules in the planner and is read as a llama-style decoder, which needs " +
+                              joined(req.missing) + " (missing); fields found: " + joined(fields.used),
+                          kUnknownAdvice);
+    m.notes.push_back("model_type " + type +
+                      " has no rules in the planner: read as a llama-style decoder (RMSNorm, gated MLP; "
+                      "biases and tied embeddings only where attention_bias, mlp_bias, tie_word_embeddings say "
+                      "so) from " +
+                      joined(fields.used) + "; check the parameter count against the model card");
+}
+
+bool has_wrapper(const FieldSource& f) { return f.object && (f.object("text_config") || f.object("llm_config")); }
+
+ModelArch arch_at_depth(const FieldSource& f, const std::string& origin, int depth, bool config_json) {
     ModelArch m;
     Required req{f, origin, {}};
     m.model_type = to_lower(f.text("model_type").value_or(""));
-    if (m.model_type.empty()) {
+    const std::string stated_type = m.model_type;
+    // A multimodal model (llava, mllama, gemma3...) states its own model_type and keeps the
+    // language model in text_config; a family the planner reads is taken as it stands.
+    const bool wrapped = config_json && !m.model_type.empty() && has_wrapper(f) &&
+                         classify_family(m.model_type, f).kind == FamilyKind::Generic;
+    if (m.model_type.empty() || wrapped) {
         // A multimodal wrapper keeps the language model in text_config (InternVL: llm_config).
         for (const char* wrapper : {"text_config", "llm_config"})
             if (f.object)
@@ -303,7 +348,12 @@ ModelArch arch_at_depth(const FieldSource& f, const std::string& origin, int dep
                         throw input_error(origin + ": " + wrapper + " nested more than " +
                                               std::to_string(kMaxWrapperDepth) + " levels deep",
                                           kConfigAdvice);
-                    return arch_at_depth(*t, origin, depth + 1);
+                    ModelArch inner = arch_at_depth(*t, origin, depth + 1, config_json);
+                    if (config_json && f.object("vision_config"))
+                        inner.notes.push_back("the vision tower (vision_config of " +
+                                              (stated_type.empty() ? std::string("the wrapper") : stated_type) +
+                                              ") is not counted: the plan is for " + wrapper + " only");
+                    return inner;
                 }
         m.model_type = "llama";
     }
@@ -313,6 +363,7 @@ ModelArch arch_at_depth(const FieldSource& f, const std::string& origin, int dep
             throw input_error(origin + ": a fixed model needs num_parameters > 0", kConfigAdvice);
         return m;
     }
+    if (config_json) refuse_unknown_family(f, origin, stated_type);
     // The order of the reads is the order fields are checked in, so the first bad one is reported.
     read_core_sizes(req, f, origin, m);
     read_layer_options(f, origin, m);
@@ -322,6 +373,7 @@ ModelArch arch_at_depth(const FieldSource& f, const std::string& origin, int dep
     m.qk_norm = m.model_type == "qwen3" || m.model_type == "qwen3_moe";  // modeling_qwen3: q_norm, k_norm
     read_sliding_window(f, origin, m);
     read_quantization(f, origin, m);
+    if (config_json) note_generic_family(f, origin, stated_type, req, m);
     check_consistent(req, origin, m);
     check_plausible_size(origin, m);
     return m;
@@ -329,7 +381,9 @@ ModelArch arch_at_depth(const FieldSource& f, const std::string& origin, int dep
 
 }  // namespace
 
-ModelArch arch_from_fields(const FieldSource& f, const std::string& origin) { return arch_at_depth(f, origin, 0); }
+ModelArch arch_from_fields(const FieldSource& f, const std::string& origin) {
+    return arch_at_depth(f, origin, 0, false);
+}
 
 ModelArch parse_hf_config(std::string_view text, const std::string& origin) {
     check_json_nesting(text, origin);
@@ -341,7 +395,7 @@ ModelArch parse_hf_config(std::string_view text, const std::string& origin) {
                           "pass the model's config.json as downloaded from its repository");
     }
     if (!j.is_object()) throw input_error(origin + ": config.json must be a JSON object", kConfigAdvice);
-    ModelArch m = arch_from_fields(json_fields(std::make_shared<const json>(std::move(j))), origin);
+    ModelArch m = arch_at_depth(json_fields(std::make_shared<const json>(std::move(j))), origin, 0, true);
     if (m.key.empty()) m.key = origin;
     if (m.name.empty()) m.name = origin;
     m.source = origin;

@@ -48,6 +48,9 @@ struct ModelArch {
     std::optional<double> quantized_bits;
     std::string quant_method;
 
+    // What reading the config assumed (a family read as a llama-style decoder, a tower not counted).
+    std::vector<std::string> notes;
+
     bool is_fixed() const { return model_type == "fixed"; }
     bool is_moe() const { return experts > 0; }
     bool is_mla() const { return kv_lora_rank > 0; }

@@ -44,6 +44,10 @@ CardRates rates_for(const GpuSpec& g, const Scenario& sc, const std::map<std::st
     return r;
 }
 
+bool needs_nvlink(int cards, const Workload& w, int zero_stage) {
+    return cards > 1 && (w.task == Task::Inference || zero_stage == 3 || w.tp > 1);
+}
+
 namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
@@ -54,11 +58,6 @@ std::vector<int> candidate_counts(const Workload& w, int max_cards) {
     else
         for (int n = 1; n <= max_cards; n *= 2) counts.push_back(n);
     return counts;
-}
-
-// Sharded weights or tensor parallelism exchange data every layer: NVLink, not PCIe.
-bool needs_nvlink(int cards, const Workload& w, int zero_stage) {
-    return cards > 1 && (w.task == Task::Inference || zero_stage == 3 || w.tp > 1);
 }
 
 // The fewest of `counts` cards of `g` that hold the job, with its speed and cost on them.
@@ -151,6 +150,7 @@ std::optional<std::string> lighter_idea(const ModelArch& m, const Workload& w, c
         return std::nullopt;
     Workload lighter = w;
     lighter.gpus = 1;
+    lighter.tp = 1;  // one card splits nothing; a kept --tp 2 made every --tp plan an error
     if (m.is_fixed() && w.task != Task::Inference) return std::nullopt;
     std::string what;
     if (w.task == Task::Inference) {

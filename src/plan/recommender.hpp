@@ -45,6 +45,9 @@ struct Recommendation {
 // The rates a card is planned with: the datasheet's, replaced by what `measured` holds for its SKU.
 CardRates rates_for(const GpuSpec& g, const Scenario& sc, const std::map<std::string, MeasuredRates>& measured);
 
+// Sharded weights or tensor parallelism exchange data every layer: NVLink, not PCIe.
+bool needs_nvlink(int cards, const Workload& w, int zero_stage);
+
 Recommendation recommend(const ModelArch& m, const Workload& w, const SpecDb& db, const Scenario& sc,
                          const SpeedAssumptions& a, const std::map<std::string, MeasuredRates>& measured,
                          const PriceTable* prices, int max_cards = 64);

@@ -30,6 +30,8 @@ SpeedEstimate estimate_speed(const ModelArch& m, const Workload& w, const Memory
             if (m.is_moe() && p.params > 0) bytes *= double(p.active_params) / double(p.params);
             double steps = n * *r.bandwidth_gbps * 1e9 * a.bandwidth_eff / bytes;
             s.decode_tokens_per_s = steps * double(w.batch);
+            // Tokens to generate: decoded by the whole batch together (prefill not counted).
+            if (w.token_budget > 0) s.hours_for_budget = w.token_budget / *s.decode_tokens_per_s / 3600.0;
         }
         if (r.tflops) s.prefill_tokens_per_s = n * *r.tflops * 1e12 * a.mfu / (2.0 * N);
     } else if (r.tflops) {
@@ -41,6 +43,7 @@ SpeedEstimate estimate_speed(const ModelArch& m, const Workload& w, const Memory
         double compute_s = step_tokens * flops_per_token / (n * *r.tflops * 1e12 * a.mfu);
         double comm_s = 0;
         if (dp > 1 && r.link_gbps) {
+            const double link_gbps = n > a.cards_per_box ? std::min(*r.link_gbps, a.inter_box_gbps) : *r.link_gbps;
             // Bytes each card sends per step in ring collectives, (dp-1)/dp of the full tensor:
             // sharded weights (ZeRO-3/FSDP) are all-gathered for forward and again for backward,
             // gradients reduce-scattered; unsharded training all-reduces gradients (2×).
@@ -50,7 +53,7 @@ SpeedEstimate estimate_speed(const ModelArch& m, const Workload& w, const Memory
             double full_grads = g_shard * (p.zero_stage >= 2 ? dp : 1);
             double ring = (dp - 1) / dp;
             double bytes = p.zero_stage == 3 ? ring * (2 * full_weights + full_grads) : ring * 2 * full_grads;
-            comm_s = bytes / (*r.link_gbps * 1e9);
+            comm_s = bytes / (link_gbps * 1e9);
         }
         s.compute_s_per_step = compute_s;
         s.comm_s_per_step = comm_s;

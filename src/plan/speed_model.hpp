@@ -26,13 +26,17 @@ void set_link(CardRates& r, std::optional<int> nvlink_gen, std::optional<double>
 struct SpeedAssumptions {
     double mfu = 0.40;            // training/prefill utilization: Llama 3 paper reports 38-43% BF16 MFU
     double bandwidth_eff = 0.80;  // fraction of datasheet bandwidth decode reaches
+    // Beyond one box the ring crosses the network: one 400 Gb/s NIC per card (the DGX H100 / HGX
+    // reference design's compute fabric), 50 GB/s one way, caps the link of every card.
+    int cards_per_box = 8;
+    double inter_box_gbps = 50;
 };
 
 struct SpeedEstimate {
     std::optional<double> decode_tokens_per_s;  // all sequences of the batch together
     std::optional<double> prefill_tokens_per_s;
     std::optional<double> train_tokens_per_s;
-    std::optional<double> hours_for_budget;
+    std::optional<double> hours_for_budget;  // the token budget at the training (or decode) rate
     // Training across data-parallel cards: seconds per step computing and exchanging
     // (all-gather / reduce-scatter / all-reduce volume ÷ link bandwidth), for the whole box.
     std::optional<double> compute_s_per_step, comm_s_per_step;

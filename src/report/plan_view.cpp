@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/strings.hpp"
+#include "report/plan_cost_view.hpp"
 #include "report/serving_view.hpp"
 #include "report/terminal.hpp"
 
@@ -253,7 +254,8 @@ Json workload_json(const PlanView& v) {
 
 }  // namespace
 
-Json plan_to_json(const PlanView& v) {
+namespace {
+Json plan_body(const PlanView& v) {
     Json rows = Json::array();
     for (auto& r : v.rec.rows)
         rows.push_back({{"sku", r.spec->key},
@@ -293,13 +295,21 @@ Json plan_to_json(const PlanView& v) {
         {"currency", v.prices ? Json(v.prices->currency) : Json(nullptr)},
         {"price_notes", v.prices ? Json(v.prices->notes) : Json::array()}};
 }
+}  // namespace
 
 std::string render_plan(const PlanView& v) {
     std::ostringstream o;
     render_memory(o, v);
     render_serving(o, v);
     render_cards(o, v);
+    render_cost(o, v);
     return o.str();
+}
+
+Json plan_to_json(const PlanView& v) {
+    Json body = plan_body(v);
+    add_cost_json(body, v);
+    return body;
 }
 
 }  // namespace gpuvet

@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 
+#include "plan/cost_search.hpp"
 #include "plan/memory_model.hpp"
 #include "plan/model_arch.hpp"
 #include "plan/rates_sources.hpp"
@@ -25,6 +26,11 @@ struct PlanView {
     double tokens = 0;          // --tokens budget (0: none)
     bool all = false;           // --all: every SKU
     int top = 10;               // --top: rows of the card table
+
+    // The job's size (--tokens or --steps) and, with --prices, its cheapest and fastest
+    // configuration; null when not given.
+    const JobBudget* budget = nullptr;
+    const CostSearch* cost = nullptr;
 };
 
 // The body of the plan document (the envelope is added by the caller).

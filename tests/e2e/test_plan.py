@@ -248,6 +248,182 @@ def test_serving_warns_when_seq_passes_the_models_positions():
     assert code == 0
     assert any("beyond Llama-2-7B's 4096 positions" in n for n in doc["serving"]["notes"]), doc["serving"]["notes"]
 
+# --- cost: the cheapest configuration that finishes the job, and the fastest ---
+
+# Per card-hour of each SKU tests/fixtures/plan/prices.toml names ("H100 SXM", "A100 80GB SXM", "L40S").
+PRICE = {"h100-sxm5-80gb": 2.49, "a100-sxm4-80gb": 1.29, "l40s-48gb": 0.86}
+
+
+def cost_lines(out):
+    """The cheapest and fastest lines of the text: {label: (config, hours, cost)}."""
+    got = {}
+    for line in out.splitlines():
+        m = re.match(r"  (cheapest|fastest) +(\d+)× (.+?)\*? +([\d.e+]+) h +([\d.]+) USD +\d+ tok/s$", line)
+        if m:
+            got[m[1]] = (int(m[2]), m[3], float(m[4]), m[5])
+    return got
+
+
+def test_prices_and_tokens_give_cheapest_and_fastest_consistent_with_the_card_table():
+    args = ["plan", "--model", "llama-2-7b", "--task", "qlora", "--tokens", "1e8", "--prices", fixture("prices.toml")]
+    code, doc, _ = run_json(*args)
+    assert code == 0
+    cheap, fast = doc["cheapest"], doc["fastest"]
+    assert cheap and fast, doc["cost_search"]
+    for o in (cheap, fast):
+        assert o["price_per_card_hour"] == PRICE[o["sku"]], o
+        # cost = price × cards × hours, to the cent; hours = tokens / (tokens/s).
+        assert abs(o["cost"] - PRICE[o["sku"]] * o["cards"] * o["hours"]) < 0.005, o
+        assert abs(o["hours"] - 1e8 / o["tokens_per_s"] / 3600) < 1e-9 * o["hours"], o
+        assert o["currency"] == "USD" and o["why"], o
+    assert fast["hours"] <= cheap["hours"] and fast["cost"] >= cheap["cost"]
+    assert doc["job"] == {"tokens": 1e8, "from": "tokens", "steps": None, "data_parallel_cards": None,
+                          "how": "100M tokens (--tokens)"}
+    # Where the search's configuration is the card table's row, both say the same hours and cost.
+    row = {g["sku"]: g for g in doc["gpus"]}[cheap["sku"]]
+    assert row["cards"] == cheap["cards"], (row, cheap)
+    assert abs(row["hours_for_budget"] - cheap["hours"]) < 1e-9 and abs(row["cost"] - cheap["cost"]) < 1e-9
+    # Every configuration searched is priced the same way; each SKU once per card count.
+    confs = doc["cost_search"]["configurations"]
+    assert len({(c["sku"], c["cards"]) for c in confs}) == len(confs) > 3
+    assert min(c["cost"] for c in confs) == cheap["cost"] and min(c["hours"] for c in confs) == fast["hours"]
+    assert doc["cost_search"]["card_counts"] == [1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64]
+    assert "h200-sxm-141gb" in doc["cost_search"]["unpriced_skus"]
+    # The text says the same to the cent, within 100 columns.
+    code, out, _ = run(*args, "--no-color")
+    lines = cost_lines(out)
+    assert set(lines) == {"cheapest", "fastest"}, out
+    for label, o in (("cheapest", cheap), ("fastest", fast)):
+        cards, name, hours, cost = lines[label]
+        assert cards == o["cards"] and name == o["name"], (lines[label], o)
+        assert cost == f"{o['cost']:.2f}" and abs(hours - o["hours"]) <= 0.001 * o["hours"], (lines[label], o)
+    assert "not searched, no price: " in out and "H200 SXM 141GB" in out, out
+    assert all(len(l) <= 100 for l in out.splitlines())
+
+
+def test_steps_give_tokens_from_batch_seq_and_data_parallel_cards():
+    code, doc, _ = run_json("plan", "--model", "llama-3-8b", "--task", "lora", "--steps", "500", "--batch", "2",
+                            "--seq", "4096", "--gpus", "8", "--tp", "2", "--prices", fixture("prices.toml"))
+    assert code == 0
+    # 8 cards at tensor-parallel 2: 4 data-parallel cards, each 2 × 4096 tokens a step.
+    assert doc["job"]["from"] == "steps" and doc["job"]["steps"] == 500 and doc["job"]["data_parallel_cards"] == 4
+    assert doc["job"]["tokens"] == 500 * 2 * 4096 * 4
+    assert doc["workload"]["token_budget"] == 500 * 2 * 4096 * 4
+    # On the 8 cards the steps were counted on, the job takes 500 steps.
+    h100 = {g["sku"]: g for g in doc["gpus"]}["h100-sxm5-80gb"]
+    step_s = h100["compute_s_per_step"] + h100["comm_s_per_step"]
+    assert abs(h100["hours_for_budget"] - 500 * step_s / 3600) < 1e-9 * h100["hours_for_budget"]
+    assert doc["cheapest"]["cards"] == 8 and doc["cost_search"]["card_counts"] == [8]
+    code, out, _ = run("plan", "--model", "llama-3-8b", "--task", "lora", "--steps", "500", "--batch", "2",
+                       "--seq", "4096", "--gpus", "8", "--tp", "2", "--prices", fixture("prices.toml"), "--no-color")
+    assert "500 steps × 2 seq × 4096 tokens × 4 data-parallel cards = 16.4M tokens (--steps)" in out, out
+
+
+def test_steps_and_tokens_together_and_other_misuse_are_exit_2():
+    base = ["plan", "--model", "llama-3-8b", "--task", "lora"]
+    for extra, says in ((["--steps", "100", "--tokens", "1e8"], "--tokens and --steps"),
+                        (["--steps", "10.5"], "--steps"),
+                        (["--deadline", "5", "--tokens", "1e8"], "--deadline needs"),
+                        (["--deadline", "0", "--tokens", "1e8", "--prices", fixture("prices.toml")], "--deadline")):
+        code, _, err = run(*base, *extra)
+        assert code == 2 and says in err, (extra, code, err)
+    code, _, err = run("plan", "--model", "llama-3-8b", "--steps", "100")
+    assert code == 2 and "inference has none" in err and "--tokens" in err, err
+
+
+def test_deadline_gives_the_cheapest_that_finishes_in_time():
+    args = ["plan", "--model", "llama-2-7b", "--task", "qlora", "--tokens", "1e8", "--prices", fixture("prices.toml")]
+    _, free, _ = run_json(*args)
+    deadline = free["cheapest"]["hours"] / 2
+    code, doc, _ = run_json(*args, "--deadline", str(deadline))
+    assert code == 0 and doc["cost_search"]["deadline_hours"] == deadline
+    assert doc["cheapest"]["hours"] <= deadline < free["cheapest"]["hours"]
+    assert doc["cheapest"]["cost"] > free["cheapest"]["cost"]
+    assert min(c["cost"] for c in doc["cost_search"]["configurations"] if c["hours"] <= deadline) \
+        == doc["cheapest"]["cost"]
+    code, doc, _ = run_json(*args, "--deadline", str(free["fastest"]["hours"] / 2))
+    assert doc["cheapest"] is None and "finishes within" in doc["cost_search"]["cheapest_absent"]
+
+
+def test_cost_search_on_measured_rates():
+    args = ["plan", "--model", "llama-2-7b", "--task", "qlora", "--tokens", "1e8", "--gpus", "1", "--prices",
+            fixture("prices.toml")]
+    _, sheet, _ = run_json(*args)
+    code, doc, _ = run_json(*args, "--measured", fixture("measured_report.json"))
+    assert code == 0
+    by = lambda d: {c["sku"]: c for c in d["cost_search"]["configurations"]}
+    m, s = by(doc)["h100-sxm5-80gb"], by(sheet)["h100-sxm5-80gb"]
+    assert m["rates_source"] == "measured" and s["rates_source"] == "datasheet"
+    assert by(doc)["l40s-48gb"]["rates_source"] == "datasheet"
+    # The report's median bf16 GEMM, 700 TFLOPS, against the datasheet's 989.5 (one card: no link).
+    assert abs(m["tokens_per_s"] / s["tokens_per_s"] - 700 / 989.5) < 1e-9
+    assert abs(m["cost"] - 2.49 * m["hours"]) < 0.005
+    code, out, _ = run(*args, "--measured", fixture("measured_report.json"), "--no-color")
+    if doc["fastest"]["rates_source"] == "measured":
+        assert re.search(r"  fastest +1× H100 SXM5 80GB\* ", out), out
+    assert "*: rates measured by the --measured report" in out
+
+
+def test_inference_tokens_are_generated_at_the_decode_rate():
+    code, doc, _ = run_json("plan", "--model", "llama-3-8b", "--batch", "16", "--tokens", "1e7", "--prices",
+                            fixture("prices.toml"))
+    assert code == 0
+    cheap = doc["cheapest"]
+    row = {g["sku"]: g for g in doc["gpus"]}[cheap["sku"]]
+    assert row["cards"] == cheap["cards"]
+    assert abs(cheap["tokens_per_s"] - row["decode_tokens_per_s"]) < 1e-9 * cheap["tokens_per_s"]
+    assert abs(cheap["hours"] - 1e7 / row["decode_tokens_per_s"] / 3600) < 1e-9 * cheap["hours"]
+
+
+def test_without_prices_no_cost_lines_and_a_hint():
+    code, out, _ = run("plan", "--model", "llama-2-7b", "--task", "qlora", "--tokens", "1e8", "--no-color")
+    assert code == 0 and not cost_lines(out)
+    assert "Cost: --prices FILE (price per card-hour) gives the cheapest and the fastest" in out, out
+    code, doc, _ = run_json("plan", "--model", "llama-2-7b", "--task", "qlora", "--tokens", "1e8")
+    assert doc["cheapest"] is None and doc["fastest"] is None and "--prices" in doc["cost_search"]["hint"]
+    code, out, _ = run("plan", "--model", "llama-2-7b", "--task", "qlora", "--prices", fixture("prices.toml"),
+                       "--no-color")
+    assert "Cost: --tokens N or --steps N gives" in out, out
+
+
+# --- config.json of an architecture the planner does not know ---
+
+def test_config_of_an_unmodelled_architecture_is_exit_2_naming_fields():
+    cases = {
+        "config_mamba.json": ("'mamba' is a state-space", "missing for a transformer decoder: num_attention_heads"),
+        "config_t5.json": ("'t5' is an encoder-decoder", "d_model=512, num_layers=6"),
+        "config_encdec_unknown.json": ("is_encoder_decoder is true", "num_attention_heads=16"),
+        "config_vision_tower.json": ("vision or audio encoder", "missing for a transformer decoder: vocab_size"),
+        "config_unknown_missing.json": ("'acme-lm' has no rules", "num_attention_heads, intermediate_size (missing)"),
+    }
+    for name, (what, fields) in cases.items():
+        code, out, err = run("plan", "--config", fixture(name))
+        assert code == 2, (name, code, out)
+        assert name in err and what in err and fields in err and "fields found: " in err, (name, err)
+        assert "--params N plans the weights only" in err, (name, err)
+
+
+def test_config_of_a_family_without_rules_is_read_with_a_note():
+    code, doc, _ = run_json("plan", "--config", fixture("config_gemma_generic.json"))
+    assert code == 0
+    assert doc["model"]["params"] == 2506172416  # google/gemma-2b, tied embeddings
+    notes = " ".join(doc["memory"]["notes"])
+    assert "'gemma' has no rules in the planner: read as a llama-style decoder" in notes, notes
+    assert "head_dim=256" in notes and "tie_word_embeddings=true" in notes, notes
+    code, out, _ = run("plan", "--config", fixture("config_gemma_generic.json"), "--no-color")
+    assert "note: model_type 'gemma' has no rules" in out and all(len(l) <= 100 for l in out.splitlines())
+    # A known family has no such note.
+    code, doc, _ = run_json("plan", "--config", fixture("config_llama7b.json"))
+    assert not any("no rules" in n for n in doc["memory"]["notes"])
+
+
+def test_config_of_a_multimodal_wrapper_plans_its_language_model():
+    code, doc, _ = run_json("plan", "--config", fixture("config_llava.json"))
+    assert code == 0
+    assert doc["model"]["params"] == 6738415616
+    assert any("vision tower (vision_config of llava) is not counted" in n for n in doc["memory"]["notes"])
+
+
 
 def test_recipe_options_that_do_not_apply_are_refused():
     cases = [

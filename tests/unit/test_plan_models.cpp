@@ -120,3 +120,89 @@ TEST(PlanHfConfig, HeadDimTiedAndQuantization) {
     // (28 layers x 2 x 128) included.
     EXPECT_EQ(parameter_count(m), 596049920);
 }
+
+// --- config.json families: known, read generically with a note, refused ---
+
+namespace {
+std::string refusal_of(const char* cfg) {
+    try {
+        parse_hf_config(cfg, "c.json");
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::Input);
+        EXPECT_NE(e.advice().find("--params"), std::string::npos) << e.advice();
+        return e.what();
+    }
+    ADD_FAILURE() << "accepted: " << cfg;
+    return "";
+}
+}  // namespace
+
+// A family with rules is read without a note; one without rules (gemma) is read as a llama-style
+// decoder and the plan says so, naming the fields it used. Gemma-2B: 2,506,172,416 parameters
+// (google/gemma-2b config.json, tied embeddings; HF "2.51B").
+TEST(PlanHfConfig, KnownFamiliesReadSilentlyOthersWithANote) {
+    const char* llama = R"({"model_type":"llama","hidden_size":64,"intermediate_size":128,
+        "num_attention_heads":4,"num_hidden_layers":2,"vocab_size":100})";
+    EXPECT_TRUE(parse_hf_config(llama, "c.json").notes.empty());
+    const char* gemma = R"({"model_type":"gemma","hidden_size":2048,"intermediate_size":16384,
+        "num_attention_heads":8,"num_key_value_heads":1,"head_dim":256,"num_hidden_layers":18,
+        "vocab_size":256000,"tie_word_embeddings":true})";
+    ModelArch g = parse_hf_config(gemma, "c.json");
+    EXPECT_EQ(parameter_count(g), 2506172416);
+    ASSERT_EQ(g.notes.size(), 1u);
+    EXPECT_NE(g.notes[0].find("'gemma' has no rules"), std::string::npos) << g.notes[0];
+    EXPECT_NE(g.notes[0].find("llama-style decoder"), std::string::npos) << g.notes[0];
+    EXPECT_NE(g.notes[0].find("head_dim=256"), std::string::npos) << g.notes[0];
+}
+
+// An unknown family lacking a standard field is named with what was found and what is missing.
+TEST(PlanHfConfig, UnknownFamilyNamesFoundAndMissingFields) {
+    std::string e = refusal_of(R"({"model_type":"acme-lm","hidden_size":4096,"num_hidden_layers":32,
+        "vocab_size":32000})");
+    EXPECT_NE(e.find("'acme-lm' has no rules"), std::string::npos) << e;
+    EXPECT_NE(e.find("num_attention_heads, intermediate_size (missing)"), std::string::npos) << e;
+    EXPECT_NE(e.find("found: hidden_size=4096, num_hidden_layers=32, vocab_size=32000"), std::string::npos) << e;
+}
+
+// Architectures whose layers are not a decoder block: refused by model_type or by their fields,
+// each naming the fields found and missing. Fields as in each family's published config.json
+// (state-spaces/mamba-2.8b-hf, google-t5/t5-small, openai/clip-vit-large-patch14-336 vision tower).
+TEST(PlanHfConfig, RefusesArchitecturesItDoesNotModel) {
+    std::string mamba = refusal_of(R"({"model_type":"mamba","hidden_size":2560,"num_hidden_layers":64,
+        "vocab_size":50280,"state_size":16,"intermediate_size":5120})");
+    EXPECT_NE(mamba.find("state-space"), std::string::npos) << mamba;
+    EXPECT_NE(mamba.find("fields found: hidden_size=2560, num_hidden_layers=64"), std::string::npos) << mamba;
+    EXPECT_NE(mamba.find("missing for a transformer decoder: num_attention_heads"), std::string::npos) << mamba;
+    std::string t5 = refusal_of(R"({"model_type":"t5","d_model":512,"d_ff":2048,"num_heads":8,
+        "num_layers":6,"vocab_size":32128,"is_encoder_decoder":true})");
+    EXPECT_NE(t5.find("'t5' is an encoder-decoder"), std::string::npos) << t5;
+    EXPECT_NE(t5.find("d_model=512"), std::string::npos) << t5;
+    std::string vit = refusal_of(R"({"model_type":"clip_vision_model","hidden_size":1024,
+        "intermediate_size":4096,"num_attention_heads":16,"num_hidden_layers":24})");
+    EXPECT_NE(vit.find("vision or audio encoder"), std::string::npos) << vit;
+    EXPECT_NE(vit.find("missing for a transformer decoder: vocab_size"), std::string::npos) << vit;
+    // An unknown model_type is refused by its tell-tale fields.
+    EXPECT_NE(refusal_of(R"({"model_type":"acme-s2s","hidden_size":64,"num_hidden_layers":2,
+        "num_attention_heads":4,"intermediate_size":128,"vocab_size":100,"is_encoder_decoder":true})")
+                  .find("is_encoder_decoder is true"),
+              std::string::npos);
+    EXPECT_NE(refusal_of(R"({"model_type":"acme-ssm","hidden_size":64,"num_hidden_layers":2,
+        "vocab_size":100,"ssm_state_size":16})")
+                  .find("state-space model (it states ssm_state_size)"),
+              std::string::npos);
+    EXPECT_NE(refusal_of(R"({"_class_name":"UNet2DConditionModel","block_out_channels":[320,640,1280]})")
+                  .find("diffusers component (_class_name UNet2DConditionModel)"),
+              std::string::npos);
+}
+
+// A multimodal wrapper with its own model_type is followed into text_config (the language model),
+// with a note that the vision tower is not counted; before, its model_type was read as the model.
+TEST(PlanHfConfig, MultimodalWrapperReadsTheLanguageModel) {
+    const char* llava = R"({"model_type":"llava","text_config":{"model_type":"llama","hidden_size":4096,
+        "intermediate_size":11008,"num_attention_heads":32,"num_hidden_layers":32,"vocab_size":32000},
+        "vision_config":{"model_type":"clip_vision_model","hidden_size":1024}})";
+    ModelArch m = parse_hf_config(llava, "c.json");
+    EXPECT_EQ(parameter_count(m), 6738415616);  // the Llama-2-7B language model
+    ASSERT_EQ(m.notes.size(), 1u);
+    EXPECT_NE(m.notes[0].find("vision tower (vision_config of llava) is not counted"), std::string::npos) << m.notes[0];
+}
