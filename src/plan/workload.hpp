@@ -30,6 +30,11 @@ struct Workload {
     std::optional<double> activations_gib;  // user figure for fixed (CNN/UNet) models
     std::int64_t prefill_chunk = 8192;      // tokens prefilled at once (vLLM max_num_batched_tokens)
     double token_budget = 0;                // training tokens (D) for the time estimate
+    // Image models (plan/vision_memory): pixels per side, 0 = the model's own resolution; --batch
+    // is images per GPU.
+    std::int64_t image_width = 0, image_height = 0;
+    bool vae_slicing = false;          // decode one image at a time (diffusers enable_vae_slicing)
+    std::optional<bool> guidance_cfg;  // classifier-free guidance (denoiser batch × 2); unset: the model's
 };
 
 const char* to_string(Task t);
