@@ -3,6 +3,7 @@
 #include "cli/number_option.hpp"
 #include "core/error.hpp"
 #include "core/strings.hpp"
+#include "plan/vision_arch.hpp"
 
 namespace gpuvet {
 
@@ -46,6 +47,9 @@ void apply_image_options(const CLI::App& sub, const ImageArgs& a, const ModelArc
                                            : w.image_width;
     }
     w.vae_slicing = a.vae_slicing;
+    // The dtype the model card loads the pipeline in (SDXL: fp16, which also decides its fp32 VAE
+    // decode), unless --dtype says otherwise.
+    if (!sub.count("--dtype") && !m.vision->default_dtype.empty()) w.weight_dtype = m.vision->default_dtype;
     if (a.guidance == "cfg") w.guidance_cfg = true;
     else if (a.guidance == "none") w.guidance_cfg = false;
     else if (!a.guidance.empty())

@@ -165,7 +165,7 @@ ActivationValues cnn_activations(const CnnArch& c, I H, I W) {
     I h = ceil_div(H, 2), w = ceil_div(W, 2);  // 7×7 stride-2 stem
     double S = double(h * w);
     // Stem: the image (conv input), BatchNorm input, in-place ReLU output; max-pool keeps int64
-    // indices (four half-precision values' worth of bytes each, added by the caller as values).
+    // indices (index_values: 8 bytes each whatever the dtype).
     k.module(3.0 * double(H * W) + 2.0 * c.width * S, 0, double(c.width) * 2 * S);
     h = ceil_div(h, 2), w = ceil_div(w, 2);
     S = double(h * w);

@@ -83,6 +83,7 @@ enum class VisionKind { Diffusion, Cnn, Vit };
 struct VisionArch {
     VisionKind kind = VisionKind::Diffusion;
     std::int64_t default_resolution = 1024;  // what the model was trained at
+    std::string default_dtype;  // the model card's torch_dtype (diffusion), used unless --dtype is given
     // Diffusion: exactly one denoiser.
     std::optional<UnetArch> unet;
     std::optional<DitArch> dit;

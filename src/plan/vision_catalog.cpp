@@ -201,6 +201,10 @@ VisionArch vision_from_fields(const FieldSource& f, const std::string& type, con
         a.vit = v;
     }
     a.default_resolution = r.size("resolution", a.cnn || a.vit ? 224 : 1024);
+    a.default_dtype = f.text ? f.text("torch_dtype").value_or("") : "";
+    if (!a.default_dtype.empty() && a.default_dtype != "fp16" && a.default_dtype != "bf16" &&
+        a.default_dtype != "fp32")
+        throw input_error(origin + ": torch_dtype must be fp16, bf16 or fp32", kAdvice);
     if (!missing.empty()) {
         std::string list;
         for (auto& m : missing) list += (list.empty() ? "" : ", ") + m;

@@ -73,11 +73,13 @@ struct Phase {
     std::string how;
 };
 
-// Weights of every pipeline component, as items; returns the compute dtype's bytes.
-double add_pipeline_weights(const VisionArch& a, const Workload& w, MemoryPlan& p, bool denoiser_too) {
+// Weights of every pipeline component, as items; returns the compute dtype's bytes. Inference
+// holds the denoiser and the safety checker too; training scripts (diffusers examples) load the
+// frozen text encoders and VAE beside the trained denoiser, and no safety checker.
+double add_pipeline_weights(const VisionArch& a, const Workload& w, MemoryPlan& p, bool inference) {
     const double b = dtype_bytes(w.weight_dtype);
     const double compute = b >= 4 ? 4 : 2;
-    if (denoiser_too) {
+    if (inference) {
         ParamCount d = trained_params(a);
         add(p, "weights", a.unet ? "UNet weights" : a.dit ? "transformer weights" : "weights",
             weight_bytes(d, b, true),
@@ -90,17 +92,18 @@ double add_pipeline_weights(const VisionArch& a, const Workload& w, MemoryPlan& 
     for (auto& t : a.text_encoders) {
         ParamCount c = text_encoder_params(t);
         text += weight_bytes(c, b, t.kind == "t5");  // the blogs quantize T5, not CLIP
-        how += fmt::format("{}{} {} ({}M)", how.empty() ? "" : " + ", t.name, t.kind, c.total / 1000000);
+        how += fmt::format("{}{} {}M", how.empty() ? "" : " + ", t.kind == "t5" ? "T5" : "CLIP", c.total / 1000000);
     }
     if (text > 0)
-        add(p, "text_encoders", "text encoders", text, how + fmt::format(" × {} B", compute));
+        add(p, "text_encoders", "text encoders", text,
+            how + (b < 2 ? " (T5 linear weights quantized)" : fmt::format(" params × {} B", compute)));
     if (a.vae) {
         double vb = vae_decode_bytes_per_value(a, w);
         ParamCount v = vae_params(*a.vae);
         add(p, "vae", vb == 4 && compute == 2 ? "VAE (fp32: force_upcast)" : "VAE", double(v.total) * vb,
             fmt::format("{} params × {} B", v.total, vb));
     }
-    if (a.safety_checker_params)
+    if (a.safety_checker_params && inference)
         add(p, "safety_checker", "safety checker", double(a.safety_checker_params) * compute,
             fmt::format("{} params × {} B (CLIP ViT-L/14, model_index.json)", a.safety_checker_params, compute));
     return compute;
@@ -140,7 +143,7 @@ void add_phases(MemoryPlan& p, const std::vector<Phase>& phases) {
     }
     add(p, "activations", "activations: " + peak->name + " (peak)", peak->bytes, peak->how);
     add(p, "allocator_cache", "allocator cache (other phases)", cached,
-        "reserved blocks the other phases freed (upper estimate)");
+        "blocks the other phases freed, kept reserved");
     p.notes.push_back("phases, each alone on top of the weights: " + all + "; the largest sets the peak");
 }
 
@@ -297,6 +300,7 @@ void plan_vision_memory(const ModelArch& m, const Workload& w, MemoryPlan& p) {
     } else {
         plan_vision_training(a, w, p, s);
     }
+    p.notes.push_back("speed: images per second are not modelled, so the card table has no rates (—)");
     if (p.gpus > 1)
         p.notes.push_back(fmt::format("data parallel: each of the {} cards holds the whole model and --batch {} "
                                       "images",
