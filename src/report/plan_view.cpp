@@ -160,7 +160,11 @@ Json workload_json(const PlanView& v) {
                 {"prefill_chunk", w.prefill_chunk},
                 {"token_budget", w.token_budget},
                 {"mfu", v.a.mfu},
-                {"bandwidth_efficiency", v.a.bandwidth_eff}};
+                {"bandwidth_efficiency", v.a.bandwidth_eff},
+                {"image_width", w.image_width},
+                {"image_height", w.image_height},
+                {"vae_slicing", w.vae_slicing},
+                {"guidance_cfg", opt(w.guidance_cfg)}};
 }
 
 }  // namespace

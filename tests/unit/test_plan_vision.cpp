@@ -3,9 +3,13 @@
 // (docs/research/plan-measurements.md section 2.3) within ±20 %.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "core/error.hpp"
 #include "plan/memory_model.hpp"
 #include "plan/model_catalog.hpp"
+#include "plan/planned_job.hpp"
 #include "plan/vision_activations.hpp"
 #include "plan/vision_arch.hpp"
 #include "plan/vision_memory.hpp"
@@ -286,4 +290,18 @@ TEST(PlanVisionBounds, Db2DreamBoothZero2OffloadUnder8GB) {
     MemoryPlan p = plan_memory(cat().find("sd-1.4"), w, 1);
     EXPECT_LE(p.subtotal_per_gpu, 8e9);
     EXPECT_GT(p.cpu_bytes, 8e9);  // fp32 master + Adam m, v: 12 B × 859.5 M
+}
+
+// A plan's JSON carries the image knobs, so `gpuvet compare --workload` plans the same images.
+TEST(PlanVision, PlannedJobKeepsTheImageKnobs) {
+    std::ifstream f(std::string(GPUVET_TEST_DIR) + "/fuzz/corpus/planned_job/sdxl.json");
+    std::stringstream text;
+    text << f.rdbuf();
+    PlannedJob job = parse_planned_job(text.str(), "sdxl.json");
+    EXPECT_EQ(job.model.key, "sdxl");
+    EXPECT_TRUE(job.model.vision);
+    EXPECT_EQ(job.w.image_width, 768);
+    EXPECT_EQ(job.w.image_height, 768);
+    EXPECT_TRUE(job.w.vae_slicing);
+    EXPECT_EQ(job.w.guidance_cfg, std::optional<bool>(false));
 }
