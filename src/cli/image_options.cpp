@@ -19,7 +19,7 @@ constexpr const char* kImageOptions[] = {"--resolution", "--vae-slicing", "--gui
 
 void add_image_options(CLI::App& sub, ImageArgs& a) {
     sub.add_option("--resolution", a.resolution,
-                   "image models: pixels per side, 1024 or WIDTHxHEIGHT (default: the model's own)")
+                   "image models: pixels per side, 1024 or WxH (default: the model's)")
         ->type_name("PX");
     sub.add_flag("--vae-slicing", a.vae_slicing, "diffusion inference: decode one image at a time");
     sub.add_option("--guidance", a.guidance, "diffusion: cfg (denoiser batch × 2) or none (default: the model's)");

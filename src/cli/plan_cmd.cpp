@@ -196,7 +196,7 @@ void add_plan_command(Cli cli) {
         "  gpuvet plan --model llama-3-8b --task pretrain --zero 3 --gpus 8 --checkpointing\n"
         "  gpuvet plan --config ./config.json --task lora --lora-targets q_proj,v_proj\n"
         "  gpuvet plan --params 7B --task inference --dtype int4           a bare parameter count\n"
-        "  gpuvet plan --model sdxl --dtype fp16 --batch 4 --resolution 1024   4 images in one call\n"
+        "  gpuvet plan --model sdxl --batch 4 --resolution 1024            4 images at 1024² (fp16)\n"
         "  gpuvet check --json > box.json; gpuvet plan --model llama-3-8b --measured box.json\n"
         "prices.toml:  currency = \"USD\"  [prices]  \"H100 SXM\" = 2.49  \"A100 80GB\" = 1.29\n"
         "Exit: 0 something fits, 1 nothing fits (the last line says what would), 2 bad input.");

@@ -89,14 +89,16 @@ double add_pipeline_weights(const VisionArch& a, const Workload& w, MemoryPlan& 
     }
     double text = 0;
     std::string how;
+    bool t5 = false;
     for (auto& t : a.text_encoders) {
+        t5 = t5 || t.kind == "t5";
         ParamCount c = text_encoder_params(t);
         text += weight_bytes(c, b, t.kind == "t5");  // the blogs quantize T5, not CLIP
         how += fmt::format("{}{} {}M", how.empty() ? "" : " + ", t.kind == "t5" ? "T5" : "CLIP", c.total / 1000000);
     }
     if (text > 0)
         add(p, "text_encoders", "text encoders", text,
-            how + (b < 2 ? " (T5 linear weights quantized)" : fmt::format(" params × {} B", compute)));
+            how + (b < 2 && t5 ? ", T5's linear weights quantized" : fmt::format(" params × {} B", compute)));
     if (a.vae) {
         double vb = vae_decode_bytes_per_value(a, w);
         ParamCount v = vae_params(*a.vae);
