@@ -19,6 +19,7 @@ constexpr I kMaxSide = 16384;  // far above any model's training resolution (SDX
 constexpr double kNf4Bits = 4.0 + 32.0 / 64;
 
 std::string gib(double b) { return fmt::format("{:.2f} GiB", b / kGiB); }
+std::string images(double n) { return fmt::format("{:.0f} image{}", n, n == 1 ? "" : "s"); }
 
 void add(MemoryPlan& p, std::string key, std::string label, double bytes, std::string how) {
     p.items.push_back({std::move(key), std::move(label), bytes, std::move(how)});
@@ -170,7 +171,7 @@ void plan_diffusion_inference(const VisionArch& a, const Workload& w, MemoryPlan
         double per_image = std::max(v.transient, w.flash_attention ? 0.0 : v.eager_transient);
         double at_once = w.vae_slicing ? 1 : double(w.batch);
         phases.push_back({"VAE decode", per_image * at_once * vb,
-                          fmt::format("{:.0f} image(s) at once{} × {}×{} px × {} B: {} per image", at_once,
+                          fmt::format("{} at once{} × {}×{} px × {} B: {} per image", images(at_once),
                                       w.vae_slicing ? " (--vae-slicing)" : "", s.width, s.height, vb,
                                       gib(per_image * vb))});
     }
@@ -187,7 +188,7 @@ void plan_classifier_inference(const VisionArch& a, const Workload& w, MemoryPla
                                : vit_activations(*a.vit, s.width, s.height, false);
     double t = v.transient + (w.flash_attention ? 0 : v.eager_transient);
     add(p, "activations", "activations (forward, no grad)", t * double(w.batch) * e,
-        fmt::format("{} images × {}×{} px, largest layer alive at once", w.batch, s.width, s.height));
+        fmt::format("{} × {}×{} px, largest layer alive at once", images(double(w.batch)), s.width, s.height));
 }
 
 // Trained network states: the recipe's bytes per parameter, or LoRA adapters on a frozen base.
@@ -248,7 +249,7 @@ void plan_vision_training(const VisionArch& a, const Workload& w, MemoryPlan& p,
     const Recipe& r = find_recipe(adapters ? "mixed-adamw" : w.recipe);
     add_trained_states(a, w, p, r);
     const double e = r.activation_bytes;
-    const std::string what = fmt::format("{} images × {}×{} px", w.batch, s.width, s.height);
+    const std::string what = fmt::format("{} × {}×{} px", images(double(w.batch)), s.width, s.height);
     if (a.kind != VisionKind::Diffusion) {
         // Autocast over fp32 weights keeps fp32 LayerNorm inputs and softmax outputs.
         bool autocast = r.weight_bytes >= 4 && r.activation_bytes == 2;

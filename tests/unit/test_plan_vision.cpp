@@ -305,3 +305,20 @@ TEST(PlanVision, PlannedJobKeepsTheImageKnobs) {
     EXPECT_TRUE(job.w.vae_slicing);
     EXPECT_EQ(job.w.guidance_cfg, std::optional<bool>(false));
 }
+
+// Saved activations follow the architecture: a ResNet's scale with pixels, a ViT's sequence is
+// patches + CLS (197 at 224², 577 at 384²), both linear in the batch.
+TEST(PlanVision, ActivationsFollowResolutionAndBatch) {
+    const CnnArch& rn = *arch("resnet-50").cnn;
+    EXPECT_NEAR(cnn_activations(rn, 448, 448).saved / cnn_activations(rn, 224, 224).saved, 4.0, 0.01);
+    const VitArch& vit = *arch("vit-b-16").vit;
+    ActivationValues at224 = vit_activations(vit, 224, 224, false), at384 = vit_activations(vit, 384, 384, false);
+    // Without the image the patch convolution keeps, the blocks scale with the tokens.
+    double blocks224 = at224.saved - 3.0 * 224 * 224, blocks384 = at384.saved - 3.0 * 384 * 384;
+    EXPECT_NEAR(blocks384 / blocks224, 577.0 / 197.0, 1e-9);
+    EXPECT_NEAR(at384.eager_saved / at224.eager_saved, (577.0 * 577) / (197.0 * 197), 1e-9);
+    Workload w = image_run(Task::FullFinetune, 64, "bf16", true);
+    double b64 = plan_memory(cat().find("resnet-50"), w, 1).item("activations");
+    w.batch = 128;
+    EXPECT_NEAR(plan_memory(cat().find("resnet-50"), w, 1).item("activations") / b64, 2.0, 1e-9);
+}
