@@ -18,8 +18,7 @@ constexpr const char* kImageOptions[] = {"--resolution", "--vae-slicing", "--gui
 }  // namespace
 
 void add_image_options(CLI::App& sub, ImageArgs& a) {
-    sub.add_option("--resolution", a.resolution,
-                   "image models: pixels per side, 1024 or WxH (default: the model's)")
+    sub.add_option("--resolution", a.resolution, "image models: pixels per side, 1024 or WxH (default: the model's)")
         ->type_name("PX");
     sub.add_flag("--vae-slicing", a.vae_slicing, "diffusion inference: decode one image at a time");
     sub.add_option("--guidance", a.guidance, "diffusion: cfg (denoiser batch × 2) or none (default: the model's)");
@@ -43,8 +42,8 @@ void apply_image_options(const CLI::App& sub, const ImageArgs& a, const ModelArc
             throw usage_error("--resolution '" + a.resolution + "' is not N or WIDTHxHEIGHT",
                               "e.g. --resolution 1024 or --resolution 1024x768");
         w.image_width = parse_whole_option("--resolution", trim(parts[0]), kSideRule);
-        w.image_height = parts.size() == 2 ? parse_whole_option("--resolution", trim(parts[1]), kSideRule)
-                                           : w.image_width;
+        w.image_height =
+            parts.size() == 2 ? parse_whole_option("--resolution", trim(parts[1]), kSideRule) : w.image_width;
     }
     w.vae_slicing = a.vae_slicing;
     // The dtype the model card loads the pipeline in (SDXL: fp16, which also decides its fp32 VAE

@@ -47,7 +47,8 @@ void read_knobs(const Json& k, Workload& w, SpeedAssumptions& a) {
     w.image_width = k.value("image_width", std::int64_t(0));
     w.image_height = k.value("image_height", std::int64_t(0));
     w.vae_slicing = k.value("vae_slicing", false);
-    if (k.contains("guidance_cfg") && !k.at("guidance_cfg").is_null()) w.guidance_cfg = k.at("guidance_cfg").get<bool>();
+    if (k.contains("guidance_cfg") && !k.at("guidance_cfg").is_null())
+        w.guidance_cfg = k.at("guidance_cfg").get<bool>();
 }
 
 }  // namespace

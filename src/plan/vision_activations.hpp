@@ -10,10 +10,10 @@
 namespace gpuvet {
 
 struct ActivationValues {
-    double saved = 0;         // kept for backward, whole network, per sample
-    double checkpointed = 0;  // gradient checkpointing: module inputs + the largest module's saved
+    double saved = 0;           // kept for backward, whole network, per sample
+    double checkpointed = 0;    // gradient checkpointing: module inputs + the largest module's saved
     double largest_module = 0;  // one module's saved values (the backward working set is about that)
-    double transient = 0;     // no-grad pass: the largest set alive at once, per sample
+    double transient = 0;       // no-grad pass: the largest set alive at once, per sample
     // Non-fused attention (eager, no flash/SDPA): probabilities saved for backward over the whole
     // network, and the largest set alive at once in a no-grad pass; per sample.
     double eager_saved = 0, eager_transient = 0;

@@ -105,10 +105,10 @@ ParamCount dit_params(const DitArch& d) {
     p += timestep_embedding(256, h);          // 256 sinusoidal channels
     if (d.guidance_embeds) p += timestep_embedding(256, h);
     p += timestep_embedding(d.pooled_projection_dim, h);  // pooled text projection
-    ParamCount qk_norms{2 * d.head_dim, 0};                 // RMSNorm on q and k
+    ParamCount qk_norms{2 * d.head_dim, 0};               // RMSNorm on q and k
     for (I b = 0; b < d.double_blocks; ++b) {
-        for (int stream = 0; stream < 2; ++stream) {  // image and text streams
-            p += linear(h, 6 * h);                    // AdaLayerNormZero modulation
+        for (int stream = 0; stream < 2; ++stream) {        // image and text streams
+            p += linear(h, 6 * h);                          // AdaLayerNormZero modulation
             for (int i = 0; i < 4; ++i) p += linear(h, h);  // q, k, v, out
             p += qk_norms;
             p += linear(h, mlp);
@@ -205,7 +205,7 @@ ParamCount cnn_params(const CnnArch& c) {
 
 ParamCount vit_params(const VitArch& v) {
     const I h = v.hidden, grid = v.image_size / v.patch;
-    ParamCount p = conv(3, h, v.patch);  // patch embedding
+    ParamCount p = conv(3, h, v.patch);                                           // patch embedding
     p += ParamCount{v.extra_tokens * h + (grid * grid + v.extra_tokens) * h, 0};  // tokens + positions
     for (I l = 0; l < v.layers; ++l) {
         p += norm(h);

@@ -60,7 +60,7 @@ struct VaeArch {
 struct TextEncoderArch {
     std::string name, kind;  // kind "clip" or "t5"
     std::int64_t hidden = 0, layers = 0, heads = 0, intermediate = 0, vocab = 0;
-    std::int64_t tokens = 77;  // positions (CLIP) / max_sequence_length the pipeline pads to (T5)
+    std::int64_t tokens = 77;         // positions (CLIP) / max_sequence_length the pipeline pads to (T5)
     std::int64_t projection_dim = 0;  // CLIPTextModelWithProjection's text_projection (no bias)
     std::int64_t head_dim = 64, relative_buckets = 32;  // T5
 };
@@ -83,7 +83,7 @@ enum class VisionKind { Diffusion, Cnn, Vit };
 struct VisionArch {
     VisionKind kind = VisionKind::Diffusion;
     std::int64_t default_resolution = 1024;  // what the model was trained at
-    std::string default_dtype;  // the model card's torch_dtype (diffusion), used unless --dtype is given
+    std::string default_dtype;               // the model card's torch_dtype (diffusion), used unless --dtype is given
     // Diffusion: exactly one denoiser.
     std::optional<UnetArch> unet;
     std::optional<DitArch> dit;

@@ -33,7 +33,8 @@ struct Reader {
         }
         if (*v != std::floor(*v) || *v < lo || *v > hi)
             throw input_error(
-                fmt::format("{}: {}{} = {} is not a whole number from {} to {}", origin, where, k, *v, lo, hi), kAdvice);
+                fmt::format("{}: {}{} = {} is not a whole number from {} to {}", origin, where, k, *v, lo, hi),
+                kAdvice);
         return I(*v);
     }
     bool flag(const char* k, bool fallback) const {
@@ -55,9 +56,9 @@ struct Reader {
         std::vector<I> v;
         for (double x : *a) {
             if (x != std::floor(x) || x < 1 || x > kMaxSize)
-                throw input_error(fmt::format("{}: {}{} holds {}: not a whole number from 1 to {}", origin, where, k, x,
-                                              kMaxSize),
-                                  kAdvice);
+                throw input_error(
+                    fmt::format("{}: {}{} holds {}: not a whole number from 1 to {}", origin, where, k, x, kMaxSize),
+                    kAdvice);
             v.push_back(I(x));
         }
         return v;
@@ -91,8 +92,7 @@ UnetArch read_unet(const Reader& r) {
     for (std::size_t i = 0; i < n; ++i)
         if (u.block_out_channels[i] % u.heads[i] != 0)
             throw input_error(fmt::format("{}: {}attention_head_dim {} does not divide {} channels", r.origin, r.where,
-                                          u.heads[i],
-                                          u.block_out_channels[i]),
+                                          u.heads[i], u.block_out_channels[i]),
                               kAdvice);
     return u;
 }
@@ -195,15 +195,15 @@ VisionArch vision_from_fields(const FieldSource& f, const std::string& type, con
         v.classes = r.size("num_classes", 1000);
         v.extra_tokens = r.flag("distilled", false) ? 2 : 1;
         if (v.hidden % v.heads != 0 || v.image_size % v.patch != 0)
-            throw input_error(origin + ": hidden_size must divide by num_attention_heads and image_size by "
-                                       "patch_size",
+            throw input_error(origin +
+                                  ": hidden_size must divide by num_attention_heads and image_size by "
+                                  "patch_size",
                               kAdvice);
         a.vit = v;
     }
     a.default_resolution = r.size("resolution", a.cnn || a.vit ? 224 : 1024);
     a.default_dtype = f.text ? f.text("torch_dtype").value_or("") : "";
-    if (!a.default_dtype.empty() && a.default_dtype != "fp16" && a.default_dtype != "bf16" &&
-        a.default_dtype != "fp32")
+    if (!a.default_dtype.empty() && a.default_dtype != "fp16" && a.default_dtype != "bf16" && a.default_dtype != "fp32")
         throw input_error(origin + ": torch_dtype must be fp16, bf16 or fp32", kAdvice);
     if (!missing.empty()) {
         std::string list;

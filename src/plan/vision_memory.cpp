@@ -25,9 +25,7 @@ void add(MemoryPlan& p, std::string key, std::string label, double bytes, std::s
     p.items.push_back({std::move(key), std::move(label), bytes, std::move(how)});
 }
 
-std::string kind_name(const VisionArch& a) {
-    return a.cnn ? "CNN" : a.vit ? "ViT" : "diffusion";
-}
+std::string kind_name(const VisionArch& a) { return a.cnn ? "CNN" : a.vit ? "ViT" : "diffusion"; }
 
 // Options of the LLM planner that mean nothing for an image model are refused by name.
 void check_options(const ModelArch& m, const Workload& w) {
@@ -35,7 +33,8 @@ void check_options(const ModelArch& m, const Workload& w) {
         throw usage_error("--tp: tensor parallelism is not modelled for image models (" + m.name + ")",
                           "drop --tp; several --gpus run data parallel, each card holding the whole model");
     if (w.zero_stage && *w.zero_stage == 3)
-        throw usage_error("--zero 3 is not modelled for image models", "use --zero 2 --offload-optimizer, or no --zero");
+        throw usage_error("--zero 3 is not modelled for image models",
+                          "use --zero 2 --offload-optimizer, or no --zero");
     if (w.offload_params)
         throw usage_error("--offload-params is not modelled for image models", "drop it, or use --offload-optimizer");
     if ((w.offload_optimizer) && w.zero_stage.value_or(0) == 0)
@@ -46,8 +45,7 @@ void check_options(const ModelArch& m, const Workload& w) {
     if ((w.task == Task::Lora || w.task == Task::Qlora) && a.kind != VisionKind::Diffusion)
         throw usage_error("LoRA of a " + kind_name(a) + " is not modelled",
                           "use --task full (or pretrain) for " + m.name + ", or LoRA on a diffusion model");
-    if (w.vae_slicing && !a.vae)
-        throw usage_error("--vae-slicing: " + m.name + " has no VAE", "drop --vae-slicing");
+    if (w.vae_slicing && !a.vae) throw usage_error("--vae-slicing: " + m.name + " has no VAE", "drop --vae-slicing");
     if (w.guidance_cfg && a.kind != VisionKind::Diffusion)
         throw usage_error("--guidance: " + m.name + " is not a diffusion model", "drop --guidance");
 }
@@ -82,7 +80,10 @@ double add_pipeline_weights(const VisionArch& a, const Workload& w, MemoryPlan& 
     const double compute = b >= 4 ? 4 : 2;
     if (inference) {
         ParamCount d = trained_params(a);
-        add(p, "weights", a.unet ? "UNet weights" : a.dit ? "transformer weights" : "weights",
+        add(p, "weights",
+            a.unet  ? "UNet weights"
+            : a.dit ? "transformer weights"
+                    : "weights",
             weight_bytes(d, b, true),
             b < 2 ? fmt::format("{} linear weights × {} bits + {} others × 2 B", d.linear, b == 0.5 ? kNf4Bits : 8.0,
                                 d.total - d.linear)
@@ -145,8 +146,7 @@ void add_phases(MemoryPlan& p, const std::vector<Phase>& phases) {
         all += fmt::format("{}{} {}", all.empty() ? "" : ", ", ph.name, gib(ph.bytes));
     }
     add(p, "activations", "activations: " + peak->name + " (peak)", peak->bytes, peak->how);
-    add(p, "allocator_cache", "allocator cache (other phases)", cached,
-        "blocks the other phases freed, kept reserved");
+    add(p, "allocator_cache", "allocator cache (other phases)", cached, "blocks the other phases freed, kept reserved");
     p.notes.push_back("phases, each alone on top of the weights: " + all + "; the largest sets the peak");
 }
 
@@ -170,10 +170,10 @@ void plan_diffusion_inference(const VisionArch& a, const Workload& w, MemoryPlan
         ActivationValues v = vae_decode_activations(*a.vae, l.h, l.w);
         double per_image = std::max(v.transient, w.flash_attention ? 0.0 : v.eager_transient);
         double at_once = w.vae_slicing ? 1 : double(w.batch);
-        phases.push_back({"VAE decode", per_image * at_once * vb,
-                          fmt::format("{} at once{} × {}×{} px × {} B: {} per image", images(at_once),
-                                      w.vae_slicing ? " (--vae-slicing)" : "", s.width, s.height, vb,
-                                      gib(per_image * vb))});
+        phases.push_back(
+            {"VAE decode", per_image * at_once * vb,
+             fmt::format("{} at once{} × {}×{} px × {} B: {} per image", images(at_once),
+                         w.vae_slicing ? " (--vae-slicing)" : "", s.width, s.height, vb, gib(per_image * vb))});
     }
     add_phases(p, phases);
     if (!cfg && a.cfg_default) p.notes.push_back("--guidance none: the denoiser runs once per step (no CFG)");
@@ -184,8 +184,8 @@ void plan_classifier_inference(const VisionArch& a, const Workload& w, MemoryPla
     const double b = dtype_bytes(w.weight_dtype), e = b >= 4 ? 4 : 2;
     ParamCount c = trained_params(a);
     add(p, "weights", "weights", weight_bytes(c, b, true), fmt::format("{} params × {} B", c.total, b));
-    ActivationValues v = a.cnn ? cnn_activations(*a.cnn, s.width, s.height)
-                               : vit_activations(*a.vit, s.width, s.height, false);
+    ActivationValues v =
+        a.cnn ? cnn_activations(*a.cnn, s.width, s.height) : vit_activations(*a.vit, s.width, s.height, false);
     double t = v.transient + (w.flash_attention ? 0 : v.eager_transient);
     add(p, "activations", "activations (forward, no grad)", t * double(w.batch) * e,
         fmt::format("{} × {}×{} px, largest layer alive at once", images(double(w.batch)), s.width, s.height));
@@ -208,7 +208,8 @@ void add_trained_states(const VisionArch& a, const Workload& w, MemoryPlan& p, c
         add(p, "gradients", "gradients", T * 4, "trainable × 4 B");
         add(p, "optimizer", "optimizer (AdamW)", T * 8, "trainable × 8 B (m, v)");
         p.bytes_per_param = q ? kNf4Bits / 8 : 2;
-        p.bytes_per_param_how = fmt::format("{:.3f} B per frozen parameter + 16 B per trainable one", p.bytes_per_param);
+        p.bytes_per_param_how =
+            fmt::format("{:.3f} B per frozen parameter + 16 B per trainable one", p.bytes_per_param);
         return;
     }
     const double P = double(d.total);
@@ -253,8 +254,8 @@ void plan_vision_training(const VisionArch& a, const Workload& w, MemoryPlan& p,
     if (a.kind != VisionKind::Diffusion) {
         // Autocast over fp32 weights keeps fp32 LayerNorm inputs and softmax outputs.
         bool autocast = r.weight_bytes >= 4 && r.activation_bytes == 2;
-        ActivationValues v = a.cnn ? cnn_activations(*a.cnn, s.width, s.height)
-                                   : vit_activations(*a.vit, s.width, s.height, autocast);
+        ActivationValues v =
+            a.cnn ? cnn_activations(*a.cnn, s.width, s.height) : vit_activations(*a.vit, s.width, s.height, autocast);
         add_training_activations(p, w, v, e, what);
         return;
     }
@@ -264,9 +265,10 @@ void plan_vision_training(const VisionArch& a, const Workload& w, MemoryPlan& p,
     add_training_activations(p, w, d, e, what + fmt::format(" ({}×{} latent)", l.w, l.h));
     if (a.vae) {
         double enc = vae_encode_activations(*a.vae, s.width, s.height).transient * double(w.batch) * 2;
-        p.notes.push_back(fmt::format("the VAE encodes the batch before each step without gradients ({}); that "
-                                      "phase ends before the forward pass, so it is not added",
-                                      gib(enc)));
+        p.notes.push_back(
+            fmt::format("the VAE encodes the batch before each step without gradients ({}); that "
+                        "phase ends before the forward pass, so it is not added",
+                        gib(enc)));
     }
 }
 
@@ -274,16 +276,21 @@ void plan_vision_training(const VisionArch& a, const Workload& w, MemoryPlan& p,
 
 ImageSize image_size(const ModelArch& m, const Workload& w) {
     const VisionArch& a = *m.vision;
-    ImageSize s{w.image_width ? w.image_width : a.default_resolution, w.image_height ? w.image_height : a.default_resolution};
+    ImageSize s{w.image_width ? w.image_width : a.default_resolution,
+                w.image_height ? w.image_height : a.default_resolution};
     const I k = a.resolution_multiple();
     for (I side : {s.width, s.height}) {
         if (side < 1 || side > kMaxSide)
-            throw usage_error(fmt::format("--resolution: {} pixels is outside 1 to {}", side, kMaxSide),
-                              fmt::format("give the image size, e.g. --resolution {0} or {0}x{0}", a.default_resolution));
+            throw usage_error(
+                fmt::format("--resolution: {} pixels is outside 1 to {}", side, kMaxSide),
+                fmt::format("give the image size, e.g. --resolution {0} or {0}x{0}", a.default_resolution));
         if (side % k != 0 || side < k)
             throw usage_error(
                 fmt::format("--resolution: {} is not a multiple of {} pixels, which {} needs ({})", side, k, m.name,
-                            a.cnn ? "its total stride" : a.vit ? "its patch size" : a.dit ? "VAE ×8, 2×2 patches" : "VAE ×8"),
+                            a.cnn   ? "its total stride"
+                            : a.vit ? "its patch size"
+                            : a.dit ? "VAE ×8, 2×2 patches"
+                                    : "VAE ×8"),
                 fmt::format("use {} or {}", std::max(k, side / k * k), (side / k + 1) * k));
     }
     return s;
@@ -305,9 +312,10 @@ void plan_vision_memory(const ModelArch& m, const Workload& w, MemoryPlan& p) {
     }
     p.notes.push_back("speed: images per second are not modelled, so the card table has no rates (—)");
     if (p.gpus > 1)
-        p.notes.push_back(fmt::format("data parallel: each of the {} cards holds the whole model and --batch {} "
-                                      "images",
-                                      p.gpus, w.batch));
+        p.notes.push_back(
+            fmt::format("data parallel: each of the {} cards holds the whole model and --batch {} "
+                        "images",
+                        p.gpus, w.batch));
 }
 
 }  // namespace gpuvet

@@ -69,9 +69,7 @@ TEST(PlanVision, ArchitectureCountsMatchPublished) {
 }
 
 // The LoRA count of the flux-qlora blog (rank 4 on to_q, to_k, to_v, to_out.0): "4,669,440".
-TEST(PlanVision, FluxLoraTrainableCountMatchesTheBlog) {
-    EXPECT_EQ(denoiser_lora_params(arch("flux"), 4), 4669440);
-}
+TEST(PlanVision, FluxLoraTrainableCountMatchesTheBlog) { EXPECT_EQ(denoiser_lora_params(arch("flux"), 4), 4669440); }
 
 TEST(PlanVision, OldSdxlUnetNameStillResolves) {
     EXPECT_EQ(cat().find("sdxl-unet").key, "sdxl");
@@ -116,8 +114,8 @@ TEST(PlanVision, GuidanceDoublesTheDenoiserBatch) {
 TEST(PlanVision, ResolutionMustSuitTheModel) {
     Workload w = image_run(Task::Inference, 1, "bf16", true);
     // (0 is the model's own resolution here; the command line refuses --resolution 0.)
-    for (auto [model, side] : {std::pair{"sdxl", 1020}, {"flux", 1032}, {"vit-b-16", 200}, {"resnet-50", 100},
-                               {"sdxl", 20000}}) {
+    for (auto [model, side] :
+         {std::pair{"sdxl", 1020}, {"flux", 1032}, {"vit-b-16", 200}, {"resnet-50", 100}, {"sdxl", 20000}}) {
         w.image_width = w.image_height = side;
         try {
             plan_memory(cat().find(model), w, 1);
