@@ -29,6 +29,8 @@ struct PlanArgs {
     Workload w;
     SpeedAssumptions a;
     double tokens = 0;
+    std::optional<double> engine_fraction;  // unset: 0.9 for inference (vLLM's default), 1 for training
+    std::optional<std::uint64_t> max_batched_tokens;
     bool list_models = false, all = false, html = false;
     int top = 10;
     ImageArgs image;
@@ -50,6 +52,8 @@ constexpr NumberRule kFractionRule{0, 1, true, false, false, NumberUnit::None, "
 constexpr NumberRule kActivationsRule{0, 65536, false, false, false, NumberUnit::None, "a size", "GiB", "12"};
 constexpr NumberRule kTokensRule{1, 1e15, false, false, true, NumberUnit::Count, "a token count", "", "2e9"};
 constexpr NumberRule kMfuRule{0, 1, true, false, false, NumberUnit::None, "a utilization", "", "0.4"};
+constexpr NumberRule kBatchedTokensRule{1,        1048576, false, false, true, NumberUnit::None, "a token count",
+                                        "tokens", "8192"};
 constexpr NumberRule kTopRule{1, 1000, false, false, true, NumberUnit::None, "a row count", "", "20"};
 
 std::int64_t parse_count(const std::string& s) { return parse_whole_option("--params", s, kParamsRule); }
@@ -111,6 +115,10 @@ int run_plan(const GlobalOptions& g, PlanArgs a) {
     a.w.zero_stage = a.zero;
     a.w.gpus = a.gpus;
     a.w.token_budget = a.tokens;
+    // Inference plans an engine that keeps 10% back (vLLM gpu_memory_utilization 0.9); a training
+    // job may fill the card, its slack is the margin.
+    a.w.engine_memory_fraction = a.engine_fraction.value_or(a.w.task == Task::Inference ? 0.9 : 1.0);
+    if (a.max_batched_tokens) a.w.prefill_chunk = *(a.w.max_batched_tokens = std::int64_t(*a.max_batched_tokens));
     a.w.lora_targets.clear();
     for (auto& t : split(a.lora_targets, ','))
         if (!trim(t).empty()) a.w.lora_targets.push_back(trim(t));
@@ -169,8 +177,12 @@ void add_plan_command(Cli cli) {
     add_number_option(*sub, "--margin", a->w.margin, kMarginRule, "safety margin (default 0.2)");
     add_number_option(*sub, "--cuda-context-gib", a->w.cuda_context_gib, kContextGibRule,
                       "CUDA context and kernels per GPU (default 0.5)");
-    add_number_option(*sub, "--engine-fraction", a->w.engine_memory_fraction, kFractionRule,
-                      "usable share of a card, vLLM: 0.9 (default 1)");
+    add_number_option(*sub, "--engine-fraction", a->engine_fraction, kFractionRule,
+                      "usable share of a card: vLLM's gpu_memory_utilization (default 0.9 for inference, "
+                      "1 for training)");
+    add_number_option(*sub, "--max-batched-tokens", a->max_batched_tokens, kBatchedTokensRule,
+                      "serving: the engine's max_num_batched_tokens (default: vLLM's for the card, 8192 "
+                      "on 70 GiB+ cards but A100, else 2048)");
     add_number_option(*sub, "--activations-gib", a->w.activations_gib, kActivationsRule,
                       "activation memory of a fixed model (CNN, UNet)");
     add_number_option(*sub, "--tokens", a->tokens, kTokensRule,

@@ -34,6 +34,11 @@ GpuMonitor::GpuMonitor(const DeviceBackend& backend, std::vector<int> gpus, unsi
     if (!backend.usable())
         throw runtime_error("no GPU can be read: " + backend.absent_reason(), "install or load the NVIDIA driver");
     std::vector<int> all = all_gpus(backend);
+    // An empty watch would print a header and nothing else, and look like a healthy idle box.
+    if (all.empty())
+        throw runtime_error("the NVIDIA driver is loaded but lists no GPU",
+                            "check 'nvidia-smi -L'; in a container, pass the GPUs in (docker --gpus all, "
+                            "NVIDIA_VISIBLE_DEVICES) and check that CUDA_VISIBLE_DEVICES is not empty");
     if (gpus.empty()) gpus = all;
     for (int i : gpus) {
         if (std::find(all.begin(), all.end(), i) == all.end())
@@ -53,8 +58,22 @@ GpuMonitor::GpuMonitor(const DeviceBackend& backend, std::vector<int> gpus, unsi
 }
 
 void GpuMonitor::read(Open& o, GpuReading& r) {
-    r.sample = o.device->sample(readings_);
+    unsigned bits = readings_;
+    const auto now = std::chrono::steady_clock::now();
+    const bool pcie_due = !o.pcie_at || now - *o.pcie_at >= kPcieThroughputPeriod;
+    if (!pcie_due) bits &= ~kReadPcieThroughput;
+    r.sample = o.device->sample(bits);
     r.lost = o.device->lost();
+    if (readings_ & kReadPcieThroughput) {
+        if (pcie_due) {
+            o.pcie_rx = r.sample.pcie_rx_bytes_per_s;
+            o.pcie_tx = r.sample.pcie_tx_bytes_per_s;
+            o.pcie_at = now;
+        } else if (!r.lost) {
+            r.sample.pcie_rx_bytes_per_s = o.pcie_rx;
+            r.sample.pcie_tx_bytes_per_s = o.pcie_tx;
+        }
+    }
     if (!(readings_ & kReadNvLinkThroughput)) return;
     double dt_s = std::chrono::duration<double>(r.sample.taken_at - o.last_at).count();
     r.nvlink_rx_bytes_per_s = rate(o.last_rx, r.sample.nvlink_rx_bytes_total, dt_s);

@@ -6,6 +6,7 @@
 #pragma once
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,11 @@ struct MonitorTick {
     std::vector<GpuReading> gpus;  // in the order of GpuMonitor::gpus()
 };
 
+// NVML measures PCIe throughput by sampling the link for 20 ms per direction and call, so
+// reading it every tick would take 320 ms on 8 GPUs and hold a 10 Hz monitor to 3 Hz. It is read at
+// most this often per GPU; the ticks between carry the last reading.
+inline constexpr std::chrono::milliseconds kPcieThroughputPeriod{1000};
+
 class GpuMonitor {
 public:
     // `backend` must be usable and outlive the monitor. `gpus`: backend indexes (empty = every
@@ -56,6 +62,9 @@ private:
         std::unique_ptr<GpuDevice> device;
         Fact<std::uint64_t> last_rx, last_tx;
         std::chrono::steady_clock::time_point last_at{};
+        // PCIe throughput: the last reading and when it was taken (see kPcieThroughputPeriod).
+        Fact<double> pcie_rx, pcie_tx;
+        std::optional<std::chrono::steady_clock::time_point> pcie_at;
     };
     void read(Open& o, GpuReading& r);
 

@@ -70,9 +70,11 @@ void RunRecorder::header(const std::vector<int>& gpus, double interval_s, const 
                   {"gpus[].clock_event_reasons", "NVML bitmask"},
                   {"gpus[].pcie_rx_bytes_per_s", "B/s"},
                   {"gpus[].pcie_tx_bytes_per_s", "B/s"},
+                  {"gpus[].pcie_replay_count", "count since the driver loaded"},
                   {"gpus[].nvlink_rx_bytes_per_s", "B/s"},
                   {"gpus[].nvlink_tx_bytes_per_s", "B/s"},
                   {"gpus[].sm_activity_percent", "% (GPM)"},
+                  {"gpus[].sm_occupancy_percent", "% (GPM)"},
                   {"gpus[].tensor_activity_percent", "% (GPM)"},
                   {"gpus[].dram_bandwidth_percent", "% (GPM)"},
                   {"gpus[].job_processes", "count"}};
@@ -115,9 +117,11 @@ void RunRecorder::write(const RunPoint& p) {
                              {"clock_event_reasons", g.reasons_known ? Json(g.clock_event_reasons) : Json(nullptr)},
                              {"pcie_rx_bytes_per_s", value(g.pcie_rx_bytes_per_s)},
                              {"pcie_tx_bytes_per_s", value(g.pcie_tx_bytes_per_s)},
+                             {"pcie_replay_count", value(g.pcie_replay_count)},
                              {"nvlink_rx_bytes_per_s", value(g.nvlink_rx_bytes_per_s)},
                              {"nvlink_tx_bytes_per_s", value(g.nvlink_tx_bytes_per_s)},
                              {"sm_activity_percent", value(g.sm_activity_percent)},
+                             {"sm_occupancy_percent", value(g.sm_occupancy_percent)},
                              {"tensor_activity_percent", value(g.tensor_activity_percent)},
                              {"dram_bandwidth_percent", value(g.dram_bandwidth_percent)},
                              {"job_processes", g.job_processes >= 0 ? Json(g.job_processes) : Json(nullptr)}});

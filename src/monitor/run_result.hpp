@@ -33,10 +33,12 @@ struct RunGpuFacts {
 
 struct GpuRunSummary {
     RunGpuFacts facts;
-    Stat utilization_percent, sm_activity_percent, tensor_activity_percent, dram_bandwidth_percent;
+    Stat utilization_percent, sm_activity_percent, sm_occupancy_percent, tensor_activity_percent;
+    Stat dram_bandwidth_percent;
     Stat memory_used_bytes, power_w, sm_clock_mhz, temperature_c;
     Stat pcie_rx_bytes_per_s, pcie_tx_bytes_per_s, nvlink_rx_bytes_per_s, nvlink_tx_bytes_per_s;
     double power_limit_w = kUnmeasured;
+    double pcie_replays = kUnmeasured;  // PCIe replays counted during the run (a counter reset: unmeasured)
     double utilization_peak_percent = kUnmeasured;  // over the whole run, not only the window
     double power_cap_fraction = kUnmeasured, thermal_fraction = kUnmeasured, power_brake_fraction = kUnmeasured;
     int job_processes_max = -1;

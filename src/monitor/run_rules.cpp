@@ -423,6 +423,28 @@ std::optional<RuleFinding> rule_e3(const RunEvidence& e) {
     return std::nullopt;
 }
 
+// Advisory: DCGM's own guide warns that higher occupancy is not always faster, so this never
+// outranks a limit that was measured.
+std::optional<RuleFinding> rule_e4(const RunEvidence& e) {
+    for (std::size_t k : job_gpus(e)) {
+        const GpuRunSummary& g = e.gpus[k];
+        if (!g.sm_activity_percent.measured() || !g.sm_occupancy_percent.measured() ||
+            !g.dram_bandwidth_percent.measured())
+            continue;
+        if (g.sm_activity_percent.mean < kOccupancySmBusy || g.sm_occupancy_percent.mean >= kOccupancyLow ||
+            g.dram_bandwidth_percent.mean >= kOccupancyDramLow)
+            continue;
+        return finding("E4", "Low occupancy", "info", "job",
+                       "GPU " + std::to_string(g.facts.index) + ": SMs " + fmt(g.sm_activity_percent.mean) +
+                           " % active but only " + fmt(g.sm_occupancy_percent.mean) + " % of the warp slots filled, " +
+                           "DRAM at " + fmt(g.dram_bandwidth_percent.mean) +
+                           " %: the kernels run few warps and wait on latency.",
+                       "Larger batches or tiles, fused kernels (torch.compile) or fewer registers per thread may "
+                       "help; measure, since more occupancy is not always faster.");
+    }
+    return std::nullopt;
+}
+
 std::optional<RuleFinding> rule_e5(const RunEvidence& e) {
     for (std::size_t k : job_gpus(e)) {
         const GpuRunSummary& g = e.gpus[k];
@@ -555,6 +577,18 @@ std::optional<RuleFinding> rule_f3(const RunEvidence& e) {
     return std::nullopt;
 }
 
+std::optional<RuleFinding> rule_f4(const RunEvidence& e) {
+    for (const GpuRunSummary& g : e.gpus) {
+        if (!measured(g.pcie_replays) || g.pcie_replays <= 0) continue;
+        return finding("F4", "PCIe link errors", "high", "server",
+                       "GPU " + std::to_string(g.facts.index) + " counted " + fmt(g.pcie_replays) +
+                           " PCIe replay(s) during the run: packets were resent because they arrived corrupted.",
+                       "The link's signal quality is bad (riser, slot, cable or retimer): report it to the provider "
+                       "with 'nvidia-smi -q -d PCIE' (Replays Since Reset).");
+    }
+    return std::nullopt;
+}
+
 // ---- H: host-only verdicts (no GPU visible, or the GPUs unused) -----------------------------
 
 bool host_only(const RunEvidence& e) { return !e.gpus_visible || job_gpus(e).empty(); }
@@ -643,6 +677,9 @@ const std::vector<RuleDef>& table() {
          "[N] DCGM: SM >= 0.8 necessary; [G] the power proxy", rule_e2},
         {"E3", "Tensor cores unused", "GPM SM and tensor activity", "SM >= 50 %, tensor < 5 %",
          "[G] after the TB plugin's AMP advice", rule_e3},
+        {"E4", "Low occupancy", "GPM SM activity, SM occupancy, DRAM bandwidth",
+         "SM >= 80 %, occupancy < 20 %, DRAM < 30 % (advisory)",
+         "[G] cut-offs; [N] DCGM: higher occupancy does not always mean better", rule_e4},
         {"E5", "PCIe link below maximum / copies saturate PCIe", "current vs max gen/width; PCIe rx, tx, SM",
          "current < max under load; or rx >= 60 % of capacity, tx < 20 %, low SM in >= 10 % of the time",
          "[N] link capacity (Gen3 985 MB/s per lane); [G] shares", rule_e5},
@@ -655,6 +692,8 @@ const std::vector<RuleDef>& table() {
         {"F2", "Thermal slowdown", "sw/hw thermal reason bits, temperature", "any HW thermal, or SW thermal >= 5 %",
          "[N] nvmlClocksEventReason*ThermalSlowdown; [G] share", rule_f2},
         {"F3", "Hardware power brake", "hw_power_brake reason bit", "any tick", "[N] HwPowerBrakeSlowdown", rule_f3},
+        {"F4", "PCIe link errors", "PCIe replay counter (NVML), first and last sample of the run", "any increase",
+         "[P] KempnerPulse WARN on rising replays; [N] a replay is a link-level resend", rule_f4},
         {"H1", "CPU-bound (host-only run)", "processes in state R, tree CPU", "mean runnable >= 0.8",
          "[G] state sampling (counts waiting for a CPU on a busy box)", rule_h1},
         {"H2", "Storage-bound (host-only run)", "processes in state D, read_bytes, PSI io",
@@ -678,8 +717,8 @@ const std::vector<std::string>& primary_order() {
     // Host limits that starve the GPU first, then GPUs left idle, hardware limits, what limits the GPU
     // itself, and last the host-only verdicts and the contention notes.
     static const std::vector<std::string> o = {"A3", "D1", "B1", "B2", "B5", "B6", "B4", "B3", "A4",
-                                               "F3", "F2", "F1", "C3", "E5", "E1", "E3", "C1", "C2",
-                                               "E2", "E7", "H2", "H1", "H3", "B7", "B8"};
+                                               "F3", "F4", "F2", "F1", "C3", "E5", "E1", "E3", "C1",
+                                               "C2", "E2", "E7", "E4", "H2", "H1", "H3", "B7", "B8"};
     return o;
 }
 
@@ -713,10 +752,10 @@ Diagnosis diagnose(const RunEvidence& e) {
     for (const GpuRunSummary& g : e.gpus) gpm = gpm || g.sm_activity_percent.measured();
     if (e.gpus_visible && !gpm)
         d.not_judged.push_back(
-            "C3, E1-E3 without GPM SM/tensor/DRAM activity (Hopper or newer, read by the driver): "
-            "C3 and E2 use power as the proxy, E1 and E3 are not judged");
+            "C3, E1-E4 without GPM SM/tensor/DRAM activity (Hopper or newer, read by the driver): "
+            "C3 and E2 use power as the proxy, E1, E3 and E4 are not judged");
     d.not_judged.push_back(
-        "D2 (NVLink saturation), D3 (straggler), D4 (topology), E4 (occupancy), F4 (PCIe replays): "
+        "D2 (NVLink saturation), D3 (straggler), D4 (topology): "
         "outside this rule table (docs/run.md lists the rules gpuvet run judges)");
     return d;
 }

@@ -41,6 +41,7 @@ inline constexpr double kCopyRxShare = 0.60, kCopyTxShareMax = 0.20;            
 inline constexpr double kDramBound = 60, kTensorLow = 20;                                        // [N/G]
 inline constexpr double kSmBound = 80, kTensorUsed = 30;                                         // [N/G]
 inline constexpr double kSmTensorless = 50, kTensorNone = 5;                                     // [G]
+inline constexpr double kOccupancySmBusy = 80, kOccupancyLow = 20, kOccupancyDramLow = 30;       // [G]
 inline constexpr double kGpuBoundBusy = 90, kGpuBoundPower = 0.60;                               // without GPM [G]
 inline constexpr double kMemoryFull = 0.90;                                                      // [P: TB plugin]
 inline constexpr double kUnderP95 = 70;                                // [P: SageMaker BatchSize]

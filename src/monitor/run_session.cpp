@@ -68,6 +68,7 @@ GpuPoint run_gpu_point(const GpuReading& r, const std::set<int>& tree, RunTimeli
     g.pcie_tx_bytes_per_s = num(s.pcie_tx_bytes_per_s, tl, i, "pcie_tx_bytes_per_s");
     g.pcie_gen = num(s.pcie_gen_current, tl, i, "pcie_gen");
     g.pcie_width = num(s.pcie_width_current, tl, i, "pcie_width");
+    g.pcie_replay_count = num(s.pcie_replay_count, tl, i, "pcie_replay_count");
     g.nvlink_rx_bytes_per_s = num(r.nvlink_rx_bytes_per_s, tl, i, "nvlink_rx_bytes_per_s");
     g.nvlink_tx_bytes_per_s = num(r.nvlink_tx_bytes_per_s, tl, i, "nvlink_tx_bytes_per_s");
     g.sm_activity_percent = num(s.gpm_sm_activity_percent, tl, i, "sm_activity_percent");

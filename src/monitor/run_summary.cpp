@@ -136,6 +136,7 @@ GpuRunSummary summarize_gpu(const std::vector<RunPoint>& all, const WindowView& 
     };
     s.utilization_percent = field(&GpuPoint::utilization_percent);
     s.sm_activity_percent = field(&GpuPoint::sm_activity_percent);
+    s.sm_occupancy_percent = field(&GpuPoint::sm_occupancy_percent);
     s.tensor_activity_percent = field(&GpuPoint::tensor_activity_percent);
     s.dram_bandwidth_percent = field(&GpuPoint::dram_bandwidth_percent);
     s.memory_used_bytes = field(&GpuPoint::memory_used_bytes);
@@ -147,9 +148,14 @@ GpuRunSummary summarize_gpu(const std::vector<RunPoint>& all, const WindowView& 
     s.nvlink_rx_bytes_per_s = field(&GpuPoint::nvlink_rx_bytes_per_s);
     s.nvlink_tx_bytes_per_s = field(&GpuPoint::nvlink_tx_bytes_per_s);
     s.power_limit_w = field(&GpuPoint::power_limit_w).p50;
+    double first_replays = kUnmeasured, last_replays = kUnmeasured;
     for (const RunPoint& p : all) {
         const GpuPoint* x = g(p);
         if (!x) continue;
+        if (measured(x->pcie_replay_count)) {
+            if (!measured(first_replays)) first_replays = x->pcie_replay_count;
+            last_replays = x->pcie_replay_count;
+        }
         if (measured(x->utilization_percent))
             s.utilization_peak_percent = measured(s.utilization_peak_percent)
                                              ? std::max(s.utilization_peak_percent, x->utilization_percent)
@@ -160,6 +166,8 @@ GpuRunSummary summarize_gpu(const std::vector<RunPoint>& all, const WindowView& 
             s.lost_at_s = p.t_s;
         }
     }
+    // A hardware fault counts whenever it happens, not only in the steady window.
+    if (measured(first_replays) && last_replays >= first_replays) s.pcie_replays = last_replays - first_replays;
     auto known = [&](const RunPoint& p) { return g(p) && g(p)->reasons_known; };
     auto bit = [&](std::uint64_t mask) {
         return v.share([&, mask](const RunPoint& p) { return (g(p)->clock_event_reasons & mask) != 0; }, known);

@@ -49,6 +49,7 @@ struct GpuPoint {
     std::uint64_t clock_event_reasons = 0;
     double pcie_rx_bytes_per_s = kUnmeasured, pcie_tx_bytes_per_s = kUnmeasured;
     double pcie_gen = kUnmeasured, pcie_width = kUnmeasured;
+    double pcie_replay_count = kUnmeasured;  // cumulative since the driver loaded
     double nvlink_rx_bytes_per_s = kUnmeasured, nvlink_tx_bytes_per_s = kUnmeasured;
     double sm_activity_percent = kUnmeasured, sm_occupancy_percent = kUnmeasured;
     double tensor_activity_percent = kUnmeasured, dram_bandwidth_percent = kUnmeasured;

@@ -319,6 +319,7 @@ ModelArch arch_at_depth(const FieldSource& f, const std::string& origin, int dep
     read_ffn(req, f, origin, m);
     read_experts(req, f, origin, m);
     read_head_dims(req, f, origin, m);
+    m.qk_norm = m.model_type == "qwen3" || m.model_type == "qwen3_moe";  // modeling_qwen3: q_norm, k_norm
     read_sliding_window(f, origin, m);
     read_quantization(f, origin, m);
     check_consistent(req, origin, m);

@@ -28,6 +28,7 @@ std::int64_t attention_params(const ModelArch& m) {
     std::int64_t p = h * q_width(m) + 2 * h * kv_width(m) + q_width(m) * h;
     if (m.qkv_bias) p += q_width(m) + 2 * kv_width(m);
     if (m.o_bias) p += h;
+    if (m.qk_norm) p += 2 * m.head_dim;
     return p;
 }
 

@@ -28,6 +28,7 @@ struct ModelArch {
     MlpKind mlp = MlpKind::Gated;
     NormKind norm = NormKind::Rms;
     bool qkv_bias = false, o_bias = false, mlp_bias = false;
+    bool qk_norm = false;            // Qwen3: an RMSNorm weight of head_dim on q and on k per layer
     bool learned_positions = false;  // GPT-2, BERT
     std::int64_t type_vocab = 0;     // BERT token types
     bool pooler = false, embedding_norm = false;

@@ -41,6 +41,9 @@ void read_knobs(const Json& k, Workload& w, SpeedAssumptions& a) {
     if (!k.at("activations_gib").is_null()) w.activations_gib = k.at("activations_gib").get<double>();
     w.prefill_chunk = k.at("prefill_chunk").get<std::int64_t>();
     w.token_budget = k.at("token_budget").get<double>();
+    // Written since serving capacity; an older plan's engine took vLLM's default for each card.
+    if (k.contains("max_batched_tokens") && !k.at("max_batched_tokens").is_null())
+        w.max_batched_tokens = k.at("max_batched_tokens").get<std::int64_t>();
     a.mfu = k.at("mfu").get<double>();
     a.bandwidth_eff = k.at("bandwidth_efficiency").get<double>();
     // Image workloads (plans written before these fields existed have none: the model's defaults).

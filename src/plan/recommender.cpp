@@ -85,6 +85,15 @@ SkuRow fit_sku(const GpuSpec& g, const ModelArch& m, const Workload& w, const st
             if (auto it = prices->per_card_hour.find(g.key); it != prices->per_card_hour.end())
                 row.cost = it->second * *row.cards * *row.speed.hours_for_budget;
     }
+    // Serving: the KV cache at the row's cards, or, where nothing fits, at the asked count (what is
+    // left there and what would help).
+    if (w.task == Task::Inference && !m.is_fixed() && !m.encoder) {
+        ServingCard card = serving_card_for(g);
+        ServingEngine e = vllm_server_defaults(card.total_bytes, g.name);
+        if (w.max_batched_tokens) e.max_batched_tokens = *w.max_batched_tokens;
+        row.serving = serving_capacity(m, w, card, row.cards.value_or(w.gpus.value_or(1)), e);
+        add_serving_rates(*row.serving, m, w, r, a);
+    }
     return row;
 }
 

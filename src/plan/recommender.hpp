@@ -8,6 +8,7 @@
 
 #include "plan/memory_model.hpp"
 #include "plan/rates_sources.hpp"
+#include "plan/serving.hpp"
 #include "plan/speed_model.hpp"
 #include "specs/spec_db.hpp"
 
@@ -31,7 +32,8 @@ struct SkuRow {
     SpeedEstimate speed;
     std::string rates_source;
     std::optional<double> cost;
-    double score = 0;  // scenario weighting, higher is better
+    double score = 0;                        // scenario weighting, higher is better
+    std::optional<ServingCapacity> serving;  // inference on a decoder: KV capacity at the row's cards
 };
 
 struct Recommendation {

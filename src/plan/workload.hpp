@@ -30,6 +30,9 @@ struct Workload {
     std::optional<double> activations_gib;  // user figure for fixed (CNN/UNet) models
     std::int64_t prefill_chunk = 8192;      // tokens prefilled at once (vLLM max_num_batched_tokens)
     double token_budget = 0;                // training tokens (D) for the time estimate
+    // Serving: the engine's max_num_batched_tokens (--max-batched-tokens); unset: vLLM's default
+    // for each card (plan/serving.hpp). When set, prefill_chunk follows it.
+    std::optional<std::int64_t> max_batched_tokens;
     // Image models (plan/vision_memory): pixels per side, 0 = the model's own resolution; --batch
     // is images per GPU.
     std::int64_t image_width = 0, image_height = 0;

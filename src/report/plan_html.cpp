@@ -4,6 +4,7 @@
 
 #include "core/strings.hpp"
 #include "report/html_sections.hpp"
+#include "report/serving_view.hpp"
 #include "report/svg.hpp"
 
 namespace gpuvet {
@@ -118,10 +119,36 @@ std::string cards(const PlanView& v) {
     return out + "</section>";
 }
 
+// The serving capacity of the terminal's section: the budget's terms, the KV tokens, the concurrency.
+std::string serving(const PlanView& v) {
+    const SkuRow* row = serving_row(v);
+    if (!row) return "";
+    const ServingCapacity& c = *row->serving;
+    std::string rows = "<tr><td>budget</td><td class=\"num\">" + e(gib(c.budget_bytes)) + "</td><td>" +
+                       e(fmt::format("{:.2f} GiB × {:.2f} (--engine-fraction)", c.total_bytes / kGiB, c.fraction)) +
+                       "</td></tr>";
+    for (const ServingTerm& t : c.terms)
+        rows += "<tr data-term=\"" + e(t.key) + "\"><td>− " + e(t.label) + "</td><td class=\"num\">" +
+                e(gib(t.bytes_per_gpu)) + "</td><td>" + e(t.how) + "</td></tr>";
+    rows += "<tr><th>= KV cache</th><td class=\"num\">" + e(gib(c.kv_bytes)) + "</td><td>" +
+            e(fmt::format("{:.0f} B per token per GPU: {}", c.kv_bytes_per_token, c.kv_how)) + "</td></tr>";
+    std::string verdict = c.fits ? fmt::format(
+                                       "{} tokens of KV cache; maximum concurrency for {} tokens per "
+                                       "request: {:.2f}x",
+                                       c.kv_tokens, c.seq, c.max_concurrency)
+                                 : "Does not serve: " + c.problem;
+    return "<section id=\"serving\"><h2>" +
+           e(fmt::format("Serving capacity on {}× {}, per GPU ({})", c.gpus, c.card, c.engine.name)) +
+           "</h2><div class=\"scroll\"><table><thead><tr><th>item</th><th>GiB</th><th>how it is counted</th>"
+           "</tr></thead><tbody>" +
+           rows + "</tbody></table></div><p class=\"" + (c.fits ? "note" : "note v-fail") + "\">" + e(verdict) +
+           "</p></section>";
+}
+
 }  // namespace
 
 std::string render_plan_html(const Envelope& env, const PlanView& v) {
-    std::string body = heading(v) + memory(v) + cards(v);
+    std::string body = heading(v) + memory(v) + serving(v) + cards(v);
     return html_page("gpuvet plan · " + v.model.name + " · " + to_string(v.w.task), body,
                      "Written by gpuvet " + e(env.tool_version) +
                          (env.started_at.empty() ? std::string() : " on " + e(env.started_at)) +

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/strings.hpp"
+#include "report/serving_view.hpp"
 #include "report/terminal.hpp"
 
 namespace gpuvet {
@@ -81,19 +82,21 @@ void render_cards(std::ostream& o, const PlanView& v) {
     std::string cur = v.prices ? v.prices->currency : "";
     // Columns without data for this workload (no --tokens, no --prices, inference) are left out.
     bool show_comm = train, show_hours = v.tokens > 0, show_cost = (v.prices != nullptr);
+    bool show_kv = serving_row(v) != nullptr;  // serving: KV tokens and requests of --seq per row
     auto row = [&](const std::string& gpu, const std::string& gib, const std::string& cards, const std::string& need,
                    const std::string& nv, const std::string& tok, const std::string& comm, const std::string& hours,
-                   const std::string& cost) {
+                   const std::string& cost, const std::string& kv = "", const std::string& conc = "") {
         std::string l = fmt::format("  {:<22} {:>4} {:>5} {:>8} {:<7} {:>12}", gpu, gib, cards, need, nv, tok);
         if (show_comm) l += fmt::format(" {:>5}", comm);
         if (show_hours) l += fmt::format(" {:>8}", hours);
         if (show_cost) l += fmt::format(" {:>10}", cost);
+        if (show_kv) l += fmt::format(" {:>7} {:>5}", kv, conc);
         while (!l.empty() && l.back() == ' ') l.pop_back();
         o << l << "\n";
     };
     row("GPU", "GiB", "cards", "GiB/card", "NVLink", train ? "train tok/s" : "decode tok/s", "comm", "hours",
-        "cost " + cur);
-    row("", "", "", "need", "", "per box", "%", "", "");
+        "cost " + cur, "KV tok", "conc");
+    row("", "", "", "need", "", "per box", "%", "", "", "", "@seq");
     int shown = 0, hidden = 0;
     for (auto& r : v.rec.rows) {
         if (!v.all && (shown >= v.top || !r.cards)) {
@@ -115,7 +118,8 @@ void render_cards(std::ostream& o, const PlanView& v) {
         row(r.spec->name + (r.rates_source == "measured" ? "*" : ""), fmt::format("{:.0f}", r.spec->memory_size_gib),
             std::to_string(*r.cards), g2(r.plan->need_per_gpu), nv, tok ? format_number(*tok) : "—", comm,
             r.speed.hours_for_budget ? format_fixed(*r.speed.hours_for_budget, 1) : "—",
-            r.cost ? format_fixed(*r.cost, 0) : "—");
+            r.cost ? format_fixed(*r.cost, 0) : "—", r.serving ? kv_tokens_cell(*r.serving) : "—",
+            r.serving ? concurrency_cell(*r.serving) : "—");
     }
     if (hidden)
         o << fmt::format("  ({} more SKU(s){}; --all lists every one)\n", hidden, v.rec.any_fits ? "" : " (none fits)");
@@ -124,6 +128,10 @@ void render_cards(std::ostream& o, const PlanView& v) {
         legend +=
             " comm: share of a training step spent exchanging weights and gradients over the card's link "
             "(NVLink, else PCIe), no overlap assumed.";
+    if (show_kv)
+        legend +=
+            " KV tok: tokens of KV cache vLLM would allocate on the row's cards (tensor parallel: "
+            "each card holds its KV heads of every token); conc: requests of --seq tokens held at once.";
     legend += " NVLink MISSING: the plan splits the model across cards that only have PCIe.";
     if (v.measured) legend += " *: rates measured by the --measured report.";
     o << wrap("  ", legend, 100, 2) << "\n";
@@ -159,6 +167,7 @@ Json workload_json(const PlanView& v) {
                 {"activations_gib", opt(w.activations_gib)},
                 {"prefill_chunk", w.prefill_chunk},
                 {"token_budget", w.token_budget},
+                {"max_batched_tokens", opt(w.max_batched_tokens)},
                 {"mfu", v.a.mfu},
                 {"bandwidth_efficiency", v.a.bandwidth_eff},
                 {"image_width", w.image_width},
@@ -188,7 +197,8 @@ Json plan_to_json(const PlanView& v) {
                         {"compute_s_per_step", opt(r.speed.compute_s_per_step)},
                         {"comm_s_per_step", opt(r.speed.comm_s_per_step)},
                         {"rates_source", r.rates_source},
-                        {"score", r.score}});
+                        {"score", r.score},
+                        {"serving", r.serving ? serving_to_json(*r.serving) : Json(nullptr)}});
     return Json{
         {"model",
          {{"key", v.model.key},
@@ -202,6 +212,7 @@ Json plan_to_json(const PlanView& v) {
         {"assumptions", {{"mfu", v.a.mfu}, {"bandwidth_efficiency", v.a.bandwidth_eff}, {"margin", v.w.margin}}},
         {"memory", to_json(v.memory)},
         {"gpus", rows},
+        {"serving", serving_row(v) ? serving_to_json(*serving_row(v)->serving) : Json(nullptr)},
         {"fits", v.rec.any_fits},
         {"suggestion", v.rec.suggestion},
         {"currency", v.prices ? Json(v.prices->currency) : Json(nullptr)},
@@ -211,6 +222,7 @@ Json plan_to_json(const PlanView& v) {
 std::string render_plan(const PlanView& v) {
     std::ostringstream o;
     render_memory(o, v);
+    render_serving(o, v);
     render_cards(o, v);
     return o.str();
 }

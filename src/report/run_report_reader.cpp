@@ -66,6 +66,7 @@ GpuRunSummary read_gpu(const Json& g) {
     s.utilization_percent = rd_stat(g, "utilization_percent");
     s.utilization_peak_percent = rd(g, "utilization_peak_percent");
     s.sm_activity_percent = rd_stat(g, "sm_activity_percent");
+    s.sm_occupancy_percent = rd_stat(g, "sm_occupancy_percent");
     s.tensor_activity_percent = rd_stat(g, "tensor_activity_percent");
     s.dram_bandwidth_percent = rd_stat(g, "dram_bandwidth_percent");
     s.power_w = rd_stat(g, "power_w");
@@ -76,6 +77,7 @@ GpuRunSummary read_gpu(const Json& g) {
     s.temperature_c = rd_stat(g, "temperature_c");
     s.pcie_rx_bytes_per_s = rd_stat(g, "pcie_rx_bytes_per_s");
     s.pcie_tx_bytes_per_s = rd_stat(g, "pcie_tx_bytes_per_s");
+    s.pcie_replays = rd(g, "pcie_replays");
     s.nvlink_rx_bytes_per_s = rd_stat(g, "nvlink_rx_bytes_per_s");
     s.nvlink_tx_bytes_per_s = rd_stat(g, "nvlink_tx_bytes_per_s");
     s.power_cap_fraction = rd(g, "power_cap_fraction");

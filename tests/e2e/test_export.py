@@ -556,6 +556,13 @@ def test_no_driver_is_exit_3_at_once():
     assert time.monotonic() - t0 < 10
 
 
+def test_driver_listing_no_gpu_is_exit_3_before_listening():
+    code, out, err = run("export", "--listen", f"127.0.0.1:{free_port()}", env=fake_env("driver_lists_no_gpu"),
+                         timeout=30)
+    assert code == 3, (code, err)
+    assert "lists no GPU" in err and "/metrics" not in err, err
+
+
 def test_bad_gpu_index_is_exit_2():
     with tempfile.TemporaryDirectory() as tmp:
         code, out, err = run("export", "--listen", f"127.0.0.1:{free_port()}", "--gpus", "9",

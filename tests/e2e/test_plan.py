@@ -167,6 +167,85 @@ def test_measured_report_without_usable_rates_is_refused():
         os.unlink(f.name)
 
 
+def _serving_row(doc, sku):
+    return [g for g in doc["gpus"] if g["sku"] == sku][0]["serving"]
+
+
+def test_serving_capacity_json_and_text():
+    code, doc, _ = run_json("plan", "--model", "llama-3-8b", "--seq", "8192", "--gpus", "1")
+    assert code == 0
+    assert doc["workload"]["engine_memory_fraction"] == 0.9  # vLLM's gpu_memory_utilization
+    s = doc["serving"]
+    assert s is not None and s["gpus"] == 1 and s["fits"] is True
+    assert s["engine_fraction"] == 0.9
+    assert abs(s["budget_bytes_per_gpu"] - 0.9 * s["total_bytes_per_gpu"]) < 1
+    keys = [t["key"] for t in s["terms"]]
+    assert keys == ["weights", "profile_activations", "non_torch"], keys
+    left = s["budget_bytes_per_gpu"] - sum(t["bytes_per_gpu"] for t in s["terms"])
+    assert abs(s["kv_cache_bytes_per_gpu"] - left) < 1
+    assert s["kv_bytes_per_token_per_gpu"] == 131072  # 32 layers × 8 KV heads × 128 × 2 × 2 B
+    assert s["kv_cache_tokens"] == (left // (16 * 131072)) * 16
+    assert abs(s["max_concurrent_sequences"] - s["kv_cache_tokens"] / 8192) < 1e-9
+    assert s["decode_tokens_per_s"] > 0 and s["rate_sequences"] == int(s["max_concurrent_sequences"])
+    # Every row that fits has its own capacity; a card with more memory holds more tokens.
+    h100, b200 = _serving_row(doc, "h100-sxm5-80gb"), _serving_row(doc, "b200-180gb")
+    assert 400_000 < h100["kv_cache_tokens"] < b200["kv_cache_tokens"], (h100["kv_cache_tokens"], b200)
+    assert h100["engine"]["max_batched_tokens"] == 8192 and h100["engine"]["max_num_seqs"] == 1024
+    assert _serving_row(doc, "a100-sxm4-80gb")["engine"]["max_batched_tokens"] == 2048  # vLLM's A100 carve-out
+    code, out, _ = run("plan", "--model", "llama-3-8b", "--seq", "8192", "--gpus", "1", "--no-color")
+    assert code == 0
+    assert "Serving capacity on 1× " in out, out
+    assert "Maximum concurrency for 8192 tokens per request (--seq): " in out, out
+    assert "= KV cache" in out and "KV tok" in out, out
+    assert str(s["kv_cache_tokens"]) in out
+    assert max(len(l) for l in out.splitlines()) <= 100, [l for l in out.splitlines() if len(l) > 100]
+
+
+def test_serving_fp8_kv_and_tensor_parallel():
+    _, bf16, _ = run_json("plan", "--model", "llama-3-8b", "--seq", "8192", "--gpus", "1")
+    _, fp8, _ = run_json("plan", "--model", "llama-3-8b", "--seq", "8192", "--gpus", "1", "--kv-dtype", "fp8")
+    a, b = _serving_row(bf16, "h100-sxm5-80gb"), _serving_row(fp8, "h100-sxm5-80gb")
+    assert b["kv_bytes_per_token_per_gpu"] * 2 == a["kv_bytes_per_token_per_gpu"]
+    assert abs(b["kv_cache_tokens"] / a["kv_cache_tokens"] - 2) < 0.001
+    _, tp2, _ = run_json("plan", "--model", "llama-3-8b", "--seq", "8192", "--gpus", "2")
+    t = _serving_row(tp2, "h100-sxm5-80gb")
+    assert t["gpus"] == 2 and t["kv_bytes_per_token_per_gpu"] == 65536  # KV heads split over 2 ranks
+    assert "collectives" in [x["key"] for x in t["terms"]]
+    assert t["kv_cache_tokens"] > 2 * a["kv_cache_tokens"]  # half the weights and half the KV per card
+
+
+def test_serving_says_when_nothing_is_left_and_what_would_help():
+    code, doc, _ = run_json("plan", "--model", "llama-3.1-405b", "--seq", "8192", "--gpus", "1")
+    assert code == 1
+    s = doc["serving"]
+    assert s["fits"] is False and s["kv_cache_tokens"] == 0 and s["kv_cache_bytes_per_gpu"] < 0
+    assert "nothing is left for the KV cache" in s["problem"], s["problem"]
+    # 756 GiB of bf16 weights: 8 of the best card (B200, 161 GiB each at 0.9) are the fewest doubling.
+    assert s["ideas"][0].startswith("8 cards ("), s["ideas"]
+    assert s["decode_tokens_per_s"] is None and s["rates_absent_reason"]
+    code, out, _ = run("plan", "--model", "llama-3.1-405b", "--seq", "8192", "--gpus", "1", "--no-color")
+    assert "Does not serve: nothing is left for the KV cache" in out and "would help: 8 cards (" in out, out
+
+
+def test_serving_options_and_training_keeps_the_whole_card():
+    _, doc, _ = run_json("plan", "--model", "llama-3-8b", "--seq", "8192", "--gpus", "1", "--max-batched-tokens", "2048")
+    h100 = _serving_row(doc, "h100-sxm5-80gb")
+    assert h100["engine"]["max_batched_tokens"] == 2048 and h100["profile_tokens"] == 2048
+    assert doc["workload"]["max_batched_tokens"] == 2048 and doc["workload"]["prefill_chunk"] == 2048
+    _, half, _ = run_json("plan", "--model", "llama-3-8b", "--gpus", "1", "--engine-fraction", "0.5")
+    assert _serving_row(half, "h100-sxm5-80gb")["engine_fraction"] == 0.5
+    code, lora, _ = run_json("plan", "--model", "llama-3-8b", "--task", "lora")
+    assert code == 0 and lora["workload"]["engine_memory_fraction"] == 1.0 and lora["serving"] is None
+    for bad in (["--engine-fraction", "0"], ["--engine-fraction", "1.5"], ["--max-batched-tokens", "0"]):
+        code, _, err = run("plan", "--model", "llama-3-8b", *bad)
+        assert code == 2 and bad[0] in err, (bad, err)
+
+
+def test_serving_warns_when_seq_passes_the_models_positions():
+    # A warning, not an error: a config with RoPE scaling serves past max_position_embeddings.
+    code, doc, _ = run_json("plan", "--model", "llama-2-7b", "--seq", "8192", "--gpus", "1")
+    assert code == 0
+    assert any("beyond Llama-2-7B's 4096 positions" in n for n in doc["serving"]["notes"]), doc["serving"]["notes"]
 # ---- Image and vision models ----------------------------------------------------------------
 
 def test_sdxl_four_images_at_1024_needs_about_21_7_gib():

@@ -64,6 +64,7 @@ MATRIX = {
     "run_thermal": "F2",
     "run_one_idle_of_8": "A4",
     "run_pcie_no_nvlink": "D1",
+    "run_pcie_replays": "F4",
 }
 
 
@@ -344,6 +345,14 @@ def test_gpu_rule_one_of_eight_idle():
 def test_gpu_rule_pcie_without_nvlink():
     doc, err = gpu_matrix_case("run_pcie_no_nvlink")
     assert doc["run"]["gpus"][0]["nvlink_active_links"] == 0
+
+
+def test_gpu_rule_pcie_replays():
+    doc, err = gpu_matrix_case("run_pcie_replays")
+    gpu = doc["run"]["gpus"][0]
+    # 3 at the first sample and 95 at the last; 55 if a slow start missed the first change.
+    assert gpu["pcie_replays"] in (92, 55), gpu
+    assert f'{gpu["pcie_replays"]:.0f} PCIe replay' in doc["run"]["diagnosis"]["primary"]["message"], err
 
 
 def test_gpm_rules_on_hopper():

@@ -219,6 +219,14 @@ def test_no_driver_exits_3_at_once():
     assert code == 3 and json.loads(out)["fatal"]["message"].startswith("no NVIDIA driver"), out
 
 
+def test_driver_listing_no_gpu_is_exit_3_not_an_empty_screen():
+    # A container started without its GPUs: NVML loads and counts 0. An empty snapshot would read
+    # as an idle machine.
+    code, out, err = run("top", "--once", env=fake_env("driver_lists_no_gpu"), timeout=20)
+    assert code == 3, (code, out, err)
+    assert "lists no GPU" in err and "NVIDIA_VISIBLE_DEVICES" in err, err
+
+
 def test_unwritable_log_is_bad_input_before_sampling():
     code, _, err = run("top", "--log", "/nonexistent-dir/gpus.csv", env=fake_env("top_timeline"), timeout=20)
     assert code == 2, err

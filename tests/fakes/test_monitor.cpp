@@ -4,6 +4,7 @@
 
 #include <thread>
 
+#include "gpu/bindings/dynlib.hpp"
 #include "core/error.hpp"
 #include "fake_nvml_fixture.hpp"
 #include "gpu/device/nvml_backend.hpp"
@@ -39,6 +40,30 @@ TEST(GpuMonitor, NvLinkRateNeedsTwoTicks) {
     // The healthy scenario's counters stand still: a measured 0 B/s, not an absent value.
     EXPECT_DOUBLE_EQ(second.gpus[0].nvlink_rx_bytes_per_s.value_or(-1), 0.0);
     EXPECT_GT(second.t_s, first.t_s);
+}
+
+// NVML spends 20 ms per PCIe throughput call: a 10 Hz monitor reads it once a second and carries
+// the value between.
+TEST(GpuMonitor, PcieThroughputIsReadAtMostOncePerPeriod) {
+    NvmlSession session(fake_nvml("link_traffic.toml"));
+    NvmlBackend backend(session);
+    static DynLib lib = DynLib::open("", {FAKE_NVML});
+    auto* calls = reinterpret_cast<unsigned long long (*)(unsigned)>(lib.symbol("gpuvet_fake_nvml_calls"));
+    ASSERT_NE(calls, nullptr);
+    GpuMonitor m(backend, {0}, kReadPcieThroughput);
+    MonitorTick first = m.sample();
+    const unsigned long long after_first = calls(0);
+    MonitorTick second = m.sample();
+    MonitorTick third = m.sample();
+    EXPECT_EQ(calls(0), after_first);  // well inside the period: no NVML call
+    ASSERT_TRUE(first.gpus[0].sample.pcie_rx_bytes_per_s.has_value());
+    EXPECT_DOUBLE_EQ(third.gpus[0].sample.pcie_rx_bytes_per_s.value_or(-1),
+                     *first.gpus[0].sample.pcie_rx_bytes_per_s);
+    EXPECT_DOUBLE_EQ(second.gpus[0].sample.pcie_tx_bytes_per_s.value_or(-1),
+                     first.gpus[0].sample.pcie_tx_bytes_per_s.value_or(-2));
+    std::this_thread::sleep_for(kPcieThroughputPeriod + std::chrono::milliseconds(20));
+    m.sample();
+    EXPECT_EQ(calls(0), after_first + 2);  // rx and tx, read again once the period is over
 }
 
 TEST(SamplingLoop, EndsOnDurationStopOrTick) {

@@ -114,6 +114,60 @@ TEST(RunRules, GpmComputeBoundIsE2AndHealthy) {
     EXPECT_FALSE(fired(r, "E1"));
 }
 
+// Busy SMs with few resident warps and little DRAM traffic: advisory E4, only when no limit fired.
+TEST(RunRules, GpmFewWarpsIsAdvisoryE4) {
+    auto low = judge(timeline(120, 1,
+                              [](int, RunPoint& p) {
+                                  busy_gpm(p.gpus[0], 85, 40, 20);
+                                  p.gpus[0].sm_occupancy_percent = 12;
+                              }),
+                     1);
+    EXPECT_TRUE(fired(low, "E4"));
+    EXPECT_EQ(primary(low), "E2");  // the healthy compute-bound verdict outranks the advice
+    auto full = judge(timeline(120, 1,
+                               [](int, RunPoint& p) {
+                                   busy_gpm(p.gpus[0], 85, 40, 20);
+                                   p.gpus[0].sm_occupancy_percent = 45;
+                               }),
+                      1);
+    EXPECT_FALSE(fired(full, "E4"));
+    auto no_occupancy = judge(timeline(120, 1, [](int, RunPoint& p) { busy_gpm(p.gpus[0], 85, 40, 20); }), 1);
+    EXPECT_FALSE(fired(no_occupancy, "E4"));  // unmeasured is not low
+}
+
+// Replays counted anywhere in the run are a server finding; a steady counter is not.
+TEST(RunRules, RisingPcieReplaysAreF4) {
+    auto bad = judge(timeline(120, 2,
+                              [](int i, RunPoint& p) {
+                                  for (GpuPoint& g : p.gpus) {
+                                      busy_gpm(g, 92, 55, 40);
+                                      g.pcie_replay_count = 7;
+                                  }
+                                  if (i >= 3) p.gpus[1].pcie_replay_count = 7 + i;  // before the window too
+                              }),
+                     2);
+    EXPECT_EQ(primary(bad), "F4");
+    EXPECT_EQ(bad.diagnosis.primary->party, "server");
+    EXPECT_NE(bad.diagnosis.primary->message.find("GPU 1 counted 119 PCIe replay"), std::string::npos)
+        << bad.diagnosis.primary->message;
+    auto steady = judge(timeline(120, 2,
+                                 [](int, RunPoint& p) {
+                                     for (GpuPoint& g : p.gpus) {
+                                         busy_gpm(g, 92, 55, 40);
+                                         g.pcie_replay_count = 7;  // old replays, none during the run
+                                     }
+                                 }),
+                        2);
+    EXPECT_FALSE(fired(steady, "F4"));
+    auto reset = judge(timeline(120, 1,
+                                [](int i, RunPoint& p) {
+                                    busy_gpm(p.gpus[0], 92, 55, 40);
+                                    p.gpus[0].pcie_replay_count = i < 60 ? 50 : 0;  // a driver reload
+                                }),
+                       1);
+    EXPECT_FALSE(fired(reset, "F4"));
+}
+
 TEST(RunRules, GpmNoTensorCoresIsE3) {
     auto r = judge(timeline(120, 1, [](int, RunPoint& p) { busy_gpm(p.gpus[0], 85, 1, 20); }), 1);
     EXPECT_EQ(primary(r), "E3");
