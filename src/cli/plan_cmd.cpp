@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common.hpp"
+#include "cli/image_options.hpp"
 #include "cli/number_option.hpp"
 #include "core/error.hpp"
 #include "plan/cost_search.hpp"
@@ -34,6 +35,8 @@ struct PlanArgs {
     std::optional<double> steps, deadline_h;
     bool list_models = false, all = false, html = false;
     int top = 10;
+    ImageArgs image;
+    const CLI::App* app = nullptr;  // to ask which options were given
 };
 
 // Every numeric option of plan, with the range it accepts. Bounds are wide enough for any real
@@ -127,6 +130,7 @@ int run_plan(const GlobalOptions& g, PlanArgs a) {
     for (auto& t : split(a.lora_targets, ','))
         if (!trim(t).empty()) a.w.lora_targets.push_back(trim(t));
     ModelArch m = resolve_model(a);
+    apply_image_options(*a.app, a.image, m, a.w);
     if (a.w.task == Task::Lora || a.w.task == Task::Qlora) check_lora_targets(m, a.w);
     SpecDb db = load_specs(g);
     const Scenario& sc = find_scenario(a.scenario);
@@ -218,6 +222,8 @@ void add_plan_command(Cli cli) {
     sub->add_option("--prices", a->prices, "TOML [prices] per card-hour")->check(CLI::ExistingFile);
     add_number_option(*sub, "--top", a->top, kTopRule, "rows of the card table (default 10)");
     sub->add_flag("--all", a->all, "every SKU, including those that do not fit");
+    add_image_options(*sub, a->image);
+    a->app = sub;
     add_output_flags(*sub, cli.global, false, true);
     sub->add_flag("--html", a->html, "print a self-contained HTML page: the memory bar and the card table")
         ->excludes("--json");
@@ -230,6 +236,7 @@ void add_plan_command(Cli cli) {
         "  gpuvet plan --model llama-3-8b --task lora --steps 2000 --batch 4 --prices p.toml --deadline 6\n"
         "  gpuvet plan --config ./config.json --task lora --lora-targets q_proj,v_proj\n"
         "  gpuvet plan --params 7B --task inference --dtype int4           a bare parameter count\n"
+        "  gpuvet plan --model sdxl --batch 4 --resolution 1024            4 images at 1024² (fp16)\n"
         "  gpuvet check --json > box.json; gpuvet plan --model llama-3-8b --measured box.json\n"
         "prices.toml:  currency = \"USD\"  [prices]  \"H100 SXM\" = 2.49  \"A100 80GB\" = 1.29\n"
         "Exit: 0 something fits, 1 nothing fits (the last line says what would), 2 bad input.");

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "plan/model_arch.hpp"
 
@@ -24,6 +25,9 @@ struct FieldSource {
     std::function<std::optional<std::string>(std::string_view)> text;
     // The same look-ups inside a nested object ("quantization_config", "text_config"); may be empty.
     std::function<std::optional<FieldSource>(std::string_view)> object;
+    // Arrays (image models: block_out_channels, down_block_types); may be empty.
+    std::function<std::optional<std::vector<double>>(std::string_view)> numbers;
+    std::function<std::optional<std::vector<std::string>>(std::string_view)> texts;
 };
 
 // `origin` names the file in errors. Throws gpuvet::Error (Input).

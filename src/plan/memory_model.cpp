@@ -8,6 +8,7 @@
 #include "plan/activations.hpp"
 #include "plan/recipe_checks.hpp"
 #include "plan/recipes.hpp"
+#include "plan/vision_memory.hpp"
 #include "plan/zero_estimator.hpp"
 
 namespace gpuvet {
@@ -333,7 +334,9 @@ MemoryPlan plan_memory(const ModelArch& m, const Workload& w, int gpus) {
     p.params = parameter_count(m);
     p.active_params = active_parameter_count(m);
     check_recipe_options(w);
-    if (w.task == Task::Inference) {
+    if (m.vision) {
+        plan_vision_memory(m, w, p);  // image models: plan/vision_memory
+    } else if (w.task == Task::Inference) {
         if (w.zero_stage)
             throw usage_error("ZeRO applies to training, not inference", "drop --zero for --task inference");
         plan_inference(m, w, p);

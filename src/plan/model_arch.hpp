@@ -2,11 +2,14 @@
 // parameters (total and active per token), KV-cache bytes per token, LoRA-targetable shapes.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace gpuvet {
+
+struct VisionArch;  // plan/vision_arch.hpp
 
 enum class MlpKind { Gated, Plain };     // SwiGLU (gate, up, down) or GELU (fc, proj)
 enum class NormKind { Rms, LayerNorm };  // RMSNorm has a weight, LayerNorm a weight and a bias
@@ -51,7 +54,11 @@ struct ModelArch {
     // What reading the config assumed (a family read as a llama-style decoder, a tower not counted).
     std::vector<std::string> notes;
 
-    bool is_fixed() const { return model_type == "fixed"; }
+    // Image and vision models (diffusion pipelines, CNNs, ViTs): fixed_params is the trained
+    // network's count, and the shapes the planner uses are here, not in the transformer fields.
+    std::shared_ptr<const VisionArch> vision;
+
+    bool is_fixed() const { return model_type == "fixed" || vision != nullptr; }
     bool is_moe() const { return experts > 0; }
     bool is_mla() const { return kv_lora_rank > 0; }
 };

@@ -7,6 +7,7 @@
 #include "core/text_limits.hpp"
 #include "core/strings.hpp"
 #include "plan/hf_config.hpp"
+#include "plan/vision_arch.hpp"
 #include "specs/toml_input.hpp"
 
 namespace gpuvet::embedded {
@@ -37,6 +38,27 @@ FieldSource toml_fields(const toml::table* t) {
     f.object = [t](std::string_view k) -> std::optional<FieldSource> {
         if (auto* n = t->get(k); n && n->is_table()) return toml_fields(n->as_table());
         return std::nullopt;
+    };
+    f.numbers = [t](std::string_view k) -> std::optional<std::vector<double>> {
+        auto* a = t->get_as<toml::array>(k);
+        if (!a) return std::nullopt;
+        std::vector<double> v;
+        for (auto& x : *a) {
+            auto d = x.value<double>();
+            if (!d || x.is_boolean()) return std::nullopt;
+            v.push_back(*d);
+        }
+        return v;
+    };
+    f.texts = [t](std::string_view k) -> std::optional<std::vector<std::string>> {
+        auto* a = t->get_as<toml::array>(k);
+        if (!a) return std::nullopt;
+        std::vector<std::string> v;
+        for (auto& x : *a) {
+            if (!x.is_string()) return std::nullopt;
+            v.push_back(*x.value<std::string>());
+        }
+        return v;
     };
     return f;
 }
@@ -69,7 +91,9 @@ ModelCatalog ModelCatalog::parse(std::string_view text, const std::string& origi
         auto key = (*t)["key"].value<std::string>();
         std::string where = origin + ":" + std::to_string(t->source().begin.line);
         if (!key || key->empty()) throw input_error(where + ": [[model]] without key", kCatalogAdvice);
-        ModelArch m = arch_from_fields(toml_fields(t), where + " (" + *key + ")");
+        std::string type = (*t)["model_type"].value_or(std::string());
+        ModelArch m = is_vision_model_type(type) ? vision_model(toml_fields(t), type, where + " (" + *key + ")")
+                                                 : arch_from_fields(toml_fields(t), where + " (" + *key + ")");
         m.key = *key;
         m.name = (*t)["name"].value_or(*key);
         m.source = (*t)["source"].value_or(std::string());

@@ -53,6 +53,12 @@ void read_knobs(const Json& k, Workload& w, SpeedAssumptions& a) {
     if (k.contains("optimizer_in_backward")) w.optimizer_in_backward = k.at("optimizer_in_backward").get<bool>();
     a.mfu = k.at("mfu").get<double>();
     a.bandwidth_eff = k.at("bandwidth_efficiency").get<double>();
+    // Image workloads (plans written before these fields existed have none: the model's defaults).
+    w.image_width = k.value("image_width", std::int64_t(0));
+    w.image_height = k.value("image_height", std::int64_t(0));
+    w.vae_slicing = k.value("vae_slicing", false);
+    if (k.contains("guidance_cfg") && !k.at("guidance_cfg").is_null())
+        w.guidance_cfg = k.at("guidance_cfg").get<bool>();
 }
 
 }  // namespace
@@ -91,7 +97,8 @@ PlannedJob parse_planned_job(std::string_view text, const std::string& origin) {
                           "plan with --model or --params, or compare with the same gpuvet version");
     }
     if (job.w.batch < 1 || job.w.seq < 1 || job.w.tp < 1 || (job.w.gpus && *job.w.gpus < 1) || job.a.mfu <= 0 ||
-        job.a.mfu > 1 || job.a.bandwidth_eff <= 0 || job.a.bandwidth_eff > 1 || job.w.token_budget < 0)
+        job.a.mfu > 1 || job.a.bandwidth_eff <= 0 || job.a.bandwidth_eff > 1 || job.w.token_budget < 0 ||
+        job.w.image_width < 0 || job.w.image_height < 0)
         throw input_error(origin + ": the plan's workload holds a value out of range (edited?)", fix);
     return job;
 }

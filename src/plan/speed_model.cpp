@@ -21,6 +21,10 @@ void set_link(CardRates& r, std::optional<int> nv_gen, std::optional<double> nv_
 SpeedEstimate estimate_speed(const ModelArch& m, const Workload& w, const MemoryPlan& p, const CardRates& r,
                              const SpeedAssumptions& a) {
     SpeedEstimate s;
+    if (m.vision) {  // the roofline below counts tokens; images per second are not modelled
+        s.absent_reason = "images per second are not modelled for image models";
+        return s;
+    }
     const double n = p.gpus;
     const double N = double(p.active_params);
     if (w.task == Task::Inference) {

@@ -41,6 +41,11 @@ struct Workload {
     bool selective_checkpointing = false;  // torchtitan op-level policy: every other matmul output kept
     bool offload_activations = false;      // saved activations to host, a block's worth stays
     bool compiled = false;                 // torch.compile: fused norms keep no fp32 copy
+    // Image models (plan/vision_memory): pixels per side, 0 = the model's own resolution; --batch
+    // is images per GPU.
+    std::int64_t image_width = 0, image_height = 0;
+    bool vae_slicing = false;          // decode one image at a time (diffusers enable_vae_slicing)
+    std::optional<bool> guidance_cfg;  // classifier-free guidance (denoiser batch × 2); unset: the model's
 };
 
 const char* to_string(Task t);

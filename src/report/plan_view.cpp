@@ -249,7 +249,11 @@ Json workload_json(const PlanView& v) {
                 {"token_budget", w.token_budget},
                 {"max_batched_tokens", opt(w.max_batched_tokens)},
                 {"mfu", v.a.mfu},
-                {"bandwidth_efficiency", v.a.bandwidth_eff}};
+                {"bandwidth_efficiency", v.a.bandwidth_eff},
+                {"image_width", w.image_width},
+                {"image_height", w.image_height},
+                {"vae_slicing", w.vae_slicing},
+                {"guidance_cfg", opt(w.guidance_cfg)}};
 }
 
 }  // namespace

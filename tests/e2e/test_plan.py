@@ -167,7 +167,6 @@ def test_measured_report_without_usable_rates_is_refused():
         os.unlink(f.name)
 
 
-
 def _serving_row(doc, sku):
     return [g for g in doc["gpus"] if g["sku"] == sku][0]["serving"]
 
@@ -247,6 +246,55 @@ def test_serving_warns_when_seq_passes_the_models_positions():
     code, doc, _ = run_json("plan", "--model", "llama-2-7b", "--seq", "8192", "--gpus", "1")
     assert code == 0
     assert any("beyond Llama-2-7B's 4096 positions" in n for n in doc["serving"]["notes"]), doc["serving"]["notes"]
+# ---- Image and vision models ----------------------------------------------------------------
+
+def test_sdxl_four_images_at_1024_needs_about_21_7_gib():
+    # huggingface.co/blog/simple_sdxl_optimizations: SDXL fp16, 4 images at 1024², 21.72 GiB
+    # max_memory_allocated. The model card's fp16 is the default dtype; the fp32 VAE decode is the peak.
+    code, doc, _ = run_json("plan", "--model", "sdxl", "--task", "inference", "--batch", "4", "--resolution", "1024")
+    assert code == 0
+    items = {i["key"]: i["bytes_per_gpu"] for i in doc["memory"]["items"]}
+    assert abs(doc["memory"]["subtotal_bytes_per_gpu"] / 2**30 - 21.72) <= 0.2 * 21.72, items
+    assert items["activations"] > 8 * 2**30 and items["vae"] == 83653863 * 4, items
+    # The old name still plans the same workload.
+    code, old, _ = run_json("plan", "--model", "sdxl-unet", "--task", "inference", "--batch", "4")
+    assert code == 0 and old["memory"]["subtotal_bytes_per_gpu"] == doc["memory"]["subtotal_bytes_per_gpu"]
+    code, sliced, _ = run_json("plan", "--model", "sdxl", "--batch", "4", "--vae-slicing")
+    assert sliced["memory"]["subtotal_bytes_per_gpu"] < doc["memory"]["subtotal_bytes_per_gpu"] - 6 * 2**30
+
+
+def test_image_models_read_well_in_100_columns():
+    for w in (["--model", "sdxl", "--batch", "4"], ["--model", "flux", "--resolution", "1024x768"],
+              ["--model", "sd-1.5", "--task", "lora", "--checkpointing"],
+              ["--model", "deit-b", "--task", "full", "--batch", "128", "--recipe", "amp-adamw"],
+              ["--model", "resnet-50", "--task", "full", "--batch", "256"]):
+        code, out, _ = run("plan", *w, "--no-color")
+        assert code in (0, 1), (w, out)
+        assert "not modelled" in out, out  # the image rate is absent with its reason
+        for line in out.splitlines():
+            assert len(line) <= 100, (w, line)
+
+
+def test_image_bad_input_exits_2_naming_the_option():
+    cases = [
+        (["--model", "sdxl", "--resolution", "0"], "--resolution"),
+        (["--model", "sdxl", "--resolution", "20000"], "--resolution"),
+        (["--model", "sdxl", "--resolution", "1020"], "multiple of 8"),
+        (["--model", "flux", "--resolution", "1032x1024"], "multiple of 16"),
+        (["--model", "sdxl", "--resolution", "big"], "--resolution"),
+        (["--model", "sdxl", "--batch", "0"], "--batch"),
+        (["--model", "sdxl", "--batch", "100000"], "--batch"),
+        (["--model", "sdxl", "--kv-dtype", "fp8"], "--kv-dtype"),
+        (["--model", "sdxl", "--task", "lora", "--lora-targets", "q_proj"], "--lora-targets"),
+        (["--model", "vit-b-16", "--seq", "197"], "--seq"),
+        (["--model", "llama-3-8b", "--resolution", "1024"], "--resolution"),
+        (["--model", "resnet-50", "--task", "lora"], "LoRA"),
+        (["--model", "sdxl", "--guidance", "maybe"], "--guidance"),
+    ]
+    for args, word in cases:
+        code, _, err = run("plan", *args)
+        assert code == 2, (args, code, err)
+        assert word in err and "→" in err, (args, err)
 
 # --- cost: the cheapest configuration that finishes the job, and the fastest ---
 
