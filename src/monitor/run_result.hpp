@@ -38,7 +38,7 @@ struct GpuRunSummary {
     Stat memory_used_bytes, power_w, sm_clock_mhz, temperature_c;
     Stat pcie_rx_bytes_per_s, pcie_tx_bytes_per_s, nvlink_rx_bytes_per_s, nvlink_tx_bytes_per_s;
     double power_limit_w = kUnmeasured;
-    double pcie_replays = kUnmeasured;  // PCIe replays counted during the run (a counter reset: unmeasured)
+    double pcie_replays = kUnmeasured;              // PCIe replays counted during the run (a counter reset: unmeasured)
     double utilization_peak_percent = kUnmeasured;  // over the whole run, not only the window
     double power_cap_fraction = kUnmeasured, thermal_fraction = kUnmeasured, power_brake_fraction = kUnmeasured;
     int job_processes_max = -1;

@@ -57,8 +57,7 @@ TEST(GpuMonitor, PcieThroughputIsReadAtMostOncePerPeriod) {
     MonitorTick third = m.sample();
     EXPECT_EQ(calls(0), after_first);  // well inside the period: no NVML call
     ASSERT_TRUE(first.gpus[0].sample.pcie_rx_bytes_per_s.has_value());
-    EXPECT_DOUBLE_EQ(third.gpus[0].sample.pcie_rx_bytes_per_s.value_or(-1),
-                     *first.gpus[0].sample.pcie_rx_bytes_per_s);
+    EXPECT_DOUBLE_EQ(third.gpus[0].sample.pcie_rx_bytes_per_s.value_or(-1), *first.gpus[0].sample.pcie_rx_bytes_per_s);
     EXPECT_DOUBLE_EQ(second.gpus[0].sample.pcie_tx_bytes_per_s.value_or(-1),
                      first.gpus[0].sample.pcie_tx_bytes_per_s.value_or(-2));
     std::this_thread::sleep_for(kPcieThroughputPeriod + std::chrono::milliseconds(20));
