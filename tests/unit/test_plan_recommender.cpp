@@ -281,7 +281,8 @@ TEST(PlanCostSearch, MoreThanOneBoxCommunicatesOverTheNetwork) {
     EXPECT_NEAR(*h.speed.comm_s_per_step, bytes / 50e9, 0.01);
 }
 
-// --steps: tokens = steps × batch × seq × data-parallel cards (--gpus ÷ --tp, 1 without --gpus).
+// --steps: tokens = steps × grad-accum × batch × seq × data-parallel cards (--gpus ÷ --tp, 1 without
+// --gpus).
 TEST(PlanCostSearch, StepsGiveTokens) {
     Workload w;
     w.task = Task::Lora;
@@ -296,6 +297,11 @@ TEST(PlanCostSearch, StepsGiveTokens) {
     w.gpus.reset();
     w.tp = 1;
     EXPECT_DOUBLE_EQ(job_budget(w, std::nullopt, 10.0).tokens, 10.0 * 4 * 4096);
+    w.grad_accum = 8;  // an optimizer step is 8 micro-batches
+    JobBudget accum = job_budget(w, std::nullopt, 10.0);
+    EXPECT_DOUBLE_EQ(accum.tokens, 10.0 * 8 * 4 * 4096);
+    EXPECT_NE(accum.how.find("10 steps × 8 micro-batches × 4 seq"), std::string::npos) << accum.how;
+    w.grad_accum = 1;
     EXPECT_DOUBLE_EQ(job_budget(w, 2e9, std::nullopt).tokens, 2e9);
     EXPECT_FALSE(job_budget(w, 2e9, std::nullopt).steps);
     EXPECT_THROW(job_budget(w, 2e9, 10.0), Error);
