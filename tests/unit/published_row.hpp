@@ -13,7 +13,7 @@ namespace gpuvet::testing {
 inline void expect_published(const char* id, double predicted, double measured, double band, const char* unit = "GiB",
                              double unit_scale = 1024.0 * 1024 * 1024) {
     const double err = (predicted - measured) / measured;
-    std::printf("published-row %s measured=%.4g%s predicted=%.4g%s error=%+.1f%% band=%.0f%%\n", id,
+    std::printf("published-row %s measured=%.6g%s predicted=%.6g%s error=%+.1f%% band=%.0f%%\n", id,
                 measured / unit_scale, unit, predicted / unit_scale, unit, 100 * err, 100 * band);
     EXPECT_TRUE(std::isfinite(predicted)) << id;
     EXPECT_LE(std::fabs(err), band) << id << ": predicted " << predicted / unit_scale << " " << unit << ", measured "
