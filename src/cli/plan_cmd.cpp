@@ -13,6 +13,7 @@
 #include "plan/memory_model.hpp"
 #include "plan/model_catalog.hpp"
 #include "plan/recommender.hpp"
+#include "plan/vision_arch.hpp"
 #include "core/strings.hpp"
 #include "report/json.hpp"
 #include "report/plan_html.hpp"
@@ -24,7 +25,7 @@ namespace gpuvet {
 namespace {
 
 struct PlanArgs {
-    std::string model, config, params, task = "inference", scenario = "llm-finetune";
+    std::string model, config, params, task = "inference", scenario;  // scenario unset: by the model
     std::string measured, prices, lora_targets = "all", loss;
     std::optional<int> zero, gpus;
     Workload w;
@@ -133,6 +134,10 @@ int run_plan(const GlobalOptions& g, PlanArgs a) {
     apply_image_options(*a.app, a.image, m, a.w);
     if (a.w.task == Task::Lora || a.w.task == Task::Qlora) check_lora_targets(m, a.w);
     SpecDb db = load_specs(g);
+    // A diffusion pipeline is ranked as the seeds rank diffusion work (VRAM and compute), not as an
+    // LLM fine-tune, unless --scenario says otherwise.
+    if (a.scenario.empty())
+        a.scenario = m.vision && m.vision->kind == VisionKind::Diffusion ? "diffusion" : "llm-finetune";
     const Scenario& sc = find_scenario(a.scenario);
     std::map<std::string, MeasuredRates> measured;
     if (!a.measured.empty()) measured = read_measured_report(a.measured, db);
@@ -215,7 +220,9 @@ void add_plan_command(Cli cli) {
     add_number_option(*sub, "--deadline", a->deadline_h, kDeadlineRule,
                       "with --prices: the cheapest configuration that finishes within this many hours");
     add_number_option(*sub, "--mfu", a->a.mfu, kMfuRule, "compute utilization for training/prefill (default 0.4)");
-    sub->add_option("--scenario", a->scenario, "llm-finetune, diffusion, video-render, quant-backtest, av-sim")
+    sub->add_option("--scenario", a->scenario,
+                    "llm-finetune, diffusion, video-render, quant-backtest, av-sim (default: diffusion for a "
+                    "diffusion model, else llm-finetune)")
         ->capture_default_str();
     sub->add_option("--measured", a->measured, "use the rates a 'gpuvet check --json' report measured")
         ->check(CLI::ExistingFile);

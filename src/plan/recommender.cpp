@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "plan/vision_arch.hpp"
 
 namespace gpuvet {
 
@@ -153,7 +154,13 @@ std::optional<std::string> lighter_idea(const ModelArch& m, const Workload& w, c
     lighter.tp = 1;  // one card splits nothing; a kept --tp 2 made every --tp plan an error
     if (m.is_fixed() && w.task != Task::Inference) return std::nullopt;
     std::string what;
-    if (w.task == Task::Inference) {
+    if (w.task == Task::Inference && m.vision && m.vision->kind == VisionKind::Diffusion && m.vision->vae &&
+        !w.vae_slicing && w.batch > 1) {
+        // Decoding every image at once is what sets a pipeline's peak (docs/plan.md), so one at a
+        // time is the first lever, before quantizing the denoiser.
+        lighter.vae_slicing = true;
+        what = "--vae-slicing";
+    } else if (w.task == Task::Inference) {
         lighter.weight_dtype = "int4";
         what = "int4 weights";
     } else {

@@ -22,7 +22,7 @@ SpeedEstimate estimate_speed(const ModelArch& m, const Workload& w, const Memory
                              const SpeedAssumptions& a) {
     SpeedEstimate s;
     if (m.vision) {  // the roofline below counts tokens; images per second are not modelled
-        s.absent_reason = "images per second are not modelled for image models";
+        s.absent_reason = "images per second are not modelled";
         return s;
     }
     const double n = p.gpus;

@@ -310,7 +310,7 @@ void plan_vision_memory(const ModelArch& m, const Workload& w, MemoryPlan& p) {
     } else {
         plan_vision_training(a, w, p, s);
     }
-    p.notes.push_back("speed: images per second are not modelled, so the card table has no rates (—)");
+    p.notes.push_back("speed: images per second are not modelled, so the card table has no rate column");
     if (p.gpus > 1)
         p.notes.push_back(
             fmt::format("data parallel: each of the {} cards holds the whole model and --batch {} "

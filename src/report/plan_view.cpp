@@ -150,9 +150,20 @@ void render_memory(std::ostream& o, const PlanView& v) {
 
 void render_cards(std::ostream& o, const PlanView& v) {
     bool train = is_training(v.w.task);
-    o << fmt::format("\nCards, best first for scenario {} (speed at {:.0f}% utilization{}):\n", v.scenario.key,
-                     v.a.mfu * 100,
-                     train ? "" : fmt::format(", decode at {:.0f}% of bandwidth", v.a.bandwidth_eff * 100));
+    // Models without a rate model (image pipelines) get no rate column rather than a column of "—".
+    bool show_tok = false;
+    std::string no_rate;
+    for (auto& r : v.rec.rows) {
+        if (train ? r.speed.train_tokens_per_s : r.speed.decode_tokens_per_s) show_tok = true;
+        if (r.cards && no_rate.empty()) no_rate = r.speed.absent_reason;
+    }
+    if (show_tok)
+        o << fmt::format("\nCards, best first for scenario {} (speed at {:.0f}% utilization{}):\n", v.scenario.key,
+                         v.a.mfu * 100,
+                         train ? "" : fmt::format(", decode at {:.0f}% of bandwidth", v.a.bandwidth_eff * 100));
+    else
+        o << fmt::format("\nCards, best first for scenario {} (memory only: {}):\n", v.scenario.key,
+                         no_rate.empty() ? "no rate for this workload" : no_rate);
     std::string cur = v.prices ? v.prices->currency : "";
     // Columns without data for this workload (no --tokens, no --prices, inference) are left out.
     bool show_comm = train, show_hours = v.tokens > 0, show_cost = (v.prices != nullptr);
@@ -160,7 +171,8 @@ void render_cards(std::ostream& o, const PlanView& v) {
     auto row = [&](const std::string& gpu, const std::string& gib, const std::string& cards, const std::string& need,
                    const std::string& nv, const std::string& tok, const std::string& comm, const std::string& hours,
                    const std::string& cost, const std::string& kv = "", const std::string& conc = "") {
-        std::string l = fmt::format("  {:<22} {:>4} {:>5} {:>8} {:<7} {:>12}", gpu, gib, cards, need, nv, tok);
+        std::string l = fmt::format("  {:<22} {:>4} {:>5} {:>8} {:<7}", gpu, gib, cards, need, nv);
+        if (show_tok) l += fmt::format(" {:>12}", tok);
         if (show_comm) l += fmt::format(" {:>5}", comm);
         if (show_hours) l += fmt::format(" {:>8}", hours);
         if (show_cost) l += fmt::format(" {:>10}", cost);
@@ -197,7 +209,7 @@ void render_cards(std::ostream& o, const PlanView& v) {
     }
     if (hidden)
         o << fmt::format("  ({} more SKU(s){}; --all lists every one)\n", hidden, v.rec.any_fits ? "" : " (none fits)");
-    std::string legend = "per box: tokens per second of all the row's cards together.";
+    std::string legend = show_tok ? "per box: tokens per second of all the row's cards together." : "";
     if (show_comm)
         legend +=
             " comm: share of a training step spent exchanging weights and gradients over the card's link "
@@ -206,7 +218,8 @@ void render_cards(std::ostream& o, const PlanView& v) {
         legend +=
             " KV tok: tokens of KV cache vLLM would allocate on the row's cards (tensor parallel: "
             "each card holds its KV heads of every token); conc: requests of --seq tokens held at once.";
-    legend += " NVLink MISSING: the plan splits the model across cards that only have PCIe.";
+    legend += std::string(legend.empty() ? "" : " ") +
+              "NVLink MISSING: the plan splits the model across cards that only have PCIe.";
     if (v.measured) legend += " *: rates measured by the --measured report.";
     o << wrap("  ", legend, 100, 2) << "\n";
     if (v.prices && show_cost)

@@ -261,6 +261,13 @@ def test_sdxl_four_images_at_1024_needs_about_21_7_gib():
     assert code == 0 and old["memory"]["subtotal_bytes_per_gpu"] == doc["memory"]["subtotal_bytes_per_gpu"]
     code, sliced, _ = run_json("plan", "--model", "sdxl", "--batch", "4", "--vae-slicing")
     assert sliced["memory"]["subtotal_bytes_per_gpu"] < doc["memory"]["subtotal_bytes_per_gpu"] - 6 * 2**30
+    # Ranked as diffusion work, with no column of absent rates, and the first lever named.
+    assert doc["scenario"] == "diffusion", doc["scenario"]
+    code, out, _ = run("plan", "--model", "sdxl", "--batch", "4", "--no-color")
+    assert "scenario diffusion (memory only: images per second are not modelled)" in out, out
+    assert "decode tok/s" not in out and "lighter: --vae-slicing on 1×" in out, out
+    code, out, _ = run("plan", "--model", "sdxl", "--batch", "4", "--scenario", "llm-finetune", "--no-color")
+    assert "scenario llm-finetune" in out, out
 
 
 def test_image_models_read_well_in_100_columns():
