@@ -1,5 +1,6 @@
 // gpuvet plan: from a workload to the VRAM, cards, speed, time and cost it needs.
 // Exit 0 when at least one SKU fits, 1 when nothing fits, 2 on bad input.
+#include <algorithm>
 #include <fmt/format.h>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -18,6 +19,7 @@
 #include "report/json.hpp"
 #include "report/plan_html.hpp"
 #include "report/plan_view.hpp"
+#include "report/terminal.hpp"
 #include "specs/spec_db.hpp"
 
 namespace gpuvet {
@@ -113,8 +115,17 @@ int run_plan(const GlobalOptions& g, PlanArgs a) {
     if (a.list_models) {
         // A named catalog: a range-for over a temporary's all() would read it after destruction.
         const ModelCatalog catalog = ModelCatalog::embedded();
-        for (auto& m : catalog.all())
-            std::cout << fmt::format("{:<16} {:<22} {:>8.2f}B params\n", m.key, m.name, parameter_count(m) / 1e9);
+        std::size_t key_w = 0, name_w = 0;
+        for (auto& m : catalog.all()) {
+            key_w = std::max(key_w, m.key.size());
+            name_w = std::max(name_w, visible_width(m.name));
+        }
+        for (auto& m : catalog.all()) {
+            double n = double(parameter_count(m));
+            std::string count = n >= 1e9 ? fmt::format("{:.2f}B", n / 1e9) : fmt::format("{:.1f}M", n / 1e6);
+            std::cout << fmt::format("{:<{}} {}{} {:>8} params\n", m.key, key_w, m.name,
+                                     std::string(name_w - visible_width(m.name), ' '), count);
+        }
         return 0;
     }
     a.w.task = parse_task(a.task);

@@ -36,12 +36,15 @@ def test_list_models_prints_every_catalog_entry_intact():
     assert code == 0, err
     lines = out.splitlines()
     assert len(lines) == len(models), out
+    # One column each for key, name and count, the same for every row (names as wide as SDXL's).
+    assert len({line.index(" params") for line in lines}) == 1, out
     for line, m in zip(lines, models):
-        got = re.fullmatch(r"(\S+) +(.+?) +(\d+\.\d\d)B params", line)
+        got = re.fullmatch(r"(\S+) +(.+?) +(\d+\.\d+)([BM]) params", line)
         assert got, repr(line)
         assert got[1] == m["key"] and got[2] == m["name"], (repr(line), m["key"], m["name"])
         # The planner derives its own count; it agrees with the published one to the printed digits.
-        assert abs(float(got[3]) - m["published_params"] / 1e9) <= 0.01 + 0.005 * m["published_params"] / 1e9, line
+        count = float(got[3]) * (1e9 if got[4] == "B" else 1e6)
+        assert abs(count - m["published_params"]) <= 0.01e9 + 0.005 * m["published_params"], line
 
 
 def test_exit_1_when_nothing_fits_and_says_what_would():
