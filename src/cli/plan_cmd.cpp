@@ -226,8 +226,9 @@ void add_plan_command(Cli cli) {
                       "activation memory of a fixed model (CNN, UNet)");
     add_number_option(*sub, "--tokens", a->tokens, kTokensRule,
                       "the job's tokens: training D, or inference tokens to generate: 2e9, 300B");
-    add_number_option(*sub, "--steps", a->steps, kStepsRule,
-                      "training steps instead of --tokens: tokens = steps × grad-accum × batch × seq × (--gpus ÷ --tp)");
+    add_number_option(
+        *sub, "--steps", a->steps, kStepsRule,
+        "training steps instead of --tokens: tokens = steps × grad-accum × batch × seq × (--gpus ÷ --tp)");
     add_number_option(*sub, "--deadline", a->deadline_h, kDeadlineRule,
                       "with --prices: the cheapest configuration that finishes within this many hours");
     add_number_option(*sub, "--mfu", a->a.mfu, kMfuRule, "compute utilization for training/prefill (default 0.4)");

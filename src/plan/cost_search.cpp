@@ -37,12 +37,11 @@ JobBudget job_budget(const Workload& w, std::optional<double> tokens, std::optio
     b.data_parallel_cards = std::max(1, w.gpus.value_or(1) / std::max(1, w.tp));
     // An optimizer step takes --grad-accum micro-batches on every data-parallel card.
     const int accum = std::max(1, w.grad_accum);
-    b.tokens =
-        double(*b.steps) * double(accum) * double(w.batch) * double(w.seq) * double(b.data_parallel_cards);
-    b.how = fmt::format("{} steps × {}{} seq × {} tokens × {} data-parallel card{}{} = {} tokens (--steps)", *b.steps,
-                        accum > 1 ? fmt::format("{} micro-batches × ", accum) : "", w.batch, w.seq,
-                        b.data_parallel_cards, b.data_parallel_cards == 1 ? "" : "s",
-                        w.gpus ? "" : " (--gpus sets it)", si_count(b.tokens));
+    b.tokens = double(*b.steps) * double(accum) * double(w.batch) * double(w.seq) * double(b.data_parallel_cards);
+    b.how =
+        fmt::format("{} steps × {}{} seq × {} tokens × {} data-parallel card{}{} = {} tokens (--steps)", *b.steps,
+                    accum > 1 ? fmt::format("{} micro-batches × ", accum) : "", w.batch, w.seq, b.data_parallel_cards,
+                    b.data_parallel_cards == 1 ? "" : "s", w.gpus ? "" : " (--gpus sets it)", si_count(b.tokens));
     return b;
 }
 

@@ -161,14 +161,16 @@ Workload bert_fp32(int batch, bool ckpt) {
 }
 }  // namespace
 TEST(PlanMeasured, HfBertLarge_fp32_bs4_V100) {
-    expect_published("HF-BERT-fp32-bs4", need(model("bert-large"), bert_fp32(4, false), 1, true), 14949e6, 0.20, "MB", 1e6);
+    expect_published("HF-BERT-fp32-bs4", need(model("bert-large"), bert_fp32(4, false), 1, true), 14949e6, 0.20, "MB",
+                     1e6);
 }
 TEST(PlanMeasured, HfBertLarge_fp32_bs1_V100) {
-    expect_published("HF-BERT-fp32-bs1", need(model("bert-large"), bert_fp32(1, false), 1, true), 8681e6, 0.20, "MB", 1e6);
+    expect_published("HF-BERT-fp32-bs1", need(model("bert-large"), bert_fp32(1, false), 1, true), 8681e6, 0.20, "MB",
+                     1e6);
 }
 TEST(PlanMeasured, HfBertLarge_fp32_bs1_checkpointing_V100) {
-    expect_published("HF-BERT-fp32-bs1-ckpt", need(model("bert-large"), bert_fp32(1, true), 1, true), 6775e6, 0.20, "MB",
-                     1e6);
+    expect_published("HF-BERT-fp32-bs1-ckpt", need(model("bert-large"), bert_fp32(1, true), 1, true), 6775e6, 0.20,
+                     "MB", 1e6);
 }
 
 // HF transformers docs, "Optimizing LLMs for Speed and Memory" (llm_tutorial_optimization):
