@@ -21,6 +21,10 @@ ABI_ENUM(n::nvmlComputeMode_t, ::nvmlComputeMode_t);
 ABI_ENUM(n::nvmlGpuVirtualizationMode_t, ::nvmlGpuVirtualizationMode_t);
 ABI_ENUM(n::nvmlClockType_t, ::nvmlClockType_t);
 ABI_ENUM(n::nvmlTemperatureSensors_t, ::nvmlTemperatureSensors_t);
+ABI_ENUM(n::nvmlSamplingType_t, ::nvmlSamplingType_t);
+ABI_ENUM(n::nvmlPerfPolicyType_t, ::nvmlPerfPolicyType_t);
+ABI_MAP(n::nvmlSample_t, ::nvmlSample_t);
+ABI_MAP(n::nvmlViolationTime_t, ::nvmlViolationTime_t);
 ABI_ENUM(n::nvmlPcieUtilCounter_t, ::nvmlPcieUtilCounter_t);
 ABI_ENUM(n::nvmlTemperatureThresholds_t, ::nvmlTemperatureThresholds_t);
 ABI_ENUM(n::nvmlGpuTopologyLevel_t, ::nvmlGpuTopologyLevel_t);
@@ -180,7 +184,14 @@ ABI_SAME_FN(n::nvmlDeviceGetClocksEventReasons_fn, nvmlDeviceGetCurrentClocksEve
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 ABI_SAME_FN(n::nvmlDeviceGetClocksEventReasons_fn, nvmlDeviceGetCurrentClocksThrottleReasons);
 ABI_SAME_FN(n::nvmlDeviceGetTemperature_fn, nvmlDeviceGetTemperature);
+ABI_SAME_FN(n::nvmlDeviceGetViolationStatus_fn, nvmlDeviceGetViolationStatus);
 #pragma GCC diagnostic pop
+ABI_SAME_FN(n::nvmlDeviceGetSamples_fn, nvmlDeviceGetSamples);
+ABI_SAME_FN(n::nvmlDeviceGetTotalEnergyConsumption_fn, nvmlDeviceGetTotalEnergyConsumption);
+ABI_SAME_OFFSET(n::nvmlSample_t, ::nvmlSample_t, timeStamp);
+ABI_SAME_OFFSET(n::nvmlSample_t, ::nvmlSample_t, sampleValue);
+ABI_SAME_OFFSET(n::nvmlViolationTime_t, ::nvmlViolationTime_t, referenceTime);
+ABI_SAME_OFFSET(n::nvmlViolationTime_t, ::nvmlViolationTime_t, violationTime);
 ABI_SAME_FN(n::nvmlDeviceGetTemperatureThreshold_fn, nvmlDeviceGetTemperatureThreshold);
 ABI_SAME_FN(n::nvmlDeviceGetUInt_fn, nvmlDeviceGetFanSpeed);
 ABI_SAME_FN(n::nvmlDeviceGetUtilizationRates_fn, nvmlDeviceGetUtilizationRates);
@@ -209,6 +220,26 @@ ABI_SAME_FN(n::nvmlGpmMetricsGet_fn, nvmlGpmMetricsGet);
 
 // Status values.
 ABI_SAME_VALUE(n::NVML_SUCCESS, ::NVML_SUCCESS);
+ABI_SAME_VALUE(n::NVML_TOTAL_POWER_SAMPLES, ::NVML_TOTAL_POWER_SAMPLES);
+ABI_SAME_VALUE(n::NVML_GPU_UTILIZATION_SAMPLES, ::NVML_GPU_UTILIZATION_SAMPLES);
+ABI_SAME_VALUE(n::NVML_MEMORY_UTILIZATION_SAMPLES, ::NVML_MEMORY_UTILIZATION_SAMPLES);
+ABI_SAME_VALUE(n::NVML_ENC_UTILIZATION_SAMPLES, ::NVML_ENC_UTILIZATION_SAMPLES);
+ABI_SAME_VALUE(n::NVML_DEC_UTILIZATION_SAMPLES, ::NVML_DEC_UTILIZATION_SAMPLES);
+ABI_SAME_VALUE(n::NVML_PROCESSOR_CLK_SAMPLES, ::NVML_PROCESSOR_CLK_SAMPLES);
+ABI_SAME_VALUE(n::NVML_MEMORY_CLK_SAMPLES, ::NVML_MEMORY_CLK_SAMPLES);
+ABI_SAME_VALUE(n::NVML_MODULE_POWER_SAMPLES, ::NVML_MODULE_POWER_SAMPLES);
+ABI_SAME_VALUE(n::NVML_JPG_UTILIZATION_SAMPLES, ::NVML_JPG_UTILIZATION_SAMPLES);
+ABI_SAME_VALUE(n::NVML_OFA_UTILIZATION_SAMPLES, ::NVML_OFA_UTILIZATION_SAMPLES);
+ABI_SAME_VALUE(n::NVML_SAMPLINGTYPE_COUNT, ::NVML_SAMPLINGTYPE_COUNT);
+ABI_SAME_VALUE(n::NVML_PERF_POLICY_POWER, ::NVML_PERF_POLICY_POWER);
+ABI_SAME_VALUE(n::NVML_PERF_POLICY_THERMAL, ::NVML_PERF_POLICY_THERMAL);
+ABI_SAME_VALUE(n::NVML_PERF_POLICY_SYNC_BOOST, ::NVML_PERF_POLICY_SYNC_BOOST);
+ABI_SAME_VALUE(n::NVML_PERF_POLICY_BOARD_LIMIT, ::NVML_PERF_POLICY_BOARD_LIMIT);
+ABI_SAME_VALUE(n::NVML_PERF_POLICY_LOW_UTILIZATION, ::NVML_PERF_POLICY_LOW_UTILIZATION);
+ABI_SAME_VALUE(n::NVML_PERF_POLICY_RELIABILITY, ::NVML_PERF_POLICY_RELIABILITY);
+ABI_SAME_VALUE(n::NVML_PERF_POLICY_TOTAL_APP_CLOCKS, ::NVML_PERF_POLICY_TOTAL_APP_CLOCKS);
+ABI_SAME_VALUE(n::NVML_PERF_POLICY_TOTAL_BASE_CLOCKS, ::NVML_PERF_POLICY_TOTAL_BASE_CLOCKS);
+ABI_SAME_VALUE(n::NVML_PERF_POLICY_COUNT, ::NVML_PERF_POLICY_COUNT);
 ABI_SAME_VALUE(n::NVML_PCIE_UTIL_TX_BYTES, ::NVML_PCIE_UTIL_TX_BYTES);
 ABI_SAME_VALUE(n::NVML_PCIE_UTIL_RX_BYTES, ::NVML_PCIE_UTIL_RX_BYTES);
 ABI_SAME_VALUE(n::kFiDevNvLinkThroughputDataTx, NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX);

@@ -79,6 +79,32 @@ enum nvmlGpuVirtualizationMode_t {
 };
 enum nvmlClockType_t { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2, NVML_CLOCK_VIDEO = 3 };
 enum nvmlTemperatureSensors_t { NVML_TEMPERATURE_GPU = 0 };
+// What nvmlDeviceGetSamples reads from the driver's sample buffer.
+enum nvmlSamplingType_t {
+    NVML_TOTAL_POWER_SAMPLES = 0,
+    NVML_GPU_UTILIZATION_SAMPLES = 1,
+    NVML_MEMORY_UTILIZATION_SAMPLES = 2,
+    NVML_ENC_UTILIZATION_SAMPLES = 3,
+    NVML_DEC_UTILIZATION_SAMPLES = 4,
+    NVML_PROCESSOR_CLK_SAMPLES = 5,
+    NVML_MEMORY_CLK_SAMPLES = 6,
+    NVML_MODULE_POWER_SAMPLES = 7,
+    NVML_JPG_UTILIZATION_SAMPLES = 8,
+    NVML_OFA_UTILIZATION_SAMPLES = 9,
+    NVML_SAMPLINGTYPE_COUNT
+};
+// Which limiter a violation-time counter (nvmlDeviceGetViolationStatus) counts.
+enum nvmlPerfPolicyType_t {
+    NVML_PERF_POLICY_POWER = 0,
+    NVML_PERF_POLICY_THERMAL = 1,
+    NVML_PERF_POLICY_SYNC_BOOST = 2,
+    NVML_PERF_POLICY_BOARD_LIMIT = 3,
+    NVML_PERF_POLICY_LOW_UTILIZATION = 4,
+    NVML_PERF_POLICY_RELIABILITY = 5,
+    NVML_PERF_POLICY_TOTAL_APP_CLOCKS = 10,
+    NVML_PERF_POLICY_TOTAL_BASE_CLOCKS = 11,
+    NVML_PERF_POLICY_COUNT
+};
 enum nvmlPcieUtilCounter_t { NVML_PCIE_UTIL_TX_BYTES = 0, NVML_PCIE_UTIL_RX_BYTES = 1 };
 enum nvmlTemperatureThresholds_t {
     NVML_TEMPERATURE_THRESHOLD_SHUTDOWN = 0,
@@ -133,6 +159,18 @@ struct nvmlFieldValue_t {
     nvmlValueType_t valueType;
     nvmlReturn_t nvmlReturn;  // this entry's status: value is undefined unless NVML_SUCCESS
     nvmlValue_t value;
+};
+// One entry of the driver's sample buffer: the CPU time in microseconds the driver took it at and
+// the value, whose union member nvmlDeviceGetSamples names in its sampleValType output.
+struct nvmlSample_t {
+    unsigned long long timeStamp;
+    nvmlValue_t sampleValue;
+};
+// A violation-time counter: nanoseconds the limiter held the clocks down, read at referenceTime
+// (CPU microseconds).
+struct nvmlViolationTime_t {
+    unsigned long long referenceTime;
+    unsigned long long violationTime;
 };
 // Field ids (NVML_FI_* macros in nvml.h).
 inline constexpr unsigned kFiDevMemoryTemp = 82;               // memory (HBM) temperature, degrees C
@@ -320,6 +358,10 @@ using nvmlDeviceGetTopologyCommonAncestor_fn = nvmlReturn_t (*)(nvmlDevice_t, nv
 using nvmlDeviceGetArchitecture_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlDeviceArchitecture_t*);
 using nvmlDeviceGetCudaComputeCapability_fn = nvmlReturn_t (*)(nvmlDevice_t, int*, int*);
 using nvmlDeviceGetFieldValues_fn = nvmlReturn_t (*)(nvmlDevice_t, int, nvmlFieldValue_t*);
+using nvmlDeviceGetSamples_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlSamplingType_t, unsigned long long, nvmlValueType_t*,
+                                                unsigned int*, nvmlSample_t*);
+using nvmlDeviceGetTotalEnergyConsumption_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*);
+using nvmlDeviceGetViolationStatus_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlPerfPolicyType_t, nvmlViolationTime_t*);
 using nvmlEventSetCreate_fn = nvmlReturn_t (*)(nvmlEventSet_t*);
 using nvmlDeviceRegisterEvents_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned long long, nvmlEventSet_t);
 using nvmlEventSetWait_fn = nvmlReturn_t (*)(nvmlEventSet_t, nvmlEventData_t*, unsigned int);
@@ -399,6 +441,11 @@ struct NvmlApi {
     nvml::nvmlDeviceGetArchitecture_fn nvmlDeviceGetArchitecture = nullptr;
     nvml::nvmlDeviceGetCudaComputeCapability_fn nvmlDeviceGetCudaComputeCapability = nullptr;
     nvml::nvmlDeviceGetFieldValues_fn nvmlDeviceGetFieldValues = nullptr;
+    // Interval figures: the driver's sample buffer, the energy counter (mJ, Volta+) and the
+    // violation-time counters (ns); each missing symbol leaves its figure to a point read.
+    nvml::nvmlDeviceGetSamples_fn nvmlDeviceGetSamples = nullptr;
+    nvml::nvmlDeviceGetTotalEnergyConsumption_fn nvmlDeviceGetTotalEnergyConsumption = nullptr;
+    nvml::nvmlDeviceGetViolationStatus_fn nvmlDeviceGetViolationStatus = nullptr;
     nvml::nvmlEventSetCreate_fn nvmlEventSetCreate = nullptr;
     nvml::nvmlDeviceRegisterEvents_fn nvmlDeviceRegisterEvents = nullptr;
     nvml::nvmlEventSetWait_fn nvmlEventSetWait = nullptr;  // _v2, else v1
