@@ -10,7 +10,12 @@
 #include <chrono>
 #include <climits>
 #include <cstdio>
+#include <cmath>
 #include <cstring>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -20,12 +25,32 @@
 
 namespace {
 
+// One entry of a driver sample buffer: CPU microseconds and the value.
+struct Entry {
+    unsigned long long ts_us = 0;
+    unsigned value = 0;
+};
+
+// What the driver accumulates between NVML calls, kept in scenario seconds: the sample buffers,
+// the energy counter and the violation-time counters. advance() brings it up to a moment, taking
+// the scripted changes (after_s) at their own times so every integral is exact.
+struct Accumulated {
+    double t_s = 0;            // advanced up to here
+    double period_end_s = 0;   // end of the sample period in progress
+    double busy_s = 0;         // busy seconds of the period in progress
+    double clock_mhz_s = 0;    // SM MHz x seconds of the period in progress
+    double energy_mj = 0;      // total energy
+    double violation_power_ns = 0, violation_thermal_ns = 0;
+    std::deque<Entry> gpu, memory, clock;  // the buffers, oldest first
+};
+
 struct Dev {
     fake::Gpu gpu;       // current state: scenario plus changes already due
     uint64_t calls = 0;  // NVML calls that named this device
     size_t changes_applied = 0;
     std::set<size_t> xids_delivered{};
     bool lost_event_delivered = false;
+    Accumulated acc{};
 };
 
 struct EventSet {
@@ -37,6 +62,105 @@ int g_init_count = 0;
 fake::Scenario g_sc;
 std::vector<Dev> g_devs;
 std::set<EventSet*> g_sets;
+long long g_epoch_us = 0;  // the CPU clock (microseconds) at scenario second 0
+
+unsigned long long cpu_us(double scenario_s) {
+    return static_cast<unsigned long long>(g_epoch_us + std::llround(scenario_s * 1e6));
+}
+
+// Seconds of [-inf, t] phase-shifted by whole periods that the square wave is busy: differences of
+// it give the busy time of any interval.
+double wave_busy_until(const fake::Gpu& g, double t) {
+    double period = g.load_period_s, on = g.load_duty * period, x = t - g.load_phase_s;
+    double k = std::floor(x / period);
+    return k * on + std::min(x - k * period, on);
+}
+double busy_seconds(const fake::Gpu& g, double a, double b) {
+    return g.load_period_s > 0 ? wave_busy_until(g, b) - wave_busy_until(g, a) : b - a;
+}
+// Whether the wave is in its busy phase at t (no wave: always).
+bool busy_at(const fake::Gpu& g, double t) {
+    if (g.load_period_s <= 0) return true;
+    double x = std::fmod(t - g.load_phase_s, g.load_period_s);
+    if (x < 0) x += g.load_period_s;
+    return x < g.load_duty * g.load_period_s;
+}
+
+void integrate(Dev& d, double to_s) {
+    const fake::Gpu& g = d.gpu;
+    Accumulated& a = d.acc;
+    double dt = to_s - a.t_s;
+    if (dt <= 0) return;
+    double busy = busy_seconds(g, a.t_s, to_s);
+    a.busy_s += busy;
+    a.clock_mhz_s += g.sm_clock_mhz * dt;
+    double idle_w = g.load_period_s > 0 ? g.load_idle_power_w : g.power_draw_w;
+    // Energy in wall-clock terms: gpuvet divides it by the wall time between its reads, so under a
+    // scenario time_scale the watts stay the scenario's.
+    a.energy_mj += (busy * g.power_draw_w + (dt - busy) * idle_w) * 1000.0 / g_sc.time_scale;
+    if (g.clock_event_reasons & 0x4ULL) a.violation_power_ns += dt * 1e9;      // SW power cap
+    if (g.clock_event_reasons & 0x60ULL) a.violation_thermal_ns += dt * 1e9;   // SW or HW thermal
+    a.t_s = to_s;
+}
+
+void push_entry(std::deque<Entry>& buf, unsigned long long ts, unsigned value, unsigned cap) {
+    buf.push_back({ts, value});
+    while (buf.size() > cap) buf.pop_front();
+}
+
+// The sample period ending now: its entries go into the buffers.
+void close_period(Dev& d) {
+    const fake::Gpu& g = d.gpu;
+    Accumulated& a = d.acc;
+    double period = g.sample_period_s, share = std::clamp(a.busy_s / period, 0.0, 1.0);
+    unsigned long long ts = cpu_us(a.t_s);
+    unsigned busy = static_cast<unsigned>(std::lround(share * g.utilization_gpu_percent));
+    if (!(g.samples_skip_idle && busy == 0)) {
+        push_entry(a.gpu, ts, busy, g.sample_buffer_entries);
+        push_entry(a.memory, ts, static_cast<unsigned>(std::lround(share * g.utilization_memory_percent)),
+                   g.sample_buffer_entries);
+    }
+    push_entry(a.clock, ts, static_cast<unsigned>(std::lround(a.clock_mhz_s / period)), g.sample_buffer_entries);
+    a.busy_s = a.clock_mhz_s = 0;
+    a.period_end_s += period;
+}
+
+void apply_next_change(Dev& d) {
+    auto keys = d.gpu.changes[d.changes_applied].keys;
+    fake::apply_gpu_keys(d.gpu, *keys, "change");  // validated at load time
+    ++d.changes_applied;
+}
+
+// Brings the device's driver-side counters up to scenario second now_s.
+void advance(Dev& d, double now_s) {
+    Accumulated& a = d.acc;
+    for (;;) {
+        double change_at = std::numeric_limits<double>::infinity();
+        if (d.changes_applied < d.gpu.changes.size() && d.gpu.changes[d.changes_applied].after_s)
+            change_at = std::max(*d.gpu.changes[d.changes_applied].after_s, a.t_s);
+        double period = d.gpu.sample_period_s;
+        // A long gap with nothing scripted in it: only the last buffer's worth of periods is kept,
+        // so skip to it (the counters integrate the skipped time in one step).
+        double keep_from = now_s - (d.gpu.sample_buffer_entries + 1) * period;
+        if (keep_from > a.period_end_s + period && change_at > keep_from) {
+            double k = std::floor((keep_from - a.period_end_s) / period);
+            integrate(d, a.period_end_s + k * period);
+            a.busy_s = a.clock_mhz_s = 0;
+            a.period_end_s += (k + 1) * period;
+            continue;
+        }
+        if (change_at <= a.period_end_s && change_at <= now_s) {
+            integrate(d, change_at);
+            apply_next_change(d);
+        } else if (a.period_end_s <= now_s) {
+            integrate(d, a.period_end_s);
+            close_period(d);
+        } else {
+            integrate(d, now_s);
+            return;
+        }
+    }
+}
 
 bool lost(const Dev& d) { return d.gpu.lost_after_calls && d.calls > *d.gpu.lost_after_calls; }
 
@@ -54,11 +178,9 @@ nvmlReturn_t enter(nvmlDevice_t h, Dev** out) {
     auto* d = reinterpret_cast<Dev*>(h);
     if (g_devs.empty() || d < g_devs.data() || d >= g_devs.data() + g_devs.size()) return NVML_ERROR_INVALID_ARGUMENT;
     ++d->calls;
-    while (d->changes_applied < d->gpu.changes.size() && due(d->gpu.changes[d->changes_applied], *d)) {
-        auto keys = d->gpu.changes[d->changes_applied].keys;
-        fake::apply_gpu_keys(d->gpu, *keys, "change");  // validated at load time
-        ++d->changes_applied;
-    }
+    advance(*d, g_sc.seconds());
+    while (d->changes_applied < d->gpu.changes.size() && due(d->gpu.changes[d->changes_applied], *d))
+        apply_next_change(*d);
     // Under the library's lock, as a driver stuck in a call holds up every other caller.
     if (d->gpu.call_delay_ms) std::this_thread::sleep_for(std::chrono::milliseconds(d->gpu.call_delay_ms));
     if (lost(*d)) return NVML_ERROR_GPU_IS_LOST;
@@ -107,7 +229,16 @@ nvmlReturn_t init_locked() {
     g_sc = std::move(*sc);
     g_devs.clear();
     g_devs.reserve(g_sc.gpus.size());
-    for (const auto& gpu : g_sc.gpus) g_devs.push_back(Dev{gpu});
+    for (const auto& gpu : g_sc.gpus) {
+        Dev d{gpu};
+        d.acc.period_end_s = gpu.sample_period_s;
+        d.acc.energy_mj = gpu.energy_start_mj;
+        g_devs.push_back(std::move(d));
+    }
+    g_epoch_us =
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count() -
+        std::llround(g_sc.seconds() * 1e6);
     g_init_count = 1;
     return NVML_SUCCESS;
 }
@@ -138,13 +269,29 @@ uint64_t process_bytes(const fake::Gpu& g) {
     return sum;
 }
 
+// The lowest pid among the children of this process's threads (0: none), from /proc.
+unsigned first_child_of_caller() {
+    unsigned best = 0;
+    std::error_code ec;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+        std::ifstream in(task.path() / "children");
+        for (unsigned pid = 0; in >> pid;)
+            if (pid && (best == 0 || pid < best)) best = pid;
+    }
+    return best;
+}
+
 template <class Info>
 nvmlReturn_t list_processes(nvmlDevice_t h, unsigned* count, Info* infos, bool graphics) {
     DEVICE(h);
     NEED(count);
-    std::vector<const fake::Process*> ps;
-    for (const auto& p : g.processes)
-        if (p.graphics == graphics) ps.push_back(&p);
+    std::vector<fake::Process> ps;
+    for (const auto& p : g.processes) {
+        if (p.graphics != graphics) continue;
+        fake::Process q = p;
+        if (q.child_of_caller && !(q.pid = first_child_of_caller())) continue;
+        ps.push_back(q);
+    }
     if (*count < ps.size()) {
         *count = static_cast<unsigned>(ps.size());
         return NVML_ERROR_INSUFFICIENT_SIZE;
@@ -153,8 +300,8 @@ nvmlReturn_t list_processes(nvmlDevice_t h, unsigned* count, Info* infos, bool g
     if (!ps.empty()) NEED(infos);
     for (size_t i = 0; i < ps.size(); ++i) {
         std::memset(&infos[i], 0, sizeof(Info));
-        infos[i].pid = ps[i]->pid;
-        infos[i].usedGpuMemory = ps[i]->used_bytes;
+        infos[i].pid = ps[i].pid;
+        infos[i].usedGpuMemory = ps[i].used_bytes;
         if constexpr (sizeof(Info) > sizeof(nvmlProcessInfo_v1_t)) {
             infos[i].gpuInstanceId = 0xFFFFFFFF;
             infos[i].computeInstanceId = 0xFFFFFFFF;
@@ -556,7 +703,8 @@ nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t h, nvmlGpuVirtualizati
 }
 
 // ---- power, clocks, thermals, utilisation --------------------------------------------------------
-UINT_GETTER(nvmlDeviceGetPowerUsage, mw(g.power_draw_w))
+// Point reads: the state at the instant of the call (the wave's phase included).
+UINT_GETTER(nvmlDeviceGetPowerUsage, mw(busy_at(g, d_->acc.t_s) ? g.power_draw_w : g.load_idle_power_w))
 UINT_GETTER(nvmlDeviceGetPowerManagementLimit, mw(g.power_limit_w))
 UINT_GETTER(nvmlDeviceGetPowerManagementDefaultLimit, mw(g.power_default_limit_w))
 nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t h, unsigned int* lo, unsigned int* hi) {
@@ -667,8 +815,58 @@ nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t h, unsigned int* speed) {
 nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t h, nvmlUtilization_t* u) {
     DEVICE(h);
     NEED(u);
-    u->gpu = g.utilization_gpu_percent;
-    u->memory = g.utilization_memory_percent;
+    bool busy = busy_at(g, d_->acc.t_s);
+    u->gpu = busy ? g.utilization_gpu_percent : 0;
+    u->memory = busy ? g.utilization_memory_percent : 0;
+    return NVML_SUCCESS;
+}
+
+// ---- the driver's sample buffers and counters ----------------------------------------------------
+// Utilization and SM clock samples newer than lastSeen, oldest first; NOT_FOUND when there are none
+// (an idle GPU with samples_skip_idle), a sizing call when `samples` is null.
+nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t h, nvmlSamplingType_t type, unsigned long long last_seen,
+                                  nvmlValueType_t* value_type, unsigned int* count, nvmlSample_t* samples) {
+    DEVICE(h);
+    NEED(value_type && count);
+    if (!g.samples_supported) return NVML_ERROR_NOT_SUPPORTED;
+    const std::deque<Entry>* buf = type == NVML_GPU_UTILIZATION_SAMPLES      ? &d_->acc.gpu
+                                   : type == NVML_MEMORY_UTILIZATION_SAMPLES ? &d_->acc.memory
+                                   : type == NVML_PROCESSOR_CLK_SAMPLES      ? &d_->acc.clock
+                                                                             : nullptr;
+    if (!buf) return NVML_ERROR_NOT_SUPPORTED;
+    auto first = std::find_if(buf->begin(), buf->end(), [&](const Entry& e) { return e.ts_us > last_seen; });
+    auto n = static_cast<unsigned>(buf->end() - first);
+    if (n == 0) return NVML_ERROR_NOT_FOUND;
+    *value_type = NVML_VALUE_TYPE_UNSIGNED_INT;
+    if (!samples) {
+        *count = n;
+        return NVML_SUCCESS;
+    }
+    NEED(*count > 0);
+    unsigned k = std::min(*count, n);
+    for (unsigned i = 0; i < k; ++i, ++first) {
+        samples[i].timeStamp = first->ts_us;
+        samples[i].sampleValue.uiVal = first->value;
+    }
+    *count = k;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t h, unsigned long long* energy) {
+    DEVICE(h);
+    NEED(energy);
+    if (!g.energy_supported) return NVML_ERROR_NOT_SUPPORTED;
+    *energy = static_cast<unsigned long long>(d_->acc.energy_mj);
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t h, nvmlPerfPolicyType_t policy, nvmlViolationTime_t* t) {
+    DEVICE(h);
+    NEED(t);
+    if (!g.violation_supported) return NVML_ERROR_NOT_SUPPORTED;
+    double ns = policy == NVML_PERF_POLICY_POWER ? d_->acc.violation_power_ns
+                : policy == NVML_PERF_POLICY_THERMAL ? d_->acc.violation_thermal_ns
+                                                     : 0.0;
+    t->referenceTime = cpu_us(d_->acc.t_s);
+    t->violationTime = static_cast<unsigned long long>(ns);
     return NVML_SUCCESS;
 }
 

@@ -172,6 +172,29 @@ const std::map<std::string, Setter>& setters() {
         };
         m["utilization_gpu_percent"] = field(&Gpu::utilization_gpu_percent);
         m["utilization_memory_percent"] = field(&Gpu::utilization_memory_percent);
+        m["sample_period_s"] = [](Gpu& g, const toml::node& n, const std::string& w) {
+            g.sample_period_s = need<double>(n, w);
+            if (!(g.sample_period_s >= 0.01 && g.sample_period_s <= 10)) fail(w, "expected seconds from 0.01 to 10");
+        };
+        m["sample_buffer_entries"] = [](Gpu& g, const toml::node& n, const std::string& w) {
+            g.sample_buffer_entries = need<unsigned>(n, w);
+            if (g.sample_buffer_entries < 1 || g.sample_buffer_entries > 100000) fail(w, "expected 1 to 100000");
+        };
+        m["samples_supported"] = field(&Gpu::samples_supported);
+        m["samples_skip_idle"] = field(&Gpu::samples_skip_idle);
+        m["load_period_s"] = [](Gpu& g, const toml::node& n, const std::string& w) {
+            g.load_period_s = need<double>(n, w);
+            if (!(g.load_period_s == 0 || g.load_period_s >= 0.01)) fail(w, "expected 0 (no wave) or >= 0.01 s");
+        };
+        m["load_duty"] = [](Gpu& g, const toml::node& n, const std::string& w) {
+            g.load_duty = need<double>(n, w);
+            if (!(g.load_duty >= 0 && g.load_duty <= 1)) fail(w, "expected a fraction from 0 to 1");
+        };
+        m["load_phase_s"] = field(&Gpu::load_phase_s);
+        m["load_idle_power_w"] = field(&Gpu::load_idle_power_w);
+        m["energy_start_mj"] = field(&Gpu::energy_start_mj);
+        m["energy_supported"] = field(&Gpu::energy_supported);
+        m["violation_supported"] = field(&Gpu::violation_supported);
         m["gpm_supported"] = [](Gpu& g, const toml::node& n, const std::string& w) {
             g.gpm_supported = need<bool>(n, w);
         };
@@ -194,11 +217,13 @@ const std::map<std::string, Setter>& setters() {
                     else if (key == "used_memory_bytes") p.used_bytes = need<uint64_t>(v, kw);
                     else if (key == "name") p.name = need<std::string>(v, kw);
                     else if (key == "graphics") p.graphics = need<bool>(v, kw);
+                    else if (key == "child_of_caller") p.child_of_caller = need<bool>(v, kw);
                     else
                         fail(kw,
-                             "unknown process key (known: pid, used_memory_mib, used_memory_bytes, name, graphics)");
+                             "unknown process key (known: pid, used_memory_mib, used_memory_bytes, name, graphics, "
+                             "child_of_caller)");
                 }
-                if (p.pid == 0) fail(w, "a process needs a pid");
+                if (p.pid == 0 && !p.child_of_caller) fail(w, "a process needs a pid (or child_of_caller = true)");
                 g.processes.push_back(p);
             }
         };

@@ -18,6 +18,9 @@ struct Process {
     uint64_t used_bytes = 0;
     std::string name;
     bool graphics = false;  // listed by the graphics-process calls instead of the compute ones
+    // The pid is the calling process's first child at the time of the call (a job that `gpuvet
+    // run` started holding a context here); not listed while the caller has no child.
+    bool child_of_caller = false;
 };
 
 struct XidEvent {
@@ -103,6 +106,27 @@ struct Gpu {
     bool memory_temperature_supported = true;
     std::optional<unsigned> fan_speed_percent;  // SXM boards have no fan: NOT_SUPPORTED
     unsigned utilization_gpu_percent = 0, utilization_memory_percent = 0;
+    // The driver's sample buffer (nvmlDeviceGetSamples): one entry per sample period, each the
+    // share of that period the GPU was busy (the clock samples: the period's mean SM clock), the
+    // newest `sample_buffer_entries` kept. The period and size are the fake's choice within what
+    // nvml.h says ("between 1 second and 1/6 second"); false: NOT_SUPPORTED, as on MIG.
+    double sample_period_s = 1.0 / 6;
+    unsigned sample_buffer_entries = 120;
+    bool samples_supported = true;
+    // The driver stops filling the utilization buffer while the GPU is idle: a period with no work
+    // leaves no entry, so a poll of an idle GPU finds nothing new (NVML_ERROR_NOT_FOUND).
+    bool samples_skip_idle = false;
+    // A square-wave load: busy (utilization_*_percent, power_draw_w) for duty x period seconds of
+    // every period, then idle (0 %, load_idle_power_w); the wave starts at load_phase_s scenario
+    // seconds. Period 0: no wave, the steady values above.
+    double load_period_s = 0, load_duty = 1, load_phase_s = 0, load_idle_power_w = 60;
+    // Total energy (nvmlDeviceGetTotalEnergyConsumption, mJ): the integral of the power drawn since
+    // the scenario loaded, plus this; false: NOT_SUPPORTED (before Volta).
+    double energy_start_mj = 0;
+    bool energy_supported = true;
+    // Violation-time counters (nvmlDeviceGetViolationStatus, ns): the time the clock-event reasons
+    // named the power cap (POWER) or a thermal slowdown (THERMAL); false: NOT_SUPPORTED.
+    bool violation_supported = true;
     // GPM (Hopper and newer): supported unless set false; unset means cc_major >= 9. The metrics
     // over an interval are the values in force at its later sample (percent, 0-100).
     std::optional<bool> gpm_supported;

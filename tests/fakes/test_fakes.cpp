@@ -6,10 +6,13 @@
 #include <gtest/gtest.h>
 #include <nvml.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "scenario.hpp"
 
@@ -587,3 +590,133 @@ TEST(FakeCuda, ModulesAreDecodedAndTheirEntriesRun) {
 }
 
 }  // namespace
+
+// ---- the driver's sample buffers and counters ----------------------------------------------------
+
+namespace {
+
+// A scenario written for one test (the file lives as long as the object).
+struct TempScenario {
+    std::string path;
+    explicit TempScenario(const std::string& text) {
+        char name[] = "/tmp/gpuvet-fake-XXXXXX.toml";
+        int fd = mkstemps(name, 5);
+        EXPECT_GE(fd, 0);
+        if (fd >= 0) close(fd);
+        path = name;
+        std::ofstream(path) << text;
+    }
+    ~TempScenario() { std::remove(path.c_str()); }
+};
+
+std::vector<nvmlSample_t> all_samples(Nvml& n, nvmlSamplingType_t type, unsigned long long since = 0) {
+    nvmlValueType_t vt{};
+    unsigned count = 0;
+    nvmlReturn_t rc = SYM(n.lib, nvmlDeviceGetSamples)(n.dev(0), type, since, &vt, &count, nullptr);
+    if (rc != NVML_SUCCESS) return {};
+    std::vector<nvmlSample_t> s(count);
+    EXPECT_EQ(SYM(n.lib, nvmlDeviceGetSamples)(n.dev(0), type, since, &vt, &count, s.data()), NVML_SUCCESS);
+    EXPECT_EQ(vt, NVML_VALUE_TYPE_UNSIGNED_INT);
+    s.resize(count);
+    return s;
+}
+
+// Polls until the buffer holds `n` samples (scenario time runs fast; no fixed sleep).
+std::vector<nvmlSample_t> wait_samples(Nvml& n, nvmlSamplingType_t type, size_t want) {
+    for (int i = 0; i < 2000; ++i) {
+        auto s = all_samples(n, type);
+        if (s.size() >= want) return s;
+        usleep(5000);
+    }
+    ADD_FAILURE() << "the sample buffer never held " << want << " samples";
+    return {};
+}
+
+constexpr const char* kWave = R"(gpu_count = 1
+time_scale = 50
+[all]
+utilization_gpu_percent = 100
+utilization_memory_percent = 40
+power_draw_w = 500.0
+load_idle_power_w = 100.0
+load_period_s = 2.0
+load_duty = 0.6
+load_phase_s = 0.3
+sample_period_s = 0.25
+sample_buffer_entries = 64
+clock_event_reasons = ["sw_power_cap"]
+)";
+
+}  // namespace
+
+TEST(FakeNvml, SampleBufferFollowsTheSquareWave) {
+    TempScenario sc(kWave);
+    Nvml n(sc.path);
+    ASSERT_EQ(SYM(n.lib, nvmlInit_v2)(), NVML_SUCCESS);
+    auto s = wait_samples(n, NVML_GPU_UTILIZATION_SAMPLES, 64);
+    ASSERT_EQ(s.size(), 64u);  // the buffer keeps its newest entries only
+    double sum = 0;
+    for (size_t i = 1; i < s.size(); ++i) EXPECT_EQ(s[i].timeStamp - s[i - 1].timeStamp, 250000u);
+    for (size_t i = s.size() - 32; i < s.size(); ++i) sum += s[i].sampleValue.uiVal;  // 4 whole periods
+    EXPECT_NEAR(sum / 32, 60, 1);
+    // Newer than the last seen: nothing yet, or only what came since.
+    auto newer = all_samples(n, NVML_GPU_UTILIZATION_SAMPLES, s.back().timeStamp);
+    for (const auto& x : newer) EXPECT_GT(x.timeStamp, s.back().timeStamp);
+    auto m = all_samples(n, NVML_MEMORY_UTILIZATION_SAMPLES);
+    ASSERT_GE(m.size(), 32u);
+    sum = 0;
+    for (size_t i = m.size() - 32; i < m.size(); ++i) sum += m[i].sampleValue.uiVal;
+    EXPECT_NEAR(sum / 32, 24, 1);
+    auto c = all_samples(n, NVML_PROCESSOR_CLK_SAMPLES);
+    ASSERT_FALSE(c.empty());
+    EXPECT_EQ(c.back().sampleValue.uiVal, 1980u);
+    nvmlValueType_t vt{};
+    unsigned count = 0;
+    EXPECT_EQ(SYM(n.lib, nvmlDeviceGetSamples)(n.dev(0), NVML_ENC_UTILIZATION_SAMPLES, 0, &vt, &count, nullptr),
+              NVML_ERROR_NOT_SUPPORTED);
+}
+
+// nvml.h 13 marks nvmlDeviceGetViolationStatus deprecated; gpuvet reads it where the driver has it.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+TEST(FakeNvml, EnergyAndViolationCountersIntegrate) {
+    TempScenario sc(kWave);
+    Nvml n(sc.path);
+    ASSERT_EQ(SYM(n.lib, nvmlInit_v2)(), NVML_SUCCESS);
+    wait_samples(n, NVML_GPU_UTILIZATION_SAMPLES, 48);  // 12 scenario seconds: 6 periods
+    nvmlViolationTime_t v{};
+    unsigned long long mj = 0;
+    ASSERT_EQ(SYM(n.lib, nvmlDeviceGetTotalEnergyConsumption)(n.dev(0), &mj), NVML_SUCCESS);
+    ASSERT_EQ(SYM(n.lib, nvmlDeviceGetViolationStatus)(n.dev(0), NVML_PERF_POLICY_POWER, &v), NVML_SUCCESS);
+    nvmlViolationTime_t t{};
+    ASSERT_EQ(SYM(n.lib, nvmlDeviceGetViolationStatus)(n.dev(0), NVML_PERF_POLICY_THERMAL, &t), NVML_SUCCESS);
+    EXPECT_EQ(t.violationTime, 0u);  // no thermal reason was ever set
+    // Power-capped all along: the counter holds (nearly) every nanosecond since the load.
+    double scenario_s = v.violationTime * 1e-9;
+    ASSERT_GT(scenario_s, 11.0);
+    // Mean power 0.6 x 500 + 0.4 x 100 = 340 W, in wall-clock joules (time_scale 50); the partial
+    // period at the end is off the mean by at most 2 s x 400 W.
+    EXPECT_NEAR(mj * 1e-3 * 50, 340 * scenario_s, 800);
+    unsigned long long later = 0;
+    wait_samples(n, NVML_GPU_UTILIZATION_SAMPLES, 64);
+    ASSERT_EQ(SYM(n.lib, nvmlDeviceGetTotalEnergyConsumption)(n.dev(0), &later), NVML_SUCCESS);
+    EXPECT_GT(later, mj);
+}
+
+TEST(FakeNvml, IdleGpuLeavesTheBufferEmptyWhenTheDriverSkipsIdle) {
+    TempScenario sc("gpu_count = 1\ntime_scale = 50\n[all]\nsamples_skip_idle = true\n"
+                    "energy_supported = false\nviolation_supported = false\n");
+    Nvml n(sc.path);
+    ASSERT_EQ(SYM(n.lib, nvmlInit_v2)(), NVML_SUCCESS);
+    wait_samples(n, NVML_PROCESSOR_CLK_SAMPLES, 10);  // the clock is sampled all the same
+    nvmlValueType_t vt{};
+    unsigned count = 0;
+    EXPECT_EQ(SYM(n.lib, nvmlDeviceGetSamples)(n.dev(0), NVML_GPU_UTILIZATION_SAMPLES, 0, &vt, &count, nullptr),
+              NVML_ERROR_NOT_FOUND);
+    unsigned long long mj = 0;
+    EXPECT_EQ(SYM(n.lib, nvmlDeviceGetTotalEnergyConsumption)(n.dev(0), &mj), NVML_ERROR_NOT_SUPPORTED);
+    nvmlViolationTime_t v{};
+    EXPECT_EQ(SYM(n.lib, nvmlDeviceGetViolationStatus)(n.dev(0), NVML_PERF_POLICY_POWER, &v),
+              NVML_ERROR_NOT_SUPPORTED);
+}
+#pragma GCC diagnostic pop
