@@ -35,11 +35,11 @@ struct Entry {
 // the energy counter and the violation-time counters. advance() brings it up to a moment, taking
 // the scripted changes (after_s) at their own times so every integral is exact.
 struct Accumulated {
-    double t_s = 0;            // advanced up to here
-    double period_end_s = 0;   // end of the sample period in progress
-    double busy_s = 0;         // busy seconds of the period in progress
-    double clock_mhz_s = 0;    // SM MHz x seconds of the period in progress
-    double energy_mj = 0;      // total energy
+    double t_s = 0;           // advanced up to here
+    double period_end_s = 0;  // end of the sample period in progress
+    double busy_s = 0;        // busy seconds of the period in progress
+    double clock_mhz_s = 0;   // SM MHz x seconds of the period in progress
+    double energy_mj = 0;     // total energy
     double violation_power_ns = 0, violation_thermal_ns = 0;
     std::deque<Entry> gpu, memory, clock;  // the buffers, oldest first
 };
@@ -98,8 +98,8 @@ void integrate(Dev& d, double to_s) {
     // Energy in wall-clock terms: gpuvet divides it by the wall time between its reads, so under a
     // scenario time_scale the watts stay the scenario's.
     a.energy_mj += (busy * g.power_draw_w + (dt - busy) * idle_w) * 1000.0 / g_sc.time_scale;
-    if (g.clock_event_reasons & 0x4ULL) a.violation_power_ns += dt * 1e9;      // SW power cap
-    if (g.clock_event_reasons & 0x60ULL) a.violation_thermal_ns += dt * 1e9;   // SW or HW thermal
+    if (g.clock_event_reasons & 0x4ULL) a.violation_power_ns += dt * 1e9;     // SW power cap
+    if (g.clock_event_reasons & 0x60ULL) a.violation_thermal_ns += dt * 1e9;  // SW or HW thermal
     a.t_s = to_s;
 }
 
@@ -862,7 +862,7 @@ nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t h, nvmlPerfPolicyType_t p
     DEVICE(h);
     NEED(t);
     if (!g.violation_supported) return NVML_ERROR_NOT_SUPPORTED;
-    double ns = policy == NVML_PERF_POLICY_POWER ? d_->acc.violation_power_ns
+    double ns = policy == NVML_PERF_POLICY_POWER     ? d_->acc.violation_power_ns
                 : policy == NVML_PERF_POLICY_THERMAL ? d_->acc.violation_thermal_ns
                                                      : 0.0;
     t->referenceTime = cpu_us(d_->acc.t_s);

@@ -3,6 +3,8 @@
 // makes only the calls it was asked for, the session opens NVML once and closes it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <thread>
 
@@ -112,7 +114,9 @@ TEST(DeviceBackend, ASampleMakesOnlyTheCallsAskedFor) {
     auto dev = backend.open(1);
     auto n0 = calls_on(1);
     DeviceSample s = dev->sample(kReadUtilization);
-    EXPECT_EQ(calls_on(1) - n0, 1u);
+    // The two sample buffers (GPU and memory), and the point read when they hold nothing new yet.
+    EXPECT_GE(calls_on(1) - n0, 2u);
+    EXPECT_LE(calls_on(1) - n0, 3u);
     EXPECT_TRUE(s.utilization_gpu_percent.has_value());
     EXPECT_EQ(s.power_draw_w.absent_reason, "not read");
     EXPECT_EQ(s.temperature_c.absent_reason, "not read");
@@ -271,4 +275,66 @@ TEST(DeviceBackend, GpmOfALostGpuSaysLost) {
     for (int i = 0; i < 20 && !dev->lost(); ++i) dev->sample(kReadEverything);
     ASSERT_TRUE(dev->lost());
     EXPECT_EQ(dev->sample(kReadGpm).gpm_sm_activity_percent.absent_reason, "GPU is lost");
+}
+
+TEST(DeviceBackend, IntervalFiguresComeFromTheDriversBuffersAndCounters) {
+    NvmlSession session(fake_nvml("interval_wave.toml"));
+    NvmlBackend backend(session);
+    auto dev = backend.open(0);
+    const unsigned what = kReadUtilization | kReadPower | kReadClocks;
+    dev->sample(what);  // the first: counters need a second read
+    // Sample until 40 scenario seconds (20 periods) are covered, so partial periods weigh little.
+    double busy_s = 0, span_s = 0, energy_j = 0, power_span_s = 0, lo = 100, hi = 0;
+    int means = 0;
+    DeviceSample s;
+    for (int i = 0; i < 2000 && span_s < 40; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        s = dev->sample(what);
+        ASSERT_TRUE(s.utilization_gpu.mean) << s.utilization_gpu.mean.absent_reason;
+        if (s.utilization_gpu.origin.source != FigureSource::kIntervalMean) continue;
+        ++means;
+        double covered = s.utilization_gpu.origin.interval_s;
+        busy_s += *s.utilization_gpu.mean * covered / 100;
+        span_s += covered;
+        lo = std::min(lo, *s.utilization_gpu.min);
+        hi = std::max(hi, *s.utilization_gpu.max);
+        EXPECT_EQ(s.utilization_gpu_percent.value_or(-1), int(std::lround(*s.utilization_gpu.mean)));
+        if (s.power_w.origin.source == FigureSource::kCounterDifference) {
+            energy_j += *s.power_w.mean * s.power_w.origin.interval_s;
+            power_span_s += s.power_w.origin.interval_s;
+            EXPECT_DOUBLE_EQ(*s.power_draw_w, *s.power_w.mean);
+        }
+    }
+    ASSERT_GE(span_s, 40);
+    EXPECT_GT(means, 0);
+    EXPECT_NEAR(100 * busy_s / span_s, 60, 3);
+    EXPECT_EQ(lo, 0);
+    EXPECT_EQ(hi, 100);
+    // 0.6 x 500 W + 0.4 x 100 W over wall-clock time.
+    ASSERT_GT(power_span_s, 0);
+    EXPECT_NEAR(energy_j / power_span_s, 340, 15);
+    EXPECT_EQ(s.clock_sm.origin.source, FigureSource::kIntervalMean);
+    EXPECT_EQ(s.clock_sm_mhz.value_or(0), 1980);
+    EXPECT_NEAR(s.throttled_power_percent.value_or(-1), 100, 0.5);
+    EXPECT_NEAR(s.throttled_thermal_percent.value_or(-1), 0, 0.01);
+    EXPECT_EQ(s.throttle_origin.source, FigureSource::kCounterDifference);
+    EXPECT_TRUE(dev->errors().empty()) << dev->errors()[0];
+}
+
+TEST(DeviceBackend, WithoutBuffersOrCountersTheFiguresArePointReadsThatSaySo) {
+    NvmlSession session(fake_nvml("interval_no_buffers.toml"));
+    NvmlBackend backend(session);
+    auto dev = backend.open(0);
+    dev->sample();
+    DeviceSample s = dev->sample();
+    EXPECT_EQ(s.utilization_gpu_percent.value_or(-1), 42);
+    EXPECT_EQ(s.utilization_gpu.origin.source, FigureSource::kPointRead);
+    EXPECT_EQ(s.utilization_gpu.origin.note, "not supported by this GPU or driver");
+    EXPECT_DOUBLE_EQ(s.power_draw_w.value_or(0), 300);
+    EXPECT_EQ(s.power_w.origin.source, FigureSource::kPointRead);
+    EXPECT_EQ(s.power_w.origin.note, "energy counter: not supported by this GPU or driver");
+    EXPECT_EQ(s.clock_sm.origin.source, FigureSource::kPointRead);
+    EXPECT_FALSE(s.throttled_power_percent);
+    EXPECT_EQ(s.throttled_power_percent.absent_reason, "not supported by this GPU or driver");
+    EXPECT_TRUE(dev->errors().empty());  // NOT_SUPPORTED is no failure
 }

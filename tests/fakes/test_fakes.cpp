@@ -704,8 +704,9 @@ TEST(FakeNvml, EnergyAndViolationCountersIntegrate) {
 }
 
 TEST(FakeNvml, IdleGpuLeavesTheBufferEmptyWhenTheDriverSkipsIdle) {
-    TempScenario sc("gpu_count = 1\ntime_scale = 50\n[all]\nsamples_skip_idle = true\n"
-                    "energy_supported = false\nviolation_supported = false\n");
+    TempScenario sc(
+        "gpu_count = 1\ntime_scale = 50\n[all]\nsamples_skip_idle = true\n"
+        "energy_supported = false\nviolation_supported = false\n");
     Nvml n(sc.path);
     ASSERT_EQ(SYM(n.lib, nvmlInit_v2)(), NVML_SUCCESS);
     wait_samples(n, NVML_PROCESSOR_CLK_SAMPLES, 10);  // the clock is sampled all the same
@@ -716,7 +717,6 @@ TEST(FakeNvml, IdleGpuLeavesTheBufferEmptyWhenTheDriverSkipsIdle) {
     unsigned long long mj = 0;
     EXPECT_EQ(SYM(n.lib, nvmlDeviceGetTotalEnergyConsumption)(n.dev(0), &mj), NVML_ERROR_NOT_SUPPORTED);
     nvmlViolationTime_t v{};
-    EXPECT_EQ(SYM(n.lib, nvmlDeviceGetViolationStatus)(n.dev(0), NVML_PERF_POLICY_POWER, &v),
-              NVML_ERROR_NOT_SUPPORTED);
+    EXPECT_EQ(SYM(n.lib, nvmlDeviceGetViolationStatus)(n.dev(0), NVML_PERF_POLICY_POWER, &v), NVML_ERROR_NOT_SUPPORTED);
 }
 #pragma GCC diagnostic pop

@@ -84,6 +84,25 @@ enum Reading : unsigned {
     kReadEverything = (1u << 12) - 1,
 };
 
+// How one figure of a sample was obtained: the driver's samples over the interval since the
+// previous sample, the difference of a cumulative counter, or one point read at the instant.
+enum class FigureSource { kPointRead, kIntervalMean, kCounterDifference };
+
+struct FigureOrigin {
+    FigureSource source = FigureSource::kPointRead;
+    int samples = 0;        // driver samples averaged (kIntervalMean)
+    double interval_s = 0;  // time the figure covers (0: an instant)
+    std::string note;       // why a point read stands in ("driver lacks nvmlDeviceGetSamples")
+};
+
+// One figure over the interval since the previous sample: the time-weighted mean with the least
+// and greatest driver sample (a counter difference or a point read has no spread: min == max ==
+// mean), and how it was obtained.
+struct IntervalFigure {
+    Fact<double> mean, min, max;
+    FigureOrigin origin;
+};
+
 // Live facts at one instant.
 struct DeviceSample {
     std::chrono::steady_clock::time_point taken_at{};
@@ -116,6 +135,15 @@ struct DeviceSample {
     // GPM read of this device: SM activity and occupancy, tensor-pipe activity, DRAM bandwidth used.
     Fact<double> gpm_sm_activity_percent, gpm_sm_occupancy_percent, gpm_tensor_activity_percent,
         gpm_dram_bandwidth_percent;
+
+    // The interval figures behind the point fields above (which hold their rounded means):
+    // utilization from the driver's sample buffer, power from the energy counter, the SM clock from
+    // its samples; each says how it was obtained.
+    IntervalFigure utilization_gpu, utilization_memory, power_w, clock_sm;
+    // Share of the interval the clocks were held down by the power cap or by a thermal slowdown
+    // (violation-time counters), so a dip between two samples shows; absent on the first sample.
+    Fact<double> throttled_power_percent, throttled_thermal_percent;
+    FigureOrigin throttle_origin;
 };
 
 // One GPU. Not thread-safe: one caller at a time (the sampler serialises its own use).

@@ -6,6 +6,7 @@
 
 #include "gpu/device/backend.hpp"
 #include "gpu/device/nvml_gpm.hpp"
+#include "gpu/device/nvml_interval.hpp"
 #include "gpu/device/nvml_reader.hpp"
 #include "gpu/device/nvml_session.hpp"
 
@@ -47,9 +48,10 @@ private:
 
     int index_;
     nvml_backend::Reader r_;
-    nvml_backend::GpmReader gpm_{r_};  // keeps the previous GPM sample between reads
-    std::string open_error_;           // why the handle lookup failed (the name's absent reason); empty when opened
-    std::string unopened_;             // the same, naming the call
+    nvml_backend::GpmReader gpm_{r_};            // keeps the previous GPM sample between reads
+    nvml_backend::IntervalReader interval_{r_};  // keeps what the previous sample saw of the buffers and counters
+    std::string open_error_;  // why the handle lookup failed (the name's absent reason); empty when opened
+    std::string unopened_;    // the same, naming the call
 };
 
 class NvmlBackend final : public DeviceBackend {

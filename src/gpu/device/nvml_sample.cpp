@@ -15,13 +15,7 @@ DeviceSample NvmlDevice::sample(unsigned readings) {
     DeviceSample s;
     s.taken_at = std::chrono::steady_clock::now();
     if (!open_error_.empty()) return s;  // every fact stays "not read", as describe() says why
-    const NvmlApi& a = r_.api;
-    if (readings & kReadUtilization) {
-        nvmlUtilization_t u{};
-        std::string why = r_.call("nvmlDeviceGetUtilizationRates", a.nvmlDeviceGetUtilizationRates, &u);
-        s.utilization_gpu_percent = fact_of(why, static_cast<int>(u.gpu));
-        s.utilization_memory_percent = fact_of(why, static_cast<int>(u.memory));
-    }
+    if (readings & kReadUtilization) interval_.read_utilization(s);
     if (readings & kReadMemory) {
         MemoryInfo m = read_memory();
         s.memory_used_bytes = m.used;
@@ -62,7 +56,7 @@ NvmlDevice::MemoryInfo NvmlDevice::read_memory() {
 
 void NvmlDevice::sample_power_clocks(DeviceSample& s) {
     const NvmlApi& a = r_.api;
-    s.power_draw_w = r_.fact("nvmlDeviceGetPowerUsage", a.nvmlDeviceGetPowerUsage, milliwatts_to_w);
+    interval_.read_power(s);
     s.power_limit_w =
         r_.fact("nvmlDeviceGetPowerManagementLimit", a.nvmlDeviceGetPowerManagementLimit, milliwatts_to_w);
     s.power_enforced_limit_w =
@@ -70,7 +64,7 @@ void NvmlDevice::sample_power_clocks(DeviceSample& s) {
     auto clock = [&](nvmlClockType_t t) {
         return r_.fact("nvmlDeviceGetClockInfo", a.nvmlDeviceGetClockInfo, as_int, t);
     };
-    s.clock_sm_mhz = clock(NVML_CLOCK_SM);
+    interval_.read_clocks(s);
     s.clock_mem_mhz = clock(NVML_CLOCK_MEM);
     s.clock_graphics_mhz = clock(NVML_CLOCK_GRAPHICS);
     s.clock_event_reasons =
