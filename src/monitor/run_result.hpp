@@ -29,6 +29,9 @@ struct RunGpuFacts {
     double memory_total_bytes = kUnmeasured;
     int temperature_slowdown_c = -1;
     bool mig = false;
+    // NVLink bytes/s per direction over the active links, from the spec database's per-GPU figure
+    // (NVIDIA quotes both directions together); unmeasured when the SKU or its links are unknown.
+    double nvlink_capacity_bytes_per_s = kUnmeasured;
 };
 
 struct GpuRunSummary {
@@ -44,6 +47,10 @@ struct GpuRunSummary {
     int job_processes_max = -1;
     bool lost = false;
     double lost_at_s = kUnmeasured;
+    // How the utilization figures were obtained: the share of ticks that were interval means of
+    // the driver's samples (the rest point reads) and the samples per such tick.
+    double utilization_interval_share = kUnmeasured;
+    double utilization_samples_per_tick = kUnmeasured;
 };
 
 struct HostRunSummary {

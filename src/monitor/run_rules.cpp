@@ -36,12 +36,23 @@ RuleFinding finding(const char* id, const char* title, std::string severity, std
     return f;
 }
 
-// GPUs the job used: busy at some tick, or holding one of the job's processes.
+// A GPU that did no work while another of the run's GPUs was busy (A4's GPUs).
+bool idle_among_busy(const RunEvidence& e, const GpuRunSummary& g) {
+    if (g.lost || !measured(g.utilization_percent.mean) || g.utilization_percent.mean >= kIdleGpuMeanPercent)
+        return false;
+    return std::any_of(e.gpus.begin(), e.gpus.end(), [](const GpuRunSummary& o) {
+        return !o.lost && measured(o.utilization_percent.p95) && o.utilization_percent.p95 > kOtherGpuBusyP95;
+    });
+}
+
+// GPUs the job used: busy at some tick, or holding one of the job's processes. A GPU left idle
+// while the others worked is A4's finding, not part of the job's idle share (B rules).
 std::vector<std::size_t> job_gpus(const RunEvidence& e) {
     std::vector<std::size_t> v;
     for (std::size_t k = 0; k < e.gpus.size(); ++k)
-        if ((measured(e.gpus[k].utilization_peak_percent) && e.gpus[k].utilization_peak_percent > 0) ||
-            e.gpus[k].job_processes_max > 0)
+        if (((measured(e.gpus[k].utilization_peak_percent) && e.gpus[k].utilization_peak_percent > 0) ||
+             e.gpus[k].job_processes_max > 0) &&
+            !idle_among_busy(e, e.gpus[k]))
             v.push_back(k);
     return v;
 }
@@ -131,25 +142,36 @@ std::optional<RuleFinding> rule_a3(const RunEvidence& e) {
                    "CUDA_VISIBLE_DEVICES names the GPUs.");
 }
 
+std::string gpu_list(const std::vector<int>& gpus) {
+    std::string list;
+    for (int i : gpus) list += (list.empty() ? "" : ", ") + std::to_string(i);
+    return list;
+}
+
+// A4: GPUs idle while the others worked, told apart by whether the job holds a context there.
 std::optional<RuleFinding> rule_a4(const RunEvidence& e) {
     if (e.gpus.size() < 2) return std::nullopt;
-    std::vector<int> idle;
-    bool other_busy = false;
-    for (const GpuRunSummary& g : e.gpus) {
-        if (g.lost) continue;
-        if (measured(g.utilization_peak_percent) && g.utilization_peak_percent <= 0 && g.job_processes_max <= 0)
-            idle.push_back(g.facts.index);
-        else if (measured(g.utilization_percent.p95) && g.utilization_percent.p95 > 50) other_busy = true;
+    std::vector<int> held, unheld;
+    for (const GpuRunSummary& g : e.gpus)
+        if (idle_among_busy(e, g)) (g.job_processes_max > 0 ? held : unheld).push_back(g.facts.index);
+    if (held.empty() && unheld.empty()) return std::nullopt;
+    std::size_t idle = held.size() + unheld.size(), n = e.gpus.size();
+    std::string msg = "Only " + std::to_string(n - idle) + " of " + std::to_string(n) + " GPUs did work (" +
+                      pct(double(idle) / double(n)) + " of the rented GPU capacity unused): ";
+    std::string action;
+    if (!unheld.empty()) {
+        msg += "GPU " + gpu_list(unheld) + " stayed at 0 % with no process of the job on it";
+        action = "Launch one rank per GPU (torchrun --nproc-per-node=" + std::to_string(n) + ", DDP)";
     }
-    if (idle.empty() || !other_busy) return std::nullopt;
-    std::string list;
-    for (int i : idle) list += (list.empty() ? "" : ", ") + std::to_string(i);
-    std::size_t used = e.gpus.size() - idle.size();
-    return finding("A4", "Some GPUs idle", "high", "job",
-                   "Only " + std::to_string(used) + " of " + std::to_string(e.gpus.size()) + " GPUs did work: GPU " +
-                       list + " stayed at 0 % while the others ran above 50 %.",
-                   "Launch one process per GPU (torchrun --nproc-per-node=" + std::to_string(e.gpus.size()) +
-                       ", DDP) or fix the device placement; or rent fewer GPUs.");
+    if (!held.empty()) {
+        msg += std::string(unheld.empty() ? "" : "; ") + "GPU " + gpu_list(held) +
+               " held a context of the job but ran nothing there";
+        action += std::string(action.empty() ? "" : "; ") +
+                  "fix the device placement: each rank should use its own GPU (torch.cuda.set_device(local_rank)), "
+                  "or hide the unused GPU with CUDA_VISIBLE_DEVICES";
+    }
+    msg += ", while the others ran above " + fmt(kOtherGpuBusyP95) + " %.";
+    return finding("A4", "Some GPUs idle", "high", "job", msg, action + "; or rent fewer GPUs.");
 }
 
 // ---- B: the host does not feed the GPU ---------------------------------------------------
@@ -362,6 +384,122 @@ std::optional<RuleFinding> rule_d1(const RunEvidence& e) {
                        "are exchanged over PCIe.",
                    "Use gradient accumulation or larger batches, overlap communication (DDP bucket sizes), "
                    "or rent an NVLink/SXM node for multi-GPU training.");
+}
+
+// D2: a link direction near its capacity. The share of the window's ticks where rx or tx of
+// NVLink (capacity from the spec database) or PCIe (from the tick's generation and width) was at
+// >= 70 % of the link's capacity per direction.
+struct LinkLoad {
+    double share = kUnmeasured, peak_bytes_per_s = 0, capacity_bytes_per_s = kUnmeasured;
+};
+LinkLoad link_load(const RunEvidence& e, std::size_t k, bool nvlink) {
+    const RunGpuFacts& f = e.gpus[k].facts;
+    LinkLoad l;
+    auto cap_at = [&](const GpuPoint& g) {
+        if (nvlink) return f.nvlink_capacity_bytes_per_s;
+        return pcie_capacity(measured(g.pcie_gen) ? g.pcie_gen : f.pcie_gen_max,
+                             measured(g.pcie_width) ? g.pcie_width : f.pcie_width_max);
+    };
+    auto rate = [nvlink](const GpuPoint& g) {
+        double rx = nvlink ? g.nvlink_rx_bytes_per_s : g.pcie_rx_bytes_per_s;
+        double tx = nvlink ? g.nvlink_tx_bytes_per_s : g.pcie_tx_bytes_per_s;
+        return measured(rx) && measured(tx) ? std::max(rx, tx) : kUnmeasured;
+    };
+    auto known = [&](const RunPoint& p) {
+        return k < p.gpus.size() && measured(cap_at(p.gpus[k])) && measured(rate(p.gpus[k]));
+    };
+    l.share =
+        e.window.share([&](const RunPoint& p) { return rate(p.gpus[k]) >= kLinkSaturated * cap_at(p.gpus[k]); }, known);
+    for (const RunPoint* p : e.window.pts)
+        if (known(*p) && rate(p->gpus[k]) > l.peak_bytes_per_s)
+            l.peak_bytes_per_s = rate(p->gpus[k]), l.capacity_bytes_per_s = cap_at(p->gpus[k]);
+    return l;
+}
+
+std::optional<RuleFinding> rule_d2(const RunEvidence& e) {
+    std::vector<std::size_t> job = job_gpus(e);
+    if (job.size() < 2) return std::nullopt;
+    for (bool nvlink : {true, false})
+        for (std::size_t k : job) {
+            LinkLoad l = link_load(e, k, nvlink);
+            if (!measured(l.share) || l.share < kCommTicks) continue;
+            std::string link = nvlink ? "NVLink" : "PCIe";
+            return finding("D2", "Communication-bound: links near capacity", "high", "job",
+                           "GPU " + std::to_string(e.gpus[k].facts.index) + "'s " + link + " carried up to " +
+                               gbps(l.peak_bytes_per_s) + " per direction of its " + gbps(l.capacity_bytes_per_s) +
+                               " (" + pct(l.peak_bytes_per_s / l.capacity_bytes_per_s) +
+                               "), at >= " + pct(kLinkSaturated) + " of capacity in " + pct(l.share) +
+                               " of the time: the job waits on communication.",
+                           "Send less between the GPUs: bf16 gradients, larger micro-batches or gradient "
+                           "accumulation, ZeRO/FSDP settings that shard less, and overlap communication with "
+                           "compute (DDP bucket sizes)" +
+                               std::string(nvlink ? "." : "; on a PCIe-only box, an NVLink/SXM node."));
+        }
+    return std::nullopt;
+}
+
+double median_of(std::vector<double> v) {
+    std::erase_if(v, [](double x) { return !measured(x); });
+    if (v.empty()) return kUnmeasured;
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+// The peers' median of a figure of the job's GPUs other than k.
+double peers_median(const RunEvidence& e, const std::vector<std::size_t>& job, std::size_t k,
+                    double (*get)(const GpuRunSummary&)) {
+    std::vector<double> v;
+    for (std::size_t j : job)
+        if (j != k) v.push_back(get(e.gpus[j]));
+    return median_of(v);
+}
+
+// Why GPU k is slower than its peers, or "" when it is not.
+std::string straggler_evidence(const RunEvidence& e, const std::vector<std::size_t>& job, std::size_t k) {
+    const GpuRunSummary& g = e.gpus[k];
+    auto clock = [](const GpuRunSummary& x) { return x.sm_clock_mhz.mean; };
+    auto power = [](const GpuRunSummary& x) { return x.power_w.mean; };
+    auto util = [](const GpuRunSummary& x) { return x.utilization_percent.mean; };
+    auto held = [](const GpuRunSummary& x) {
+        double p = measured(x.power_cap_fraction) ? x.power_cap_fraction : 0;
+        double t = measured(x.thermal_fraction) ? x.thermal_fraction : 0;
+        return std::max(p, t);
+    };
+    double c = peers_median(e, job, k, clock), w = peers_median(e, job, k, power), u = peers_median(e, job, k, util);
+    double r = peers_median(e, job, k, held);
+    std::string why;
+    if (measured(c) && measured(clock(g)) && clock(g) <= kStragglerClock * c)
+        why += "SM clock " + fmt(clock(g)) + " MHz against " + fmt(c) + " MHz on the others (" + pct(1 - clock(g) / c) +
+               " lower)";
+    bool same_work = measured(u) && measured(util(g)) && std::abs(util(g) - u) <= kSameWorkPoints;
+    if (same_work && measured(w) && measured(power(g)) && power(g) <= kStragglerPower * w)
+        why += std::string(why.empty() ? "" : ", ") + "power " + fmt(power(g)) + " W against " + fmt(w) +
+               " W at the same utilization";
+    if (held(g) >= kStragglerReason && measured(r) && r <= kPeersReasonMax) {
+        bool thermal = measured(g.thermal_fraction) && g.thermal_fraction >= kStragglerReason;
+        why += std::string(why.empty() ? "" : ", ") + (thermal ? "thermally slowed " : "power-capped ") + pct(held(g)) +
+               " of the time, the others " + pct(r);
+    }
+    return why;
+}
+
+std::optional<RuleFinding> rule_d3(const RunEvidence& e) {
+    std::vector<std::size_t> job = job_gpus(e);
+    if (job.size() < 2) return std::nullopt;
+    for (std::size_t k : job) {
+        std::string why = straggler_evidence(e, job, k);
+        if (why.empty()) continue;
+        const GpuRunSummary& g = e.gpus[k];
+        std::string limit = measured(g.power_limit_w) ? " (its power limit is " + fmt(g.power_limit_w) + " W)" : "";
+        return finding("D3", "Straggler: one GPU slower than its peers", "high", "server",
+                       "GPU " + std::to_string(g.facts.index) + " ran slower than the other " +
+                           std::to_string(job.size() - 1) + ": " + why +
+                           ". Synchronous training runs at the pace of the slowest GPU.",
+                       "Ask the provider why that GPU is held back" + limit +
+                           ": a lowered power limit (nvidia-smi -q -d POWER), a cooling problem of its slot, or "
+                           "a faulty board; or leave it out of the job.");
+    }
+    return std::nullopt;
 }
 
 // ---- E: what the GPU itself is limited by ------------------------------------------------
@@ -636,7 +774,8 @@ const std::vector<RuleDef>& table() {
         {"A1", "Short run", "steady-window length", "< 60 s", "[G] SageMaker's patience idea", rule_a1},
         {"A3", "GPU not used", "max utilization, job processes on GPUs", "max == 0 on every GPU",
          "[P] SageMaker LowGPUUtilization 'GPU not used'", rule_a3},
-        {"A4", "Some GPUs idle", "per-GPU peak and p95 utilization", "a GPU at 0 % while another p95 > 50 %",
+        {"A4", "Some GPUs idle", "per-GPU mean and p95 utilization, the job's processes per GPU",
+         "a GPU's mean < 2 % (with or without a context of the job) while another p95 > 50 %",
          "[G] after SageMaker per-GPU checks", rule_a4},
         {"B1", "Input-bound (CPU preprocessing)", "GPU idle share (100 - utilization), worker CPU/runnable, host busy",
          "idle >= 10 % (moderate) / 20 % (high); workers >= 0.9 cores each or >= 75 % runnable, or host >= 90 %, "
@@ -670,6 +809,15 @@ const std::vector<RuleDef>& table() {
          ">= 2 GPUs, no active NVLink, busy >= 50 % with SM < 30 % and PCIe rx+tx >= 50 % of both directions' "
          "capacity in >= 10 % of the time",
          "[P] TB plugin communication > 10 %; NCCL spins few SMs (nccl#689)", rule_d1},
+        {"D2", "Communication-bound: links near capacity",
+         "NVLink rx/tx against the spec database's per-GPU figure, PCIe rx/tx against generation x width",
+         ">= 2 GPUs, a direction >= 70 % of the link's capacity in >= 10 % of the time",
+         "[G] after the research table's D2 (70 %); [P] TB plugin communication > 10 %", rule_d2},
+        {"D3", "Straggler: one GPU slower than its peers",
+         "per-GPU mean SM clock, power and utilization, power-cap and thermal shares, against the peers' median",
+         ">= 2 GPUs; SM clock <= 90 %, or power <= 80 % at utilization within 10 points, or a power/thermal "
+         "reason >= 20 % of the time while the peers' median is <= 5 %",
+         "[G] (synchronous training waits for the slowest rank)", rule_d3},
         {"E1", "Memory-bandwidth bound", "GPM DRAM bandwidth, tensor activity", "DRAM >= 60 %, tensor < 20 %",
          "[N] DCGM: ~80 % DRAM is the practical peak; [G] cut-offs", rule_e1},
         {"E2", "Compute-bound (healthy)", "GPM SM and tensor activity (else utilization and power)",
@@ -716,8 +864,8 @@ const std::vector<RuleDef>& run_rules() { return table(); }
 const std::vector<std::string>& primary_order() {
     // Host limits that starve the GPU first, then GPUs left idle, hardware limits, what limits the GPU
     // itself, and last the host-only verdicts and the contention notes.
-    static const std::vector<std::string> o = {"A3", "D1", "B1", "B2", "B5", "B6", "B4", "B3", "A4",
-                                               "F3", "F4", "F2", "F1", "C3", "E5", "E1", "E3", "C1",
+    static const std::vector<std::string> o = {"A3", "D1", "B1", "B2", "B5", "B6", "B4", "B3", "A4", "F3",
+                                               "F4", "F2", "F1", "D3", "D2", "C3", "E5", "E1", "E3", "C1",
                                                "C2", "E2", "E7", "E4", "H2", "H1", "H3", "B7", "B8"};
     return o;
 }
@@ -754,9 +902,12 @@ Diagnosis diagnose(const RunEvidence& e) {
         d.not_judged.push_back(
             "C3, E1-E4 without GPM SM/tensor/DRAM activity (Hopper or newer, read by the driver): "
             "C3 and E2 use power as the proxy, E1, E3 and E4 are not judged");
-    d.not_judged.push_back(
-        "D2 (NVLink saturation), D3 (straggler), D4 (topology): "
-        "outside this rule table (docs/run.md lists the rules gpuvet run judges)");
+    d.not_judged.push_back("D4 (topology): outside this rule table (docs/run.md lists the rules gpuvet run judges)");
+    for (const GpuRunSummary& g : e.gpus)
+        if (g.facts.nvlink_active > 0 && !measured(g.facts.nvlink_capacity_bytes_per_s)) {
+            d.not_judged.push_back("D2 over NVLink: the spec database has no NVLink figure for this GPU (PCIe judged)");
+            break;
+        }
     return d;
 }
 

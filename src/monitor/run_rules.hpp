@@ -16,6 +16,10 @@ namespace gpuvet {
 // Thresholds, named so messages and docs are built from the same numbers.
 namespace run_rule {
 inline constexpr double kIdleBusyPercent = 10;  // a tick below this is "GPU idle" [P: SageMaker]
+// A4: a GPU whose mean utilization stays below this did no work ([P: SageMaker] asks for exactly 0;
+// [G] allows a little for the driver's own housekeeping).
+inline constexpr double kIdleGpuMeanPercent = 2;
+inline constexpr double kOtherGpuBusyP95 = 50;  // A4: while another GPU's p95 is above this [G]
 // Share of idle time: high at 20 % as xprof; moderate from 10 %, not xprof's 5 %: xprof measures
 // step time waiting for input exactly, while NVML's coarse windows read a GPU-bound job at 90-100 %.
 inline constexpr double kIdleModerate = 0.10, kIdleHigh = 0.20;  // [P: xprof 20 %; G: 10 %]
@@ -37,22 +41,27 @@ inline constexpr double kBusyPercent = 80;                // [G]
 inline constexpr double kSmIneffective = 50;              // [N: DCGM: < 0.5 likely ineffective]
 inline constexpr double kLowPowerFraction = 0.40;         // without GPM, power as the SM proxy [G]
 inline constexpr double kCommSm = 30, kCommBusy = 50, kCommLinkShare = 0.50, kCommTicks = 0.10;  // [P/G]
-inline constexpr double kCopyRxShare = 0.60, kCopyTxShareMax = 0.20;                             // [G]
-inline constexpr double kDramBound = 60, kTensorLow = 20;                                        // [N/G]
-inline constexpr double kSmBound = 80, kTensorUsed = 30;                                         // [N/G]
-inline constexpr double kSmTensorless = 50, kTensorNone = 5;                                     // [G]
-inline constexpr double kOccupancySmBusy = 80, kOccupancyLow = 20, kOccupancyDramLow = 30;       // [G]
-inline constexpr double kGpuBoundBusy = 90, kGpuBoundPower = 0.60;                               // without GPM [G]
-inline constexpr double kMemoryFull = 0.90;                                                      // [P: TB plugin]
-inline constexpr double kUnderP95 = 70;                                // [P: SageMaker BatchSize]
-inline constexpr double kPowerCapTicks = 0.20, kClockFraction = 0.90;  // [G]
-inline constexpr double kProviderLimit = 0.95;                         // enforced < 95 % of default [G]
-inline constexpr double kThermalTicks = 0.05;                          // [G]
-inline constexpr double kSeedPeakPercent = 90;                         // the seed articles' trial-run test
-inline constexpr double kShortWindow_s = 60;                           // [G]
-inline constexpr double kHostCpuBound = 0.80;                          // mean runnable processes [G]
-inline constexpr double kHostIdleCores = 0.05;                         // [G]
-inline constexpr double kHostBlocked = 0.30;                           // mean processes in D state [G]
+inline constexpr double kLinkSaturated = 0.70;   // D2: a direction at >= 70 % of the link's capacity [G]
+inline constexpr double kStragglerClock = 0.90;  // D3: SM clock <= 90 % of the peers' median [G]
+inline constexpr double kStragglerPower = 0.80;  // D3: or power <= 80 % of the peers' at the same work [G]
+inline constexpr double kSameWorkPoints = 10;    // D3: "the same work": utilization within 10 points [G]
+inline constexpr double kStragglerReason = 0.20, kPeersReasonMax = 0.05;  // D3: a reason there, not elsewhere [G]
+inline constexpr double kCopyRxShare = 0.60, kCopyTxShareMax = 0.20;      // [G]
+inline constexpr double kDramBound = 60, kTensorLow = 20;                 // [N/G]
+inline constexpr double kSmBound = 80, kTensorUsed = 30;                  // [N/G]
+inline constexpr double kSmTensorless = 50, kTensorNone = 5;              // [G]
+inline constexpr double kOccupancySmBusy = 80, kOccupancyLow = 20, kOccupancyDramLow = 30;  // [G]
+inline constexpr double kGpuBoundBusy = 90, kGpuBoundPower = 0.60;                          // without GPM [G]
+inline constexpr double kMemoryFull = 0.90;                                                 // [P: TB plugin]
+inline constexpr double kUnderP95 = 70;                                                     // [P: SageMaker BatchSize]
+inline constexpr double kPowerCapTicks = 0.20, kClockFraction = 0.90;                       // [G]
+inline constexpr double kProviderLimit = 0.95;  // enforced < 95 % of default [G]
+inline constexpr double kThermalTicks = 0.05;   // [G]
+inline constexpr double kSeedPeakPercent = 90;  // the seed articles' trial-run test
+inline constexpr double kShortWindow_s = 60;    // [G]
+inline constexpr double kHostCpuBound = 0.80;   // mean runnable processes [G]
+inline constexpr double kHostIdleCores = 0.05;  // [G]
+inline constexpr double kHostBlocked = 0.30;    // mean processes in D state [G]
 }  // namespace run_rule
 
 // What the rules read.

@@ -3,6 +3,8 @@
 #include "core/error.hpp"
 #include "monitor/run_rules.hpp"
 #include "monitor/run_summary.hpp"
+#include "monitor/top_model.hpp"
+#include "specs/spec_db.hpp"
 
 namespace gpuvet {
 
@@ -22,7 +24,7 @@ double num(const Fact<T>& f, RunTimeline& tl, int gpu, const char* key) {
 
 }  // namespace
 
-RunGpuFacts run_gpu_facts(const MonitoredGpu& g) {
+RunGpuFacts run_gpu_facts(const MonitoredGpu& g, const GpuSpec* spec) {
     RunGpuFacts f;
     f.index = g.index;
     f.unopened_reason = g.unopened_reason;
@@ -43,6 +45,13 @@ RunGpuFacts run_gpu_facts(const MonitoredGpu& g) {
     if (g.facts.memory_total_bytes) f.memory_total_bytes = static_cast<double>(*g.facts.memory_total_bytes);
     f.temperature_slowdown_c = g.facts.temperature_slowdown_c.value_or(-1);
     f.mig = g.facts.mig_enabled.value_or(false);
+    // The spec's figure counts both directions of all the GPU's links; the active share of them.
+    if (spec && spec->nvlink_bandwidth_gbps && f.nvlink_active > 0) {
+        double links = spec->nvlink_links ? *spec->nvlink_links : double(g.facts.nvlinks.size());
+        if (links > 0)
+            f.nvlink_capacity_bytes_per_s =
+                *spec->nvlink_bandwidth_gbps * 1e9 / 2 * std::min(1.0, f.nvlink_active / links);
+    }
     return f;
 }
 
@@ -51,7 +60,17 @@ GpuPoint run_gpu_point(const GpuReading& r, const std::set<int>& tree, RunTimeli
     const int i = r.index;
     GpuPoint g;
     g.lost = r.lost;
-    g.utilization_percent = num(s.utilization_gpu_percent, tl, i, "utilization_percent");
+    // The interval mean where the driver buffers samples, unrounded; else the point read.
+    g.utilization_percent =
+        s.utilization_gpu.mean ? *s.utilization_gpu.mean : num(s.utilization_gpu_percent, tl, i, "utilization_percent");
+    if (measured(g.utilization_percent))
+        g.utilization_samples =
+            s.utilization_gpu.origin.source == FigureSource::kIntervalMean ? s.utilization_gpu.origin.samples : 0;
+    if (!s.utilization_gpu.origin.note.empty())
+        tl.note_absent("gpu" + std::to_string(i) + ".utilization_interval_mean", s.utilization_gpu.origin.note);
+    // Absent on the first tick (a counter needs two reads): not a signal the GPU lacks.
+    g.throttled_power_percent = s.throttled_power_percent.value_or(kUnmeasured);
+    g.throttled_thermal_percent = s.throttled_thermal_percent.value_or(kUnmeasured);
     g.memory_used_bytes = num(s.memory_used_bytes, tl, i, "memory_used_bytes");
     g.power_w = num(s.power_draw_w, tl, i, "power_w");
     g.power_limit_w =
@@ -104,8 +123,9 @@ RunSampler::RunSampler(const DeviceBackend* backend, const std::vector<int>& gpu
         return;
     }
     monitor_ = std::make_unique<GpuMonitor>(*backend, gpus, kRunReadings);
+    const SpecDb specs = SpecDb::embedded();
     for (const MonitoredGpu& g : monitor_->gpus()) {
-        facts_.push_back(run_gpu_facts(g));
+        facts_.push_back(run_gpu_facts(g, spec_for(g.facts, specs)));
         timeline_.gpu_indexes.push_back(g.index);
         if (facts_.back().mig)
             news_.push_back("GPU " + std::to_string(g.index) +

@@ -13,8 +13,11 @@
 
 namespace gpuvet {
 
-// What describe() said about a GPU, reduced to what the rules read.
-RunGpuFacts run_gpu_facts(const MonitoredGpu& g);
+struct GpuSpec;
+
+// What describe() said about a GPU, reduced to what the rules read; `spec` is the GPU's row of the
+// spec database when known (the NVLink capacity D2 judges against).
+RunGpuFacts run_gpu_facts(const MonitoredGpu& g, const GpuSpec* spec = nullptr);
 // One GPU's reading as a timeline point; absent facts noted once in `tl` under "gpu<i>.<key>".
 GpuPoint run_gpu_point(const GpuReading& r, const std::set<int>& tree, RunTimeline& tl);
 

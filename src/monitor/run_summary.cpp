@@ -126,6 +126,21 @@ WindowView window_view(const std::vector<RunPoint>& pts, double interval_s, cons
     return v;
 }
 
+// How many of the window's utilization figures were interval means, and of how many samples.
+template <class Get>
+void summarize_origin(const WindowView& v, Get g, GpuRunSummary& s) {
+    double ticks = 0, means = 0, samples = 0;
+    for (const RunPoint* p : v.pts) {
+        const GpuPoint* x = g(*p);
+        if (!x || x->utilization_samples < 0) continue;
+        ++ticks;
+        if (x->utilization_samples > 0) ++means, samples += x->utilization_samples;
+    }
+    if (ticks == 0) return;
+    s.utilization_interval_share = means / ticks;
+    if (means > 0) s.utilization_samples_per_tick = samples / means;
+}
+
 GpuRunSummary summarize_gpu(const std::vector<RunPoint>& all, const WindowView& v, std::size_t k,
                             const RunGpuFacts& facts) {
     GpuRunSummary s;
@@ -172,9 +187,16 @@ GpuRunSummary summarize_gpu(const std::vector<RunPoint>& all, const WindowView& 
     auto bit = [&](std::uint64_t mask) {
         return v.share([&, mask](const RunPoint& p) { return (g(p)->clock_event_reasons & mask) != 0; }, known);
     };
-    s.power_cap_fraction = bit(clock_reason::kSwPowerCap);
-    s.thermal_fraction = bit(clock_reason::kSwThermalSlowdown | clock_reason::kHwThermalSlowdown);
+    // The violation counters give the share of the time itself (a dip between two ticks counts);
+    // the reason bits only what each tick caught.
+    Stat power_held = field(&GpuPoint::throttled_power_percent);
+    Stat thermal_held = field(&GpuPoint::throttled_thermal_percent);
+    s.power_cap_fraction = measured(power_held.mean) ? power_held.mean / 100 : bit(clock_reason::kSwPowerCap);
+    s.thermal_fraction = measured(thermal_held.mean)
+                             ? thermal_held.mean / 100
+                             : bit(clock_reason::kSwThermalSlowdown | clock_reason::kHwThermalSlowdown);
     s.power_brake_fraction = bit(clock_reason::kHwPowerBrakeSlowdown);
+    summarize_origin(v, g, s);
     return s;
 }
 

@@ -55,6 +55,11 @@ struct GpuPoint {
     double tensor_activity_percent = kUnmeasured, dram_bandwidth_percent = kUnmeasured;
     int job_processes = -1;  // NVML processes of this GPU that belong to the job's tree; -1 unknown
     double job_memory_bytes = kUnmeasured;
+    // How the tick's utilization was obtained: the driver samples averaged over the interval (0:
+    // a point read at the tick, which a periodic job can alias with); -1 when not measured.
+    int utilization_samples = -1;
+    // Share of the interval the clocks were held down (violation counters), percent.
+    double throttled_power_percent = kUnmeasured, throttled_thermal_percent = kUnmeasured;
 };
 
 struct RunPoint {

@@ -49,6 +49,8 @@ Json gpu(const GpuRunSummary& g) {
                 {"power_cap_fraction", num(g.power_cap_fraction)},
                 {"thermal_fraction", num(g.thermal_fraction)},
                 {"power_brake_fraction", num(g.power_brake_fraction)},
+                {"utilization_interval_share", num(g.utilization_interval_share)},
+                {"utilization_samples_per_tick", num(g.utilization_samples_per_tick)},
                 {"job_processes_max", g.job_processes_max >= 0 ? Json(g.job_processes_max) : Json(nullptr)}};
 }
 

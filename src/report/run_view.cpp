@@ -97,6 +97,28 @@ void diagnosis_lines(std::ostringstream& o, const RunResult& r, const Style& st)
     }
 }
 
+// How the utilization figures were obtained: interval means of the driver's samples, or point
+// reads, which a job alternating with the tick's period can alias with.
+void utilization_origin_line(std::ostringstream& o, const RunResult& r) {
+    std::string means, points;
+    double per_tick = 0;
+    int n_means = 0;
+    for (const GpuRunSummary& g : r.gpus) {
+        if (!measured(g.utilization_interval_share)) continue;
+        std::string id = (g.utilization_interval_share >= 0.5 ? means : points).empty() ? "" : ", ";
+        (g.utilization_interval_share >= 0.5 ? means : points) += id + std::to_string(g.facts.index);
+        if (g.utilization_interval_share >= 0.5 && measured(g.utilization_samples_per_tick))
+            per_tick += g.utilization_samples_per_tick, ++n_means;
+    }
+    if (!means.empty())
+        o << "  utilization of GPU " << means << ": interval means of the driver's samples ("
+          << f(per_tick / std::max(n_means, 1), 1) << " per tick)\n";
+    if (!points.empty())
+        o << "  utilization of GPU " << points
+          << ": point reads at each tick (the driver gave no sample buffer): a job that alternates with the "
+             "tick's period can read busier or idler than it was\n";
+}
+
 void gpu_lines(std::ostringstream& o, const RunResult& r) {
     if (!r.gpus.empty()) {
         o << "\nGPUs over the steady window (mean / p5 / p95)\n";
@@ -125,6 +147,7 @@ void gpu_lines(std::ostringstream& o, const RunResult& r) {
                   << " GB/s, job processes on it "
                   << (g.job_processes_max >= 0 ? std::to_string(g.job_processes_max) : "n/a") << "\n";
         }
+        utilization_origin_line(o, r);
     }
 }
 

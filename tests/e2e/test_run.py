@@ -14,7 +14,7 @@ import tempfile
 import time
 
 import harness
-from harness import NO_DRIVER, main, run
+from harness import NO_DRIVER, main, run, slow
 
 BUILD = os.environ.get("GPUVET_BUILD_DIR", "build")
 TESTS = os.environ.get("GPUVET_TEST_DIR", "tests")
@@ -65,6 +65,7 @@ MATRIX = {
     "run_one_idle_of_8": "A4",
     "run_pcie_no_nvlink": "D1",
     "run_pcie_replays": "F4",
+    "run_pcie_saturated": "D2",
 }
 
 
@@ -347,6 +348,25 @@ def test_gpu_rule_pcie_without_nvlink():
     assert doc["run"]["gpus"][0]["nvlink_active_links"] == 0
 
 
+def test_gpu_rule_pcie_links_near_capacity():
+    doc, err = gpu_matrix_case("run_pcie_saturated")
+    msg = doc["run"]["diagnosis"]["primary"]["message"]
+    assert "PCIe carried up to" in msg and "of its 63.0 GB/s" in msg, msg
+
+
+def test_gpu_held_back_by_a_power_cap_is_a_straggler():
+    """Four GPUs, GPU 2 20 % slower under a power cap only there: D3 names it with the numbers."""
+    code, doc, err, _ = run_job("sleep", "2", env=fake("run_straggler_power_cap"))
+    assert code == 0, err
+    primary, fired = ids(doc)
+    assert "D3" in fired, (primary, fired, err)
+    d = doc["run"]["diagnosis"]
+    d3 = next(f for f in [d["primary"], *d["others"]] if f["id"] == "D3")
+    assert "GPU 2 ran slower than the other 3" in d3["message"], d3
+    assert "SM clock 1584 MHz against 1980 MHz" in d3["message"] and "20 % lower" in d3["message"], d3
+    assert "560 W" in d3["action"], d3
+
+
 def test_gpu_rule_pcie_replays():
     doc, err = gpu_matrix_case("run_pcie_replays")
     gpu = doc["run"]["gpus"][0]
@@ -431,6 +451,93 @@ def test_ctrl_c_at_the_terminal_reaches_the_job_once():
     code = os.waitstatus_to_exitcode(status)
     assert code == 1, (code, out[-800:])  # the terminal's SIGINT, not a second one from gpuvet
     assert b"stopped by signal 2" in out, out[-800:]
+
+
+
+# ---- interval means: periodic jobs and idle GPUs ---------------------------------------------
+
+# Scenario time runs 10x the wall clock, so --interval 0.1 is a 1 Hz tick of the scenario and 0.2 a
+# 0.5 Hz one: the aliasing trap (a load period that is a multiple of the tick) at test speed.
+PERIODIC = """gpu_count = {gpus}
+time_scale = 10
+[all]
+gpm_supported = false
+utilization_gpu_percent = 100
+utilization_memory_percent = 50
+power_draw_w = 600.0
+load_idle_power_w = 90.0
+load_period_s = {period}
+load_duty = {duty}
+load_phase_s = {phase}
+"""
+
+
+def periodic_env(tmp, period, phase, duty=0.6, gpus=2, extra=""):
+    path = os.path.join(tmp, f"wave-{period}-{phase}.toml")
+    with open(path, "w") as f:
+        f.write(PERIODIC.format(gpus=gpus, period=period, duty=duty, phase=phase) + extra)
+    env = fake("run_steady_busy")
+    env["GPUVET_FAKE_SCENARIO"] = path
+    return env
+
+
+# (load period, tick) in scenario seconds, each at a phase on the tick and one off it.
+ALIASING = [(2.0, 1.0, 0.0), (2.0, 1.0, 0.45), (1.0, 1.0, 0.0), (1.0, 1.0, 0.3), (4.0, 2.0, 0.0), (4.0, 2.0, 1.1)]
+
+
+@slow
+def test_periodic_load_is_measured_at_its_duty_whatever_the_phase():
+    """A job busy 60 % of every period, the period a multiple of the tick, in phase with the ticks or
+    not: the busy share is the duty within 5 points on every GPU, the figures say they are interval
+    means, and the job with busy data-loader workers is input-bound (B1). Point reads at the tick land
+    in the same phase every time and read 100 % or 0 %."""
+    with tempfile.TemporaryDirectory() as tmp:
+        burner = script(tmp, "b.py", BURNER)
+        for period, tick, phase in ALIASING:
+            env = periodic_env(tmp, period, phase)
+            with tempfile.TemporaryDirectory() as d:
+                code, _, err = run("run", "--interval", str(tick / 10), "--report", d, "--", PY, burner, "3", "2",
+                                   env=env, timeout=120)
+                doc = json.load(open(os.path.join(d, "gpuvet-run.json")))
+                text = open(os.path.join(d, "gpuvet-run.txt")).read()
+            case = f"period {period} s, tick {tick} s, phase {phase} s"
+            assert code == 0, (case, err)
+            for g in doc["run"]["gpus"]:
+                busy = g["utilization_percent"]["mean"]
+                assert abs(busy - 60) <= 5, (case, g["index"], busy, err)
+                assert g["utilization_interval_share"] >= 0.9, (case, g)
+                # 600 W busy, 90 W idle: the energy counter's mean is the duty's mix (396 W).
+                assert abs(g["power_w"]["mean"] - 396) <= 0.05 * 396 + 15, (case, g["power_w"])
+            primary, fired = ids(doc)
+            assert "B1" in fired, (case, primary, fired, err)
+            assert "interval means of the driver's samples" in text, text
+
+
+def test_without_a_sample_buffer_the_summary_says_point_reads():
+    with tempfile.TemporaryDirectory() as tmp:
+        env = periodic_env(tmp, 2.0, 0.0, gpus=1, extra="samples_supported = false\nenergy_supported = false\n")
+        with tempfile.TemporaryDirectory() as d:
+            code, _, err = run("run", "--interval", "0.1", "--report", d, "--", "sleep", "1.5", env=env, timeout=60)
+            doc = json.load(open(os.path.join(d, "gpuvet-run.json")))
+            text = open(os.path.join(d, "gpuvet-run.txt")).read()
+    assert code == 0, err
+    g = doc["run"]["gpus"][0]
+    assert g["utilization_interval_share"] == 0, g
+    assert "point reads at each tick" in text, text
+
+
+def test_contexts_on_all_gpus_with_one_idle_is_a4():
+    """The job holds a context on all 8 GPUs (the fake lists gpuvet's child on each) and GPU 7 runs
+    nothing: A4 names it with the placement advice, not "compute-bound"."""
+    code, doc, err, _ = run_job("sleep", "2", env=fake("run_context_idle_of_8"))
+    assert code == 0, err
+    primary, fired = ids(doc)
+    assert primary == "A4", (primary, fired, err)
+    msg = doc["run"]["diagnosis"]["primary"]["message"]
+    assert "Only 7 of 8 GPUs" in msg and "12 % of the rented GPU capacity" in msg, msg
+    assert "GPU 7 held a context of the job but ran nothing there" in msg, msg
+    assert "CUDA_VISIBLE_DEVICES" in doc["run"]["diagnosis"]["primary"]["action"], doc["run"]["diagnosis"]
+    assert all(g["job_processes_max"] == 1 for g in doc["run"]["gpus"]), doc["run"]["gpus"]
 
 
 def harness_binary():

@@ -299,6 +299,77 @@ TEST(RunRules, UnusedGpusAreA3AndA4) {
     EXPECT_NE(one.diagnosis.primary->message.find("Only 1 of 2"), std::string::npos);
 }
 
+TEST(RunRules, AnIdleGpuHoldingAContextIsA4WithThePlacementAdvice) {
+    // Eight GPUs, the job's processes on all eight, GPU 7 doing nothing: A4 names it, says the job
+    // holds a context there, and gives the unused share of the rented capacity.
+    auto r = judge(timeline(120, 8,
+                            [](int, RunPoint& p) {
+                                for (int g = 0; g < 8; ++g) {
+                                    p.gpus[g].utilization_percent = g == 7 ? 0 : 96;
+                                    p.gpus[g].power_w = g == 7 ? 70 : 600;
+                                    p.gpus[g].job_processes = 1;
+                                    p.gpus[g].utilization_samples = 6;
+                                }
+                            }),
+                   8);
+    EXPECT_EQ(primary(r), "A4");
+    const std::string& m = r.diagnosis.primary->message;
+    EXPECT_NE(m.find("Only 7 of 8 GPUs"), std::string::npos) << m;
+    EXPECT_NE(m.find("12 % of the rented GPU capacity"), std::string::npos) << m;
+    EXPECT_NE(m.find("GPU 7 held a context of the job but ran nothing"), std::string::npos) << m;
+    EXPECT_NE(r.diagnosis.primary->action.find("CUDA_VISIBLE_DEVICES"), std::string::npos);
+    EXPECT_EQ(r.diagnosis.primary->action.find("torchrun"), std::string::npos);
+    // The idle GPU is A4's: it does not make the job look input-bound.
+    EXPECT_FALSE(fired(r, "B1"));
+    EXPECT_DOUBLE_EQ(r.gpus[0].utilization_interval_share, 1.0);
+    EXPECT_DOUBLE_EQ(r.gpus[0].utilization_samples_per_tick, 6.0);
+}
+
+TEST(RunRules, A4TellsBothKindsOfIdleGpuApart) {
+    auto r = judge(timeline(120, 4,
+                            [](int, RunPoint& p) {
+                                for (int g = 0; g < 4; ++g) {
+                                    p.gpus[g].utilization_percent = g >= 2 ? 0.5 : 96;
+                                    p.gpus[g].power_w = g >= 2 ? 70 : 600;
+                                    p.gpus[g].job_processes = g == 3 ? 0 : 1;
+                                }
+                            }),
+                   4);
+    ASSERT_TRUE(fired(r, "A4"));
+    const std::string& m = r.diagnosis.primary->message;
+    EXPECT_NE(m.find("Only 2 of 4"), std::string::npos) << m;
+    EXPECT_NE(m.find("50 % of the rented"), std::string::npos) << m;
+    EXPECT_NE(m.find("GPU 3 stayed at 0 % with no process of the job"), std::string::npos) << m;
+    EXPECT_NE(m.find("GPU 2 held a context"), std::string::npos) << m;
+    EXPECT_NE(r.diagnosis.primary->action.find("torchrun --nproc-per-node=4"), std::string::npos);
+}
+
+TEST(RunRules, PointReadsAreCountedAsSuch) {
+    auto r = judge(timeline(60, 1,
+                            [](int i, RunPoint& p) {
+                                p.gpus[0].utilization_percent = 95;
+                                p.gpus[0].power_w = 600;
+                                p.gpus[0].utilization_samples = i % 2 ? 0 : 6;
+                            }),
+                   1);
+    EXPECT_NEAR(r.gpus[0].utilization_interval_share, 0.5, 0.05);
+}
+
+TEST(RunRules, ViolationCountersGiveTheThrottledShareOfTheTime) {
+    // A 200 ms thermal dip in every 1 s tick: no tick catches the bit, the counters do.
+    auto r = judge(timeline(120, 1,
+                            [](int, RunPoint& p) {
+                                p.gpus[0].utilization_percent = 95;
+                                p.gpus[0].power_w = 600;
+                                p.gpus[0].throttled_thermal_percent = 20;
+                                p.gpus[0].throttled_power_percent = 0;
+                            }),
+                   1);
+    EXPECT_NEAR(r.gpus[0].thermal_fraction, 0.20, 1e-9);
+    EXPECT_DOUBLE_EQ(r.gpus[0].power_cap_fraction, 0);
+    EXPECT_TRUE(fired(r, "F2"));
+}
+
 TEST(RunRules, PcieTrafficWithoutNvlinkIsD1NotE5) {
     auto tl = timeline(120, 2, [](int, RunPoint& p) {
         for (GpuPoint& g : p.gpus) {
@@ -498,4 +569,90 @@ TEST(RunRules, DocsListEveryRuleWithTheCodesThresholds) {
                           r.source + " |";
         EXPECT_NE(doc.find(row), std::string::npos) << "docs/run.md lacks the row:\n" << row;
     }
+}
+
+TEST(RunRules, AGpuHeldBackByAPowerCapIsAStraggler) {
+    // Four GPUs at the same work; GPU 2 runs 20 % slower under a power cap only there.
+    auto r = judge(timeline(120, 4,
+                            [](int, RunPoint& p) {
+                                for (int g = 0; g < 4; ++g) {
+                                    GpuPoint& x = p.gpus[g];
+                                    x.utilization_percent = 97;
+                                    x.power_w = g == 2 ? 555 : 690;
+                                    x.power_limit_w = g == 2 ? 560 : 700;
+                                    x.sm_clock_mhz = g == 2 ? 1584 : 1980;
+                                    x.clock_event_reasons = g == 2 ? clock_reason::kSwPowerCap : 0;
+                                }
+                            }),
+                   4);
+    ASSERT_TRUE(fired(r, "D3")) << primary(r);
+    const RuleFinding* d3 = nullptr;
+    if (r.diagnosis.primary && r.diagnosis.primary->id == "D3") d3 = &*r.diagnosis.primary;
+    for (const RuleFinding& f : r.diagnosis.others)
+        if (f.id == "D3") d3 = &f;
+    ASSERT_TRUE(d3);
+    EXPECT_NE(d3->message.find("GPU 2 ran slower than the other 3"), std::string::npos) << d3->message;
+    EXPECT_NE(d3->message.find("SM clock 1584 MHz against 1980 MHz"), std::string::npos) << d3->message;
+    EXPECT_NE(d3->message.find("20 % lower"), std::string::npos) << d3->message;
+    EXPECT_NE(d3->message.find("power-capped 100 % of the time, the others 0 %"), std::string::npos) << d3->message;
+    EXPECT_NE(d3->action.find("560 W"), std::string::npos) << d3->action;
+}
+
+TEST(RunRules, EqualGpusAreNoStragglers) {
+    auto r = judge(timeline(120, 4,
+                            [](int i, RunPoint& p) {
+                                for (int g = 0; g < 4; ++g) {
+                                    p.gpus[g].utilization_percent = 95 + (i + g) % 3;
+                                    p.gpus[g].power_w = 680 + g;
+                                }
+                            }),
+                   4);
+    EXPECT_FALSE(fired(r, "D3"));
+    EXPECT_FALSE(fired(r, "D2"));
+}
+
+TEST(RunRules, PcieLinksNearCapacityAreD2) {
+    // A PCIe-only box (Gen4 x16: 31.5 GB/s per direction) whose GPUs push 26 GB/s each way.
+    auto r = judge(timeline(120, 2,
+                            [](int, RunPoint& p) {
+                                for (GpuPoint& g : p.gpus) {
+                                    g.utilization_percent = 90;
+                                    g.power_w = 400;
+                                    g.pcie_gen = 4;
+                                    g.pcie_width = 16;
+                                    g.pcie_rx_bytes_per_s = 26e9;
+                                    g.pcie_tx_bytes_per_s = 26e9;
+                                }
+                            }),
+                   2, 0);
+    ASSERT_TRUE(fired(r, "D2")) << primary(r);
+    const RuleFinding* d2 = nullptr;
+    if (r.diagnosis.primary && r.diagnosis.primary->id == "D2") d2 = &*r.diagnosis.primary;
+    for (const RuleFinding& f : r.diagnosis.others)
+        if (f.id == "D2") d2 = &f;
+    ASSERT_TRUE(d2);
+    EXPECT_NE(d2->message.find("PCIe carried up to 26.0 GB/s per direction of its 31.5 GB/s (83 %)"), std::string::npos)
+        << d2->message;
+    EXPECT_NE(d2->message.find("in 100 % of the time"), std::string::npos) << d2->message;
+}
+
+TEST(RunRules, NvlinkNearTheSpecCapacityIsD2) {
+    RunTimeline tl = timeline(120, 2, [](int, RunPoint& p) {
+        for (GpuPoint& g : p.gpus) {
+            g.utilization_percent = 90;
+            g.power_w = 500;
+            g.nvlink_rx_bytes_per_s = 400e9;
+            g.nvlink_tx_bytes_per_s = 380e9;
+        }
+    });
+    std::vector<RunGpuFacts> f = facts(2);
+    for (RunGpuFacts& x : f) x.nvlink_capacity_bytes_per_s = 450e9;  // H100 SXM: 900 GB/s both ways
+    RunResult r = summarize_run(tl, f, kInterval, 64, true);
+    EXPECT_TRUE(fired(r, "D2")) << primary(r);
+    // Without the spec figure NVLink is not judged, and the summary says so.
+    RunResult unknown = judge(tl, 2);
+    EXPECT_FALSE(fired(unknown, "D2"));
+    bool said = false;
+    for (const std::string& n : unknown.diagnosis.not_judged) said = said || n.find("D2 over NVLink") == 0;
+    EXPECT_TRUE(said);
 }
