@@ -57,9 +57,22 @@ const TopField kFields[] = {
          const auto& m = v.gpu.facts.mig_enabled;
          return m ? text_value(*m ? "Enabled" : "Disabled") : absent(m.absent_reason);
      }},
-    {"utilization.gpu", "%", FieldKind::Number, 0, "time a kernel was running over the driver's last period",
+    {"utilization.gpu", "%", FieldKind::Number, 0,
+     "time a kernel was running: the mean of the driver's samples since the previous tick, else its last period",
      [](const GpuView& v) { return number(v, S(v).utilization_gpu_percent); }},
-    {"utilization.memory", "%", FieldKind::Number, 0, "time device memory was being read or written",
+    {"utilization.gpu.min", "%", FieldKind::Number, 0, "the least driver sample since the previous tick",
+     [](const GpuView& v) { return number(v, S(v).utilization_gpu.min); }},
+    {"utilization.gpu.max", "%", FieldKind::Number, 0, "the greatest driver sample since the previous tick",
+     [](const GpuView& v) { return number(v, S(v).utilization_gpu.max); }},
+    {"utilization.samples", "", FieldKind::Number, 0,
+     "driver samples averaged into utilization.gpu (0: a point read, the driver buffered none)",
+     [](const GpuView& v) {
+         const IntervalFigure& u = S(v).utilization_gpu;
+         if (!u.mean) return number(v, u.mean);
+         return FieldValue{
+             u.origin.source == FigureSource::kIntervalMean ? double(u.origin.samples) : 0.0, std::nullopt, {}};
+     }},
+    {"utilization.memory", "%", FieldKind::Number, 0, "time device memory was being read or written (the same mean)",
      [](const GpuView& v) { return number(v, S(v).utilization_memory_percent); }},
     {"memory.total", "MiB", FieldKind::Number, 0, "total memory the driver reports",
      [](const GpuView& v) { return number(v, v.gpu.facts.memory_total_bytes, 1 / kMiB); }},
@@ -69,7 +82,8 @@ const TopField kFields[] = {
      [](const GpuView& v) { return number(v, S(v).memory_used_bytes, 1 / kMiB); }},
     {"memory.free", "MiB", FieldKind::Number, 0, "memory free",
      [](const GpuView& v) { return number(v, S(v).memory_free_bytes, 1 / kMiB); }},
-    {"power.draw", "W", FieldKind::Number, 1, "board power draw",
+    {"power.draw", "W", FieldKind::Number, 1,
+     "board power: the energy counter's mean since the previous tick, else the driver's reading",
      [](const GpuView& v) { return number(v, S(v).power_draw_w); }},
     {"power.limit", "W", FieldKind::Number, 0, "power limit in force (set by an administrator or the default)",
      [](const GpuView& v) { return number(v, S(v).power_limit_w); }},
@@ -83,7 +97,7 @@ const TopField kFields[] = {
      [](const GpuView& v) { return number(v, S(v).temperature_memory_c); }},
     {"fan.speed", "%", FieldKind::Number, 0, "fan speed (absent on passively cooled boards)",
      [](const GpuView& v) { return number(v, S(v).fan_percent); }},
-    {"clocks.sm", "MHz", FieldKind::Number, 0, "SM clock",
+    {"clocks.sm", "MHz", FieldKind::Number, 0, "SM clock: the mean of the driver's samples since the previous tick",
      [](const GpuView& v) { return number(v, S(v).clock_sm_mhz); }},
     {"clocks.mem", "MHz", FieldKind::Number, 0, "memory clock",
      [](const GpuView& v) { return number(v, S(v).clock_mem_mhz); }},
@@ -105,6 +119,12 @@ const TopField kFields[] = {
          if (!v.gpu.unopened_reason.empty()) return unopened(v);
          return f ? text_value(clock_reasons_text(*f)) : absent(f.absent_reason);
      }},
+    {"throttled.power", "%", FieldKind::Number, 0,
+     "share of the time since the previous tick the power cap held the clocks down (violation counter)",
+     [](const GpuView& v) { return number(v, S(v).throttled_power_percent); }},
+    {"throttled.thermal", "%", FieldKind::Number, 0,
+     "share of the time since the previous tick a thermal slowdown held the clocks down (violation counter)",
+     [](const GpuView& v) { return number(v, S(v).throttled_thermal_percent); }},
     {"pcie.link.gen.current", "", FieldKind::Number, 0, "PCIe generation in use (idle GPUs lower it)",
      [](const GpuView& v) { return number(v, S(v).pcie_gen_current); }},
     {"pcie.link.gen.max", "", FieldKind::Number, 0, "highest generation both the GPU and the host allow",

@@ -75,7 +75,9 @@ def test_log_csv_follows_the_timeline():
         got = between(rows, 0, lo, hi)
         assert got, f"no GPU 0 row between {lo} and {hi} s"
         for r in got:
-            assert (r["utilization.gpu [%]"], r["power.draw [W]"]) == (util, watts), (lo, hi, r)
+            # Power is the energy counter's mean over the tick: within 1 % of the scenario's watts.
+            assert r["utilization.gpu [%]"] == util, (lo, hi, r)
+            assert abs(float(r["power.draw [W]"]) - float(watts)) <= 0.01 * float(watts), (lo, hi, r)
     # The process of GPU 0 (20 GiB from 10 s to 30 s) shows as memory in use.
     assert {r["memory.used [MiB]"] for r in between(rows, 0, 1.2, 2.8)} == {"20480"}
     assert {r["memory.used [MiB]"] for r in between(rows, 0, 0, 0.8)} == {"0"}
@@ -105,7 +107,7 @@ def test_log_jsonl_header_and_absent_values():
     samples = [r for r in lines[1:] if r["record"] == "sample"]
     assert len(samples) == len(lines) - 1
     busy = [r for r in samples if r["index"] == 0 and 2.2 <= r["t_s"] <= 2.8]
-    assert busy and all(r["utilization.gpu"] == 95 and r["power.draw"] == 690 for r in busy), busy
+    assert busy and all(r["utilization.gpu"] == 95 and abs(r["power.draw"] - 690) <= 6.9 for r in busy), busy
     # GPM of GPU 0 over the interval since the previous tick; absent on the first with the reason.
     first = samples[0]
     assert first["gpm.sm_active"] is None
