@@ -66,8 +66,6 @@ GpuPoint run_gpu_point(const GpuReading& r, const std::set<int>& tree, RunTimeli
     if (measured(g.utilization_percent))
         g.utilization_samples =
             s.utilization_gpu.origin.source == FigureSource::kIntervalMean ? s.utilization_gpu.origin.samples : 0;
-    if (!s.utilization_gpu.origin.note.empty())
-        tl.note_absent("gpu" + std::to_string(i) + ".utilization_interval_mean", s.utilization_gpu.origin.note);
     // Absent on the first tick (a counter needs two reads): not a signal the GPU lacks.
     g.throttled_power_percent = s.throttled_power_percent.value_or(kUnmeasured);
     g.throttled_thermal_percent = s.throttled_thermal_percent.value_or(kUnmeasured);
