@@ -115,8 +115,8 @@ void utilization_origin_line(std::ostringstream& o, const RunResult& r) {
           << f(per_tick / std::max(n_means, 1), 1) << " per tick)\n";
     if (!points.empty())
         o << "  utilization of GPU " << points
-          << ": point reads at each tick (the driver gave no sample buffer): a job that alternates with the "
-             "tick's period can read busier or idler than it was\n";
+          << ": point reads at each tick (the driver's sample buffer was absent or empty): a job that "
+             "alternates with the tick's period can read busier or idler than it was\n";
 }
 
 void gpu_lines(std::ostringstream& o, const RunResult& r) {
