@@ -589,5 +589,57 @@ def test_help_states_the_defaults_and_exit_codes():
         assert words in out, words
 
 
+# A job busy 60 % of every 2 s of scenario time, which runs 10x the wall clock: a 0.2 s tick covers one
+# whole period, so an interval mean reads 60 % at any phase while a point read lands in one phase.
+PERIODIC_JOB = """gpu_count = 2
+time_scale = 10
+[all]
+gpm_supported = false
+utilization_gpu_percent = 100
+power_draw_w = 600.0
+load_idle_power_w = 90.0
+load_period_s = 2.0
+load_duty = 0.6
+load_phase_s = 0.37
+"""
+
+
+@slow
+def test_top_run_and_export_agree_on_a_periodic_job():
+    """top --log, export's DCGM_FI_DEV_GPU_UTIL and run's summary read the same periodic job at its duty."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "periodic.toml")
+        with open(path, "w") as f:
+            f.write(PERIODIC_JOB)
+        env = env_for(path)
+        log = os.path.join(tmp, "top.jsonl")
+        code, _, err = run("top", "--log", log, "--format", "jsonl", "--interval", "0.2", "--duration", "3",
+                           env=env, timeout=60)
+        assert code == 0, err
+        with open(log) as f:
+            rows = [json.loads(line) for line in f][1:]
+        top = [r["utilization.gpu"] for r in rows if r["index"] == 0 and r["t_s"] >= 0.5]
+        assert top and all(r["utilization.samples"] >= 1 for r in rows if r["t_s"] >= 0.5), rows[-2:]
+        with Exporter(path, "--interval", "0.2") as ex:
+            ex.wait_healthy()
+            time.sleep(0.6)  # past the first ticks, whose intervals start at NVML's start
+            scraped, watts = [], []
+            for _ in range(10):
+                page = ex.metrics()
+                scraped.append(one(page, "DCGM_FI_DEV_GPU_UTIL", gpu="0")[1])
+                watts.append(one(page, "DCGM_FI_DEV_POWER_USAGE", gpu="0")[1])
+                time.sleep(0.2)
+        with tempfile.TemporaryDirectory() as d:
+            code, _, err = run("run", "--interval", "0.2", "--report", d, "--", "sleep", "3", env=env, timeout=60)
+            assert code == 0, err
+            doc = json.load(open(os.path.join(d, "gpuvet-run.json")))
+        ran = doc["run"]["gpus"][0]["utilization_percent"]["mean"]
+        means = {"top": sum(top) / len(top), "export": sum(scraped) / len(scraped), "run": ran}
+        for who, m in means.items():
+            assert abs(m - 60) <= 5, (who, means, top, scraped)
+        # Power: 0.6 x 600 W + 0.4 x 90 W = 396 W from the energy counter, within 5 % on average.
+        assert abs(sum(watts) / len(watts) - 396) <= 20, watts
+
+
 if __name__ == "__main__":
     main(globals())
