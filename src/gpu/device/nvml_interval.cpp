@@ -99,18 +99,21 @@ void IntervalReader::read_power(DeviceSample& s) {
         Counter now{true, mj, 0, before + (after - before) / 2,
                     std::chrono::duration<double>(after - before).count() / 2};
         double elapsed_s = std::chrono::duration<double>(now.at - energy_.at).count();
-        auto w = energy_.have ? power_from_energy(energy_.value, mj, elapsed_s) : std::nullopt;
-        if (!energy_.have) note = "first reading of the energy counter";
-        else if (!w) note = "the energy counter went back (driver reloaded)";
-        else if (energy_.uncertainty_s + now.uncertainty_s > kEnergyTimingShare * elapsed_s) {
+        double watts = 0;
+        if (!energy_.have) {
+            note = "first reading of the energy counter";
+        } else if (auto w = power_from_energy(energy_.value, mj, elapsed_s); !w) {
+            note = "the energy counter went back (driver reloaded)";
+        } else if (energy_.uncertainty_s + now.uncertainty_s > kEnergyTimingShare * elapsed_s) {
             note = "the energy counter's read took too long for a mean over this interval";
-            w.reset();
+        } else {
+            watts = *w;
         }
         energy_ = now;
-        if (w) {
-            s.power_w.mean = s.power_w.min = s.power_w.max = *w;
+        if (note.empty()) {
+            s.power_w.mean = s.power_w.min = s.power_w.max = watts;
             s.power_w.origin = {FigureSource::kCounterDifference, 0, elapsed_s, {}};
-            s.power_draw_w = *w;
+            s.power_draw_w = watts;
             return;
         }
     } else {
@@ -127,11 +130,16 @@ void IntervalReader::read_violation(nvmlPerfPolicyType_t policy, Counter& c, Fac
         out = Fact<double>::absent(why);
         return;
     }
-    auto pct = c.have ? violation_percent(c.value, c.ref_us, v.violationTime, v.referenceTime) : std::nullopt;
-    if (!c.have) why = "first reading of the violation counters";
-    else if (!pct) why = "the violation counters did not advance";
-    c = {true, v.violationTime, v.referenceTime, {}};
-    out = pct ? Fact<double>(*pct) : Fact<double>::absent(why);
+    if (!c.have) {
+        why = "first reading of the violation counters";
+        out = Fact<double>::absent(why);
+    } else if (auto pct = violation_percent(c.value, c.ref_us, v.violationTime, v.referenceTime)) {
+        out = *pct;
+    } else {
+        why = "the violation counters did not advance";
+        out = Fact<double>::absent(why);
+    }
+    c = {true, v.violationTime, v.referenceTime, {}, 0};
 }
 
 void IntervalReader::read_clocks(DeviceSample& s) {
