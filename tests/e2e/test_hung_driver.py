@@ -14,7 +14,7 @@ import tempfile
 import time
 
 import harness
-from harness import main
+from harness import main, slow
 
 BUILD = os.environ.get("GPUVET_BUILD_DIR", "build")
 TESTS = os.environ.get("GPUVET_TEST_DIR", "tests")
@@ -67,6 +67,7 @@ def test_bad_budget_is_exit_2():
     assert "GPUVET_DRIVER_TIMEOUT_S='soon'" in err, err
 
 
+@slow
 def test_default_budget_is_30_s_and_named():
     # nvmlInit hangs and the budget is the default: SIGTERM ends the wait long before 30 s, and
     # the message says how long the call had been waited for.
@@ -168,6 +169,7 @@ def test_top_once_one_gpu_hangs():
     assert "GPU 1: nvmlDeviceGetPowerUsage did not return in 1 s" in out + err, out + err
 
 
+@slow
 def test_bench_fp_kernel_hangs_on_one_gpu():
     code, doc, err, _ = run_json(["bench", "fp"], env_with("cuLaunchKernel@1", scenario="healthy_2x_h100_pcie.toml",
                                                           budget="0.5"))
@@ -176,6 +178,7 @@ def test_bench_fp_kernel_hangs_on_one_gpu():
     assert "CUDA device 1: cuLaunchKernel did not return in 5 s" in text, text[:3000]
 
 
+@slow
 def test_export_says_stale_then_serves_the_gpus_that_answer():
     # GPU 0's power reading hangs from 1.5 s on; with an 8 s budget the sampler is stuck past the
     # stale bound (3 intervals + 5 s), /metrics keeps answering and says stale, then the call is
@@ -239,6 +242,7 @@ def test_sigint_during_hung_call_ends_inventory():
     json.loads(out)
 
 
+@slow
 def test_sigterm_during_hung_call_ends_top_log():
     with tempfile.TemporaryDirectory() as d:
         log = os.path.join(d, "top.csv")
