@@ -170,6 +170,17 @@ def test_top_once_one_gpu_hangs():
 
 
 @slow
+def test_burn_one_gpus_matmul_hangs():
+    # The work calls' budget is ten times the query budget: 10 s here, far above what a healthy
+    # simulated GEMM takes even on a loaded machine.
+    code, doc, err, _ = run_json(["burn", "--duration", "10s"], env_with("cublasLtMatmul@1"))
+    assert code == 3, (code, err)
+    mine = [c for c in doc["checks"] if c["key"] == "gpu.burn" and c["gpu"] == 1]
+    assert mine and mine[0]["verdict"] == "ERROR", mine
+    assert "cuBLASLt device 1: cublasLtMatmul did not return in 10 s: " + WEDGED in mine[0]["summary"], mine
+
+
+@slow
 def test_bench_fp_kernel_hangs_on_one_gpu():
     code, doc, err, _ = run_json(["bench", "fp"], env_with("cuLaunchKernel@1", scenario="healthy_2x_h100_pcie.toml",
                                                           budget="0.5"))
