@@ -1,5 +1,6 @@
 // gpuvet's thin main: parse, dispatch, and turn errors into advice and an exit code.
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <iostream>
 #include <string_view>
 #include <unistd.h>
@@ -10,6 +11,8 @@
 #include "cli/suggest.hpp"
 #include "core/error.hpp"
 #include "core/input_file.hpp"
+#include "gpu/bindings/driver_deadline.hpp"
+#include "gpu/bindings/driver_exit.hpp"
 
 int main(int argc, char** argv) {
     using namespace gpuvet;
@@ -72,6 +75,9 @@ int main(int argc, char** argv) {
     int code = exit_code::bad_input;
     try {
         rethrow_option_error();  // a numeric option its rule refused, kept from parse()
+        if (std::string bad = driver_timeout_env_problem(); !bad.empty())
+            throw Error(ErrorKind::Input, bad,
+                        "give the seconds a driver call may take, e.g. GPUVET_DRIVER_TIMEOUT_S=30");
         code = action ? action() : exit_code::bad_input;
     } catch (const Error& e) {
         std::cerr << "gpuvet: " << e.what() << "\n";
@@ -83,5 +89,14 @@ int main(int argc, char** argv) {
         code = exit_code::could_not_run;
         emit_fatal_json(global, "internal", e.what(), "please report this", code);
     }
-    return finish_output(code);
+    code = finish_output(code);
+    // A driver call that never returned still runs on a thread of its own: the driver's atexit
+    // handlers and nvmlShutdown would wait for it. The report is written; leave without them.
+    if (exit_without_teardown()) {
+        std::cout.flush();
+        std::cerr.flush();
+        std::fflush(nullptr);
+        _exit(code);
+    }
+    return code;
 }

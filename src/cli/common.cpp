@@ -1,13 +1,16 @@
 #include "cli/common.hpp"
 
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 #include "cli/output_guard.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "gpu/bindings/driver_deadline.hpp"
 #include "report/html_report.hpp"
 #include "report/json.hpp"
 #include "report/markdown.hpp"
@@ -106,8 +109,29 @@ void on_chosen(Cli cli, CLI::App& sub, std::string name, std::function<int(const
     else sub.callback(chosen);
 }
 
+namespace {
+
+// A driver call abandoned at its deadline (gpu/bindings/driver_deadline.hpp) is an ERROR of its
+// own, whatever the checks made of the facts it left absent: such a run is never GO.
+void add_driver_wedges(Report& r) {
+    if (!any_driver_wedged()) return;
+    std::istringstream lines(driver_wedge_summary());
+    for (std::string line; std::getline(lines, line);) {
+        CheckResult c;
+        c.key = "gpu.driver_answers";
+        c.title = "Driver answers in time";
+        c.verdict = Verdict::Error;
+        c.summary = line;
+        if (line.starts_with("GPU ")) c.gpu = std::atoi(line.c_str() + 4);
+        r.checks.push_back(std::move(c));
+    }
+}
+
+}  // namespace
+
 int emit_report(Report& r, const GlobalOptions& g) {
     close_envelope(r);
+    add_driver_wedges(r);
     r.finalize();
     if (g.report_dir) {
         std::filesystem::path dir = report_folder(*g.report_dir);

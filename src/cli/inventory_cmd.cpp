@@ -5,6 +5,7 @@
 
 #include "checks/gpu_software.hpp"
 #include "cli/common.hpp"
+#include "gpu/bindings/driver_deadline.hpp"
 #include "core/interrupt.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -54,7 +55,9 @@ int run_inventory(const GlobalOptions& g, const std::optional<std::string>& pyth
     if (g.json) std::cout << json_text;
     else std::cout << render_inventory(facts, host, detect_style(g.no_color));
     std::cout.flush();
-    return exit_code::ok;  // no driver is a fact about the box, not a failure
+    // No driver is a fact about the box, not a failure; a driver that stopped answering left the
+    // inventory incomplete.
+    return any_driver_wedged() ? exit_code::could_not_run : exit_code::ok;
 }
 
 }  // namespace

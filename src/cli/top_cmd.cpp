@@ -2,15 +2,20 @@
 // recorder (--log). Wiring only: the monitor, model, outputs and screen live in src/monitor/.
 #include <unistd.h>
 
+#include <algorithm>
+#include <condition_variable>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "cli/check_run.hpp"
 #include "cli/common.hpp"
 #include "cli/number_option.hpp"
 #include "core/error.hpp"
+#include "gpu/bindings/driver_deadline.hpp"
+#include "gpu/bindings/driver_exit.hpp"
 #include "gpu/burn.hpp"
 #include "gpu/device/nvml_backend.hpp"
 #include "host/host_load.hpp"
@@ -136,49 +141,149 @@ int run_snapshot(Watch& w, const GlobalOptions& g) {
         std::cout << render_top_once(w.model.frame(), color);
     }
     std::cout.flush();
-    return exit_code::ok;
+    // A snapshot with a GPU whose driver did not answer is not a full picture of the machine.
+    return any_driver_wedged() ? exit_code::could_not_run : exit_code::ok;
 }
 
-int run_screen(Watch& w, const TopArgs& a, bool color) {
+// What stopped answering, said once the screen is left (or the log closed).
+void say_wedged() {
+    if (any_driver_wedged()) std::cerr << "gpuvet top: " << driver_wedge_summary() << "\n";
+}
+
+// The full-screen monitor samples on a thread of its own, so that a driver call that does not
+// return (until its deadline abandons it) never holds up the keys: `q` and Ctrl-C answer at
+// once, and the header says the values are stale. The thread shares the Watch, so a sampler
+// still inside a driver call when top ends is left running on state that stays alive.
+class ScreenSampler {
+public:
+    ScreenSampler(std::shared_ptr<Watch> w, double interval_s) : s_(std::make_shared<State>()) {
+        s_->w = std::move(w);
+        s_->interval_s = interval_s;
+        th_ = std::thread(loop, s_);
+    }
+    ~ScreenSampler() {
+        if (th_.joinable()) stop(std::chrono::milliseconds(0));
+    }
+    ScreenSampler(const ScreenSampler&) = delete;
+    ScreenSampler& operator=(const ScreenSampler&) = delete;
+
+    void set_interval(double s) {
+        std::lock_guard lk(s_->mu);
+        s_->interval_s = s;
+        s_->cv.notify_all();
+    }
+    std::uint64_t ticks() {
+        std::lock_guard lk(s_->mu);
+        return s_->ticks;
+    }
+    // Waits at most `for_at_most` for the first tick (the first frame then shows readings).
+    void wait_first(std::chrono::milliseconds for_at_most) {
+        std::unique_lock lk(s_->mu);
+        s_->cv.wait_for(lk, for_at_most, [&] { return s_->ticks > 0; });
+    }
+    void draw(TopScreen& screen, const ViewState& view) {
+        std::lock_guard lk(s_->mu);
+        screen.draw(s_->w->model.frame(), view);
+    }
+    // What the header says while the values are not current; empty while the driver answers.
+    std::string stale_note() {
+        std::lock_guard lk(s_->mu);
+        auto now = Clock::now();
+        double busy_s = s_->busy ? std::chrono::duration<double>(now - s_->busy_since).count() : 0;
+        if (busy_s >= std::max(kStaleAfterS, 2 * s_->interval_s))
+            return "STALE " + std::to_string(static_cast<long long>(busy_s)) + " s: the driver is not answering";
+        if (any_driver_wedged()) {
+            std::string first = driver_wedge_summary();
+            return "NOT ANSWERING: " + first.substr(0, first.find('\n'));
+        }
+        return {};
+    }
+    // Ends the thread; false when it is still inside a driver call after `grace` (then it is
+    // detached and the process must end without its teardown).
+    bool stop(std::chrono::milliseconds grace) {
+        std::unique_lock lk(s_->mu);
+        s_->quit = true;
+        s_->cv.notify_all();
+        bool done = s_->cv.wait_for(lk, grace, [&] { return s_->finished; });
+        lk.unlock();
+        if (done) th_.join();
+        else th_.detach();
+        return done;
+    }
+
+private:
+    using Clock = std::chrono::steady_clock;
+    static constexpr double kStaleAfterS = 2;  // a tick that long overdue is not a slow /proc read
+    struct State {
+        std::mutex mu;
+        std::condition_variable cv;
+        std::shared_ptr<Watch> w;
+        double interval_s = 1;
+        bool quit = false, finished = false, busy = false;
+        Clock::time_point busy_since{};
+        std::uint64_t ticks = 0;
+    };
+
+    static void loop(std::shared_ptr<State> s) {
+        std::unique_lock lk(s->mu);
+        while (!s->quit) {
+            s->busy = true;
+            s->busy_since = Clock::now();
+            lk.unlock();
+            MonitorTick t = s->w->monitor.sample();  // only this thread uses the monitor
+            HostLoad host = s->w->host.read();
+            auto procs = s->w->processes.read(t);
+            lk.lock();
+            s->w->model.update(t, std::move(host), std::move(procs));
+            s->busy = false;
+            ++s->ticks;
+            s->cv.notify_all();
+            auto next = s->busy_since + std::chrono::milliseconds(static_cast<long long>(s->interval_s * 1000));
+            s->cv.wait_until(lk, next, [&] { return s->quit; });
+        }
+        s->finished = true;
+        s->cv.notify_all();
+    }
+
+    std::shared_ptr<State> s_;
+    std::thread th_;
+};
+
+int run_screen(const std::shared_ptr<Watch>& w, const TopArgs& a, bool color) {
     TopScreen screen(color);
     ViewState view;
     view.interval_s = a.interval_s;
     std::vector<int> indexes;
-    for (const auto& g : w.monitor.gpus()) indexes.push_back(g.index);
+    for (const auto& g : w->monitor.gpus()) indexes.push_back(g.index);
     const auto start = std::chrono::steady_clock::now();
-    bool quit = false;
-    while (!quit && !stop_flag().load()) {
-        LoopLimits limits;
-        limits.interval = std::chrono::milliseconds(static_cast<long long>(view.interval_s * 1000));
-        if (a.duration_s) {
-            auto left = std::chrono::milliseconds(static_cast<long long>(*a.duration_s * 1000)) -
-                        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
-            if (left.count() <= 0) break;
-            limits.duration = left;
+    ScreenSampler sampler(w, view.interval_s);
+    sampler.wait_first(std::chrono::milliseconds(500));
+    std::uint64_t drawn = 0;
+    bool redraw = true;
+    while (!stop_flag().load()) {
+        if (a.duration_s && std::chrono::steady_clock::now() - start >= std::chrono::duration<double>(*a.duration_s))
+            break;
+        view.stale = sampler.stale_note();
+        std::uint64_t ticks = sampler.ticks();
+        if (redraw || ticks != drawn) sampler.draw(screen, view);
+        drawn = ticks;
+        std::string shown = view.stale;
+        redraw = false;
+        int key = screen.key_until(std::chrono::steady_clock::now() + std::chrono::milliseconds(100));
+        if (key < 0) {
+            redraw = sampler.stale_note() != shown;  // the stale mark counts its seconds
+            continue;
         }
-        bool restart = false;
-        LoopEnd end = run_sampling_loop(
-            limits, stop_flag(),
-            [&] {
-                w.tick();
-                screen.draw(w.model.frame(), view);
-                return true;
-            },
-            [&](std::chrono::steady_clock::time_point until) {
-                int key = screen.key_until(until);
-                if (key < 0) return true;
-                if (key == TopScreen::resize_key()) {
-                    screen.draw(w.model.frame(), view);
-                    return true;
-                }
-                KeyEffect e = apply_key(view, key, indexes);
-                if (e == KeyEffect::Quit) quit = true;
-                if (e == KeyEffect::IntervalChanged) restart = true;
-                if (e != KeyEffect::None) screen.draw(w.model.frame(), view);
-                return !quit && !restart;
-            });
-        if (end != LoopEnd::TickEnded) break;  // stopped by a signal or the duration
+        redraw = true;
+        if (key == TopScreen::resize_key()) continue;
+        KeyEffect e = apply_key(view, key, indexes);
+        if (e == KeyEffect::Quit) break;
+        if (e == KeyEffect::IntervalChanged) sampler.set_interval(view.interval_s);
     }
+    // After Ctrl-C a call in flight is abandoned within about a second (driver_deadline.hpp);
+    // after `q` nothing asks it to, and top does not wait for a driver that is not answering.
+    auto grace = stop_flag().load() ? std::chrono::milliseconds(1500) : std::chrono::milliseconds(300);
+    if (!sampler.stop(grace)) request_exit_without_teardown();
     return exit_code::ok;
 }
 
@@ -194,10 +299,13 @@ int run_top(const GlobalOptions& g, const TopArgs& a) {
         header["fields"] = top_fields_json();
         rec = std::make_unique<TopRecorder>(*a.log, log_format(a), header.dump());
     }
-    Watch w(usable_backend(), gpus, g);
-    if (rec) return run_log(w, *rec, a);
-    if (a.once || g.json || !::isatty(STDOUT_FILENO) || !::isatty(STDIN_FILENO)) return run_snapshot(w, g);
-    return run_screen(w, a, !g.no_color && std::getenv("NO_COLOR") == nullptr);
+    auto w = std::make_shared<Watch>(usable_backend(), gpus, g);
+    int code = exit_code::ok;
+    if (rec) code = run_log(*w, *rec, a);
+    else if (a.once || g.json || !::isatty(STDOUT_FILENO) || !::isatty(STDIN_FILENO)) code = run_snapshot(*w, g);
+    else code = run_screen(w, a, !g.no_color && std::getenv("NO_COLOR") == nullptr);
+    say_wedged();
+    return code;
 }
 
 }  // namespace
@@ -229,7 +337,9 @@ void add_top_command(Cli cli) {
         "Without a terminal on stdout, top prints one snapshot (--once). Fields, units and hints: "
         "docs/monitor.md.\n"
         "Exit codes: 0 ended by q, Ctrl-C/SIGTERM or --duration (a second Ctrl-C: 3 at once, terminal "
-        "restored), 2 bad input (unwritable --log file, unknown GPU), 3 no driver or NVML missing.");
+        "restored), 2 bad input (unwritable --log file, unknown GPU), 3 no driver or NVML missing, or a --once/--json "
+        "snapshot in which a driver call did not return in its budget (GPUVET_DRIVER_TIMEOUT_S, default 30 s; the "
+        "full screen marks such values STALE and still obeys q).");
     on_chosen(cli, *sub, "top", [args](const GlobalOptions& g) { return run_top(g, *args); });
 }
 

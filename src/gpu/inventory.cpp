@@ -33,6 +33,7 @@ void fill(Fact<T>& f, const std::string& why, T value) {
 }
 
 std::string cuda_reason(const CudaApi& api, const char* call, int rc) {
+    if (rc == kCudaNoAnswer) return api.error_name(rc);  // names the call, its budget and the advice
     return std::string(call) + " failed: " + api.error_name(rc) + " (CUDA error " + std::to_string(rc) + ")";
 }
 
@@ -56,7 +57,8 @@ std::vector<CudaDevice> read_cuda(const CudaApi& api, Inventory& inv) {
     if (int rc = api.cuInit(0); rc != 0) {
         inv.cuda_init_status = rc;
         inv.cuda_absent_reason = cuda_reason(api, "cuInit", rc);
-        inv.errors.push_back(inv.cuda_absent_reason + ": " + cuda_advice(rc));
+        inv.errors.push_back(rc == kCudaNoAnswer ? inv.cuda_absent_reason
+                                                 : inv.cuda_absent_reason + ": " + cuda_advice(rc));
         return out;
     }
     inv.cuda_present = true;
@@ -208,7 +210,8 @@ void read_nvml(Inventory& inv, const HostFs& fs, bool cuda_ok) {
     if (!s.ok()) {
         inv.nvml_init_status = s.init_status();
         inv.nvml_absent_reason = s.absent_reason();
-        inv.errors.push_back(inv.nvml_absent_reason + ": " + s.init_advice());
+        inv.errors.push_back(s.init_status() == kNvmlNoAnswer ? inv.nvml_absent_reason
+                                                              : inv.nvml_absent_reason + ": " + s.init_advice());
         return;
     }
     inv.nvml_present = true;

@@ -16,6 +16,7 @@ struct ViewState {
     bool history = true;          // h: the sparkline row per GPU
     bool help = false;            // ?: the key list
     double interval_s = 1;        // + / -: doubled or halved within the limits below
+    std::string stale;            // set while the values shown are not current (a driver not answering)
 };
 
 inline constexpr double kTopMinIntervalS = 0.1;

@@ -107,6 +107,7 @@ void draw_header(const TopFrame& f, const ViewState& v, int w) {
     attron(A_REVERSE);
     mvhline(1, 0, ' ', w);
     attroff(A_REVERSE);
+    if (!v.stale.empty()) s.put(" " + v.stale + " ", COLOR_PAIR(kBad) | A_BOLD);
     s.put(std::string(" every ") + format_number(v.interval_s) + " s", A_REVERSE)
         .put(std::string("  sort ") + sort_name(v.sort) + (v.reverse ? " (reversed)" : ""), A_REVERSE)
         .put(v.only_gpu ? std::string("  showing GPU ") + std::to_string(*v.only_gpu) : "  all GPUs", A_REVERSE)

@@ -179,6 +179,7 @@ bool supported(const Desc& d, const Layout& a, const Layout& b, const Layout& ou
 extern "C" {
 
 cublasStatus_t cublasLtCreate(cublasLtHandle_t* h) {
+    fake::hang_point(__func__, -1);
     const auto& hooks = fake::cuda_hooks();
     if (!h) return CUBLAS_STATUS_INVALID_VALUE;
     if (!hooks.ok()) return CUBLAS_STATUS_NOT_INITIALIZED;  // no fake libcuda in this process
@@ -189,10 +190,12 @@ cublasStatus_t cublasLtCreate(cublasLtHandle_t* h) {
     return CUBLAS_STATUS_SUCCESS;
 }
 cublasStatus_t cublasLtDestroy(cublasLtHandle_t h) {
+    fake::hang_point(__func__, -1);
     delete h;
     return CUBLAS_STATUS_SUCCESS;
 }
 const char* cublasLtGetStatusName(cublasStatus_t s) {
+    fake::hang_point(__func__, -1);
     switch (s) {
         case CUBLAS_STATUS_SUCCESS: return "CUBLAS_STATUS_SUCCESS";
         case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
@@ -201,9 +204,13 @@ const char* cublasLtGetStatusName(cublasStatus_t s) {
         default: return "CUBLAS_STATUS_UNKNOWN";
     }
 }
-size_t cublasLtGetVersion(void) { return CUBLAS_VERSION; }
+size_t cublasLtGetVersion(void) {
+    fake::hang_point(__func__, -1);
+    return CUBLAS_VERSION;
+}
 // The CUDA version this "build" targets: scenario driver.cublaslt_cuda_version, else the driver's.
 size_t cublasLtGetCudartVersion(void) {
+    fake::hang_point(__func__, -1);
     const auto& h = fake::cuda_hooks();
     if (const char* v = std::getenv("GPUVET_FAKE_CUBLASLT_CUDA_VERSION"); v && *v) return std::strtoul(v, nullptr, 10);
     if (h.ok())
@@ -213,12 +220,14 @@ size_t cublasLtGetCudartVersion(void) {
 }
 
 cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t* d, cublasComputeType_t c, cudaDataType_t scale) {
+    fake::hang_point(__func__, -1);
     if (!d) return CUBLAS_STATUS_INVALID_VALUE;
     *d = reinterpret_cast<cublasLtMatmulDesc_t>(new Desc{c, scale});
     return CUBLAS_STATUS_SUCCESS;
 }
 cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t attr,
                                               const void* buf, size_t size) {
+    fake::hang_point(__func__, -1);
     auto* x = reinterpret_cast<Desc*>(d);
     if (!x || !buf) return CUBLAS_STATUS_INVALID_VALUE;
     switch (attr) {
@@ -231,20 +240,24 @@ cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t d, cublasLtMa
     }
 }
 cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t d) {
+    fake::hang_point(__func__, -1);
     delete reinterpret_cast<Desc*>(d);
     return CUBLAS_STATUS_SUCCESS;
 }
 cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t* l, cudaDataType t, uint64_t rows, uint64_t cols,
                                           int64_t ld) {
+    fake::hang_point(__func__, -1);
     if (!l || type_bytes(t) == 0 || ld < int64_t(rows)) return CUBLAS_STATUS_INVALID_VALUE;
     *l = reinterpret_cast<cublasLtMatrixLayout_t>(new Layout{t, rows, cols, ld});
     return CUBLAS_STATUS_SUCCESS;
 }
 cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t l) {
+    fake::hang_point(__func__, -1);
     delete reinterpret_cast<Layout*>(l);
     return CUBLAS_STATUS_SUCCESS;
 }
 cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t* p) {
+    fake::hang_point(__func__, -1);
     if (!p) return CUBLAS_STATUS_INVALID_VALUE;
     *p = reinterpret_cast<cublasLtMatmulPreference_t>(new uint64_t(0));
     return CUBLAS_STATUS_SUCCESS;
@@ -252,12 +265,14 @@ cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t* p) {
 cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t p,
                                                     cublasLtMatmulPreferenceAttributes_t attr, const void* buf,
                                                     size_t size) {
+    fake::hang_point(__func__, -1);
     if (!p || !buf) return CUBLAS_STATUS_INVALID_VALUE;
     if (attr != CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES || size != 8) return CUBLAS_STATUS_NOT_SUPPORTED;
     std::memcpy(reinterpret_cast<uint64_t*>(p), buf, 8);
     return CUBLAS_STATUS_SUCCESS;
 }
 cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t p) {
+    fake::hang_point(__func__, -1);
     delete reinterpret_cast<uint64_t*>(p);
     return CUBLAS_STATUS_SUCCESS;
 }
@@ -265,6 +280,7 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t h, cublasLtMatmul
                                               cublasLtMatrixLayout_t b, cublasLtMatrixLayout_t,
                                               cublasLtMatrixLayout_t d, cublasLtMatmulPreference_t, int requested,
                                               cublasLtMatmulHeuristicResult_t results[], int* count) {
+    fake::hang_point(__func__, -1);
     if (!h || !op || !a || !b || !d || !results || !count || requested < 1) return CUBLAS_STATUS_INVALID_VALUE;
     const auto& x = *reinterpret_cast<Desc*>(op);
     *count = 0;
@@ -282,6 +298,7 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t op, const
                               const void* beta, const void* C, cublasLtMatrixLayout_t, void* D,
                               cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t*, void*, size_t,
                               cudaStream_t stream) {
+    fake::hang_point(__func__, fake::stream_gpu(stream));
     // g_mu is taken only around g_pending: the hooks take libcuda's lock, and libcuda calls back
     // into this library (on_device_read) with its lock held, so holding g_mu across a hook call
     // would deadlock two threads (the burn drives GPUs from one thread each).

@@ -20,6 +20,7 @@
 
 #include "kernel_launch.hpp"
 #include "ptx_parse.hpp"
+#include "fake_hang.hpp"
 #include "scenario.hpp"
 
 // Legacy names the real library still exports next to their _v2 successors (same signatures).
@@ -87,6 +88,10 @@ std::set<CUstream_st*> g_streams;
 std::set<CUevent_st*> g_events;
 std::set<CUmod_st*> g_modules;
 thread_local CUctx_st* t_ctx = nullptr;
+
+// The CUDA ordinal a call names for GPUVET_FAKE_HANG: its device argument, else the thread's
+// current context (read without the lock: the hang must not hold it).
+int ctx_gpu() { return t_ctx ? t_ctx->dev : -1; }
 
 #define LOCK std::lock_guard<std::recursive_mutex> lock_(g_mu)
 #define INITED \
@@ -349,6 +354,7 @@ __attribute__((visibility("default"))) void gpuvet_fake_cuda_reset(void) {
 
 // ---- initialisation, errors, versions ------------------------------------------------------------
 CUresult CUDAAPI cuInit(unsigned int flags) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     NEED(flags == 0);
     if (g_init) return CUDA_SUCCESS;
@@ -376,6 +382,7 @@ CUresult CUDAAPI cuInit(unsigned int flags) {
 }
 
 CUresult CUDAAPI cuDriverGetVersion(int* version) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     NEED(version);
     if (!g_init) {  // allowed before cuInit; the version still comes from the scenario
@@ -390,6 +397,7 @@ CUresult CUDAAPI cuDriverGetVersion(int* version) {
 }
 
 CUresult CUDAAPI cuGetErrorName(CUresult error, const char** str) {
+    fake::hang_point(__func__, ctx_gpu());
     NEED(str);
     for (const auto& e : kErrors)
         if (e.code == error) return *str = e.name, CUDA_SUCCESS;
@@ -397,6 +405,7 @@ CUresult CUDAAPI cuGetErrorName(CUresult error, const char** str) {
     return CUDA_ERROR_INVALID_VALUE;
 }
 CUresult CUDAAPI cuGetErrorString(CUresult error, const char** str) {
+    fake::hang_point(__func__, ctx_gpu());
     NEED(str);
     for (const auto& e : kErrors)
         if (e.code == error) return *str = e.text, CUDA_SUCCESS;
@@ -406,6 +415,7 @@ CUresult CUDAAPI cuGetErrorString(CUresult error, const char** str) {
 
 // ---- devices -------------------------------------------------------------------------------------
 CUresult CUDAAPI cuDeviceGetCount(int* count) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     INITED;
     NEED(count);
@@ -413,6 +423,7 @@ CUresult CUDAAPI cuDeviceGetCount(int* count) {
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuDeviceGet(CUdevice* device, int ordinal) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     INITED;
     NEED(device);
@@ -421,6 +432,7 @@ CUresult CUDAAPI cuDeviceGet(CUdevice* device, int ordinal) {
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice dev) {
+    fake::hang_point(__func__, dev);
     LOCK;
     INITED;
     Device* d = dev_of(dev);
@@ -430,6 +442,7 @@ CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice dev) {
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuDeviceTotalMem_v2(size_t* bytes, CUdevice dev) {
+    fake::hang_point(__func__, dev);
     LOCK;
     INITED;
     Device* d = dev_of(dev);
@@ -439,6 +452,7 @@ CUresult CUDAAPI cuDeviceTotalMem_v2(size_t* bytes, CUdevice dev) {
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuDeviceGetAttribute(int* pi, CUdevice_attribute attrib, CUdevice dev) {
+    fake::hang_point(__func__, dev);
     LOCK;
     INITED;
     Device* d = dev_of(dev);
@@ -463,11 +477,18 @@ CUresult uuid_of(CUuuid* uuid, CUdevice dev) {
     return CUDA_SUCCESS;
 }
 }  // namespace
-CUresult CUDAAPI cuDeviceGetUuid(CUuuid* uuid, CUdevice dev) { return uuid_of(uuid, dev); }
+CUresult CUDAAPI cuDeviceGetUuid(CUuuid* uuid, CUdevice dev) {
+    fake::hang_point(__func__, dev);
+    return uuid_of(uuid, dev);
+}
 #ifndef FAKE_OLD_DRIVER
-CUresult CUDAAPI cuDeviceGetUuid_v2(CUuuid* uuid, CUdevice dev) { return uuid_of(uuid, dev); }
+CUresult CUDAAPI cuDeviceGetUuid_v2(CUuuid* uuid, CUdevice dev) {
+    fake::hang_point(__func__, dev);
+    return uuid_of(uuid, dev);
+}
 #endif
 CUresult CUDAAPI cuDeviceGetPCIBusId(char* bus_id, int len, CUdevice dev) {
+    fake::hang_point(__func__, dev);
     LOCK;
     INITED;
     Device* d = dev_of(dev);
@@ -479,6 +500,7 @@ CUresult CUDAAPI cuDeviceGetPCIBusId(char* bus_id, int len, CUdevice dev) {
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuDeviceCanAccessPeer(int* can, CUdevice dev, CUdevice peer) {
+    fake::hang_point(__func__, dev);
     LOCK;
     INITED;
     Device *a = dev_of(dev), *b = dev_of(peer);
@@ -493,6 +515,7 @@ CUresult CUDAAPI cuDeviceCanAccessPeer(int* can, CUdevice dev, CUdevice peer) {
 
 // ---- contexts ------------------------------------------------------------------------------------
 CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev) {
+    fake::hang_point(__func__, dev);
     LOCK;
     INITED;
     Device* d = dev_of(dev);
@@ -503,6 +526,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev) {
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
+    fake::hang_point(__func__, dev);
     unsigned teardown_ms = 0;
     {
         LOCK;
@@ -528,8 +552,12 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
     if (teardown_ms) std::this_thread::sleep_for(std::chrono::milliseconds(teardown_ms));
     return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev) { return cuDevicePrimaryCtxRelease_v2(dev); }
+CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev) {
+    fake::hang_point(__func__, dev);
+    return cuDevicePrimaryCtxRelease_v2(dev);
+}
 CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     INITED;
     if (ctx && !valid_ctx(ctx)) return CUDA_ERROR_INVALID_CONTEXT;
@@ -537,6 +565,7 @@ CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx) {
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuCtxGetCurrent(CUcontext* ctx) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     INITED;
     NEED(ctx);
@@ -544,6 +573,7 @@ CUresult CUDAAPI cuCtxGetCurrent(CUcontext* ctx) {
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuCtxGetDevice(CUdevice* dev) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     INITED;
     NEED(dev);
@@ -552,11 +582,13 @@ CUresult CUDAAPI cuCtxGetDevice(CUdevice* dev) {
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuCtxSynchronize(void) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     INITED;
     return t_ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;  // all work already ran on the CPU
 }
 CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peer, unsigned int flags) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     INITED;
     NEED(flags == 0);
@@ -570,6 +602,7 @@ CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peer, unsigned int flags) {
 
 // ---- memory --------------------------------------------------------------------------------------
 CUresult CUDAAPI cuMemGetInfo_v2(size_t* free, size_t* total) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     INITED;
     NEED(free && total);
@@ -580,6 +613,7 @@ CUresult CUDAAPI cuMemGetInfo_v2(size_t* free, size_t* total) {
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytes) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     INITED;
     NEED(dptr && bytes > 0);
@@ -606,6 +640,7 @@ CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytes) {
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     INITED;
     auto it = g_allocs.find(dptr);
@@ -617,6 +652,7 @@ CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr) {
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuMemHostAlloc(void** pp, size_t bytes, unsigned int) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     INITED;
     NEED(pp && bytes > 0);
@@ -627,6 +663,7 @@ CUresult CUDAAPI cuMemHostAlloc(void** pp, size_t bytes, unsigned int) {
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuMemFreeHost(void* p) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     INITED;
     NEED(g_host_allocs.erase(p));  // by key
@@ -634,30 +671,49 @@ CUresult CUDAAPI cuMemFreeHost(void* p) {
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, size_t n) {
+    fake::hang_point(__func__, ctx_gpu());
     return copy(Kind::HtoD, nullptr, dst, src, 0, n, nullptr);
 }
 CUresult CUDAAPI cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, size_t n) {
+    fake::hang_point(__func__, ctx_gpu());
     return copy(Kind::DtoH, dst, 0, nullptr, src, n, nullptr);
 }
 CUresult CUDAAPI cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+    fake::hang_point(__func__, ctx_gpu());
     return copy(Kind::DtoD, nullptr, dst, nullptr, src, n, nullptr);
 }
 CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t n, CUstream s) {
+    fake::hang_point(__func__, ctx_gpu());
     return copy(Kind::HtoD, nullptr, dst, src, 0, n, s);
 }
 CUresult CUDAAPI cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t n, CUstream s) {
+    fake::hang_point(__func__, ctx_gpu());
     return copy(Kind::DtoH, dst, 0, nullptr, src, n, s);
 }
 CUresult CUDAAPI cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
+    fake::hang_point(__func__, ctx_gpu());
     return copy(Kind::DtoD, nullptr, dst, nullptr, src, n, s);
 }
-CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr p, unsigned char v, size_t n) { return fill(p, v, n, nullptr); }
-CUresult CUDAAPI cuMemsetD32_v2(CUdeviceptr p, unsigned int v, size_t n) { return fill(p, v, n, nullptr); }
-CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, CUstream s) { return fill(p, v, n, s); }
-CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr p, unsigned int v, size_t n, CUstream s) { return fill(p, v, n, s); }
+CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr p, unsigned char v, size_t n) {
+    fake::hang_point(__func__, ctx_gpu());
+    return fill(p, v, n, nullptr);
+}
+CUresult CUDAAPI cuMemsetD32_v2(CUdeviceptr p, unsigned int v, size_t n) {
+    fake::hang_point(__func__, ctx_gpu());
+    return fill(p, v, n, nullptr);
+}
+CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, CUstream s) {
+    fake::hang_point(__func__, ctx_gpu());
+    return fill(p, v, n, s);
+}
+CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr p, unsigned int v, size_t n, CUstream s) {
+    fake::hang_point(__func__, ctx_gpu());
+    return fill(p, v, n, s);
+}
 
 CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, size_t n,
                                    CUstream s) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     INITED;
     if (!valid_ctx(dst_ctx) || !valid_ctx(src_ctx)) return CUDA_ERROR_INVALID_CONTEXT;
@@ -682,11 +738,13 @@ CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_ctx, CUdevicep
     return charge(s, ns);
 }
 CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, size_t n) {
+    fake::hang_point(__func__, ctx_gpu());
     return cuMemcpyPeerAsync(dst, dst_ctx, src, src_ctx, n, nullptr);
 }
 
 // ---- streams and events (simulated clock) --------------------------------------------------------
 CUresult CUDAAPI cuStreamCreate(CUstream* ps, unsigned int) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     INITED;
     NEED(ps);
@@ -697,6 +755,7 @@ CUresult CUDAAPI cuStreamCreate(CUstream* ps, unsigned int) {
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuStreamDestroy_v2(CUstream s) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     INITED;
     if (!g_streams.erase(s)) return CUDA_ERROR_INVALID_HANDLE;
@@ -706,13 +765,18 @@ CUresult CUDAAPI cuStreamDestroy_v2(CUstream s) {
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuStreamSynchronize(CUstream s) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     INITED;
     if (s && !g_streams.count(s)) return CUDA_ERROR_INVALID_HANDLE;
     return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuStreamQuery(CUstream s) { return cuStreamSynchronize(s); }
+CUresult CUDAAPI cuStreamQuery(CUstream s) {
+    fake::hang_point(__func__, ctx_gpu());
+    return cuStreamSynchronize(s);
+}
 CUresult CUDAAPI cuStreamWaitEvent(CUstream s, CUevent e, unsigned int) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     INITED;
     if (!g_events.count(e) || (s && !g_streams.count(s))) return CUDA_ERROR_INVALID_HANDLE;
@@ -722,6 +786,7 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream s, CUevent e, unsigned int) {
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuEventCreate(CUevent* pe, unsigned int flags) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     INITED;
     NEED(pe);
@@ -732,6 +797,7 @@ CUresult CUDAAPI cuEventCreate(CUevent* pe, unsigned int flags) {
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuEventDestroy_v2(CUevent e) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     INITED;
     if (!g_events.erase(e)) return CUDA_ERROR_INVALID_HANDLE;
@@ -739,6 +805,7 @@ CUresult CUDAAPI cuEventDestroy_v2(CUevent e) {
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuEventRecord(CUevent e, CUstream s) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     INITED;
     if (!g_events.count(e) || (s && !g_streams.count(s))) return CUDA_ERROR_INVALID_HANDLE;
@@ -750,12 +817,17 @@ CUresult CUDAAPI cuEventRecord(CUevent e, CUstream s) {
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuEventSynchronize(CUevent e) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     INITED;
     return g_events.count(e) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
-CUresult CUDAAPI cuEventQuery(CUevent e) { return cuEventSynchronize(e); }
+CUresult CUDAAPI cuEventQuery(CUevent e) {
+    fake::hang_point(__func__, ctx_gpu());
+    return cuEventSynchronize(e);
+}
 CUresult CUDAAPI cuEventElapsedTime(float* ms, CUevent start, CUevent end) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     INITED;
     NEED(ms);
@@ -767,6 +839,7 @@ CUresult CUDAAPI cuEventElapsedTime(float* ms, CUevent start, CUevent end) {
 }
 #ifndef FAKE_OLD_DRIVER
 CUresult CUDAAPI cuEventElapsedTime_v2(float* ms, CUevent start, CUevent end) {
+    fake::hang_point(__func__, ctx_gpu());
     return cuEventElapsedTime(ms, start, end);
 }
 #endif
@@ -776,6 +849,7 @@ CUresult CUDAAPI cuEventElapsedTime_v2(float* ms, CUevent start, CUevent end) {
 thread_local std::string t_load_error;
 
 CUresult CUDAAPI cuModuleLoadData(CUmodule* mod, const void* image) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     INITED;
     NEED(mod && image);
@@ -802,6 +876,7 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule* mod, const void* image) {
 }
 // As cuModuleLoadData; a rejected image also fills the JIT error log when one is asked for.
 CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* mod, const void* image, unsigned int n, CUjit_option* opts, void** vals) {
+    fake::hang_point(__func__, ctx_gpu());
     NEED(n == 0 || (opts && vals));
     CUresult rc = cuModuleLoadData(mod, image);
     if (rc == CUDA_ERROR_INVALID_IMAGE || rc == CUDA_ERROR_INVALID_PTX) {
@@ -816,6 +891,7 @@ CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* mod, const void* image, unsigned i
     return rc;
 }
 CUresult CUDAAPI cuModuleUnload(CUmodule mod) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     INITED;
     if (!g_modules.erase(mod)) return CUDA_ERROR_INVALID_HANDLE;
@@ -823,6 +899,7 @@ CUresult CUDAAPI cuModuleUnload(CUmodule mod) {
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuModuleGetFunction(CUfunction* f, CUmodule mod, const char* name) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     INITED;
     NEED(f && name);
@@ -839,6 +916,7 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction* f, CUmodule mod, const char* na
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
                                 unsigned int by, unsigned int bz, unsigned int shared, CUstream s, void** params,
                                 void** extra) {
+    fake::hang_point(__func__, ctx_gpu());
     LOCK;
     INITED;
     NEED(f && !extra && shared == 0);  // gpuvet's kernels use no dynamic shared memory

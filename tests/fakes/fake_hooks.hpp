@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 
+#include "fake_hang.hpp"
 #include "scenario.hpp"
 
 namespace fake {
@@ -39,6 +40,12 @@ inline const CudaHooks& cuda_hooks() {
         return x;
     }();
     return h;
+}
+
+// The CUDA ordinal a stream's work runs on, for GPUVET_FAKE_HANG rules; -1 without the fake libcuda.
+inline int stream_gpu(CUstream s) {
+    const auto& h = cuda_hooks();
+    return h.ok() ? h.stream_device(s) : -1;
 }
 
 }  // namespace fake

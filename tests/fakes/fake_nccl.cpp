@@ -108,11 +108,13 @@ ncclResult_t complete_all() {
 extern "C" {
 
 ncclResult_t ncclGetVersion(int* v) {
+    fake::hang_point(__func__, -1);
     if (!v) return ncclInvalidArgument;
     *v = NCCL_VERSION_CODE;
     return ncclSuccess;
 }
 const char* ncclGetErrorString(ncclResult_t r) {
+    fake::hang_point(__func__, -1);
     switch (r) {
         case ncclSuccess: return "no error";
         case ncclUnhandledCudaError: return "unhandled cuda error (fake)";
@@ -122,6 +124,7 @@ const char* ncclGetErrorString(ncclResult_t r) {
     }
 }
 ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const int* devlist) {
+    fake::hang_point(__func__, -1);
     std::lock_guard<std::recursive_mutex> lock(g_mu);
     const auto& h = fake::cuda_hooks();
     if (!comms || ndev < 1) return ncclInvalidArgument;
@@ -139,6 +142,7 @@ ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const int* devlist) {
     return ncclSuccess;
 }
 ncclResult_t ncclCommDestroy(ncclComm_t comm) {
+    fake::hang_point(__func__, -1);
     std::lock_guard<std::recursive_mutex> lock(g_mu);
     if (!comm) return ncclInvalidArgument;
     auto& r = comm->clique->ranks;
@@ -149,22 +153,26 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm) {
     return ncclSuccess;
 }
 ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* err) {
+    fake::hang_point(__func__, -1);
     if (!comm || !err) return ncclInvalidArgument;
     *err = ncclSuccess;
     return ncclSuccess;
 }
 ncclResult_t ncclGroupStart() {
+    fake::hang_point(__func__, -1);
     std::lock_guard<std::recursive_mutex> lock(g_mu);
     ++g_group;
     return ncclSuccess;
 }
 ncclResult_t ncclGroupEnd() {
+    fake::hang_point(__func__, -1);
     std::lock_guard<std::recursive_mutex> lock(g_mu);
     if (g_group == 0) return ncclInvalidUsage;
     return --g_group == 0 ? complete_all() : ncclSuccess;
 }
 ncclResult_t ncclAllReduce(const void* send, void* recv, size_t count, ncclDataType_t type, ncclRedOp_t op,
                            ncclComm_t comm, cudaStream_t stream) {
+    fake::hang_point(__func__, fake::stream_gpu(stream));
     std::lock_guard<std::recursive_mutex> lock(g_mu);
     if (!comm || !send || !recv) return ncclInvalidArgument;
     comm->clique->posted[comm->rank].push_back({reinterpret_cast<unsigned long long>(send),

@@ -21,6 +21,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "fake_hang.hpp"
 #include "scenario.hpp"
 
 namespace {
@@ -188,7 +189,17 @@ nvmlReturn_t enter(nvmlDevice_t h, Dev** out) {
     return NVML_SUCCESS;
 }
 
+// The GPU index a handle names, -1 for none (GPUVET_FAKE_HANG rules name GPUs by index).
+int device_index(nvmlDevice_t h) {
+    std::lock_guard<std::mutex> lk(g_mu);
+    auto* d = reinterpret_cast<Dev*>(h);
+    if (g_devs.empty() || d < g_devs.data() || d >= g_devs.data() + g_devs.size()) return -1;
+    return static_cast<int>(d - g_devs.data());
+}
+
+// A hang (GPUVET_FAKE_HANG) blocks before the lock: the other GPUs' calls go on.
 #define DEVICE(h)                                                       \
+    fake::hang_point(__func__, device_index(h));                        \
     std::lock_guard<std::mutex> lock_(g_mu);                            \
     Dev* d_ = nullptr;                                                  \
     if (nvmlReturn_t r_ = enter(h, &d_); r_ != NVML_SUCCESS) return r_; \
@@ -327,13 +338,21 @@ __attribute__((visibility("default"))) unsigned long long gpuvet_fake_nvml_calls
 
 // ---- initialisation and system -------------------------------------------------------------------
 nvmlReturn_t nvmlInit_v2(void) {
+    fake::hang_point(__func__, -1);
     std::lock_guard<std::mutex> lk(g_mu);
     return init_locked();
 }
-nvmlReturn_t nvmlInit(void) { return nvmlInit_v2(); }
-nvmlReturn_t nvmlInitWithFlags(unsigned int) { return nvmlInit_v2(); }
+nvmlReturn_t nvmlInit(void) {
+    fake::hang_point(__func__, -1);
+    return nvmlInit_v2();
+}
+nvmlReturn_t nvmlInitWithFlags(unsigned int) {
+    fake::hang_point(__func__, -1);
+    return nvmlInit_v2();
+}
 
 nvmlReturn_t nvmlShutdown(void) {
+    fake::hang_point(__func__, -1);
     std::lock_guard<std::mutex> lk(g_mu);
     if (g_init_count == 0) return NVML_ERROR_UNINITIALIZED;
     if (--g_init_count == 0) g_devs.clear();
@@ -341,6 +360,7 @@ nvmlReturn_t nvmlShutdown(void) {
 }
 
 const char* nvmlErrorString(nvmlReturn_t r) {
+    fake::hang_point(__func__, -1);
     switch (r) {
         case NVML_SUCCESS: return "Success";
         case NVML_ERROR_UNINITIALIZED: return "Uninitialized";
@@ -358,16 +378,19 @@ const char* nvmlErrorString(nvmlReturn_t r) {
 }
 
 nvmlReturn_t nvmlSystemGetDriverVersion(char* version, unsigned int length) {
+    fake::hang_point(__func__, -1);
     std::lock_guard<std::mutex> lk(g_mu);
     if (!g_init_count) return NVML_ERROR_UNINITIALIZED;
     return copy_str(g_sc.driver_version, version, length);
 }
 nvmlReturn_t nvmlSystemGetNVMLVersion(char* version, unsigned int length) {
+    fake::hang_point(__func__, -1);
     std::lock_guard<std::mutex> lk(g_mu);
     if (!g_init_count) return NVML_ERROR_UNINITIALIZED;
     return copy_str(g_sc.nvml_version, version, length);
 }
 nvmlReturn_t nvmlSystemGetCudaDriverVersion(int* v) {
+    fake::hang_point(__func__, -1);
     std::lock_guard<std::mutex> lk(g_mu);
     if (!g_init_count) return NVML_ERROR_UNINITIALIZED;
     NEED(v);
@@ -375,10 +398,14 @@ nvmlReturn_t nvmlSystemGetCudaDriverVersion(int* v) {
     return NVML_SUCCESS;
 }
 #ifndef FAKE_OLD_DRIVER
-nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int* v) { return nvmlSystemGetCudaDriverVersion(v); }
+nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int* v) {
+    fake::hang_point(__func__, -1);
+    return nvmlSystemGetCudaDriverVersion(v);
+}
 #endif
 
 nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char* name, unsigned int length) {
+    fake::hang_point(__func__, -1);
     std::lock_guard<std::mutex> lk(g_mu);
     if (!g_init_count) return NVML_ERROR_UNINITIALIZED;
     for (const auto& d : g_devs)
@@ -388,15 +415,20 @@ nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char* name, unsigned int
 }
 
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* count) {
+    fake::hang_point(__func__, -1);
     std::lock_guard<std::mutex> lk(g_mu);
     if (!g_init_count) return NVML_ERROR_UNINITIALIZED;
     NEED(count);
     *count = static_cast<unsigned>(g_devs.size());
     return NVML_SUCCESS;
 }
-nvmlReturn_t nvmlDeviceGetCount(unsigned int* count) { return nvmlDeviceGetCount_v2(count); }
+nvmlReturn_t nvmlDeviceGetCount(unsigned int* count) {
+    fake::hang_point(__func__, -1);
+    return nvmlDeviceGetCount_v2(count);
+}
 
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t* device) {
+    fake::hang_point(__func__, static_cast<int>(index));
     std::lock_guard<std::mutex> lk(g_mu);
     if (!g_init_count) return NVML_ERROR_UNINITIALIZED;
     NEED(device && index < g_devs.size());
@@ -407,9 +439,11 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t* dev
     return NVML_SUCCESS;
 }
 nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int index, nvmlDevice_t* device) {
+    fake::hang_point(__func__, static_cast<int>(index));
     return nvmlDeviceGetHandleByIndex_v2(index, device);
 }
 nvmlReturn_t nvmlDeviceGetHandleByUUID(const char* uuid, nvmlDevice_t* device) {
+    fake::hang_point(__func__, -1);
     std::lock_guard<std::mutex> lk(g_mu);
     if (!g_init_count) return NVML_ERROR_UNINITIALIZED;
     NEED(uuid && device);
@@ -421,6 +455,7 @@ nvmlReturn_t nvmlDeviceGetHandleByUUID(const char* uuid, nvmlDevice_t* device) {
     return NVML_ERROR_NOT_FOUND;
 }
 nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char* bus_id, nvmlDevice_t* device) {
+    fake::hang_point(__func__, -1);
     std::lock_guard<std::mutex> lk(g_mu);
     if (!g_init_count) return NVML_ERROR_UNINITIALIZED;
     NEED(bus_id && device);
@@ -873,22 +908,28 @@ nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t h, nvmlPerfPolicyType_t p
 // ---- processes -----------------------------------------------------------------------------------
 #ifndef FAKE_OLD_DRIVER
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t h, unsigned int* n, nvmlProcessInfo_t* p) {
+    fake::hang_point(__func__, device_index(h));
     return list_processes(h, n, p, false);
 }
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t h, unsigned int* n, nvmlProcessInfo_v2_t* p) {
+    fake::hang_point(__func__, device_index(h));
     return list_processes(h, n, p, false);
 }
 nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t h, unsigned int* n, nvmlProcessInfo_t* p) {
+    fake::hang_point(__func__, device_index(h));
     return list_processes(h, n, p, true);
 }
 nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v2(nvmlDevice_t h, unsigned int* n, nvmlProcessInfo_v2_t* p) {
+    fake::hang_point(__func__, device_index(h));
     return list_processes(h, n, p, true);
 }
 #endif
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t h, unsigned int* n, nvmlProcessInfo_v1_t* p) {
+    fake::hang_point(__func__, device_index(h));
     return list_processes(h, n, p, false);
 }
 nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses(nvmlDevice_t h, unsigned int* n, nvmlProcessInfo_v1_t* p) {
+    fake::hang_point(__func__, device_index(h));
     return list_processes(h, n, p, true);
 }
 
@@ -906,6 +947,7 @@ nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t h, unsigned int size, unsigne
     return NVML_SUCCESS;
 }
 nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t h1, nvmlDevice_t h2, nvmlGpuTopologyLevel_t* level) {
+    fake::hang_point(__func__, device_index(h1));
     unsigned a, b;
     {
         DEVICE(h1);
@@ -920,6 +962,7 @@ nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t h1, nvmlDevice_t h
 
 // ---- events --------------------------------------------------------------------------------------
 nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t* set) {
+    fake::hang_point(__func__, -1);
     std::lock_guard<std::mutex> lk(g_mu);
     if (!g_init_count) return NVML_ERROR_UNINITIALIZED;
     NEED(set);
@@ -942,6 +985,7 @@ nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t h, unsigned long long types, 
     return NVML_SUCCESS;
 }
 nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set) {
+    fake::hang_point(__func__, -1);
     std::lock_guard<std::mutex> lk(g_mu);
     auto* s = reinterpret_cast<EventSet*>(set);
     NEED(g_sets.erase(s));
@@ -949,6 +993,7 @@ nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set) {
     return NVML_SUCCESS;
 }
 nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t* data, unsigned int timeoutms) {
+    fake::hang_point(__func__, -1);
     // Scripted Xids become due by call count; a GPU that fell off the bus reports Xid 79 once.
     auto poll = [&]() -> bool {
         auto* s = reinterpret_cast<EventSet*>(set);
@@ -982,6 +1027,7 @@ nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t* data, unsi
     return poll() ? NVML_SUCCESS : NVML_ERROR_TIMEOUT;
 }
 nvmlReturn_t nvmlEventSetWait(nvmlEventSet_t set, nvmlEventData_t* data, unsigned int timeoutms) {
+    fake::hang_point(__func__, -1);
     return nvmlEventSetWait_v2(set, data, timeoutms);
 }
 
@@ -1006,6 +1052,7 @@ nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t h, nvmlGpmSupport_t* support
     return NVML_SUCCESS;
 }
 nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t* sample) {
+    fake::hang_point(__func__, -1);
     std::lock_guard<std::mutex> lk(g_mu);
     if (!g_init_count) return NVML_ERROR_UNINITIALIZED;
     NEED(sample);
@@ -1014,6 +1061,7 @@ nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t* sample) {
     return NVML_SUCCESS;
 }
 nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t sample) {
+    fake::hang_point(__func__, -1);
     std::lock_guard<std::mutex> lk(g_mu);
     NEED(g_gpm_samples.erase(sample));
     delete sample;
@@ -1031,6 +1079,7 @@ nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t h, nvmlGpmSample_t sample) {
     return NVML_SUCCESS;
 }
 nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t* m) {
+    fake::hang_point(__func__, -1);
     std::lock_guard<std::mutex> lk(g_mu);
     if (!g_init_count) return NVML_ERROR_UNINITIALIZED;
     NEED(m);

@@ -6,14 +6,19 @@
 #include <gtest/gtest.h>
 #include <nvml.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
+#include <thread>
 #include <string>
 #include <vector>
 
 #include <unistd.h>
 
+#include "fake_hang.hpp"
 #include "scenario.hpp"
 
 namespace {
@@ -720,3 +725,43 @@ TEST(FakeNvml, IdleGpuLeavesTheBufferEmptyWhenTheDriverSkipsIdle) {
     EXPECT_EQ(SYM(n.lib, nvmlDeviceGetViolationStatus)(n.dev(0), NVML_PERF_POLICY_POWER, &v), NVML_ERROR_NOT_SUPPORTED);
 }
 #pragma GCC diagnostic pop
+// ---- GPUVET_FAKE_HANG: a call that never returns ---------------------------------------------------
+
+TEST(FakeHang, RulesNameAFunctionItsVersionsAGpuAndADelay) {
+    auto rules = fake::parse_hang_rules("nvmlInit,cuStreamSynchronize@1+2.5,*@2");
+    ASSERT_EQ(rules.size(), 3u);
+    EXPECT_EQ(rules[0].fn, "nvmlInit");
+    EXPECT_EQ(rules[0].gpu, -1);
+    EXPECT_EQ(rules[1].fn, "cuStreamSynchronize");
+    EXPECT_EQ(rules[1].gpu, 1);
+    EXPECT_DOUBLE_EQ(rules[1].after_s, 2.5);
+    EXPECT_EQ(rules[2].fn, "*");
+    EXPECT_TRUE(fake::hang_name_matches("nvmlInit", "nvmlInit_v2"));
+    EXPECT_TRUE(fake::hang_name_matches("nvmlInit", "nvmlInit"));
+    EXPECT_FALSE(fake::hang_name_matches("nvmlInit", "nvmlInitWithFlags"));
+    EXPECT_FALSE(fake::hang_name_matches("nvmlDeviceGetCount", "nvmlDeviceGetCount_vX"));
+    EXPECT_TRUE(fake::hang_name_matches("*", "cuInit"));
+}
+
+TEST(FakeHang, OneGpusCallNeverReturnsWhileTheOthersAnswer) {
+    setenv("GPUVET_FAKE_HANG", "nvmlDeviceGetPowerUsage@3", 1);
+    // Never closed: a thread stays inside the library for the rest of the process.
+    auto* n = new Nvml(scenario("healthy_8x_h100_sxm"));
+    ASSERT_EQ(SYM(n->lib, nvmlInit_v2)(), NVML_SUCCESS);
+    nvmlDevice_t d0 = n->dev(0), d3 = n->dev(3);
+    auto power = SYM(n->lib, nvmlDeviceGetPowerUsage);
+    auto returned = std::make_shared<std::atomic<bool>>(false);
+    std::thread([returned, power, d3] {
+        unsigned mw = 0;
+        power(d3, &mw);
+        returned->store(true);
+    }).detach();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    EXPECT_FALSE(returned->load());
+    unsigned mw = 0;
+    EXPECT_EQ(power(d0, &mw), NVML_SUCCESS);  // GPU 0 answers, and the double's lock is free
+    EXPECT_EQ(mw, 72500u);
+    char name[96];
+    EXPECT_EQ(SYM(n->lib, nvmlDeviceGetName)(d3, name, sizeof name), NVML_SUCCESS);  // other calls on GPU 3 too
+    EXPECT_FALSE(returned->load());
+}

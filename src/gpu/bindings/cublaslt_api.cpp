@@ -9,7 +9,7 @@ constexpr Need R = Need::Required;
 constexpr Need O = Need::Optional;
 
 template <auto M>
-constexpr void (*set)(CublasLtApi&, void*) = &assign_member<M, CublasLtApi>;
+constexpr void (*set)(CublasLtApi&, void*, const char*, DriverLib*) = &assign_member<M, CublasLtApi>;
 
 const SymbolEntry<CublasLtApi> kTable[] = {
     {{"cublasLtCreate"}, R, set<&A::cublasLtCreate>},
@@ -72,11 +72,13 @@ LibrarySearch cublaslt_search() {
 }
 
 std::string cublas_status_name(int code) {
+    if (code == kCublasNoAnswer) return last_driver_no_answer();
     if (auto* s = find_status(code)) return s->name;
     return "CUBLAS_STATUS_" + std::to_string(code);
 }
 
 std::string cublas_advice(int code) {
+    if (code == kCublasNoAnswer) return driver_no_answer_advice();
     if (auto* s = find_status(code)) return s->advice;
     return "check dmesg for Xid errors";
 }
@@ -86,6 +88,7 @@ std::string CublasLtApi::version_text() const {
 }
 
 std::string CublasLtApi::status_name(int code) const {
+    if (code == kCublasNoAnswer) return last_driver_no_answer();
     if (cublasLtGetStatusName)
         if (const char* s = cublasLtGetStatusName(static_cast<lt::cublasStatus_t>(code)); s && *s) return s;
     return cublas_status_name(code);
@@ -99,8 +102,8 @@ CublasLtApi CublasLtApi::load_file(const std::string& file, int driver_cuda_vers
         return api;
     }
     api.path = lib.path();
-    api.symbols =
-        resolve_symbols<CublasLtApi>(cublaslt_symbol_table(), api, [&lib](const char* n) { return lib.symbol(n); });
+    api.symbols = resolve_symbols<CublasLtApi>(
+        cublaslt_symbol_table(), api, [&lib](const char* n) { return lib.symbol(n); }, &cublaslt_driver_lib());
     if (!api.symbols.complete()) {
         std::string names;
         for (const auto& m : api.symbols.missing_required) names += (names.empty() ? "" : ", ") + m;

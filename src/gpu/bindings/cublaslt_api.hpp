@@ -112,6 +112,12 @@ using cublasLtMatmul_fn = cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDes
 }  // namespace gpuvet::lt
 
 namespace gpuvet {
+// A wrapped cuBLAS call that got no answer (driver_deadline.hpp): no cuBLAS status, inside the enum's range.
+inline constexpr int kCublasNoAnswer = 31;
+template <>
+struct NoAnswer<lt::cublasStatus_t> {
+    static lt::cublasStatus_t value() { return static_cast<lt::cublasStatus_t>(kCublasNoAnswer); }
+};
 
 inline constexpr const char* kEnvLibCublasLt = "GPUVET_CUBLASLT";
 

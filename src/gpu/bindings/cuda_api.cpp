@@ -1,5 +1,7 @@
 #include "gpu/bindings/cuda_api.hpp"
 
+#include <tuple>
+
 namespace gpuvet {
 
 namespace {
@@ -8,8 +10,54 @@ using A = CudaApi;
 constexpr Need R = Need::Required;
 constexpr Need O = Need::Optional;
 
+}  // namespace
+
+// Which GPU a CUDA call names: the device argument of the device queries, else the calling
+// thread's current context (recorded when cuCtxSetCurrent makes a retained context current).
 template <auto M>
-constexpr void (*set)(CudaApi&, void*) = &assign_member<M, CudaApi>;
+struct LastArgDevice {
+    template <class... A>
+    static int gpu(DriverLib&, A... a) {
+        return static_cast<int>(std::get<sizeof...(A) - 1>(std::tie(a...)));
+    }
+    template <class R, class... A>
+    static void after(DriverLib&, int, R, A...) {}
+};
+template <>
+struct DriverHooks<&CudaApi::cuDeviceGetName> : LastArgDevice<&CudaApi::cuDeviceGetName> {};
+template <>
+struct DriverHooks<&CudaApi::cuDeviceTotalMem> : LastArgDevice<&CudaApi::cuDeviceTotalMem> {};
+template <>
+struct DriverHooks<&CudaApi::cuDeviceGetAttribute> : LastArgDevice<&CudaApi::cuDeviceGetAttribute> {};
+template <>
+struct DriverHooks<&CudaApi::cuDeviceGetUuid> : LastArgDevice<&CudaApi::cuDeviceGetUuid> {};
+template <>
+struct DriverHooks<&CudaApi::cuDevicePrimaryCtxRelease> : LastArgDevice<&CudaApi::cuDevicePrimaryCtxRelease> {};
+template <>
+struct DriverHooks<&CudaApi::cuDevicePrimaryCtxRetain> {
+    static int gpu(DriverLib&, cu::CUcontext*, cu::CUdevice dev) { return dev; }
+    static void after(DriverLib& lib, int gpu, cu::CUresult rc, cu::CUcontext* ctx, cu::CUdevice) {
+        if (rc == cu::CUDA_SUCCESS && ctx) record_gpu_handle(lib, *ctx, gpu);
+    }
+};
+template <>
+struct DriverHooks<&CudaApi::cuDeviceCanAccessPeer> {
+    static int gpu(DriverLib&, int*, cu::CUdevice dev, cu::CUdevice) { return dev; }
+    template <class R, class... A>
+    static void after(DriverLib&, int, R, A...) {}
+};
+template <>
+struct DriverHooks<&CudaApi::cuCtxSetCurrent> {
+    static int gpu(DriverLib& lib, cu::CUcontext ctx) { return gpu_of_handle(lib, ctx); }
+    static void after(DriverLib&, int gpu, cu::CUresult rc, cu::CUcontext) {
+        if (rc == cu::CUDA_SUCCESS) set_thread_gpu(gpu);
+    }
+};
+
+namespace {
+
+template <auto M>
+constexpr void (*set)(CudaApi&, void*, const char*, DriverLib*) = &assign_member<M, CudaApi>;
 
 // Newest name first. The unversioned memory calls of old drivers took 32-bit sizes, so the _v2
 // names have no fallback.
@@ -111,19 +159,22 @@ const StatusInfo* find_status(int code) {
 std::span<const SymbolEntry<CudaApi>> cuda_symbol_table() { return kTable; }
 
 std::string cuda_status_name(int code) {
+    if (code == kCudaNoAnswer) return "no answer from the driver";
     if (auto* s = find_status(code)) return s->name;
     return "CUDA_ERROR_" + std::to_string(code);
 }
 
 std::string cuda_advice(int code) {
+    if (code == kCudaNoAnswer) return driver_no_answer_advice();
     if (auto* s = find_status(code)) return s->advice;
     return "check dmesg for Xid errors and nvidia-smi for the GPU's state";
 }
 
-CudaApi CudaApi::from_library(const DynLib& lib) {
+CudaApi CudaApi::from_library(const DynLib& lib, DriverLib* deadline) {
     CudaApi api;
     api.path = lib.path();
-    api.symbols = resolve_symbols<CudaApi>(cuda_symbol_table(), api, [&lib](const char* n) { return lib.symbol(n); });
+    api.symbols = resolve_symbols<CudaApi>(
+        cuda_symbol_table(), api, [&lib](const char* n) { return lib.symbol(n); }, deadline);
     if (!api.symbols.complete()) {
         std::string names;
         for (const auto& m : api.symbols.missing_required) names += (names.empty() ? "" : ", ") + m;
@@ -139,7 +190,7 @@ CudaApi CudaApi::load() {
         api.error = "libcuda.so.1 could not be loaded: " + lib.error();
         return api;
     }
-    return from_library(lib);  // the handle stays open for the process (see DynLib)
+    return from_library(lib, &cuda_driver_lib());  // the handle stays open for the process (see DynLib)
 }
 
 CudaApi CudaApi::load_file(const std::string& file) {
@@ -153,6 +204,7 @@ CudaApi CudaApi::load_file(const std::string& file) {
 }
 
 std::string CudaApi::error_name(int code) const {
+    if (code == kCudaNoAnswer) return last_driver_no_answer();
     if (cuGetErrorName) {
         const char* s = nullptr;
         if (cuGetErrorName(static_cast<cu::CUresult>(code), &s) == cu::CUDA_SUCCESS && s && *s) return s;

@@ -137,6 +137,12 @@ using cuGetErrorString_fn = CUresult (*)(CUresult, const char**);
 }  // namespace gpuvet::cu
 
 namespace gpuvet {
+// A wrapped CUDA call that got no answer (driver_deadline.hpp): no CUDA status, inside the enum's range.
+inline constexpr int kCudaNoAnswer = 1000;
+template <>
+struct NoAnswer<cu::CUresult> {
+    static cu::CUresult value() { return static_cast<cu::CUresult>(kCudaNoAnswer); }
+};
 
 // Function pointers of the loaded libcuda; optional ones are nullptr when the driver lacks them.
 // Names another library file to load instead (docs/testing.md): a test double, or /nonexistent.
@@ -198,7 +204,8 @@ struct CudaApi {
     // error reads "libcuda.so.1 could not be loaded: <dlopen reason>" when the file is missing.
     static CudaApi load();
     static CudaApi load_file(const std::string& file);
-    static CudaApi from_library(const DynLib& lib);
+    // With `deadline`, every call runs under that library's deadline (driver_deadline.hpp).
+    static CudaApi from_library(const DynLib& lib, DriverLib* deadline = nullptr);
     // cuGetErrorName's answer ("CUDA_ERROR_NO_DEVICE"), else our table's.
     std::string error_name(int code) const;
 };

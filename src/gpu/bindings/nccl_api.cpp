@@ -9,7 +9,7 @@ constexpr Need R = Need::Required;
 constexpr Need O = Need::Optional;
 
 template <auto M>
-constexpr void (*set)(NcclApi&, void*) = &assign_member<M, NcclApi>;
+constexpr void (*set)(NcclApi&, void*, const char*, DriverLib*) = &assign_member<M, NcclApi>;
 
 const SymbolEntry<NcclApi> kTable[] = {
     {{"ncclGetVersion"}, R, set<&A::ncclGetVersion>},
@@ -56,11 +56,13 @@ std::span<const SymbolEntry<NcclApi>> nccl_symbol_table() { return kTable; }
 LibrarySearch nccl_search() { return {kEnvLibNccl, {"libnccl.so.2"}, {"nvidia/nccl/lib", "torch/lib"}}; }
 
 std::string nccl_status_name(int code) {
+    if (code == kNcclNoAnswer) return last_driver_no_answer();
     if (auto* s = find_status(code)) return s->name;
     return "ncclResult_" + std::to_string(code);
 }
 
 std::string nccl_advice(int code) {
+    if (code == kNcclNoAnswer) return driver_no_answer_advice();
     if (auto* s = find_status(code)) return s->advice;
     return "rerun with NCCL_DEBUG=INFO";
 }
@@ -73,6 +75,7 @@ std::string NcclApi::version_text() const {
 }
 
 std::string NcclApi::error_text(int code) const {
+    if (code == kNcclNoAnswer) return last_driver_no_answer();
     std::string s = nccl_status_name(code);
     if (ncclGetErrorString)
         if (const char* t = ncclGetErrorString(static_cast<nccl::ncclResult_t>(code)); t && *t)
@@ -88,7 +91,8 @@ NcclApi NcclApi::load_file(const std::string& file) {
         return api;
     }
     api.path = lib.path();
-    api.symbols = resolve_symbols<NcclApi>(nccl_symbol_table(), api, [&lib](const char* n) { return lib.symbol(n); });
+    api.symbols = resolve_symbols<NcclApi>(
+        nccl_symbol_table(), api, [&lib](const char* n) { return lib.symbol(n); }, &nccl_driver_lib());
     if (!api.symbols.complete()) {
         std::string names;
         for (const auto& m : api.symbols.missing_required) names += (names.empty() ? "" : ", ") + m;

@@ -58,6 +58,12 @@ using ncclCommGetAsyncError_fn = ncclResult_t (*)(ncclComm_t, ncclResult_t*);
 }  // namespace gpuvet::nccl
 
 namespace gpuvet {
+// A wrapped NCCL call that got no answer (driver_deadline.hpp): no NCCL status, inside the enum's range.
+inline constexpr int kNcclNoAnswer = 15;
+template <>
+struct NoAnswer<nccl::ncclResult_t> {
+    static nccl::ncclResult_t value() { return static_cast<nccl::ncclResult_t>(kNcclNoAnswer); }
+};
 
 inline constexpr const char* kEnvLibNccl = "GPUVET_NCCL";
 

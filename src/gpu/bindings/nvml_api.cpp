@@ -10,8 +10,21 @@ using A = NvmlApi;
 constexpr Need R = Need::Required;
 constexpr Need O = Need::Optional;
 
+}  // namespace
+
+// The index a handle is asked for names its GPU; the handle it hands out names it from then on.
+template <>
+struct DriverHooks<&NvmlApi::nvmlDeviceGetHandleByIndex> {
+    static int gpu(DriverLib&, unsigned index, nvml::nvmlDevice_t*) { return static_cast<int>(index); }
+    static void after(DriverLib& lib, int gpu, nvml::nvmlReturn_t rc, unsigned, nvml::nvmlDevice_t* out) {
+        if (rc == nvml::NVML_SUCCESS && out) record_gpu_handle(lib, *out, gpu);
+    }
+};
+
+namespace {
+
 template <auto M>
-constexpr void (*set)(NvmlApi&, void*) = &assign_member<M, NvmlApi>;
+constexpr void (*set)(NvmlApi&, void*, const char*, DriverLib*) = &assign_member<M, NvmlApi>;
 
 // Newest name first. Only names with one and the same C signature share a row.
 const SymbolEntry<NvmlApi> kTable[] = {
@@ -162,16 +175,19 @@ const StatusInfo* find_status(int code) {
 std::span<const SymbolEntry<NvmlApi>> nvml_symbol_table() { return kTable; }
 
 std::string nvml_status_name(int code) {
+    if (code == kNvmlNoAnswer) return "no answer from the driver";
     if (auto* s = find_status(code)) return s->name;
     return "NVML_ERROR_" + std::to_string(code);
 }
 
 std::string nvml_advice(int code) {
+    if (code == kNvmlNoAnswer) return driver_no_answer_advice();
     if (auto* s = find_status(code)) return s->advice;
     return "check dmesg for Xid errors and nvidia-smi for the GPU's state";
 }
 
 std::string nvml_absent_reason(int code) {
+    if (code == kNvmlNoAnswer) return last_driver_no_answer();
     auto* s = find_status(code);
     if (!s) return "NVML error " + std::to_string(code);
     switch (code) {
@@ -186,10 +202,11 @@ std::string nvml_absent_reason(int code) {
     }
 }
 
-NvmlApi NvmlApi::from_library(const DynLib& lib) {
+NvmlApi NvmlApi::from_library(const DynLib& lib, DriverLib* deadline) {
     NvmlApi api;
     api.path = lib.path();
-    api.symbols = resolve_symbols<NvmlApi>(nvml_symbol_table(), api, [&lib](const char* n) { return lib.symbol(n); });
+    api.symbols = resolve_symbols<NvmlApi>(
+        nvml_symbol_table(), api, [&lib](const char* n) { return lib.symbol(n); }, deadline);
     if (!api.symbols.complete()) {
         std::string names;
         for (const auto& m : api.symbols.missing_required) names += (names.empty() ? "" : ", ") + m;
@@ -205,7 +222,7 @@ NvmlApi NvmlApi::load() {
         api.error = "libnvidia-ml.so.1 could not be loaded: " + lib.error();
         return api;
     }
-    return from_library(lib);  // the handle stays open for the process (see DynLib)
+    return from_library(lib, &nvml_driver_lib());  // the handle stays open for the process (see DynLib)
 }
 
 NvmlApi NvmlApi::load_file(const std::string& file) {
@@ -219,6 +236,7 @@ NvmlApi NvmlApi::load_file(const std::string& file) {
 }
 
 std::string NvmlApi::error_name(int code) const {
+    if (code == kNvmlNoAnswer) return last_driver_no_answer();
     if (nvmlErrorString) {
         if (const char* s = nvmlErrorString(static_cast<nvml::nvmlReturn_t>(code)); s && *s) return s;
     }

@@ -57,6 +57,19 @@ enum nvmlReturn_t {
     NVML_ERROR_UNKNOWN = 999
 };
 
+}  // namespace gpuvet::nvml
+
+namespace gpuvet {
+// A wrapped NVML call that got no answer (driver_deadline.hpp): no NVML status, inside the enum's range.
+inline constexpr int kNvmlNoAnswer = 1000;
+template <>
+struct NoAnswer<nvml::nvmlReturn_t> {
+    static nvml::nvmlReturn_t value() { return static_cast<nvml::nvmlReturn_t>(kNvmlNoAnswer); }
+};
+}  // namespace gpuvet
+
+namespace gpuvet::nvml {
+
 enum nvmlEnableState_t { NVML_FEATURE_DISABLED = 0, NVML_FEATURE_ENABLED = 1 };
 enum nvmlMemoryErrorType_t { NVML_MEMORY_ERROR_TYPE_CORRECTED = 0, NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1 };
 enum nvmlEccCounterType_t { NVML_VOLATILE_ECC = 0, NVML_AGGREGATE_ECC = 1 };
@@ -466,8 +479,9 @@ struct NvmlApi {
     static NvmlApi load();
     // Loads a given library file (tests and fakes).
     static NvmlApi load_file(const std::string& file);
-    // Resolves the table against an already opened library.
-    static NvmlApi from_library(const DynLib& lib);
+    // Resolves the table against an already opened library; with `deadline`, every call runs
+    // under that library's deadline (driver_deadline.hpp).
+    static NvmlApi from_library(const DynLib& lib, DriverLib* deadline = nullptr);
     // The library's own name for a status (nvmlErrorString), else our table's.
     std::string error_name(int code) const;
 };

@@ -11,6 +11,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "gpu/bindings/driver_deadline.hpp"
+
 namespace gpuvet {
 
 enum class Need { Required, Optional };
@@ -19,14 +21,15 @@ template <class Api>
 struct SymbolEntry {
     std::array<const char*, 3> names;  // newest first; unused slots are nullptr
     Need need;
-    void (*assign)(Api&, void*);  // stores the address into its typed member
+    // stores the address found under a name into its typed member; wrapped in the library's
+    // deadline (driver_deadline.hpp) when a DriverLib is given
+    void (*assign)(Api&, void*, const char*, DriverLib*);
 };
 
 // Stores a dlsym() address into the function-pointer member `M`.
 template <auto M, class Api>
-void assign_member(Api& api, void* p) {
-    using Fn = std::remove_reference_t<decltype(api.*M)>;
-    api.*M = reinterpret_cast<Fn>(p);
+void assign_member(Api& api, void* p, const char* symbol, DriverLib* lib) {
+    store_member<M, Api>(api, p, symbol, lib);
 }
 
 struct SymbolResolution {
@@ -36,21 +39,24 @@ struct SymbolResolution {
     bool complete() const { return missing_required.empty(); }
 };
 
-// Looks every entry up through `lookup` (dlsym on the loaded library), newest name first.
+// Looks every entry up through `lookup` (dlsym on the loaded library), newest name first. With
+// `lib`, every call through the stored pointers runs under that library's deadline.
 template <class Api>
 SymbolResolution resolve_symbols(std::span<const SymbolEntry<Api>> table, Api& api,
-                                 const std::function<void*(const char*)>& lookup) {
+                                 const std::function<void*(const char*)>& lookup, DriverLib* lib = nullptr) {
     SymbolResolution r;
     for (const auto& e : table) {
         void* found = nullptr;
+        const char* used = e.names[0];
         for (const char* name : e.names) {
             if (!name) break;
             if ((found = lookup(name))) {
                 r.used[e.names[0]] = name;
+                used = name;
                 break;
             }
         }
-        e.assign(api, found);
+        e.assign(api, found, used, lib);
         if (!found) (e.need == Need::Required ? r.missing_required : r.missing_optional).push_back(e.names[0]);
     }
     return r;

@@ -9,7 +9,9 @@ NvmlSession::NvmlSession(NvmlApi api) : api_(std::move(api)) {
     }
     if (int rc = api_.nvmlInit(); rc != nvml::NVML_SUCCESS) {
         init_status_ = rc;
-        reason_ = "nvmlInit_v2 failed: " + api_.error_name(rc) + " (" + nvml_status_name(rc) + ")";
+        reason_ = rc == kNvmlNoAnswer
+                      ? last_driver_no_answer()
+                      : "nvmlInit_v2 failed: " + api_.error_name(rc) + " (" + nvml_status_name(rc) + ")";
         return;
     }
     initialised_ = true;

@@ -1,0 +1,267 @@
+"""A driver call that never returns, end to end: the doubles' GPUVET_FAKE_HANG knob (tests/fakes/fake_hang.hpp)
+makes a call block forever, as a wedged kernel driver stuck in an ioctl does, and every command must still
+end on its own, in about its budget (GPUVET_DRIVER_TIMEOUT_S, 1 s here), with exit 3, the call and the GPU
+named ("... did not return in 1 s: the driver is wedged; check `dmesg` ..."), a complete report, and the
+GPUs and host checks that still answer measured. SIGTERM during the hang ends the run within seconds.
+
+Every run has a deadline of its own (RUN_LIMIT_S): a hang of gpuvet fails the test instead of holding it.
+"""
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+
+import harness
+from harness import main, slow
+
+BUILD = os.environ.get("GPUVET_BUILD_DIR", "build")
+TESTS = os.environ.get("GPUVET_TEST_DIR", "tests")
+FAKES = os.path.join(BUILD, "tests", "fakes")
+SCEN = os.path.join(TESTS, "fakes", "scenarios")
+
+RUN_LIMIT_S = 90  # far above what a 1 s budget needs, even on a loaded 2-core machine
+WEDGED = "the driver is wedged; check `dmesg` for Xid and NVRM messages, a reset or reboot is needed"
+
+
+def env_with(hang, scenario="healthy_8x_h100_sxm.toml", budget="1"):
+    e = {
+        "GPUVET_LIBCUDA": os.path.join(FAKES, "libfakecuda.so"),
+        "GPUVET_LIBNVML": os.path.join(FAKES, "libfakenvml.so"),
+        "GPUVET_CUBLASLT": os.path.join(FAKES, "libfakecublaslt.so"),
+        "GPUVET_NCCL": os.path.join(FAKES, "libfakenccl.so"),
+        "GPUVET_FAKE_SCENARIO": os.path.join(SCEN, scenario),
+        "GPUVET_FAKE_HANG": hang,
+    }
+    if budget is not None:
+        e["GPUVET_DRIVER_TIMEOUT_S"] = budget
+    return e
+
+
+def run(args, env):
+    t = time.monotonic()
+    code, out, err = harness.run(*args, env=env, timeout=RUN_LIMIT_S)
+    return code, out, err, time.monotonic() - t
+
+
+def run_json(args, env):
+    code, out, err, took = run([*args, "--json"], env)
+    try:
+        doc = json.loads(out)
+    except json.JSONDecodeError as ex:
+        raise AssertionError(f"{args}: not JSON ({ex}); stdout:\n{out}\nstderr:\n{err}")
+    return code, doc, err, took
+
+
+def check_verdicts(doc):
+    return {(c["key"], c["gpu"]): c for c in doc["checks"]}
+
+
+# ---- the budget ------------------------------------------------------------------------------------
+
+
+def test_bad_budget_is_exit_2():
+    code, out, err, _ = run(["inventory"], env_with("", budget="soon"))
+    assert code == 2, (code, out, err)
+    assert "GPUVET_DRIVER_TIMEOUT_S='soon'" in err, err
+
+
+@slow
+def test_default_budget_is_30_s_and_named():
+    # nvmlInit hangs and the budget is the default: SIGTERM ends the wait long before 30 s, and
+    # the message says how long the call had been waited for.
+    p = subprocess.Popen([harness.GPUVET, "check", "--only", "gpu.identity", "--json"],
+                         env={**os.environ, **env_with("nvmlInit", budget=None)},
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(2)
+        assert p.poll() is None, p.communicate()
+        t = time.monotonic()
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=RUN_LIMIT_S)
+        took = time.monotonic() - t
+    finally:
+        if p.poll() is None:
+            p.kill()
+    harness.check_no_crash(["check"], p.returncode, err)
+    assert p.returncode == 3, (p.returncode, out, err)
+    assert took < 5, f"took {took:.1f} s after SIGTERM"
+    doc = json.loads(out)
+    assert doc["interrupted"] is True
+    assert "nvmlInit_v2 had not returned after" in out, out
+
+
+# ---- nvmlInit / cuInit never return ------------------------------------------------------------------
+
+
+def test_inventory_nvml_init_hangs():
+    code, doc, err, took = run_json(["inventory"], env_with("nvmlInit"))
+    text = json.dumps(doc)
+    assert code == 3, (code, err)
+    assert "nvmlInit_v2 did not return in 1 s: " + WEDGED in text, text[:2000]
+    assert took < 60
+
+
+def test_inventory_cuinit_hangs():
+    code, doc, err, took = run_json(["inventory"], env_with("cuInit"))
+    text = json.dumps(doc)
+    assert code == 3, (code, err)
+    assert "cuInit did not return in 1 s: " + WEDGED in text, text[:2000]
+    # NVML still answers: the GPUs are listed
+    assert "NVIDIA H100 80GB HBM3" in text
+
+
+def test_inventory_terminal_names_the_call():
+    code, out, err, _ = run(["inventory"], env_with("nvmlInit"))
+    assert code == 3, (code, out, err)
+    assert "nvmlInit_v2 did not return in 1 s" in out + err, out + err
+
+
+def test_check_nvml_init_hangs_host_checks_go_on():
+    code, doc, err, _ = run_json(["check", "--only", "gpu.identity,gpu.health,host.cpu"], env_with("nvmlInit"))
+    assert code == 3, (code, err)
+    assert doc["verdict"] in ("INCOMPLETE", "COULD_NOT_RUN"), doc["verdict"]
+    text = json.dumps(doc)
+    assert "did not return in 1 s" in text, text[:3000]
+    host = [c for c in doc["checks"] if c["key"] == "host.cpu"]
+    assert host and all(c["verdict"] not in ("ERROR",) for c in host), host
+
+
+def test_check_cuinit_hangs():
+    code, doc, err, _ = run_json(["check", "--only", "gpu.identity,gpu.fp_peak"], env_with("cuInit"))
+    assert code == 3, (code, err)
+    assert "cuInit did not return in 1 s" in json.dumps(doc)
+
+
+def test_top_once_nvml_init_hangs():
+    code, out, err, took = run(["top", "--once"], env_with("nvmlInit"))
+    assert code == 3, (code, out, err)
+    assert "nvmlInit_v2 did not return in 1 s" in out + err, out + err
+
+
+# ---- one GPU's calls never return ----------------------------------------------------------------------
+
+
+def test_inventory_one_gpu_hangs_others_listed():
+    code, doc, err, _ = run_json(["inventory"], env_with("nvmlDeviceGetName@3"))
+    text = json.dumps(doc)
+    assert code == 3, (code, err)
+    assert "GPU 3: nvmlDeviceGetName did not return in 1 s: " + WEDGED in text, text[:3000]
+    # the GPU 3's later calls fail fast, and the seven others are read in full
+    assert text.count("NVIDIA H100 80GB HBM3") >= 7, text[:3000]
+
+
+def test_check_one_gpu_hangs_others_measured():
+    code, doc, err, _ = run_json(["check", "--only", "gpu.identity,gpu.health"], env_with("*@2"))
+    assert code == 3, (code, err)
+    v = check_verdicts(doc)
+    mine = [c for (k, g), c in v.items() if g == 2]
+    others = [c for (k, g), c in v.items() if g not in (2, None)]
+    assert mine and any(c["verdict"] == "ERROR" for c in mine), mine
+    assert "GPU 2: " in json.dumps(mine) and "did not return in 1 s" in json.dumps(mine), mine
+    assert others and all(c["verdict"] != "ERROR" for c in others), [(c["key"], c["gpu"], c["verdict"]) for c in others]
+
+
+def test_top_once_one_gpu_hangs():
+    code, out, err, _ = run(["top", "--once"], env_with("nvmlDeviceGetPowerUsage@1"))
+    assert code in (0, 3), (code, out, err)
+    assert "GPU 1: nvmlDeviceGetPowerUsage did not return in 1 s" in out + err, out + err
+
+
+@slow
+def test_burn_one_gpus_matmul_hangs():
+    # The work calls' budget is ten times the query budget: 10 s here, far above what a healthy
+    # simulated GEMM takes even on a loaded machine.
+    code, doc, err, _ = run_json(["burn", "--duration", "10s"], env_with("cublasLtMatmul@1"))
+    assert code == 3, (code, err)
+    mine = [c for c in doc["checks"] if c["key"] == "gpu.burn" and c["gpu"] == 1]
+    assert mine and mine[0]["verdict"] == "ERROR", mine
+    assert "cuBLASLt device 1: cublasLtMatmul did not return in 10 s: " + WEDGED in mine[0]["summary"], mine
+
+
+@slow
+def test_bench_fp_kernel_hangs_on_one_gpu():
+    code, doc, err, _ = run_json(["bench", "fp"], env_with("cuLaunchKernel@1", scenario="healthy_2x_h100_pcie.toml",
+                                                          budget="0.5"))
+    assert code == 3, (code, err)
+    text = json.dumps(doc)
+    assert "CUDA device 1: cuLaunchKernel did not return in 5 s" in text, text[:3000]
+
+
+@slow
+def test_export_says_stale_then_serves_the_gpus_that_answer():
+    # GPU 0's power reading hangs from 1.5 s on; with an 8 s budget the sampler is stuck past the
+    # stale bound (3 intervals + 5 s), /metrics keeps answering and says stale, then the call is
+    # abandoned and the other GPUs are served again while GPU 0 stays wedged.
+    import test_export
+    env = env_with("nvmlDeviceGetPowerUsage@0+1.5", budget="8")
+    with test_export.Exporter(None, "--interval", "0.2", env=env) as ex:
+        ex.wait_healthy()
+        start = time.monotonic()
+        saw_stale = recovered = None
+        while time.monotonic() - start < 40:
+            page = ex.metrics()  # always answers
+            stale = test_export.one(page, "gpuvet_sample_stale")[1]
+            if stale == 1 and saw_stale is None:
+                saw_stale = page
+            if saw_stale is not None and stale == 0:
+                recovered = page
+                break
+            time.sleep(0.2)
+        assert saw_stale, "the stuck sampler was never reported stale"
+        assert recovered, "the sampler never came back after the budget"
+        power = test_export.series(recovered, "DCGM_FI_DEV_POWER_USAGE")
+        gpus = {labels.get("gpu") for labels, _ in power}
+        assert "0" not in gpus and "1" in gpus, power
+        code, err = ex.stop(limit_s=12)
+        assert code == 0, err
+
+
+# ---- signals while a call hangs ----------------------------------------------------------------------------
+
+
+def interrupted(args, hang, sig, at_s=1.5, budget="60"):
+    p = subprocess.Popen([harness.GPUVET, *args], env={**os.environ, **env_with(hang, budget=budget)},
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(at_s)
+        assert p.poll() is None, p.communicate()
+        t = time.monotonic()
+        p.send_signal(sig)
+        out, err = p.communicate(timeout=RUN_LIMIT_S)
+        return p.returncode, out, err, time.monotonic() - t
+    finally:
+        if p.poll() is None:
+            p.kill()
+
+
+def test_sigterm_during_hung_init_ends_check():
+    code, out, err, took = interrupted(["check", "--only", "gpu.identity,host.cpu", "--json"], "nvmlInit",
+                                       signal.SIGTERM)
+    harness.check_no_crash(["check"], code, err)
+    assert code == 3, (code, out, err)
+    assert took < 5, f"{took:.1f} s"
+    doc = json.loads(out)
+    assert doc["interrupted"] is True and doc["exit_code"] == 3
+
+
+def test_sigint_during_hung_call_ends_inventory():
+    code, out, err, took = interrupted(["inventory", "--json"], "nvmlDeviceGetName@0", signal.SIGINT)
+    assert code == 3, (code, out, err)
+    assert took < 5, f"{took:.1f} s"
+    json.loads(out)
+
+
+@slow
+def test_sigterm_during_hung_call_ends_top_log():
+    with tempfile.TemporaryDirectory() as d:
+        log = os.path.join(d, "top.csv")
+        code, out, err, took = interrupted(["top", "--log", log, "--interval", "0.2"], "nvmlDeviceGetPowerUsage@0+1",
+                                           signal.SIGTERM, at_s=3)
+        assert took < 5, f"{took:.1f} s: {err}"
+        assert code in (0, 3), (code, out, err)
+
+
+if __name__ == "__main__":
+    main(globals())
