@@ -11,6 +11,7 @@
 #include "cli/common.hpp"
 #include "cli/number_option.hpp"
 #include "core/error.hpp"
+#include "core/text_safety.hpp"
 #include "gpu/burn.hpp"
 #include "gpu/device/nvml_backend.hpp"
 #include "host/host_load.hpp"
@@ -23,6 +24,7 @@
 #include "monitor/top_recorder.hpp"
 #include "monitor/top_screen.hpp"
 #include "report/json.hpp"
+#include "report/style.hpp"
 #include "specs/spec_db.hpp"
 
 namespace gpuvet {
@@ -132,8 +134,8 @@ int run_snapshot(Watch& w, const GlobalOptions& g) {
         close_envelope(env);
         std::cout << render_document(env, top_to_json(w.model.frame()));
     } else {
-        bool color = !g.no_color && std::getenv("NO_COLOR") == nullptr && ::isatty(STDOUT_FILENO);
-        std::cout << render_top_once(w.model.frame(), color);
+        bool color = detect_style(g.no_color).color;  // --no-color, NO_COLOR (non-empty), a terminal
+        std::cout << terminal_safe(render_top_once(w.model.frame(), color));
     }
     std::cout.flush();
     return exit_code::ok;
@@ -197,7 +199,7 @@ int run_top(const GlobalOptions& g, const TopArgs& a) {
     Watch w(usable_backend(), gpus, g);
     if (rec) return run_log(w, *rec, a);
     if (a.once || g.json || !::isatty(STDOUT_FILENO) || !::isatty(STDIN_FILENO)) return run_snapshot(w, g);
-    return run_screen(w, a, !g.no_color && std::getenv("NO_COLOR") == nullptr);
+    return run_screen(w, a, detect_style(g.no_color).color);
 }
 
 }  // namespace
