@@ -10,6 +10,7 @@
 #include "cli/output_guard.hpp"
 #include "cli/suggest.hpp"
 #include "core/error.hpp"
+#include "core/text_safety.hpp"
 #include "core/input_file.hpp"
 #include "gpu/bindings/driver_deadline.hpp"
 #include "gpu/bindings/driver_exit.hpp"
@@ -64,7 +65,7 @@ int main(int argc, char** argv) {
         // CLI11 may stop before it reaches --json: the argument list still says what was asked for.
         for (int i = 1; i < argc && std::string_view(argv[i]) != "--"; ++i)
             if (std::string_view(argv[i]) == "--json") global.json = true;
-        std::cerr << "gpuvet: " << msg << "\n";
+        std::cerr << "gpuvet: " << terminal_safe(msg) << "\n";
         if (!global.json) std::cerr << "Run 'gpuvet --help' for usage.\n";
         emit_fatal_json(global, "usage", msg, "run 'gpuvet --help' for usage", exit_code::bad_input);
         return finish_output(exit_code::bad_input);
@@ -80,12 +81,12 @@ int main(int argc, char** argv) {
                         "give the seconds a driver call may take, e.g. GPUVET_DRIVER_TIMEOUT_S=30");
         code = action ? action() : exit_code::bad_input;
     } catch (const Error& e) {
-        std::cerr << "gpuvet: " << e.what() << "\n";
-        if (!e.advice().empty()) std::cerr << "  → " << e.advice() << "\n";
+        std::cerr << "gpuvet: " << terminal_safe(e.what()) << "\n";
+        if (!e.advice().empty()) std::cerr << "  → " << terminal_safe(e.advice()) << "\n";
         code = exit_code_for(e.kind());
         emit_fatal_json(global, to_string(e.kind()), e.what(), e.advice(), code);
     } catch (const std::exception& e) {
-        std::cerr << "gpuvet: internal error: " << e.what() << "\n";
+        std::cerr << "gpuvet: internal error: " << terminal_safe(e.what()) << "\n";
         code = exit_code::could_not_run;
         emit_fatal_json(global, "internal", e.what(), "please report this", code);
     }

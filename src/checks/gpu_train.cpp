@@ -91,7 +91,7 @@ TrainFigures train_figures_of(const nlohmann::json& j) {
 CheckResult train_error_result(const std::string& kind, const std::string& message) {
     CheckResult r;
     r.verdict = Verdict::Fail;
-    r.summary = message;
+    r.summary = message.empty() ? "the benchmark failed and gave no message" : message;
     if (kind == "no_torch" || kind == "no_torchvision" || kind == "no_transformers") {
         r.verdict = Verdict::Skip;
         r.summary += ": nothing to benchmark with; install it in the Python the job uses, or give --python";
@@ -103,6 +103,12 @@ CheckResult train_error_result(const std::string& kind, const std::string& messa
         r.summary += ": see gpu.tenancy for memory other processes hold, or give a smaller --batch";
     } else if (kind == "nccl") {
         r.summary += ": check gpu.allreduce and NCCL_DEBUG=INFO for the link that failed";
+    } else {
+        // A failure the script does not classify says nothing about the hardware: the check could
+        // not run, it did not find a fault.
+        r.verdict = Verdict::Error;
+        r.summary = "the benchmark failed (" +
+                    (kind.empty() ? std::string("no error_kind") : "error_kind '" + kind + "'") + "): " + r.summary;
     }
     return r;
 }
@@ -145,10 +151,12 @@ std::vector<CheckResult> GpuTrainCheck::run(CheckContext& ctx) {
         throw runtime_error("the training benchmark failed: " + out.message,
                             "run 'gpuvet bench train " + settings_.model + " --python " + py.found->path +
                                 "' to repeat it; GPUVET_TRAIN_WATCHDOG_S raises the watchdog's limit");
-    if (str(out.result, "status") != "ok") {
-        CheckResult r = train_error_result(str(out.result, "error_kind"), str(out.result, "message"));
-        return {r};
-    }
+    const std::string status = str(out.result, "status");
+    if (status == "error") return {train_error_result(str(out.result, "error_kind"), str(out.result, "message"))};
+    if (status != "ok")
+        throw runtime_error(status.empty() ? "the benchmark's result lacks a status"
+                                           : "the benchmark's result has an unknown status '" + status + "'",
+                            "this is a gpuvet bug if the script is unchanged: report it with the JSON report");
     return judge_train(train_figures_of(out.result), dev.gpus, TrainBaselines::embedded(),
                        [&](const std::string& sku) -> std::optional<double> {
                            const GpuSpec* sp = ctx.specs ? ctx.specs->by_key(sku) : nullptr;

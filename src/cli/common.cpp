@@ -9,6 +9,7 @@
 
 #include "cli/output_guard.hpp"
 #include "core/atomic_file.hpp"
+#include "core/text_safety.hpp"
 #include "core/error.hpp"
 #include "gpu/bindings/driver_deadline.hpp"
 #include "report/html_report.hpp"
@@ -136,7 +137,7 @@ int emit_report(Report& r, const GlobalOptions& g) {
     if (g.report_dir) {
         std::filesystem::path dir = report_folder(*g.report_dir);
         write_file_atomically(dir / "gpuvet-report.json", render_json(r));
-        write_file_atomically(dir / "gpuvet-report.txt", render_scorecard(r, Style{false, 100, true}));
+        write_file_atomically(dir / "gpuvet-report.txt", terminal_safe(render_scorecard(r, Style{false, 100, true})));
         write_file_atomically(dir / "report.md", render_markdown(r));
         write_file_atomically(dir / "report.html", render_html(r));
     }
@@ -145,7 +146,7 @@ int emit_report(Report& r, const GlobalOptions& g) {
     else {
         Style st = detect_style(g.no_color);
         st.verbose = g.verbose;
-        std::cout << render_terminal(r, st);
+        std::cout << terminal_safe(render_terminal(r, st));
     }
     std::cout.flush();
     return r.exit_code;

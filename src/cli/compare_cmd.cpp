@@ -7,6 +7,7 @@
 
 #include "cli/common.hpp"
 #include "core/atomic_file.hpp"
+#include "core/text_safety.hpp"
 #include "core/error.hpp"
 #include "core/input_file.hpp"
 #include "monitor/run_compare.hpp"
@@ -139,9 +140,11 @@ int compare_runs_cmd(const GlobalOptions& g, const CompareArgs& a) {
     RunComparison c = compare_runs(runs[0], runs[1], labels[0], labels[1]);
     std::string text = g.json ? render_run_comparison_json(c, finished_envelope(g))
                               : render_run_comparison(c, a.output ? Style{} : detect_style(g.no_color));
+    if (!g.json) text = terminal_safe(text);  // tags and labels come from the reports
     if (a.output) write_file_atomically(*a.output, text);
     else std::cout << text;
-    return exit_code::ok;
+    // A job that failed is a finding: the two machines could not be compared.
+    return c.not_comparable.empty() ? exit_code::ok : exit_code::check_failed;
 }
 
 int run_compare(const GlobalOptions& g, const CompareArgs& a) {
@@ -197,6 +200,7 @@ int run_compare(const GlobalOptions& g, const CompareArgs& a) {
                             : render_offers_terminal(c, st);
         if (planned && !g.json) add_workload_section(text, *planned, g.markdown, a.html);
     }
+    if (!a.html && !g.json) text = terminal_safe(text);  // HTML and JSON escape their own text
     if (a.output) write_file_atomically(*a.output, text);
     else std::cout << text;
     return code;
@@ -221,7 +225,10 @@ void add_compare_command(Cli cli) {
     sub->add_flag("--html", args->html, "a self-contained HTML page");
     sub->add_flag("--nhc", args->nhc,
                   "with --fleet: only the NHC-style lines, 'node | Healthy' or 'node | ERROR: ...'");
-    sub->add_option("-o,--output", args->output, "write to FILE (atomically) instead of stdout")->type_name("FILE");
+    sub->add_option("-o,--output", args->output,
+                    "write to FILE instead of stdout: a file (or a link's target) is replaced atomically, a device or "
+                    "FIFO written through, a directory refused (docs/reports.md)")
+        ->type_name("FILE");
     sub->add_flag("--no-color", cli.global.no_color, "no colour (colour is used only on a terminal)");
     sub->add_option("--specs", cli.global.specs_files, "add or override GPU SKUs from a TOML file (for --prices)")
         ->type_name("FILE")
@@ -232,7 +239,8 @@ void add_compare_command(Cli cli) {
         "  gpuvet compare a.json b.json --workload job.json --prices prices.toml   the planned job on each offer\n"
         "  gpuvet compare --fleet reports/ --nhc                one line per node for a scheduler\n"
         "  gpuvet compare a/gpuvet-run.json b/gpuvet-run.json   the same job on two servers: which was faster, why\n"
-        "Exit codes: 0 compared (with --fleet: every node healthy), 1 --fleet found a node not healthy, 2 bad input.");
+        "Exit codes: 0 compared (with --fleet: every node healthy), 1 --fleet found a node not healthy,\n"
+        "1 a run report's job failed, was killed or stopped (not compared), 2 bad input.");
     on_chosen(cli, *sub, "compare", [args](const GlobalOptions& g) { return run_compare(g, *args); });
 }
 

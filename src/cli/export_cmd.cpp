@@ -11,6 +11,7 @@
 #include "cli/common.hpp"
 #include "cli/number_option.hpp"
 #include "core/error.hpp"
+#include "core/stop_on_hangup.hpp"
 #include "gpu/device/nvml_backend.hpp"
 #include "monitor/export_sampler.hpp"
 #include "monitor/export_server.hpp"
@@ -62,6 +63,7 @@ int run_export(const ExportArgs& a) {
                      "bind 127.0.0.1 (the default) and let a local Prometheus or a tunnel fetch them, or firewall "
                      "the port\n";
     set_first_stop_message("\ngpuvet export: stopping (again to exit at once)\n");
+    also_stop_on_hangup();
     sampler.start();
     server.start();
     std::cerr << "gpuvet export: " << count << " GPU(s), sampled every " << a.interval_s << " s, on http://"
@@ -109,11 +111,15 @@ void add_export_command(Cli cli) {
         "  gpuvet export --listen 127.0.0.1:9500 --interval 5\n"
         "  gpuvet check --json > /var/lib/gpuvet/check.json; gpuvet export --check-report /var/lib/gpuvet/check.json\n"
         "Paths: /metrics (Prometheus text format), /healthz (200 \"ok\" while the sampler runs and its last sample\n"
-        "is fresh; 503 with the reason otherwise), / (an index).\n"
+        "is fresh and a GPU is not lost; 503 with the reason otherwise), / (an index). GET and HEAD only.\n"
+        "A client gets 10 s to send its request's header and 5 s idle between requests; slow or idle\n"
+        "clients never hold up others (up to 512 connections; the oldest unfinished one makes room).\n"
         "A scrape never waits for the driver: it renders the last sample. A sample older than 3 intervals + 5 s\n"
         "is stale: its GPU series are dropped and gpuvet_sample_stale is 1. A lost GPU drops its series.\n"
-        "Another address than loopback is allowed, with a warning on stderr. Ctrl-C or SIGTERM stops it.\n"
-        "Exit codes: 0 stopped by Ctrl-C/SIGTERM, 2 bad option, --check-report file, or a port in use or not\n"
+        "Another address than loopback is allowed, with a warning on stderr. Ctrl-C, SIGTERM or SIGHUP stops\n"
+        "it. The port is never shared: a second exporter on it is exit 2.\n"
+        "Exit codes: 0 stopped by Ctrl-C/SIGTERM/SIGHUP, 2 bad option, --check-report file (over 4 MiB, a check\n"
+        "listed twice, an impossible GPU index), a port in use or not\n"
         "allowed, 3 no NVIDIA driver or NVML, or the sampler failed. Metric list: docs/export.md.");
     on_chosen(cli, *sub, "export", [args](const GlobalOptions&) { return run_export(*args); });
 }

@@ -1,4 +1,5 @@
 // Parsing of --gpus and --only, shared by check and bench.
+#include <algorithm>
 #include <sstream>
 
 #include "cli/common.hpp"
@@ -29,7 +30,12 @@ std::vector<int> parse_gpu_list(const std::string& s) {
             throw usage_error(
                 "--gpus: '" + item.substr(0, 40) + "' is not a GPU index (" + *n.problem + ")",
                 "give indexes " + describe_range(kIndexRule) + " as listed by gpuvet inventory, e.g. --gpus 0,1");
-        out.push_back(static_cast<int>(n.value));
+        int index = static_cast<int>(n.value);
+        // A GPU named twice would be read, shown and exported twice (duplicate series).
+        if (std::find(out.begin(), out.end(), index) != out.end())
+            throw usage_error("--gpus: GPU " + std::to_string(index) + " is named twice",
+                              "name each GPU once, e.g. --gpus 0,1");
+        out.push_back(index);
     }
     if (out.empty())
         throw usage_error("--gpus: no GPU index given", "give indexes as listed by gpuvet inventory, e.g. --gpus 0,1");

@@ -7,6 +7,7 @@
 #include "cli/common.hpp"
 #include "gpu/bindings/driver_deadline.hpp"
 #include "core/interrupt.hpp"
+#include "core/text_safety.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "gpu/inventory.hpp"
@@ -50,10 +51,11 @@ int run_inventory(const GlobalOptions& g, const std::optional<std::string>& pyth
     if (g.report_dir) {
         std::filesystem::path dir = report_folder(*g.report_dir);
         write_file_atomically(dir / "gpuvet-inventory.json", json_text);
-        write_file_atomically(dir / "gpuvet-inventory.txt", render_inventory(facts, host, Style{false, 100}));
+        write_file_atomically(dir / "gpuvet-inventory.txt",
+                              terminal_safe(render_inventory(facts, host, Style{false, 100})));
     }
     if (g.json) std::cout << json_text;
-    else std::cout << render_inventory(facts, host, detect_style(g.no_color));
+    else std::cout << terminal_safe(render_inventory(facts, host, detect_style(g.no_color)));
     std::cout.flush();
     // No driver is a fact about the box, not a failure; a driver that stopped answering left the
     // inventory incomplete.

@@ -17,6 +17,7 @@ namespace gpuvet {
 
 namespace {
 bool g_stdout_was_closed = false;
+bool g_stdout_not_ours = false;
 int g_report_lock_fd = -1;  // held until the process ends; the kernel drops the lock with it
 }  // namespace
 
@@ -41,7 +42,7 @@ void claim_report_dir(const std::string& dir) {
     if (!std::filesystem::is_directory(dir, ec)) throw usage_error("--report " + dir + ": not a folder", fix);
     // A probe file the size of a small report: permissions, read-only mounts and full disks all show here.
     std::string probe = (std::filesystem::path(dir) / ".gpuvet-probe.XXXXXX").string();
-    int fd = ::mkstemp(probe.data());
+    int fd = ::mkostemp(probe.data(), O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
         throw usage_error("--report " + dir + ": cannot write there (" + std::strerror(e) + ")", fix);
@@ -67,7 +68,10 @@ void claim_report_dir(const std::string& dir) {
     g_report_lock_fd = lfd;
 }
 
+void stdout_belongs_to_child() { g_stdout_not_ours = true; }
+
 int finish_output(int code) {
+    if (g_stdout_not_ours) return code;  // gpuvet printed nothing there: the code is the job's
     std::cout.flush();
     bool failed = std::cout.bad() || std::fflush(stdout) != 0 || std::ferror(stdout);
     int e = errno;

@@ -14,6 +14,10 @@ void guard_standard_streams();
 // read-only mounts, a full disk), and locks it for this run. Usage error (exit 2) with the fix.
 void claim_report_dir(const std::string& dir);
 
+// For a command whose stdout is not its own (`run`: it belongs to the job): a closed stdout is no
+// error of gpuvet's, and finish_output leaves the exit code alone.
+void stdout_belongs_to_child();
+
 // After the command: flushes stdout. A write error (closed stdout, a full disk, /dev/full) is said
 // on stderr and turns `code` into 3; EPIPE (the reader went away, `| head`) ends quietly with `code`.
 int finish_output(int code);

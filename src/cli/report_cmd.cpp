@@ -4,6 +4,7 @@
 
 #include "cli/common.hpp"
 #include "core/atomic_file.hpp"
+#include "core/text_safety.hpp"
 #include "core/error.hpp"
 #include "core/input_file.hpp"
 #include "report/html_report.hpp"
@@ -52,6 +53,7 @@ int run_report(const GlobalOptions& g, const ReportArgs& a) {
         else if (a.markdown) text = render_markdown(r);
         else text = render_terminal(r, terminal_style(g, a));
     }
+    if (!a.html) text = terminal_safe(text);  // HTML escapes its own text
     if (a.output) write_file_atomically(*a.output, text);
     else std::cout << text;
     return exit_code::ok;
@@ -71,7 +73,10 @@ void add_report_command(Cli cli) {
         ->excludes(html);
     sub->add_option("--width", args->width, "terminal columns for the scorecard (40-400; default: the terminal's)")
         ->check(CLI::Range(40, 400));
-    sub->add_option("-o,--output", args->output, "write to FILE (atomically) instead of stdout")->type_name("FILE");
+    sub->add_option("-o,--output", args->output,
+                    "write to FILE instead of stdout: a file (or a link's target) is replaced atomically, a device or "
+                    "FIFO written through, a directory refused (docs/reports.md)")
+        ->type_name("FILE");
     sub->add_flag("--no-color", cli.global.no_color, "no colour (colour is used only on a terminal)");
     sub->add_flag("-v,--verbose", cli.global.verbose, "the full scorecard: every measurement of every result");
     sub->footer(

@@ -10,7 +10,9 @@
 
 #include "cli/common.hpp"
 #include "cli/number_option.hpp"
+#include "cli/output_guard.hpp"
 #include "core/atomic_file.hpp"
+#include "core/text_safety.hpp"
 #include "core/error.hpp"
 #include "gpu/device/nvml_backend.hpp"
 #include "monitor/run_child.hpp"
@@ -62,7 +64,7 @@ int available_cpus() {
 }
 
 // What the summary says beside the figures: the record file, a stop, orphans, MIG.
-void add_run_notes(RunResult& r, const RunRecorder* recorder, const RunSampler& sampler) {
+void add_run_notes(RunResult& r, const RunRecorder* recorder, const RunSampler& sampler, bool killed_by_gpuvet) {
     if (recorder) {
         r.record_path = recorder->path();
         if (!recorder->failure().empty()) r.notes.push_back("the record file is incomplete: " + recorder->failure());
@@ -70,6 +72,11 @@ void add_run_notes(RunResult& r, const RunRecorder* recorder, const RunSampler& 
     if (r.stop_signal)
         r.notes.push_back("stopped by signal " + std::to_string(r.stop_signal) +
                           "; the job's processes received it too");
+    if (std::size_t n = sampler.host().processes_dropped())
+        r.notes.push_back(std::to_string(n) + " ended process(es) with the least CPU are not listed: the table keeps " +
+                          std::to_string(kMaxProcessesKept) + " processes");
+    if (killed_by_gpuvet)
+        r.notes.push_back("the job outlasted two stop signals: at the third gpuvet sent SIGKILL to its processes");
     if (r.orphans_reaped > 0)
         r.notes.push_back(std::to_string(r.orphans_reaped) +
                           " process(es) of the job outlived their parent; gpuvet waited for them and reaped them");
@@ -82,6 +89,7 @@ int run_run_cmd(const GlobalOptions& g, const RunArgs& a) {
     if (a.command.empty())
         throw usage_error("no command to run: nothing follows --",
                           "put the command after --, e.g. gpuvet run -- python train.py --epochs 1");
+    stdout_belongs_to_child();  // gpuvet writes to stderr only: a closed stdout keeps the job's code
     // Everything that can refuse the run does so before the command starts.
     std::unique_ptr<RunRecorder> recorder;
     if (!a.record.empty()) recorder = std::make_unique<RunRecorder>(a.record);
@@ -89,17 +97,17 @@ int run_run_cmd(const GlobalOptions& g, const RunArgs& a) {
     JobProcess job;  // first: blocks the signals its waiter takes before any library starts a thread
     const DeviceBackend& backend = NvmlBackend::shared();
     RunSampler sampler(&backend, gpus, static_cast<int>(::getpid()));
+    if (recorder) recorder->header(sampler.timeline().gpu_indexes, a.interval_s, a.command);
 
     int err = job.start(a.command);
     if (err != 0) {
-        std::cerr << "gpuvet: cannot run '" << a.command[0] << "': " << exec_failure_text(err) << "\n"
+        std::cerr << "gpuvet: cannot run '" << terminal_safe(a.command[0]) << "': " << exec_failure_text(err) << "\n"
                   << "  → check the spelling and that it is installed and executable (PATH is searched)\n";
         return exec_failure_exit_code(err);
     }
     sampler.set_job(job.pid());
     if (!sampler.no_gpu_reason().empty())
         std::cerr << "gpuvet: no GPU visible (" << sampler.no_gpu_reason() << "): recording the host side only\n";
-    if (recorder) recorder->header(sampler.timeline().gpu_indexes, a.interval_s, a.command);
 
     const auto start = std::chrono::steady_clock::now();
     bool told_leftovers = false;
@@ -107,12 +115,15 @@ int run_run_cmd(const GlobalOptions& g, const RunArgs& a) {
     limits.interval = std::chrono::milliseconds(static_cast<long long>(a.interval_s * 1000));
     run_sampling_loop(limits, job.tree_done(), [&] {
         double t_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        // Known before the tick: a tick taken while the command was still ending counts it among
+        // the processes, and would announce leftovers that are not there.
+        const bool ended_before_tick = job.main_end().has_value();
         const RunPoint& p = sampler.tick(t_s);
         if (recorder) recorder->write(p);
-        for (const std::string& n : sampler.take_news()) std::cerr << "gpuvet: " << n << "\n";
-        if (!told_leftovers && job.main_end() && p.host.processes > 0) {
+        for (const std::string& n : sampler.take_news()) std::cerr << "gpuvet: " << terminal_safe(n) << "\n";
+        if (!told_leftovers && ended_before_tick && p.host.processes > 0) {
             told_leftovers = true;
-            std::cerr << "gpuvet: " << a.command[0] << " exited; waiting for its " << p.host.processes
+            std::cerr << "gpuvet: " << terminal_safe(a.command[0]) << " exited; waiting for its " << p.host.processes
                       << " remaining process(es) (Ctrl-C ends them)\n";
         }
         return true;
@@ -131,20 +142,20 @@ int run_run_cmd(const GlobalOptions& g, const RunArgs& a) {
     r.orphans_reaped = job.orphans_reaped();
     r.no_gpu_reason = sampler.no_gpu_reason();
     r.processes = sampler.host().processes();
-    add_run_notes(r, recorder.get(), sampler);
+    add_run_notes(r, recorder.get(), sampler, job.killed_by_gpuvet());
 
     Envelope env = new_envelope(g);
     close_envelope(env);
     if (g.report_dir) {
         std::filesystem::path dir = report_folder(*g.report_dir);
         write_file_atomically(dir / "gpuvet-run.json", render_run_json(env, r));
-        write_file_atomically(dir / "gpuvet-run.txt", render_run_summary(r, Style{false, 100, true}));
+        write_file_atomically(dir / "gpuvet-run.txt", terminal_safe(render_run_summary(r, Style{false, 100, true})));
         write_file_atomically(dir / "report.html", render_run_html(env, r, run_series(r)));
     }
     Style st = detect_style(g.no_color);
     st.color = st.color && ::isatty(STDERR_FILENO);
     st.verbose = g.verbose;
-    std::cerr << render_run_summary(r, st);
+    std::cerr << terminal_safe(render_run_summary(r, st));
     std::cerr.flush();
     return a.judge ? judged_exit(r) : r.exit_code;
 }

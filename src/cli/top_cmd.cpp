@@ -14,6 +14,7 @@
 #include "cli/common.hpp"
 #include "cli/number_option.hpp"
 #include "core/error.hpp"
+#include "core/text_safety.hpp"
 #include "gpu/bindings/driver_deadline.hpp"
 #include "gpu/bindings/driver_exit.hpp"
 #include "gpu/burn.hpp"
@@ -28,6 +29,7 @@
 #include "monitor/top_recorder.hpp"
 #include "monitor/top_screen.hpp"
 #include "report/json.hpp"
+#include "report/style.hpp"
 #include "specs/spec_db.hpp"
 
 namespace gpuvet {
@@ -137,8 +139,8 @@ int run_snapshot(Watch& w, const GlobalOptions& g) {
         close_envelope(env);
         std::cout << render_document(env, top_to_json(w.model.frame()));
     } else {
-        bool color = !g.no_color && std::getenv("NO_COLOR") == nullptr && ::isatty(STDOUT_FILENO);
-        std::cout << render_top_once(w.model.frame(), color);
+        bool color = detect_style(g.no_color).color;  // --no-color, NO_COLOR (non-empty), a terminal
+        std::cout << terminal_safe(render_top_once(w.model.frame(), color));
     }
     std::cout.flush();
     // A snapshot with a GPU whose driver did not answer is not a full picture of the machine.
@@ -303,7 +305,7 @@ int run_top(const GlobalOptions& g, const TopArgs& a) {
     int code = exit_code::ok;
     if (rec) code = run_log(*w, *rec, a);
     else if (a.once || g.json || !::isatty(STDOUT_FILENO) || !::isatty(STDIN_FILENO)) code = run_snapshot(*w, g);
-    else code = run_screen(w, a, !g.no_color && std::getenv("NO_COLOR") == nullptr);
+    else code = run_screen(w, a, detect_style(g.no_color).color);
     say_wedged();
     return code;
 }

@@ -1,4 +1,5 @@
 #include "core/interrupt.hpp"
+#include "core/stop_on_hangup.hpp"
 
 #include <signal.h>
 #include <termios.h>
@@ -72,6 +73,15 @@ void install_stop_handlers(bool stderr_is_tty) {
     sigaddset(&sa.sa_mask, SIGTERM);
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
+}
+
+void also_stop_on_hangup() {
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&sa.sa_mask, sig);
+    sigaction(SIGHUP, &sa, nullptr);
 }
 
 TerminalRestore::TerminalRestore(int fd, const char* leave_sequence) {

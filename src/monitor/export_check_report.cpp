@@ -1,5 +1,9 @@
 #include "monitor/export_check_report.hpp"
 
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
@@ -15,9 +19,25 @@ using Json = nlohmann::json;
 
 constexpr const char* kAdvice = "give the file `gpuvet check --json > FILE.json` (or --report DIR) wrote";
 
-std::optional<int> gpu_of(const Json& j) {
-    if (j.contains("gpu") && j["gpu"].is_number_integer()) return j["gpu"].get<int>();
-    return std::nullopt;
+// The GPU index of a check or measurement; as the report reader, an index no server has is an
+// input error rather than a number cut to fit an int.
+std::optional<int> gpu_of(const Json& j, const std::string& where) {
+    if (!j.contains("gpu") || j["gpu"].is_null()) return std::nullopt;
+    const Json& g = j["gpu"];
+    if (!g.is_number_integer() || g.get<long long>() < 0 || g.get<long long>() > 1023)
+        throw input_error(where + ": a \"gpu\" of " + g.dump() + " is out of range (0 to 1023)", kAdvice);
+    return int(g.get<long long>());
+}
+
+FileStamp stamp_of(const std::filesystem::path& p, std::string& problem) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) {
+        problem = std::strerror(errno);
+        return {};
+    }
+    auto ns = [](const timespec& t) { return (long long)t.tv_sec * 1000000000LL + t.tv_nsec; };
+    return {(unsigned long long)st.st_dev, (unsigned long long)st.st_ino, (unsigned long long)st.st_size,
+            ns(st.st_mtim), ns(st.st_ctim)};
 }
 
 std::optional<double> number_at(const Json& j, const char* key) {
@@ -40,13 +60,19 @@ CheckReportSummary parse_check_report(const std::string& text, const std::string
     s.run_verdict = string_at(doc, "verdict");
     // One series per (check, gpu, measurement): a repeated key would make the page invalid.
     std::set<std::tuple<std::string, std::optional<int>, std::string>> seen;
+    std::set<std::pair<std::string, std::optional<int>>> checks_seen;
     for (const Json& c : doc["checks"]) {
         ReportedCheck rc;
         rc.key = string_at(c, "key");
         rc.verdict = string_at(c, "verdict");
-        rc.gpu = gpu_of(c);
+        rc.gpu = gpu_of(c, where);
         if (rc.key.empty() || rc.verdict.empty())
             throw input_error(where + ": a check without \"key\" or \"verdict\"", kAdvice);
+        // gpuvet lists each check once per GPU: a repeat would be a second verdict series.
+        if (!checks_seen.insert({rc.key, rc.gpu}).second)
+            throw input_error(where + ": check " + rc.key + (rc.gpu ? " GPU " + std::to_string(*rc.gpu) : "") +
+                                  " is listed twice: the file was edited or joined from two reports",
+                              kAdvice);
         if (c.contains("measurements") && c["measurements"].is_array())
             for (const Json& m : c["measurements"]) {
                 std::optional<double> v = number_at(m, "value");
@@ -54,7 +80,7 @@ CheckReportSummary parse_check_report(const std::string& text, const std::string
                 ReportedMeasurement rm;
                 rm.key = string_at(m, "key");
                 rm.unit = string_at(m, "unit");
-                rm.gpu = gpu_of(m) ? gpu_of(m) : rc.gpu;
+                rm.gpu = gpu_of(m, where) ? gpu_of(m, where) : rc.gpu;
                 rm.value = *v;
                 if (m.contains("reference")) {
                     rm.spec = number_at(m["reference"], "spec");
@@ -69,28 +95,25 @@ CheckReportSummary parse_check_report(const std::string& text, const std::string
 }
 
 void CheckReportWatch::load() {
-    std::error_code ec;
-    mtime_ = std::filesystem::last_write_time(path_, ec);
-    size_ = std::filesystem::file_size(path_, ec);
-    summary_ = parse_check_report(read_input_file(path_, "--check-report", kReportFileLimitBytes),
+    std::string ignored;
+    stamp_ = stamp_of(path_, ignored);
+    summary_ = parse_check_report(read_input_file(path_, "--check-report", kCheckReportLimitBytes),
                                   "--check-report " + path_.string());
     problem_.clear();
 }
 
 bool CheckReportWatch::refresh() {
-    std::error_code e1, e2;
-    auto mtime = std::filesystem::last_write_time(path_, e1);
-    auto size = std::filesystem::file_size(path_, e2);
-    if (e1 || e2) {
-        std::string p = "cannot read " + path_.string() + ": " + (e1 ? e1 : e2).message() +
-                        "; the figures shown are from the last good read";
+    std::string why;
+    FileStamp now = stamp_of(path_, why);
+    if (!why.empty()) {
+        std::string p =
+            "cannot read " + path_.string() + ": " + why + "; the figures shown are from the last good read";
         bool changed = p != problem_;
         problem_ = p;
         return changed;
     }
-    if (mtime == mtime_ && size == size_ && problem_.empty()) return false;
-    mtime_ = mtime;
-    size_ = size;
+    if (now == stamp_ && problem_.empty()) return false;
+    stamp_ = now;
     try {
         load();
     } catch (const Error& e) {

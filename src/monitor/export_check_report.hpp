@@ -31,7 +31,20 @@ struct CheckReportSummary {
 // The report's checks; an input error naming `where` when the text is not a gpuvet report.
 CheckReportSummary parse_check_report(const std::string& text, const std::string& where);
 
-// Watches one report file: refresh() reads it again when its size or modification time changed.
+// A check report read by the exporter is at most this big. gpuvet's own reports are tens of KB (an
+// 8-GPU --full run is under 1 MB); the sampler thread parses the file whenever it changes, so a
+// larger file would delay the GPU samples (gpuvet's own bound, not a standard's).
+inline constexpr std::size_t kCheckReportLimitBytes = std::size_t(4) << 20;
+
+// What identifies one version of a file: a replacement (rename over it, cp -p, rsync -t) changes
+// the inode or the ctime even when it keeps the size and the modification time.
+struct FileStamp {
+    unsigned long long dev = 0, ino = 0, size = 0;
+    long long mtime_ns = 0, ctime_ns = 0;
+    bool operator==(const FileStamp&) const = default;
+};
+
+// Watches one report file: refresh() reads it again when its stamp (inode, size, mtime, ctime) changed.
 class CheckReportWatch {
 public:
     explicit CheckReportWatch(std::filesystem::path path) : path_(std::move(path)) {}
@@ -48,8 +61,7 @@ private:
     std::filesystem::path path_;
     std::optional<CheckReportSummary> summary_;
     std::string problem_;
-    std::filesystem::file_time_type mtime_{};
-    std::uintmax_t size_ = 0;
+    FileStamp stamp_{};
 };
 
 }  // namespace gpuvet

@@ -59,7 +59,8 @@ bool is_loopback(const std::string& host) {
     std::transform(h.begin(), h.end(), h.begin(), [](unsigned char c) { return std::tolower(c); });
     if (h == "localhost") return true;
     in_addr v4{};
-    if (inet_pton(AF_INET, h.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+    // inet_aton, not inet_pton: it reads the short forms the resolver binds too ("127.1", "2130706433").
+    if (inet_aton(h.c_str(), &v4) != 0) return (ntohl(v4.s_addr) >> 24) == 127;
     in6_addr v6{};
     if (inet_pton(AF_INET6, h.c_str(), &v6) == 1) {
         if (IN6_IS_ADDR_LOOPBACK(&v6)) return true;

@@ -145,6 +145,15 @@ void JobProcess::forward(int sig, bool from_terminal) {
         if (from_terminal && send != SIGKILL && ::getpgid(p) == ::getpgrp()) continue;
         if (::kill(p, send) == 0) ++forwarded_;
     }
+    // Said as it happens: a job that ignores the signal otherwise looks like gpuvet ignoring it.
+    std::string say = seen >= 3   ? "gpuvet: third stop signal: sending SIGKILL to the job's processes\n"
+                      : seen == 2 ? "gpuvet: the job is still running; one more stop signal kills it (SIGKILL)\n"
+                                  : "gpuvet: " +
+                                        std::string(sig == SIGINT    ? "SIGINT"
+                                                    : sig == SIGTERM ? "SIGTERM"
+                                                                     : "SIGHUP") +
+                                        " passed on to the job; a third stop signal kills it (SIGKILL)\n";
+    [[maybe_unused]] ssize_t n = ::write(STDERR_FILENO, say.data(), say.size());
 }
 
 void JobProcess::wait_loop() {

@@ -47,6 +47,8 @@ public:
     int signals_forwarded() const { return forwarded_.load(); }
     // The last signal gpuvet was sent (0: none), to say in the report that the run was stopped.
     int stop_signal() const { return stop_signal_.load(); }
+    // gpuvet escalated to SIGKILL (the third stop signal): the job ignored the first two.
+    bool killed_by_gpuvet() const { return signals_seen_.load() >= 3; }
 
 private:
     void wait_loop();

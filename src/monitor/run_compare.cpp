@@ -35,7 +35,21 @@ std::vector<const RuleFinding*> findings(const RunResult& r) {
     return v;
 }
 
+// Why `r`'s job is no fair trial of the machine: it did not start, failed, was killed or stopped.
+std::string unfit_reason(const RunResult& r, const std::string& label) {
+    if (!r.end) return label + "'s job did not start";
+    if (r.end->signaled) return label + "'s job was killed by signal " + std::to_string(r.end->code);
+    if (r.end->code != 0) return label + "'s job failed (exit " + std::to_string(r.end->code) + ")";
+    if (r.stop_signal) return label + "'s run was stopped by signal " + std::to_string(r.stop_signal);
+    return "";
+}
+
 }  // namespace
+
+std::string job_end_words(const RunResult& r) {
+    if (!r.end) return "did not start";
+    return r.end->signaled ? "killed by signal " + std::to_string(r.end->code) : "exit " + std::to_string(r.end->code);
+}
 
 RunComparison compare_runs(const RunResult& a, const RunResult& b, const std::string& label_a,
                            const std::string& label_b) {
@@ -45,7 +59,13 @@ RunComparison compare_runs(const RunResult& a, const RunResult& b, const std::st
     c.same_command = a.command == b.command;
     c.wall_a_s = a.wall_s;
     c.wall_b_s = b.wall_s;
-    if (measured(a.wall_s) && measured(b.wall_s) && a.wall_s > 0 && b.wall_s > 0) {
+    if (a.end) c.exit_a = a.exit_code;
+    if (b.end) c.exit_b = b.exit_code;
+    c.end_a = job_end_words(a);
+    c.end_b = job_end_words(b);
+    for (const std::string& why : {unfit_reason(a, label_a), unfit_reason(b, label_b)})
+        if (!why.empty()) c.not_comparable.push_back(why + ": not comparable");
+    if (c.not_comparable.empty() && measured(a.wall_s) && measured(b.wall_s) && a.wall_s > 0 && b.wall_s > 0) {
         double lo = std::min(a.wall_s, b.wall_s), hi = std::max(a.wall_s, b.wall_s);
         c.speedup = hi / lo;
         if (c.speedup - 1 > kRunSameWithin) c.faster = a.wall_s < b.wall_s ? 0 : 1;

@@ -74,6 +74,18 @@ void RunHostSampler::forget_ended(const std::set<int>& tree, TreeDeltas& d) {
             d.write -= s.info.write_bytes;
         }
     }
+    if (seen_.size() <= kMaxProcessesKept) return;
+    // A job that starts processes without end (a shell loop) must not grow the table without end:
+    // the ended ones with the least CPU go, counted, until half the room is free again.
+    std::vector<std::pair<double, int>> ended;
+    for (auto& [pid, s] : seen_)
+        if (!s.info.alive) ended.push_back({s.info.cpu_s, pid});
+    std::sort(ended.begin(), ended.end());
+    for (const auto& [cpu, pid] : ended) {
+        if (seen_.size() <= kMaxProcessesKept / 2) break;
+        seen_.erase(pid);
+        ++dropped_;
+    }
 }
 
 // One process of the tree: its CPU, I/O and run-queue counters since the last tick.

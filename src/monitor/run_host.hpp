@@ -25,6 +25,11 @@ namespace gpuvet {
 // "pt_thread_data_worker" -> "pt_thread_data_".
 bool is_dataloader_worker_name(const std::string& comm);
 
+// The most processes the table keeps (the report lists each with its CPU and I/O): a job that
+// shells out all day would otherwise grow it without bound. gpuvet's own choice: a training job's
+// tree is tens of processes; 1024 keeps every long-lived one and the report under a megabyte.
+inline constexpr std::size_t kMaxProcessesKept = 1024;
+
 class RunHostSampler {
 public:
     // root: the subreaper (gpuvet's pid); job: the command's pid.
@@ -36,8 +41,10 @@ public:
     void set_job(int job) { job_ = job; }
     // Pids of the tree at the last sample.
     const std::set<int>& tree() const { return tree_; }
-    // Every process seen, ordered by CPU time, most first.
+    // Every process seen, ordered by CPU time, most first; at most kMaxProcessesKept.
     std::vector<TreeProcess> processes() const;
+    // Ended processes left out of the table to keep it bounded (those with the least CPU).
+    std::size_t processes_dropped() const { return dropped_; }
     // Why a signal could not be read, once per signal.
     const std::map<std::string, std::string>& absent() const { return absent_; }
 
@@ -67,6 +74,7 @@ private:
     void read_system(HostPoint& h, double dt_s);
 
     HostFs fs_;
+    std::size_t dropped_ = 0;
     int root_, job_;
     std::map<int, Seen> seen_;
     std::set<int> tree_;

@@ -1,9 +1,12 @@
 #include "monitor/run_record.hpp"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 
 namespace gpuvet {
@@ -17,10 +20,13 @@ Json value(double v) { return measured(v) && std::isfinite(v) ? Json(v) : Json(n
 }  // namespace
 
 RunRecorder::RunRecorder(const std::string& path) : path_(path) {
-    f_ = std::fopen(path.c_str(), "w");
-    if (!f_)
+    int fd = open_output_stream(path, "--record");  // close-on-exec: the job never inherits it
+    f_ = ::fdopen(fd, "w");
+    if (!f_) {
+        ::close(fd);
         throw input_error("--record " + path + ": cannot write there (" + std::strerror(errno) + ")",
                           "choose a file in a folder you can write to");
+    }
 }
 
 RunRecorder::~RunRecorder() {
@@ -79,6 +85,10 @@ void RunRecorder::header(const std::vector<int>& gpus, double interval_s, const 
                   {"gpus[].dram_bandwidth_percent", "% (GPM)"},
                   {"gpus[].job_processes", "count"}};
     line(h.dump());
+    // The header is written before the job starts: a target that takes nothing (/dev/full, a full
+    // disk) refuses the run instead of losing its record.
+    if (!failure_.empty())
+        throw input_error("--record " + path_ + ": " + failure_, "choose a file on a disk with free space");
 }
 
 void RunRecorder::write(const RunPoint& p) {

@@ -1,8 +1,11 @@
 #include "monitor/top_recorder.hpp"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "monitor/top_output.hpp"
 
@@ -10,11 +13,21 @@ namespace gpuvet {
 
 TopRecorder::TopRecorder(const std::string& path, LogFormat format, const std::string& header_json)
     : path_(path), format_(format) {
-    file_ = std::fopen(path.c_str(), "w");
-    if (!file_)
+    int fd = open_output_stream(path, "--log");
+    file_ = ::fdopen(fd, "w");
+    if (!file_) {
+        ::close(fd);
         throw input_error(std::string("cannot write the log file '") + path + "': " + std::strerror(errno),
                           "give --log a path in a folder that exists and that you may write to");
-    put(format == LogFormat::Csv ? top_csv_header() : header_json + "\n");
+    }
+    try {
+        put(format == LogFormat::Csv ? top_csv_header() : header_json + "\n");
+    } catch (const Error& e) {
+        std::fclose(file_);
+        file_ = nullptr;
+        // The header is the first write: a target that takes nothing is bad input (exit 2).
+        throw input_error(e.what(), e.advice());
+    }
 }
 
 TopRecorder::~TopRecorder() {

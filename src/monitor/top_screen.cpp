@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <clocale>
+#include <cstdlib>
 #include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/strings.hpp"
 #include "monitor/clock_words.hpp"
 #include "monitor/process_rows.hpp"
@@ -248,7 +250,21 @@ TopScreen::TopScreen(bool color) {
     unicode_ = std::strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
     // xterm's "leave the alternate screen, show the cursor, reset colours" for the second signal.
     restore_ = std::make_unique<TerminalRestore>(STDOUT_FILENO, "\x1b[?1049l\x1b[?25h\x1b[0m\r\n");
-    initscr();
+    // newterm, not initscr: initscr ends the process (exit 1) on a terminal type it does not know.
+    const char* term = std::getenv("TERM");
+    const std::string term_words = std::string("TERM=") + (term && *term ? term : "(empty)");
+    screen_ = newterm(nullptr, stdout, stdin);
+    if (!screen_)
+        throw usage_error(term_words + " is not a terminal type this machine knows: the full screen cannot be drawn",
+                          "set TERM to your terminal's type (e.g. TERM=xterm-256color), or use --once or --log FILE");
+    const char* cup = tigetstr(const_cast<char*>("cup"));
+    if (!cup || cup == reinterpret_cast<const char*>(-1)) {
+        endwin();
+        delscreen(static_cast<SCREEN*>(screen_));
+        screen_ = nullptr;
+        throw usage_error(term_words + " cannot move the cursor: the full screen cannot be drawn",
+                          "use --once for one snapshot or --log FILE for a recording, or a terminal that can");
+    }
     cbreak();  // keys at once; Ctrl-C still raises SIGINT (the stop flag)
     noecho();
     keypad(stdscr, TRUE);
@@ -266,6 +282,7 @@ TopScreen::TopScreen(bool color) {
 
 TopScreen::~TopScreen() {
     endwin();
+    if (screen_) delscreen(static_cast<SCREEN*>(screen_));
     restore_.reset();
 }
 

@@ -19,6 +19,7 @@ inline constexpr int kTopMinLines = 6;
 class TopScreen {
 public:
     // Takes the terminal (stdin/stdout must be a terminal); `color` false draws without colours.
+    // A usage error (exit 2) when TERM is unknown or cannot move the cursor (dumb), with the fix.
     explicit TopScreen(bool color);
     ~TopScreen();
     TopScreen(const TopScreen&) = delete;
@@ -31,6 +32,7 @@ public:
 
 private:
     std::unique_ptr<TerminalRestore> restore_;
+    void* screen_ = nullptr;  // ncurses' SCREEN, kept opaque: curses.h's macros stay in the .cpp
     bool unicode_ = false;
 };
 

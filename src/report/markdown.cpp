@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/strings.hpp"
+#include "core/text_safety.hpp"
 #include "report/result_grid.hpp"
 #include "report/terminal.hpp"
 #include "report/terminal_parts.hpp"
@@ -11,16 +12,9 @@ namespace gpuvet {
 
 namespace {
 
-// A table cell: pipes and line breaks would end the cell or the row.
-std::string cell(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        if (c == '|') out += "\\|";
-        else if (c == '\n') out += ' ';
-        else out += c;
-    }
-    return out;
-}
+// A table cell or list item: pipes and line breaks would end the cell or the row, raw HTML and
+// control characters would reach the renderer (core/text_safety).
+std::string cell(const std::string& s) { return markdown_text(s); }
 
 std::string mark_cell(const CheckResult& c) {
     std::string s = verdict_mark(c.verdict);
@@ -33,14 +27,14 @@ std::string mark_cell(const CheckResult& c) {
 }
 
 void heading(std::ostringstream& o, const Report& r) {
-    o << "# gpuvet " << r.command << ": " << verdict_headline(r) << "\n\n";
+    o << "# gpuvet " << cell(r.command) << ": " << verdict_headline(r) << "\n\n";
     o << "- **Result:** " << verdict_tally(r) << " · exit " << r.exit_code << "\n";
-    std::string when = r.started_at.empty() ? "" : " · " + r.started_at;
+    std::string when = r.started_at.empty() ? "" : " · " + cell(r.started_at);
     o << "- **Host:** " << cell(r.machine.hostname.value_or("(hostname unknown)")) << when << " · gpuvet "
-      << r.tool_version << "\n";
+      << cell(r.tool_version) << "\n";
     const DriverInfo& d = r.machine.driver;
     if (d.driver_version) {
-        o << "- **Driver:** " << *d.driver_version;
+        o << "- **Driver:** " << cell(*d.driver_version);
         if (d.cuda_driver_version)
             o << ", CUDA " << *d.cuda_driver_version / 1000 << "." << (*d.cuda_driver_version % 1000) / 10;
         o << "\n";
@@ -62,7 +56,7 @@ void matrix(std::ostringstream& o, const ResultGrid& g) {
     for (std::size_t i = 0; i < g.gpus.size(); ++i) o << "---|";
     o << "\n";
     for (auto& row : g.rows) {
-        o << "| `" << row.key << "` |";
+        o << "| `" << cell(row.key) << "` |";
         for (int i : g.gpus) {
             auto it = row.per_gpu.find(i);
             o << " " << (it == row.per_gpu.end() ? "" : mark_cell(*it->second)) << " |";
@@ -78,8 +72,8 @@ void box(std::ostringstream& o, const ResultGrid& g) {
     o << "## Box and host\n\n| result | check | summary |\n|---|---|---|\n";
     for (const CheckResult* c : g.box)
         o << "| " << (c->verdict == Verdict::Pass || c->verdict == Verdict::Skip ? "" : "**") << to_string(c->verdict)
-          << (c->verdict == Verdict::Pass || c->verdict == Verdict::Skip ? "" : "**") << " | `" << c->key << "` | "
-          << cell(c->summary) << " |\n";
+          << (c->verdict == Verdict::Pass || c->verdict == Verdict::Skip ? "" : "**") << " | `" << cell(c->key)
+          << "` | " << cell(c->summary) << " |\n";
     o << "\n";
 }
 
@@ -96,9 +90,9 @@ void not_passing(std::ostringstream& o, const Report& r) {
         if (c.verdict == Verdict::Pass || c.verdict == Verdict::Skip) continue;
         if (!any) o << "## Not passing\n\n";
         any = true;
-        o << "### " << to_string(c.verdict) << " `" << c.key << "`" << (c.gpu ? " GPU " + std::to_string(*c.gpu) : "")
-          << "\n\n"
-          << c.summary << "\n\n";
+        o << "### " << to_string(c.verdict) << " `" << cell(c.key) << "`"
+          << (c.gpu ? " GPU " + std::to_string(*c.gpu) : "") << "\n\n"
+          << cell(c.summary) << "\n\n";
         bool table = false;
         for (auto& m : c.measurements) {
             if (!explains(c, m)) continue;
@@ -109,16 +103,18 @@ void not_passing(std::ostringstream& o, const Report& r) {
         }
         if (table) o << "\n";
         for (auto& f : c.findings)
-            if (f.verdict != Verdict::Pass) o << "- " << to_string(f.verdict) << ": " << f.text << "\n";
-        for (auto& d : c.details) o << "- " << d << "\n";
+            if (f.verdict != Verdict::Pass) o << "- " << to_string(f.verdict) << ": " << cell(f.text) << "\n";
+        for (auto& d : c.details) o << "- " << cell(d) << "\n";
         o << "\n";
     }
     for (auto& e : r.errors) {
         if (!any) o << "## Not passing\n\n";
         any = true;
-        o << "- error in `" << e.where << "`: " << e.message << (e.advice.empty() ? "" : " Fix: " + e.advice) << "\n";
+        o << "- error in `" << cell(e.where) << "`: " << cell(e.message)
+          << (e.advice.empty() ? "" : " Fix: " + cell(e.advice)) << "\n";
     }
-    if (r.fatal) o << "\n**Could not complete:** " << r.fatal->message << " Fix: " << r.fatal->advice << "\n";
+    if (r.fatal)
+        o << "\n**Could not complete:** " << cell(r.fatal->message) << " Fix: " << cell(r.fatal->advice) << "\n";
 }
 
 }  // namespace
@@ -130,7 +126,7 @@ std::string render_markdown(const Report& r) {
     matrix(o, g);
     box(o, g);
     not_passing(o, r);
-    std::string s = o.str();
+    std::string s = visible_text(o.str());  // the net under every field that is not a cell
     while (s.size() > 1 && s[s.size() - 1] == '\n' && s[s.size() - 2] == '\n') s.pop_back();
     return s;
 }

@@ -1,4 +1,6 @@
 #include "report/progress.hpp"
+
+#include "core/text_safety.hpp"
 #include "report/style.hpp"
 
 #include <unistd.h>
@@ -22,8 +24,9 @@ public:
         if (tty_) std::fprintf(stderr, "\r\x1b[2K  %s: %.*s…", key_.c_str(), int(title.size()), title.data());
         std::fflush(stderr);
     }
-    void update(std::string_view line) override {
+    void update(std::string_view raw) override {
         if (quiet_) return;
+        const std::string line = terminal_safe(raw);  // a benchmark's own text may carry escapes
         auto now = std::chrono::steady_clock::now();
         double since = std::chrono::duration<double>(now - last_).count();
         if (tty_) {
@@ -47,12 +50,13 @@ public:
         if (tty_) {
             std::string out = "\r";
             if (block_lines_ > 0) out += "\x1b[" + std::to_string(block_lines_) + "A";
-            for (const auto& l : lines) out += "\x1b[2K  " + l + "\n";
+            for (const auto& l : lines) out += "\x1b[2K  " + terminal_safe(l) + "\n";
             std::fputs(out.c_str(), stderr);
             block_lines_ = int(lines.size());
         } else {
             double t = std::chrono::duration<double>(now - t0_).count();
-            for (const auto& l : lines) std::fprintf(stderr, "[%6.0fs] %s: %s\n", t, key_.c_str(), l.c_str());
+            for (const auto& l : lines)
+                std::fprintf(stderr, "[%6.0fs] %s: %s\n", t, key_.c_str(), terminal_safe(l).c_str());
         }
         last_ = now;
         std::fflush(stderr);

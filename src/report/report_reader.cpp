@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "core/input_file.hpp"
 #include "core/text_limits.hpp"
+#include "core/text_safety.hpp"
 
 namespace gpuvet {
 
@@ -198,7 +199,9 @@ RunVerdict run_verdict_of(const Reader& rd, const std::string& s) {
 J parse_json(std::string_view text, const std::string& origin) {
     check_json_nesting(text, origin);
     try {
-        return J::parse(text);
+        J j = J::parse(text);
+        make_strings_visible(j);  // control characters in a crafted file stay inert in every printer
+        return j;
     } catch (const J::exception& e) {
         // A cut-off file (a copy that stopped, a run killed while someone piped it) ends here.
         throw input_error(origin + ": not a complete JSON document (" + std::string(e.what()) + ")",

@@ -17,6 +17,8 @@ std::string f(double v, int digits = 1) {
     return buf;
 }
 
+Json exit_json(const std::optional<int>& code) { return code ? Json(*code) : Json(nullptr); }
+
 std::string pad(std::string s, std::size_t w) {
     if (s.size() < w) s.append(w - s.size(), ' ');
     return s;
@@ -26,11 +28,16 @@ std::string pad(std::string s, std::size_t w) {
 
 std::string render_run_comparison(const RunComparison& c, const Style& st) {
     std::ostringstream o;
-    if (c.faster) {
-        const std::string& fast = *c.faster == 0 ? c.label_a : c.label_b;
-        const std::string& slow = *c.faster == 0 ? c.label_b : c.label_a;
-        o << st.bold(fast + " was " + f(c.speedup, 2) + "x faster than " + slow) << " (" << f(c.wall_a_s) << " s vs "
-          << f(c.wall_b_s) << " s)\n";
+    if (!c.not_comparable.empty()) {
+        o << st.bold("Not compared: a run whose job failed or was stopped is no measure of its machine") << "\n";
+        for (const std::string& why : c.not_comparable) o << "  - " << why << "\n";
+    } else if (c.faster) {
+        const bool a_fast = *c.faster == 0;
+        const std::string& fast = a_fast ? c.label_a : c.label_b;
+        const std::string& slow = a_fast ? c.label_b : c.label_a;
+        // The times in the sentence's order: the faster run's first.
+        o << st.bold(fast + " was " + f(c.speedup, 2) + "x faster than " + slow) << " ("
+          << f(a_fast ? c.wall_a_s : c.wall_b_s) << " s vs " << f(a_fast ? c.wall_b_s : c.wall_a_s) << " s)\n";
     } else if (measured(c.speedup)) {
         o << st.bold("About the same speed") << " (" << f(c.wall_a_s) << " s vs " << f(c.wall_b_s)
           << " s, within 3 %)\n";
@@ -39,6 +46,7 @@ std::string render_run_comparison(const RunComparison& c, const Style& st) {
     }
     for (const std::string& r : c.reasons) o << "  - " << r << "\n";
     o << "\n  " << pad("", 26) << pad(c.label_a, 16) << c.label_b << "\n";
+    o << "  " << pad("job end", 26) << pad(c.end_a, 16) << c.end_b << "\n";
     for (const RunComparison::Row& r : c.rows)
         o << "  " << pad(r.metric + " (" + r.unit + ")", 26) << pad(f(r.a), 16) << f(r.b) << "\n";
     return o.str();
@@ -52,6 +60,10 @@ std::string render_run_comparison_json(const RunComparison& c, const Envelope& e
     Json body = {{"runs", {c.label_a, c.label_b}},
                  {"same_command", c.same_command},
                  {"wall_s", {num(c.wall_a_s), num(c.wall_b_s)}},
+                 {"exit_codes", {exit_json(c.exit_a), exit_json(c.exit_b)}},
+                 {"job_ends", {c.end_a, c.end_b}},
+                 {"comparable", c.not_comparable.empty()},
+                 {"not_comparable", c.not_comparable},
                  {"faster", faster},
                  {"speedup", num(c.speedup)},
                  {"reasons", c.reasons},

@@ -1,7 +1,9 @@
 // Markdown of a run report: the verdict with its numbers, the other findings, the job and the
 // statistics over the steady window, for a ticket or chat.
+#include <algorithm>
 #include <sstream>
 
+#include "core/text_safety.hpp"
 #include "report/run_figures.hpp"
 #include "report/run_html.hpp"
 
@@ -9,15 +11,18 @@ namespace gpuvet {
 
 namespace {
 
-// A table cell: pipes and line breaks would end the cell or the row.
-std::string cell(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        if (c == '|') out += "\\|";
-        else if (c == '\n' || c == '\r') out += ' ';
-        else out += c;
-    }
-    return out;
+// A table cell or list item: pipes and line breaks would end the cell or the row, raw HTML and
+// control characters would reach the renderer (core/text_safety).
+std::string cell(const std::string& s) { return markdown_text(s); }
+
+// A code span shows its text literally (no HTML, no emphasis): on one line, and fenced by one
+// backtick more than the longest run of backticks inside it.
+std::string code_span(const std::string& s) {
+    std::string text = visible_text(s, false);
+    std::size_t longest = 0, run = 0;
+    for (char c : text) longest = std::max(longest, run = c == '`' ? run + 1 : 0);
+    std::string fence(longest + 1, '`');
+    return fence + (longest ? " " + text + " " : text) + fence;
 }
 
 void finding(std::ostringstream& o, const RuleFinding& f) {
@@ -27,8 +32,8 @@ void finding(std::ostringstream& o, const RuleFinding& f) {
 
 void diagnosis(std::ostringstream& o, const Diagnosis& d) {
     if (d.primary) {
-        o << "# gpuvet run: " << d.primary->title << "\n\n**" << d.primary->severity << "**, rule " << d.primary->id
-          << ", "
+        o << "# gpuvet run: " << cell(d.primary->title) << "\n\n**" << cell(d.primary->severity) << "**, rule "
+          << cell(d.primary->id) << ", "
           << (d.primary->party == "server" ? "the server"
               : d.primary->party == "job"  ? "the job"
                                            : "information")
@@ -45,7 +50,7 @@ void diagnosis(std::ostringstream& o, const Diagnosis& d) {
     if (!d.others.empty()) {
         o << "\n## Also found\n";
         for (const RuleFinding& f : d.others) {
-            o << "\n### " << f.id << " " << f.title << " (" << f.severity << ")\n\n";
+            o << "\n### " << cell(f.id) << " " << cell(f.title) << " (" << cell(f.severity) << ")\n\n";
             finding(o, f);
         }
     }
@@ -92,7 +97,7 @@ std::string render_run_markdown(const Envelope& env, const RunResult& r) {
     diagnosis(o, r.diagnosis);
     std::string cmd;
     for (const std::string& a : r.command) cmd += (cmd.empty() ? "" : " ") + a;
-    o << "\n## The job\n\n- **Command:** `" << cell(cmd) << "`\n";
+    o << "\n## The job\n\n- **Command:** " << code_span(cmd) << "\n";
     if (!r.tag.empty()) o << "- **Tag:** " << cell(r.tag) << "\n";
     if (!r.note.empty()) o << "- **Note:** " << cell(r.note) << "\n";
     o << "- **Wall time:** " << run_figure_text(r.wall_s, 1, 1) << " s · exit " << r.exit_code << "\n";
@@ -100,7 +105,7 @@ std::string render_run_markdown(const Envelope& env, const RunResult& r) {
       << run_figure_text(r.window_end_s, 1, 1) << " s\n";
     if (!env.started_at.empty()) o << "- **Started:** " << env.started_at << " · gpuvet " << env.tool_version << "\n";
     tables(o, r);
-    return o.str();
+    return visible_text(o.str());  // the net under every field that is not a cell
 }
 
 }  // namespace gpuvet

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/text_limits.hpp"
+#include "core/text_safety.hpp"
 
 namespace gpuvet {
 
@@ -103,6 +104,35 @@ void read_host(const Json& h, HostRunSummary& out) {
     out.memory_used_bytes = rd_stat(h, "memory_used_bytes");
 }
 
+std::optional<long long> integer_at(const Json& j, const char* key) {
+    if (!j.contains(key) || j[key].is_null()) return std::nullopt;
+    if (!j[key].is_number_integer()) throw input_error(std::string("\"") + key + "\" is not an integer", "");
+    return j[key].get<long long>();
+}
+
+// How the job ended, as run_json wrote it; a combination gpuvet never writes (a negative wall
+// time, a kill by signal N whose exit code is not 128+N) is an edit, refused as check reports are.
+void read_job_end(const Json& run, RunResult& r) {
+    auto killed = integer_at(run, "killed_by_signal"), stop = integer_at(run, "stop_signal");
+    auto code = integer_at(run, "exit_code");
+    const std::string edited = "the file was edited: ";
+    if (measured(r.wall_s) && r.wall_s < 0) throw input_error(edited + "wall_s is negative", "");
+    if (code && (*code < 0 || *code > 255)) throw input_error(edited + "exit_code is outside 0-255", "");
+    if (killed && (*killed < 1 || *killed > 64 || !code || *code != 128 + *killed))
+        throw input_error(edited + "killed_by_signal " + std::to_string(*killed) + " with exit_code " +
+                              (code ? std::to_string(*code) : "null") + " (a kill by signal N is exit 128+N)",
+                          "");
+    if (stop && (*stop < 1 || *stop > 64)) throw input_error(edited + "stop_signal is not a signal number", "");
+    r.stop_signal = stop ? int(*stop) : 0;
+    if (run.contains("main_exited_at_s") && run["main_exited_at_s"].is_number()) {
+        ChildEnd e;
+        e.signaled = killed.has_value();
+        e.code = killed ? int(*killed) : int(code.value_or(0));
+        e.at_s = run["main_exited_at_s"].get<double>();
+        r.end = e;
+    }
+}
+
 void read_run_fields(const Json& run, RunResult& r) {
     if (run.contains("command") && run["command"].is_array())
         for (const Json& a : run["command"])
@@ -111,6 +141,7 @@ void read_run_fields(const Json& run, RunResult& r) {
     r.note = rd_str(run, "note");
     if (run.contains("exit_code") && run["exit_code"].is_number_integer()) r.exit_code = run["exit_code"].get<int>();
     r.wall_s = rd(run, "wall_s");
+    read_job_end(run, r);
     if (run.contains("window") && run["window"].is_object()) {
         r.window_start_s = rd(run["window"], "start_s");
         r.window_end_s = rd(run["window"], "end_s");
@@ -161,6 +192,14 @@ RunReportDoc read_run_report_doc(const std::string& text, const std::string& nam
     bool is_run = command != j.end() && command->is_string() && command->get<std::string>() == "run";
     if (!is_run || !j.contains("run") || !j["run"].is_object())
         throw input_error(name + ": not a gpuvet run report (no \"command\": \"run\" with a \"run\" object)", fix);
+    // Control characters in a crafted file stay inert in every printer; a job's arguments may hold
+    // line breaks (python -c "..."), which the printers lay out themselves.
+    Json argv = j["run"].contains("command") ? j["run"]["command"] : Json();
+    make_strings_visible(j);
+    if (!argv.is_null()) {
+        make_strings_visible(argv, true);
+        j["run"]["command"] = argv;
+    }
     RunReportDoc doc;
     try {
         doc.envelope.command = "run";
@@ -175,6 +214,8 @@ RunReportDoc read_run_report_doc(const std::string& text, const std::string& nam
                 if (auto ts = read_series(s)) doc.series.push_back(std::move(*ts));
     } catch (const Json::exception& e) {
         throw input_error(name + ": malformed run report (" + e.what() + ")", fix);
+    } catch (const Error& e) {
+        throw input_error(name + ": " + e.what(), fix);
     }
     return doc;
 }

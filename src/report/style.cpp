@@ -27,6 +27,15 @@ std::string Style::verdict(Verdict v) const {
     return paint(t, sgr);
 }
 
+namespace {
+
+bool no_color_env() {
+    const char* v = std::getenv("NO_COLOR");
+    return v && *v;  // no-color.org: set to any non-empty value; an empty one does not count
+}
+
+}  // namespace
+
 bool escape_capable_terminal(int fd) {
     const char* term = std::getenv("TERM");
     return ::isatty(fd) && term && *term && std::string_view(term) != "dumb";
@@ -34,7 +43,7 @@ bool escape_capable_terminal(int fd) {
 
 Style detect_style(bool no_color_flag) {
     Style s;
-    s.color = !no_color_flag && escape_capable_terminal(STDOUT_FILENO) && !std::getenv("NO_COLOR");
+    s.color = !no_color_flag && escape_capable_terminal(STDOUT_FILENO) && !no_color_env();
     struct winsize ws {};
     if (::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 60)
         s.width = ws.ws_col < 140 ? ws.ws_col : 140;

@@ -5,10 +5,14 @@
 #include <fmt/format.h>
 
 #include "core/strings.hpp"
+#include "core/text_safety.hpp"
 
 namespace gpuvet {
 
-std::string escape_html(std::string_view s) {
+std::string escape_html(std::string_view raw) {
+    // Control characters and bytes that are not UTF-8 become visible escapes first: a page is valid
+    // UTF-8 and holds no NUL or ESC whatever the report said.
+    std::string s = visible_text(raw);
     std::string out;
     out.reserve(s.size());
     for (char c : s) {

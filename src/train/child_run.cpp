@@ -11,6 +11,10 @@
 #include <chrono>
 #include <cstring>
 #include <deque>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
 
 #include "core/interrupt.hpp"
 
@@ -100,6 +104,38 @@ std::vector<std::string> child_env(const ChildOptions& o) {
     _exit(127);
 }
 
+// The processes whose parent is gpuvet: with the subreaper flag set, orphans of the child's tree
+// (double-forked, setsid daemons) become gpuvet's children instead of init's.
+std::vector<pid_t> own_children() {
+    std::vector<pid_t> out;
+    const pid_t self = getpid();
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream f(e.path() / "stat");
+        std::string stat((std::istreambuf_iterator<char>(f)), {});
+        std::size_t close = stat.rfind(')');
+        if (close == std::string::npos) continue;
+        std::istringstream rest(stat.substr(close + 1));
+        char state = 0;
+        long ppid = 0;
+        if (rest >> state >> ppid && ppid == self) out.push_back(pid_t(std::stol(name)));
+    }
+    return out;
+}
+
+// Kills and reaps what the benchmark left behind outside its group (a daemon that called setsid),
+// until a look finds none; bounded, so a process that forks without end cannot hold gpuvet.
+void end_leftovers() {
+    for (auto t0 = Clock::now(); since(t0) < 2;) {
+        std::vector<pid_t> left = own_children();
+        if (left.empty()) return;
+        for (pid_t p : left) kill(p, SIGKILL);
+        for (pid_t p : left) waitpid(p, nullptr, 0);
+    }
+}
+
 // Ends the whole group: SIGTERM, a grace period, then SIGKILL; reaps the child.
 void end_group(pid_t pid, int& status) {
     kill(-pid, SIGTERM);
@@ -154,6 +190,7 @@ ChildOutcome run_child(const ChildOptions& o) {
     }
     std::vector<std::string> args = o.argv, env = child_env(o);
     auto argv = c_strings(args), envp = c_strings(env);
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);  // the child's orphans come back to gpuvet
     pid_t pid = fork();
     if (pid == 0) exec_child(argv.data(), envp.data(), out[1], err[1], st[1]);
     close(out[1]), close(err[1]), close(st[1]);
@@ -210,6 +247,7 @@ ChildOutcome run_child(const ChildOptions& o) {
         if (!reaped) end_group(pid, status), reaped = true;
     }
     kill(-pid, SIGKILL);  // whatever the child left running in its group
+    end_leftovers();      // and outside it
     drain_and_close(so, se, on_out, on_err);
     if (r.end == ChildEnd::Exited) r.exit_status = WEXITSTATUS(status);
     if (r.end == ChildEnd::Signaled) r.signal = WTERMSIG(status);

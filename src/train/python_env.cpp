@@ -45,18 +45,23 @@ PythonLookup find_python(const std::optional<std::string>& given, const EnvLooku
                               "give the interpreter the training job uses, e.g. --python /opt/venv/bin/python");
         return {PythonChoice{*given, "--python"}, ""};
     }
+    // An environment that is active but unusable is said, not skipped in silence: the job would not
+    // run on the Python found after it.
+    std::string passed_over;
     for (const char* var : {"VIRTUAL_ENV", "CONDA_PREFIX"})
         if (auto root = env(var)) {
             for (const char* exe : {"bin/python", "bin/python3"}) {
                 auto p = std::filesystem::path(*root) / exe;
-                if (executable(p)) return {PythonChoice{p.string(), std::string("$") + var}, ""};
+                if (executable(p)) return {PythonChoice{p.string(), std::string("$") + var + passed_over}, ""};
             }
+            passed_over += std::string("; $") + var + "=" + *root + " has no bin/python, so it was passed over";
         }
     if (auto path = env("PATH"))
         for (const char* exe : {"python3", "python"})
-            if (auto p = on_path(*path, exe)) return {PythonChoice{*p, "PATH"}, ""};
+            if (auto p = on_path(*path, exe)) return {PythonChoice{*p, "PATH" + passed_over}, ""};
     return {std::nullopt,
-            "no Python found: no --python, no active virtualenv or conda environment, no python3 or python on PATH"};
+            "no Python found: no --python, no usable virtualenv or conda environment, no python3 or python on PATH" +
+                passed_over};
 }
 
 }  // namespace gpuvet

@@ -14,8 +14,20 @@ import time
 MARK = "GPUVET_"
 
 
+def finite(obj):
+    """NaN and infinities become null: JSON has no token for them, and a figure that is not a number
+    was not measured."""
+    if isinstance(obj, float) and (obj != obj or obj in (float("inf"), float("-inf"))):
+        return None
+    if isinstance(obj, dict):
+        return {k: finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [finite(v) for v in obj]
+    return obj
+
+
 def emit(kind, obj):
-    sys.stdout.write(MARK + kind + " " + json.dumps(obj) + "\n")
+    sys.stdout.write(MARK + kind + " " + json.dumps(finite(obj), allow_nan=False) + "\n")
     sys.stdout.flush()
 
 

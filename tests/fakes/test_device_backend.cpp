@@ -265,7 +265,7 @@ TEST(DeviceBackend, GpmWithoutTheCallsSaysTheDriverLacksThem) {
     EXPECT_EQ(session.api().nvmlGpmSampleGet, nullptr);
     NvmlBackend backend(session);
     EXPECT_EQ(backend.open(0)->sample(kReadGpm).gpm_sm_activity_percent.absent_reason,
-              "driver lacks nvmlGpmQueryDeviceSupport (GPM needs NVML 11.8 or newer)");
+              "driver lacks nvmlGpmQueryDeviceSupport (NVML has had GPM since 11.8: this library does not export it)");
 }
 
 TEST(DeviceBackend, GpmOfALostGpuSaysLost) {

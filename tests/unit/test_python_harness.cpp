@@ -50,6 +50,16 @@ TEST(PythonEnv, OrderIsFlagThenVirtualenvThenCondaThenPath) {
     auto none = find_python(std::nullopt, env_of({{"PATH", "/nonexistent"}}));
     EXPECT_FALSE(none.found);
     EXPECT_NE(none.absent_reason.find("no Python found"), std::string::npos);
+    // An active but broken environment is passed over aloud: the benchmark names it.
+    auto broken = env_of({{"VIRTUAL_ENV", "/nonexistent"},
+                          {"CONDA_PREFIX", (root / "conda").string()},
+                          {"PATH", (root / "path").string()}});
+    auto via_conda = find_python(std::nullopt, broken).found;
+    ASSERT_TRUE(via_conda);
+    EXPECT_EQ(via_conda->how, "$CONDA_PREFIX; $VIRTUAL_ENV=/nonexistent has no bin/python, so it was passed over");
+    auto via_path = find_python(std::nullopt, env_of({{"VIRTUAL_ENV", "/tmp"}, {"PATH", (root / "path").string()}}));
+    ASSERT_TRUE(via_path.found);
+    EXPECT_EQ(via_path.found->how, "PATH; $VIRTUAL_ENV=/tmp has no bin/python, so it was passed over");
     try {
         find_python(std::string("/nonexistent/python"), all);
         ADD_FAILURE() << "a missing --python was accepted";

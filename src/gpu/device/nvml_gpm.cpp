@@ -34,9 +34,16 @@ void GpmReader::set_all(DeviceSample& s, const std::string& why) const {
 
 std::string GpmReader::probe() {
     const NvmlApi& a = r_.api;
-    if (!a.nvmlGpmQueryDeviceSupport || !a.nvmlGpmSampleAlloc || !a.nvmlGpmSampleGet || !a.nvmlGpmMetricsGet ||
-        !a.nvmlGpmSampleFree)
-        return driver_lacks("nvmlGpmQueryDeviceSupport") + " (GPM needs NVML 11.8 or newer)";
+    // The symbol that is missing, named: a library can lack it whatever its version says (a stub or
+    // shim), so the words do not claim the driver is old.
+    const std::pair<const void*, const char*> needed[] = {
+        {reinterpret_cast<const void*>(a.nvmlGpmQueryDeviceSupport), "nvmlGpmQueryDeviceSupport"},
+        {reinterpret_cast<const void*>(a.nvmlGpmSampleAlloc), "nvmlGpmSampleAlloc"},
+        {reinterpret_cast<const void*>(a.nvmlGpmSampleGet), "nvmlGpmSampleGet"},
+        {reinterpret_cast<const void*>(a.nvmlGpmMetricsGet), "nvmlGpmMetricsGet"},
+        {reinterpret_cast<const void*>(a.nvmlGpmSampleFree), "nvmlGpmSampleFree"}};
+    for (const auto& [fn, name] : needed)
+        if (!fn) return driver_lacks(name) + " (NVML has had GPM since 11.8: this library does not export it)";
     // With MIG on, GPM is read per GPU instance (nvmlGpmMigSampleGet); gpuvet reads whole GPUs.
     unsigned mig = 0, mig_pending = 0;
     if (r_.call("nvmlDeviceGetMigMode", a.nvmlDeviceGetMigMode, &mig, &mig_pending).empty() && mig == kDeviceMigEnable)
