@@ -45,6 +45,17 @@ FieldSource json_fields(std::shared_ptr<const json> j) {
         if (!v || !v->is_object()) return std::nullopt;
         return json_fields(std::shared_ptr<const json>(j, v));
     };
+    // Arrays of numbers only (fp8's weight_block_size); any other element makes it absent.
+    f.numbers = [find](std::string_view k) -> std::optional<std::vector<double>> {
+        auto* v = find(k);
+        if (!v || !v->is_array() || v->size() > 16) return std::nullopt;
+        std::vector<double> out;
+        for (auto& e : *v) {
+            if (!e.is_number()) return std::nullopt;
+            out.push_back(e.get<double>());
+        }
+        return out;
+    };
     return f;
 }
 
@@ -131,31 +142,90 @@ double quant_bits(const FieldSource& q, const std::string& origin, std::initiali
     return dflt;
 }
 
+// A name from the file, as an error can show it: printable ASCII, at most 64 characters.
+std::string clip_for_message(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        if (out.size() >= 64) return out + "...";
+        out += (c >= 0x20 && c < 0x7f) ? c : '?';
+    }
+    return out;
+}
+
+// The quantization methods whose storage is modelled; any other is refused by name.
+constexpr const char* kQuantMethods = "bitsandbytes, gptq, awq, fp8, fbgemm_fp8, compressed-tensors";
+
+void bitsandbytes_bits(const FieldSource& q, ModelArch& m) {
+    if (q.boolean("load_in_4bit").value_or(false)) {
+        // NF4/FP4: 4 bits plus one absmax per 64 weights (fp32, or 8-bit with double
+        // quantization plus an fp32 per 256 blocks). QLoRA paper, arXiv:2305.14314 §3.
+        bool dq = q.boolean("bnb_4bit_use_double_quant").value_or(false);
+        m.quantized_bits = dq ? 4.0 + 8.0 / 64 + 32.0 / (64 * 256) : 4.0 + 32.0 / 64;
+    } else if (q.boolean("load_in_8bit").value_or(false)) {
+        m.quantized_bits = 8.0 + 32.0 / 4096;  // LLM.int8(): int8 plus an fp32 scale per row
+    }
+}
+
+// fp8 (DeepSeek-V3, Qwen3-FP8): e4m3 weights with one fp32 scale per weight_block_size block;
+// without blocks, one scale per tensor.
+void fp8_bits(const FieldSource& q, const std::string& origin, ModelArch& m) {
+    m.quantized_bits = 8.0;
+    if (!q.has || !q.has("weight_block_size")) return;
+    auto block = q.numbers ? q.numbers("weight_block_size") : std::nullopt;
+    if (!block || block->size() != 2 || (*block)[0] < 1 || (*block)[1] < 1 || (*block)[0] > 65536 ||
+        (*block)[1] > 65536)
+        throw input_error(origin +
+                              ": quantization_config field weight_block_size must be two block sides from 1 "
+                              "to 65536, e.g. weight_block_size = [128, 128]",
+                          kConfigAdvice);
+    m.quantized_bits = 8.0 + 32.0 / ((*block)[0] * (*block)[1]);
+}
+
+// compressed-tensors (llm-compressor): the first scheme's weights, num_bits with a bf16 scale
+// per group when the strategy is "group" (W4A16: 4 + 16/128 bits); no scheme stated: FP8.
+void compressed_tensors_bits(const FieldSource& q, const std::string& origin, ModelArch& m) {
+    m.quantized_bits = 8.0;
+    auto groups = q.object ? q.object("config_groups") : std::nullopt;
+    auto g0 = groups && groups->object ? groups->object("group_0") : std::nullopt;
+    auto weights = g0 && g0->object ? g0->object("weights") : std::nullopt;
+    if (!weights) return;
+    double bits = quant_bits(*weights, origin, {"num_bits"}, 8);
+    double group = 0;
+    if (weights->text("strategy").value_or("") == "group")
+        group = double(opt_int(*weights, origin, {"group_size"}, 128, kGroupRule));
+    m.quantized_bits = bits + (group > 0 ? 16.0 / group : 0.0);
+}
+
 void read_quantization(const FieldSource& f, const std::string& origin, ModelArch& m) {
     if (!f.object) return;
     auto q = f.object("quantization_config");
     if (!q) return;
     std::string method = to_lower(q->text("quant_method").value_or(""));
+    // transformers' BitsAndBytesConfig is the one config that may leave its method implicit.
+    if (method.empty() && (q->boolean("load_in_4bit") || q->boolean("load_in_8bit"))) method = "bitsandbytes";
     m.quant_method = method;
     if (method == "bitsandbytes") {
-        if (q->boolean("load_in_4bit").value_or(false)) {
-            // NF4/FP4: 4 bits plus one absmax per 64 weights (fp32, or 8-bit with double
-            // quantization plus an fp32 per 256 blocks). QLoRA paper, arXiv:2305.14314 §3.
-            bool dq = q->boolean("bnb_4bit_use_double_quant").value_or(false);
-            m.quantized_bits = dq ? 4.0 + 8.0 / 64 + 32.0 / (64 * 256) : 4.0 + 32.0 / 64;
-        } else if (q->boolean("load_in_8bit").value_or(false)) {
-            m.quantized_bits = 8.0 + 32.0 / 4096;  // LLM.int8(): int8 plus an fp32 scale per row
-        }
+        bitsandbytes_bits(*q, m);
     } else if (method == "gptq" || method == "awq") {
         double bits = quant_bits(*q, origin, {"bits", "w_bit"}, 4);
         double group = double(opt_int(*q, origin, {"group_size", "q_group_size"}, 128, kGroupRule));
         // fp16 scale and packed zero point per group; -1 is one scale per column.
         m.quantized_bits = bits + (group > 0 ? (16.0 + bits) / group : 0.0);
-    } else if (method == "fp8" || method == "fbgemm_fp8" || method == "compressed-tensors") {
-        m.quantized_bits = 8.0;
-    } else if (!method.empty()) {
-        double bits = quant_bits(*q, origin, {"bits"}, 0);
-        if (bits > 0) m.quantized_bits = bits;
+    } else if (method == "fp8") {
+        fp8_bits(*q, origin, m);
+    } else if (method == "fbgemm_fp8") {
+        m.quantized_bits = 8.0;  // e4m3 with an fp32 scale per output row: 32/in bits more, not counted
+    } else if (method == "compressed-tensors") {
+        compressed_tensors_bits(*q, origin, m);
+    } else {
+        throw input_error(
+            origin + ": quantization_config " +
+                (method.empty()
+                     ? std::string("has no quant_method")
+                     : "quant_method '" + clip_for_message(method) + "' is not a method the planner models") +
+                "; known: " + kQuantMethods,
+            "plan the unquantized model (drop quantization_config) and pick --dtype, or give --params with the "
+            "checkpoint's size");
     }
 }
 

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "plan/vision_arch.hpp"
 
 namespace gpuvet {
 
@@ -122,8 +121,8 @@ void score_rows(Recommendation& rec, const Scenario& sc, const std::map<std::str
 }
 
 // The asked count holds nothing: the fewest cards that would, best-ranked SKU on ties.
-std::optional<std::string> fewest_cards_idea(const Recommendation& rec, const ModelArch& m, const Workload& w,
-                                             int max_cards) {
+std::optional<LeverReference> fewest_cards_idea(const Recommendation& rec, const ModelArch& m, const Workload& w,
+                                                int max_cards) {
     Workload free = w;
     free.gpus.reset();
     std::optional<int> best_n;
@@ -138,46 +137,16 @@ std::optional<std::string> fewest_cards_idea(const Recommendation& rec, const Mo
             }
         }
     if (!best) return std::nullopt;
-    // Spelled out, not needs_nvlink(): the plan is redone only when its stage decides.
-    bool shards =
-        *best_n > 1 && (w.task == Task::Inference || plan_memory(m, free, *best_n).zero_stage == 3 || w.tp > 1);
-    return fmt::format("{}× {}{}", *best_n, best->spec->name, shards ? " with NVLink" : "");
+    return LeverReference{best->spec, *best_n};
 }
 
-// A lighter method on the smallest single card that holds it: int4 weights for inference,
-// QLoRA with checkpointing for training (not for a bare parameter count, which has no shapes).
-std::optional<std::string> lighter_idea(const ModelArch& m, const Workload& w, const SpecDb& db) {
-    if (w.task != Task::FullFinetune && w.task != Task::Lora && w.task != Task::Pretrain && w.task != Task::Inference)
-        return std::nullopt;
-    Workload lighter = w;
-    lighter.gpus = 1;
-    lighter.tp = 1;  // one card splits nothing; a kept --tp 2 made every --tp plan an error
-    if (m.is_fixed() && w.task != Task::Inference) return std::nullopt;
-    std::string what;
-    if (w.task == Task::Inference && m.vision && m.vision->kind == VisionKind::Diffusion && m.vision->vae &&
-        !w.vae_slicing && w.batch > 1) {
-        // Decoding every image at once is what sets a pipeline's peak (docs/plan.md), so one at a
-        // time is the first lever, before quantizing the denoiser.
-        lighter.vae_slicing = true;
-        what = "--vae-slicing";
-    } else if (w.task == Task::Inference) {
-        lighter.weight_dtype = "int4";
-        what = "int4 weights";
-    } else {
-        lighter.task = Task::Qlora;
-        lighter.checkpointing = true;
-        lighter.selective_checkpointing = false;  // full checkpointing replaces it
-        what = "QLoRA";
-    }
-    const GpuSpec* best = nullptr;
-    for (auto& g : db.all()) {
-        MemoryPlan p = plan_memory(m, lighter, 1);
-        if (p.need_per_gpu <= g.memory_size_gib * w.engine_memory_fraction * kGiB &&
-            (!best || g.memory_size_gib < best->memory_size_gib))
-            best = &g;
-    }
-    if (!best) return std::nullopt;
-    return fmt::format("{} on 1× {}", what, best->name);
+std::string fewest_cards_text(const LeverReference& r, const ModelArch& m, const Workload& w) {
+    Workload free = w;
+    free.gpus.reset();
+    // Spelled out, not needs_nvlink(): the plan is redone only when its stage decides.
+    bool shards =
+        r.cards > 1 && (w.task == Task::Inference || plan_memory(m, free, r.cards).zero_stage == 3 || w.tp > 1);
+    return fmt::format("{}× {}{}", r.cards, r.spec->name, shards ? " with NVLink" : "");
 }
 
 std::string suggestion_text(const std::vector<std::string>& ideas, bool any_fits, int most_cards) {
@@ -212,17 +181,20 @@ Recommendation recommend(const ModelArch& m, const Workload& w, const SpecDb& db
         max.bandwidth = std::max(max.bandwidth, r.bandwidth_gbps.value_or(0));
     }
     score_rows(rec, sc, measured, max);
-    // What would make it fit: the best SKU's count, and a lighter method on one big card.
+    // What would make it fit: the best SKU's count, and the first lever that needs fewer or cheaper cards.
     std::vector<std::string> ideas;
+    std::optional<LeverReference> reference;
     for (auto& row : rec.rows)
         if (row.cards) {
             ideas.push_back(
                 fmt::format("{}× {}{}", *row.cards, row.spec->name, row.nvlink_needed ? " with NVLink" : ""));
+            reference = LeverReference{row.spec, *row.cards};
             break;
         }
     if (ideas.empty() && w.gpus)
-        if (auto idea = fewest_cards_idea(rec, m, w, max_cards)) ideas.push_back(*idea);
-    if (auto idea = lighter_idea(m, w, db)) ideas.push_back(*idea);
+        if ((reference = fewest_cards_idea(rec, m, w, max_cards))) ideas.push_back(fewest_cards_text(*reference, m, w));
+    rec.levers = find_levers(m, w, rec.rows, counts, prices, reference);
+    if (!rec.levers.lighter_text.empty()) ideas.push_back(rec.levers.lighter_text);
     rec.suggestion = suggestion_text(ideas, rec.any_fits, counts.back());
     return rec;
 }

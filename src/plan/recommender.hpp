@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "plan/levers.hpp"
 #include "plan/memory_model.hpp"
 #include "plan/rates_sources.hpp"
 #include "plan/serving.hpp"
@@ -40,6 +41,7 @@ struct Recommendation {
     std::vector<SkuRow> rows;  // fitting first, by scenario score
     bool any_fits = false;
     std::string suggestion;  // when nothing (or not the asked SKU) fits
+    LeverList levers;        // what makes it fit on fewer or cheaper cards, cheapest to the job first
 };
 
 // The rates a card is planned with: the datasheet's, replaced by what `measured` holds for its SKU.

@@ -18,6 +18,19 @@ void set_link(CardRates& r, std::optional<int> nv_gen, std::optional<double> nv_
     }
 }
 
+double comm_bytes_per_step(const MemoryPlan& p, double dp) {
+    if (dp <= 1) return 0;
+    // Bytes each card sends per step in ring collectives, (dp-1)/dp of the full tensor: sharded
+    // weights (ZeRO-3/FSDP) are all-gathered for forward and again for backward, gradients
+    // reduce-scattered; unsharded training all-reduces gradients (2×).
+    double w_shard = p.exchanged_weight_bytes > 0 ? p.exchanged_weight_bytes : p.item("weights");
+    double g_shard = p.exchanged_gradient_bytes > 0 ? p.exchanged_gradient_bytes : p.item("gradients");
+    double full_weights = p.zero_stage == 3 ? w_shard * dp : 0;
+    double full_grads = g_shard * (p.zero_stage >= 2 ? dp : 1);
+    double ring = (dp - 1) / dp;
+    return p.zero_stage == 3 ? ring * (2 * full_weights + full_grads) : ring * 2 * full_grads;
+}
+
 SpeedEstimate estimate_speed(const ModelArch& m, const Workload& w, const MemoryPlan& p, const CardRates& r,
                              const SpeedAssumptions& a) {
     SpeedEstimate s;
@@ -48,16 +61,7 @@ SpeedEstimate estimate_speed(const ModelArch& m, const Workload& w, const Memory
         double comm_s = 0;
         if (dp > 1 && r.link_gbps) {
             const double link_gbps = n > a.cards_per_box ? std::min(*r.link_gbps, a.inter_box_gbps) : *r.link_gbps;
-            // Bytes each card sends per step in ring collectives, (dp-1)/dp of the full tensor:
-            // sharded weights (ZeRO-3/FSDP) are all-gathered for forward and again for backward,
-            // gradients reduce-scattered; unsharded training all-reduces gradients (2×).
-            double w_shard = p.exchanged_weight_bytes > 0 ? p.exchanged_weight_bytes : p.item("weights");
-            double g_shard = p.exchanged_gradient_bytes > 0 ? p.exchanged_gradient_bytes : p.item("gradients");
-            double full_weights = p.zero_stage == 3 ? w_shard * dp : 0;
-            double full_grads = g_shard * (p.zero_stage >= 2 ? dp : 1);
-            double ring = (dp - 1) / dp;
-            double bytes = p.zero_stage == 3 ? ring * (2 * full_weights + full_grads) : ring * 2 * full_grads;
-            comm_s = bytes / (link_gbps * 1e9);
+            comm_s = comm_bytes_per_step(p, dp) / (link_gbps * 1e9);
         }
         s.compute_s_per_step = compute_s;
         s.comm_s_per_step = comm_s;

@@ -43,6 +43,9 @@ struct SpeedEstimate {
     std::string absent_reason;
 };
 
+// Bytes each card sends per training step across `dp` data-parallel ranks (0 for one rank).
+double comm_bytes_per_step(const MemoryPlan& p, double dp);
+
 SpeedEstimate estimate_speed(const ModelArch& m, const Workload& w, const MemoryPlan& p, const CardRates& r,
                              const SpeedAssumptions& a);
 

@@ -4,6 +4,7 @@
 
 #include "core/strings.hpp"
 #include "report/html_sections.hpp"
+#include "report/plan_levers_view.hpp"
 #include "report/serving_view.hpp"
 #include "report/svg.hpp"
 
@@ -157,7 +158,7 @@ std::string serving(const PlanView& v) {
 }  // namespace
 
 std::string render_plan_html(const Envelope& env, const PlanView& v) {
-    std::string body = heading(v) + memory(v) + serving(v) + cards(v);
+    std::string body = heading(v) + memory(v) + serving(v) + cards(v) + levers_html(v.rec.levers);
     return html_page("gpuvet plan · " + v.model.name + " · " + to_string(v.w.task), body,
                      "Written by gpuvet " + e(env.tool_version) +
                          (env.started_at.empty() ? std::string() : " on " + e(env.started_at)) +

@@ -9,6 +9,7 @@
 
 #include "core/strings.hpp"
 #include "report/plan_cost_view.hpp"
+#include "report/plan_levers_view.hpp"
 #include "report/serving_view.hpp"
 #include "report/terminal.hpp"
 
@@ -224,6 +225,7 @@ void render_cards(std::ostream& o, const PlanView& v) {
     o << wrap("  ", legend, 100, 2) << "\n";
     if (v.prices && show_cost)
         for (auto& n : v.prices->notes) o << wrap("  prices: ", n, 100, 10) << "\n";
+    render_levers(o, v.rec.levers);
     o << "\n" << wrap(v.rec.any_fits ? "Fits: " : "Does not fit: ", v.rec.suggestion, 100, 2) << "\n";
 }
 
@@ -309,6 +311,7 @@ Json plan_body(const PlanView& v) {
         {"serving", serving_row(v) ? serving_to_json(*serving_row(v)->serving) : Json(nullptr)},
         {"fits", v.rec.any_fits},
         {"suggestion", v.rec.suggestion},
+        {"levers", levers_to_json(v.rec.levers)},
         {"currency", v.prices ? Json(v.prices->currency) : Json(nullptr)},
         {"price_notes", v.prices ? Json(v.prices->notes) : Json::array()}};
 }

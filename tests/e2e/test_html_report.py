@@ -290,5 +290,33 @@ def test_plan_page_shows_the_memory_bar_and_the_card_table():
         assert code == 2, err
 
 
+def test_plan_page_lists_the_levers_as_the_json_does():
+    plan = ("plan", "--model", "llama-3-70b", "--task", "lora", "--seq", "4096")
+    code, out, err = run(*plan, "--json")
+    assert code == 0, err
+    levers = json.loads(out)["levers"]["list"]
+    with tempfile.TemporaryDirectory() as d:
+        code, out, err = run(*plan, "--html")
+        assert code == 0, err
+        path = os.path.join(d, "plan.html")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(out)
+        strict(path)
+        page = load(path)
+        try:
+            assert page.console_problems() == [], page.console_problems()
+            rows = page.evaluate("[...document.querySelectorAll('#levers tbody tr')].map(r => "
+                                 "[r.dataset.lever, r.cells[2].textContent, r.cells[4].textContent])")
+            assert [r[0] for r in rows] == [v["key"] for v in levers], rows
+            for (key, option, need), v in zip(rows, levers):
+                assert option == v["option"] and abs(float(need) - v["need_bytes_per_gpu"] / 2**30) < 0.06, (key, need)
+            shot = os.path.join(SHOTS, "plan-levers.png")
+            os.makedirs(SHOTS, exist_ok=True)
+            page.screenshot(shot)
+            assert not chromium.png_is_blank(shot), shot
+        finally:
+            page.close()
+
+
 if __name__ == "__main__":
     main(globals())

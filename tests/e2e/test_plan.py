@@ -52,7 +52,8 @@ def test_exit_1_when_nothing_fits_and_says_what_would():
     assert code == 1, out
     last = out.strip().splitlines()
     text = " ".join(l.strip() for l in last[-2:])
-    assert "Does not fit: needs" in text and "with NVLink, or QLoRA on 1×" in text, text
+    # The lighter idea is the first lever that holds it on fewer cards, with its option.
+    assert "Does not fit: needs" in text and re.search(r"with NVLink, or --\S+.* on \d+× ", text), text
     code, doc, _ = run_json("plan", "--model", "llama-2-70b", "--task", "full", "--gpus", "1")
     assert code == 1 and doc["fits"] is False and doc["suggestion"].startswith("needs ")
 
@@ -546,11 +547,11 @@ def doc_phase(memory, key):
 
 
 def test_selective_checkpointing_that_does_not_fit_still_gets_a_suggestion():
-    # The QLoRA suggestion adds full checkpointing; it must not collide with the user's selective one.
+    # The checkpointing lever replaces the selective policy; it must not collide with the user's selective one.
     code, out, err = run("plan", "--model", "llama-2-70b", "--task", "full", "--gpus", "1",
                          "--selective-checkpointing", "--no-color")
     assert code == 1, (code, err)
-    assert "QLoRA on 1×" in " ".join(out.split()), out
+    assert re.search(r"Does not fit: needs .+, or --\S+.* on \d+× ", " ".join(out.split())), out
 
 
 def test_optimizer_in_backward_and_fsdp_offload_still_exchange_every_gradient():
@@ -568,3 +569,40 @@ def test_optimizer_in_backward_and_fsdp_offload_still_exchange_every_gradient():
 
 
 main(globals())
+
+
+ORDER = ["checkpointing", "grad-accum", "zero3", "offload-optimizer", "adamw-8bit", "qlora", "seq", "cards"]
+
+
+def test_levers_cheapest_first_with_their_savings_in_terminal_and_json():
+    args = ["plan", "--model", "llama-3-70b", "--task", "lora", "--seq", "4096"]
+    code, out, err = run(*args, "--no-color")
+    assert code == 0, err
+    flat = " ".join(out.split())
+    assert "Levers, cheapest to the job first" in flat, out
+    # Checkpointing first: from about 312 GiB to about 174 GiB, 4× H100 80GB brought in.
+    got = re.search(r"1\. --checkpointing +activation checkpointing saves ([\d.]+) GiB → ([\d.]+) GiB", flat)
+    assert got, out
+    assert abs(float(got[1]) + float(got[2]) - 312) < 10 and abs(float(got[2]) - 174) < 6, got.group(0)
+    assert "lighter: --checkpointing on 1× B200" in flat, out
+    code, doc, _ = run_json(*args)
+    levers = doc["levers"]
+    assert levers["shown"] is True and levers["lighter"] == "checkpointing", levers
+    keys = [v["key"] for v in levers["list"]]
+    assert keys[0] == "checkpointing" and keys == sorted(keys, key=ORDER.index), keys
+    first = levers["list"][0]
+    assert first["option"] == "--checkpointing"
+    assert abs(first["need_before_bytes_per_gpu"] - first["need_bytes_per_gpu"] - first["saved_bytes_per_gpu"]) < 1
+    assert any(c["sku"] == "h100-sxm5-80gb" and c["cards"] == 4 for c in first["brings"]), first["brings"]
+    # Re-running with the option gives the need the lever promised.
+    code, again, _ = run_json(*args, "--checkpointing")
+    assert abs(again["memory"]["need_bytes_per_gpu"] - first["need_bytes_per_gpu"]) < 1
+    # The terminal's list is the JSON's, in the same order.
+    assert [m for m in re.findall(r"^  \d+\. (\S+)", out, re.M)] == [v["option"].split()[0] for v in levers["list"]]
+
+
+def test_levers_are_absent_when_a_small_card_holds_the_job():
+    code, out, _ = run("plan", "--model", "llama-3-8b", "--task", "qlora", "--checkpointing", "--no-color")
+    assert code == 0 and "Levers" not in out, out
+    code, doc, _ = run_json("plan", "--model", "llama-3-8b", "--task", "qlora", "--checkpointing")
+    assert doc["levers"]["shown"] is False and doc["levers"]["list"], doc["levers"]
