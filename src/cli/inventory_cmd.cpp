@@ -4,6 +4,8 @@
 #include <iostream>
 
 #include "checks/gpu_software.hpp"
+#include "checks/host_fabric.hpp"
+#include "checks/host_fabric_judge.hpp"
 #include "cli/common.hpp"
 #include "core/interrupt.hpp"
 #include "core/atomic_file.hpp"
@@ -42,6 +44,8 @@ int run_inventory(const GlobalOptions& g, const std::optional<std::string>& pyth
     host.driver = driver_info_of(inv);
     InventoryFacts facts = inventory_facts_of(inv);
     facts.software = software_facts(inv, python);
+    const FabricFacts fabric = collect_fabric(root, {});
+    facts.fabric = fabric_inventory_of(fabric, judge_fabric(fabric));
 
     close_envelope(env);
     std::string json_text = render_document(env, inventory_to_json(facts, host));
