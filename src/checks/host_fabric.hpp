@@ -5,7 +5,7 @@
 #include <functional>
 
 #include "core/check.hpp"
-#include "core/inventory_facts.hpp"
+#include "core/fabric_inventory.hpp"
 #include "host/fabric.hpp"
 
 namespace gpuvet {

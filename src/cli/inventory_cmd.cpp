@@ -45,18 +45,19 @@ int run_inventory(const GlobalOptions& g, const std::optional<std::string>& pyth
     InventoryFacts facts = inventory_facts_of(inv);
     facts.software = software_facts(inv, python);
     const FabricFacts fabric = collect_fabric(root, {});
-    facts.fabric = fabric_inventory_of(fabric, judge_fabric(fabric));
+    const FabricInventory fabric_section = fabric_inventory_of(fabric, judge_fabric(fabric));
 
     close_envelope(env);
-    std::string json_text = render_document(env, inventory_to_json(facts, host));
+    std::string json_text = render_document(env, inventory_to_json(facts, host, fabric_section));
 
     if (g.report_dir) {
         std::filesystem::path dir = report_folder(*g.report_dir);
         write_file_atomically(dir / "gpuvet-inventory.json", json_text);
-        write_file_atomically(dir / "gpuvet-inventory.txt", render_inventory(facts, host, Style{false, 100}));
+        write_file_atomically(dir / "gpuvet-inventory.txt",
+                              render_inventory(facts, host, Style{false, 100}, fabric_section));
     }
     if (g.json) std::cout << json_text;
-    else std::cout << render_inventory(facts, host, detect_style(g.no_color));
+    else std::cout << render_inventory(facts, host, detect_style(g.no_color), fabric_section);
     std::cout.flush();
     return exit_code::ok;  // no driver is a fact about the box, not a failure
 }

@@ -64,17 +64,6 @@ struct SoftwareFacts {
     std::vector<std::string> findings;                      // "FAIL: ..." (judged statements)
 };
 
-// The RDMA fabric as host.fabric read and judged it (filled by the inventory command): a row per
-// RDMA port, per GPU and its nearest NIC, and for the GPUDirect prerequisites; `absent_reason` when
-// the host has no RDMA device.
-struct FabricInventory {
-    std::string absent_reason;
-    std::string verdict;  // "PASS", "WARN", "FAIL", "SKIP"
-    std::string summary;
-    std::vector<std::pair<std::string, std::string>> rows;  // "mlx5_0 port 1", "InfiniBand, 4: ACTIVE, ..."
-    std::vector<std::string> findings;                      // "FAIL: ..."
-};
-
 struct InventoryFacts {
     bool cuda_present = false;
     std::string cuda_absent_reason;
@@ -89,7 +78,6 @@ struct InventoryFacts {
     std::string topology_absent_reason;
     std::vector<std::string> errors;
     SoftwareFacts software;
-    FabricInventory fabric;
 };
 
 }  // namespace gpuvet

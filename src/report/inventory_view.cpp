@@ -257,7 +257,7 @@ void render_host(const MachineInfo& host, const Style& st, std::string& out) {
 
 }  // namespace
 
-Json inventory_to_json(const InventoryFacts& inv, const MachineInfo& host) {
+Json inventory_to_json(const InventoryFacts& inv, const MachineInfo& host, const FabricInventory& fabric) {
     Json j;
     j["driver"] = driver_json(inv);
     Json gpus = Json::array();
@@ -268,19 +268,20 @@ Json inventory_to_json(const InventoryFacts& inv, const MachineInfo& host) {
     topo["absent_reason"] = text_or_null(inv.topology_absent_reason);
     j["topology"] = topo;
     j["software"] = software_json(inv.software);
-    j["fabric"] = fabric_json(inv.fabric);
+    j["fabric"] = fabric_json(fabric);
     j["host"] = to_json(host);
     j["errors"] = inv.errors;
     return j;
 }
 
-std::string render_inventory(const InventoryFacts& inv, const MachineInfo& host, const Style& st) {
+std::string render_inventory(const InventoryFacts& inv, const MachineInfo& host, const Style& st,
+                             const FabricInventory& fabric) {
     std::string out;
     render_driver(inv, st, out);
     for (const auto& g : inv.gpus) render_gpu(g, st, out);
     if (!inv.gpus.empty()) render_topology(inv, st, out);
     render_software(inv.software, st, out);
-    render_fabric(inv.fabric, st, out);
+    render_fabric(fabric, st, out);
     render_host(host, st, out);
     return out;
 }
