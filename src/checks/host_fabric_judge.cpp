@@ -114,16 +114,16 @@ void judge_roce(CheckResult& r, const RdmaPort& p) {
     }
     if (!p.netdev_mtu) {
         r.measurements.push_back(Measurement::absent(port_key(p, "mtu_bytes"),
-                                                     port_name(p) + " MTU (" + *p.netdev + ")", "bytes",
+                                                     "MTU " + *p.netdev + " (" + p.device + ")", "bytes",
                                                      "/sys/class/net/" + *p.netdev + "/mtu unreadable"));
         return;
     }
     Reference ref;
     ref.warn_below = kRoceMtuWanted;
     ref.source = kMtuSource;
-    r.measurements.push_back(
-        Measurement::number(port_key(p, "mtu_bytes"), port_name(p) + " MTU (" + *p.netdev + ")", *p.netdev_mtu, "bytes")
-            .against(ref));
+    r.measurements.push_back(Measurement::number(port_key(p, "mtu_bytes"), "MTU " + *p.netdev + " (" + p.device + ")",
+                                                 *p.netdev_mtu, "bytes")
+                                 .against(ref));
     if (*p.netdev_mtu < kRoceMtuWanted)
         add(r, Verdict::Warn,
             port_name(p) + " runs RoCE over " + *p.netdev + " with an MTU of " + std::to_string(*p.netdev_mtu) +
@@ -148,7 +148,10 @@ void judge_ports(CheckResult& r, const FabricFacts& f) {
     }
     for (const RdmaPort* p : all_ports(f)) {
         const std::string m = model_of(f, *p);
-        const std::string label = port_name(*p) + " (" + (p->roce() ? "RoCE" : p->link_layer) + ")";
+        const std::string label = port_name(*p) + ", " +
+                                  (p->roce()                       ? "RoCE"
+                                   : p->link_layer == "InfiniBand" ? "IB"
+                                                                   : p->link_layer);
         if (!p->active()) {
             judge_port_state(r, *p, active[m]);
             continue;
@@ -291,8 +294,7 @@ void judge_pairing(CheckResult& r, const FabricFacts& f, const std::vector<GpuNi
     Reference ref;
     ref.source = "a GPU and a NIC under one PCIe switch or root complex: the GPUDirect RDMA path (NCCL's PIX/PXB/PHB)";
     r.measurements.push_back(
-        Measurement::number("gpus_with_near_nic", "GPUs with a NIC on their switch or root complex", near, "count")
-            .against(ref));
+        Measurement::number("gpus_with_near_nic", "GPUs with a near NIC", near, "count").against(ref));
 }
 
 // ACS redirecting peer-to-peer requests sends GPU<->NIC traffic up to the root complex and back.
@@ -377,8 +379,7 @@ CheckResult judge_fabric(const FabricFacts& f) {
         if (p->active()) ++active, total += p->rate ? p->rate->gbitps : 0;
     r.measurements.push_back(Measurement::number("rdma_devices", "RDMA devices", double(f.devices.size()), "count"));
     r.measurements.push_back(Measurement::number("active_ports", "Active RDMA ports", active, "count"));
-    r.measurements.push_back(
-        Measurement::number("gpus", "NVIDIA GPUs in the PCI tree", double(f.gpus.size()), "count"));
+    r.measurements.push_back(Measurement::number("gpus", "NVIDIA GPUs (PCI tree)", double(f.gpus.size()), "count"));
     if (f.devices.empty()) {
         r.verdict = Verdict::Skip;
         r.summary =
@@ -389,7 +390,7 @@ CheckResult judge_fabric(const FabricFacts& f) {
         add(r, Verdict::Fail,
             "no RDMA port is active: nothing can carry RDMA traffic and NCCL falls back to TCP sockets. Fix: check "
             "cables, switch ports and the subnet manager (`ibstat`)");
-    r.measurements.push_back(Measurement::number("rdma_total_gbitps", "RDMA line rate, active ports", total, "Gbit/s"));
+    r.measurements.push_back(Measurement::number("rdma_total_gbitps", "RDMA line rate, total", total, "Gbit/s"));
     judge_access(r, f, pci_devices);
     judge_ports(r, f);
     for (const RdmaDevice& d : f.devices) judge_nic_pcie(r, d);
