@@ -381,6 +381,7 @@ CheckResult judge_fabric(const FabricFacts& f) {
     r.measurements.push_back(Measurement::number("active_ports", "Active RDMA ports", active, "count"));
     r.measurements.push_back(Measurement::number("gpus", "NVIDIA GPUs (PCI tree)", double(f.gpus.size()), "count"));
     if (f.devices.empty()) {
+        r.measurements.clear();  // no device: the summary says it all, three zeros would only repeat it
         r.verdict = Verdict::Skip;
         r.summary =
             "No RDMA device (/sys/class/infiniband is empty or absent): jobs across hosts would use TCP sockets.";
