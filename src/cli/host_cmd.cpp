@@ -1,4 +1,4 @@
-// gpuvet host [cpu|memory|storage|net]: the host checks on their own, and an iperf3 server.
+// gpuvet host [cpu|memory|storage|net|fabric]: the host checks on their own, and an iperf3 server.
 #include <cstdlib>
 #include <iostream>
 
@@ -109,8 +109,9 @@ int run_host(const GlobalOptions& g, const HostArgs& a) {
     settings.net_streams = a.streams;
     // GPUs are not inventoried here: host.identity and host.balance run within `gpuvet check`.
     const std::vector<std::string> keys =
-        a.part.empty() ? std::vector<std::string>{"host.cpu", "host.memory", "host.storage", "host.network"}
-                       : std::vector<std::string>{a.part == "net" ? "host.network" : "host." + a.part};
+        a.part.empty()
+            ? std::vector<std::string>{"host.cpu", "host.memory", "host.storage", "host.network", "host.fabric"}
+            : std::vector<std::string>{a.part == "net" ? "host.network" : "host." + a.part};
     auto run = start_check_run(g, SpecDb(), tier_from_flags(a.quick, a.full), "", GpuScope::HostOnly);
     CheckList checks = select_checks(keys, settings);
     run_checks(checks, run->ctx);
@@ -120,7 +121,7 @@ int run_host(const GlobalOptions& g, const HostArgs& a) {
 }  // namespace
 
 void add_host_command(Cli cli) {
-    auto* sub = cli.app.add_subcommand("host", "Host checks: CPU, memory, storage, network");
+    auto* sub = cli.app.add_subcommand("host", "Host checks: CPU, memory, storage, network, RDMA fabric");
     auto args = std::make_shared<HostArgs>();
     auto common = [&](CLI::App* s) {
         s->add_flag("--quick", args->quick, "shortest measurements");
@@ -145,7 +146,8 @@ void add_host_command(Cli cli) {
     for (auto [name, help] : {std::pair{"cpu", "cores, limits, governor, steal time, per-core speed"},
                               std::pair{"memory", "size and STREAM-style bandwidth"},
                               std::pair{"storage", "sequential and random throughput of the data path"},
-                              std::pair{"net", "iperf3 client (--server) or server (--serve)"}}) {
+                              std::pair{"net", "iperf3 client (--server) or server (--serve)"},
+                              std::pair{"fabric", "RDMA NICs and ports, GPU-NIC pairing, GPUDirect RDMA (sysfs)"}}) {
         auto* p = sub->add_subcommand(name, help);
         common(p);
         if (std::string(name) == "storage") storage_flags(p);
@@ -164,6 +166,7 @@ void add_host_command(Cli cli) {
         "  gpuvet host storage --data-dir /data      throughput of the data disk\n"
         "  gpuvet host net --server 10.0.0.2         TCP both ways to an iperf3 server\n"
         "  gpuvet host net --serve                   be the server for another host\n"
+        "  gpuvet host fabric                        RDMA ports, NIC placement, GPUDirect RDMA\n"
         "Units: GB/s decimal for memory and storage, Gbit/s for the network.");
     on_chosen(
         cli, *sub, "host", [args](const GlobalOptions& g) { return run_host(g, *args); }, true);

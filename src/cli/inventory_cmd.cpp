@@ -4,6 +4,8 @@
 #include <iostream>
 
 #include "checks/gpu_software.hpp"
+#include "checks/host_fabric.hpp"
+#include "checks/host_fabric_judge.hpp"
 #include "cli/common.hpp"
 #include "gpu/bindings/driver_deadline.hpp"
 #include "core/interrupt.hpp"
@@ -44,18 +46,20 @@ int run_inventory(const GlobalOptions& g, const std::optional<std::string>& pyth
     host.driver = driver_info_of(inv);
     InventoryFacts facts = inventory_facts_of(inv);
     facts.software = software_facts(inv, python);
+    const FabricFacts fabric = collect_fabric(root, {});
+    const FabricInventory fabric_section = fabric_inventory_of(fabric, judge_fabric(fabric));
 
     close_envelope(env);
-    std::string json_text = render_document(env, inventory_to_json(facts, host));
+    std::string json_text = render_document(env, inventory_to_json(facts, host, fabric_section));
 
     if (g.report_dir) {
         std::filesystem::path dir = report_folder(*g.report_dir);
         write_file_atomically(dir / "gpuvet-inventory.json", json_text);
         write_file_atomically(dir / "gpuvet-inventory.txt",
-                              terminal_safe(render_inventory(facts, host, Style{false, 100})));
+                              terminal_safe(render_inventory(facts, host, Style{false, 100}, fabric_section)));
     }
     if (g.json) std::cout << json_text;
-    else std::cout << terminal_safe(render_inventory(facts, host, detect_style(g.no_color)));
+    else std::cout << terminal_safe(render_inventory(facts, host, detect_style(g.no_color), fabric_section));
     std::cout.flush();
     // No driver is a fact about the box, not a failure; a driver that stopped answering left the
     // inventory incomplete.

@@ -20,6 +20,7 @@
 #include "checks/gpu_train.hpp"
 #include "checks/host_balance.hpp"
 #include "checks/host_cpu.hpp"
+#include "checks/host_fabric.hpp"
 #include "checks/host_identity.hpp"
 #include "checks/host_memory.hpp"
 #include "checks/host_network.hpp"
@@ -63,6 +64,7 @@ const std::vector<RegistryRow>& registry() {
         {"host.memory", "host", plain<HostMemoryCheck>},
         {"host.storage", "host", storage},
         {"host.network", "host", network},
+        {"host.fabric", "host", plain<HostFabricCheck>},    // RDMA NICs and ports, GPU-NIC pairing, GPUDirect
         {"host.balance", "host", plain<HostBalanceCheck>},  // reads host.cpu, host.storage, host.network
         {"gpu.driver", "gpu", plain<GpuDriverCheck>},
         {"gpu.software", "gpu", software},  // the framework stack the driver has to serve

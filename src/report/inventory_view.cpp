@@ -208,6 +208,28 @@ Json software_json(const SoftwareFacts& sw) {
     return j;
 }
 
+void render_fabric(const FabricInventory& fab, const Style& st, std::string& out) {
+    if (fab.rows.empty() && fab.absent_reason.empty()) return;
+    out += '\n';
+    out += st.bold("RDMA fabric") + "\n";
+    if (!fab.absent_reason.empty()) add_line(out, "", "— (" + fab.absent_reason + ")");
+    for (const auto& [label, value] : fab.rows) add_line(out, label, value);
+    if (!fab.summary.empty()) add_line(out, "host.fabric", fab.verdict + ": " + fab.summary);
+    for (const auto& f : fab.findings) out += "  " + f + "\n";
+}
+
+Json fabric_json(const FabricInventory& fab) {
+    Json j;
+    j["absent_reason"] = text_or_null(fab.absent_reason);
+    j["verdict"] = text_or_null(fab.verdict);
+    j["summary"] = text_or_null(fab.summary);
+    Json rows = Json::array();
+    for (const auto& [label, value] : fab.rows) rows.push_back(Json{{"label", label}, {"value", value}});
+    j["rows"] = rows;
+    j["findings"] = fab.findings;
+    return j;
+}
+
 void render_host(const MachineInfo& host, const Style& st, std::string& out) {
     out += '\n';
     out += st.bold("Host");
@@ -235,7 +257,7 @@ void render_host(const MachineInfo& host, const Style& st, std::string& out) {
 
 }  // namespace
 
-Json inventory_to_json(const InventoryFacts& inv, const MachineInfo& host) {
+Json inventory_to_json(const InventoryFacts& inv, const MachineInfo& host, const FabricInventory& fabric) {
     Json j;
     j["driver"] = driver_json(inv);
     Json gpus = Json::array();
@@ -246,17 +268,20 @@ Json inventory_to_json(const InventoryFacts& inv, const MachineInfo& host) {
     topo["absent_reason"] = text_or_null(inv.topology_absent_reason);
     j["topology"] = topo;
     j["software"] = software_json(inv.software);
+    j["fabric"] = fabric_json(fabric);
     j["host"] = to_json(host);
     j["errors"] = inv.errors;
     return j;
 }
 
-std::string render_inventory(const InventoryFacts& inv, const MachineInfo& host, const Style& st) {
+std::string render_inventory(const InventoryFacts& inv, const MachineInfo& host, const Style& st,
+                             const FabricInventory& fabric) {
     std::string out;
     render_driver(inv, st, out);
     for (const auto& g : inv.gpus) render_gpu(g, st, out);
     if (!inv.gpus.empty()) render_topology(inv, st, out);
     render_software(inv.software, st, out);
+    render_fabric(fabric, st, out);
     render_host(host, st, out);
     return out;
 }

@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 
+#include "core/fabric_inventory.hpp"
 #include "core/inventory_facts.hpp"
 #include "core/result.hpp"
 #include "report/json.hpp"
@@ -10,7 +11,9 @@
 
 namespace gpuvet {
 
-Json inventory_to_json(const InventoryFacts& inv, const MachineInfo& host);
-std::string render_inventory(const InventoryFacts& inv, const MachineInfo& host, const Style& style);
+// `fabric`: host.fabric's section (empty: not read, and not printed).
+Json inventory_to_json(const InventoryFacts& inv, const MachineInfo& host, const FabricInventory& fabric = {});
+std::string render_inventory(const InventoryFacts& inv, const MachineInfo& host, const Style& style,
+                             const FabricInventory& fabric = {});
 
 }  // namespace gpuvet
