@@ -62,6 +62,7 @@ bench: build
 	scripts/bench
 	cmake --build $(BUILD) -j $(JOBS) --target gpuvet fakenvml
 	BUILD_TESTS_DIR=$(BUILD) scripts/bench-top
+	BUILD_TESTS_DIR=$(BUILD) scripts/bench-fleet
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli/common.hpp"
+#include "cli/fleet_cmd.hpp"
 #include "cli/number_option.hpp"
 #include "cli/output_guard.hpp"
 #include "cli/suggest.hpp"
@@ -50,6 +51,7 @@ int main(int argc, char** argv) {
     add_report_command(cli);
     add_compare_command(cli);
     add_run_command(cli);
+    add_fleet_command(cli);
 
     try {
         app.parse(argc, argv);

@@ -3,6 +3,8 @@
 #include <cstdlib>
 
 #include "cli/common.hpp"
+#include "core/error.hpp"
+#include "core/slurm_env.hpp"
 #include "gpu/inventory.hpp"
 #include "host/identity.hpp"
 #include "report/progress.hpp"
@@ -34,6 +36,13 @@ std::unique_ptr<CheckRun> start_check_run(const GlobalOptions& g, SpecDb specs, 
         run->facts = std::make_unique<RunFacts>(machine);
         run->report.machine = machine;
     } else {
+        // A gres misconfiguration is the cluster's fault, not the GPUs': it ends the run before
+        // any check measures GPUs the task was not given.
+        if (auto slurm = slurm_context())
+            if (auto problem = slurm_gpu_problem(*slurm))
+                throw runtime_error(*problem,
+                                    "make gres.conf's File= lines name the GPUs' character devices (/dev/nvidia0 ...) "
+                                    "and look for 'not a valid character or block device' in the slurmd log");
         Inventory inventory = collect_inventory(InventoryOptions{ctx.options.root});
         check_gpu_indexes(ctx.options.gpus, inventory);
         machine.driver = driver_info_of(inventory);

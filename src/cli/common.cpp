@@ -14,6 +14,7 @@
 #include "gpu/bindings/driver_deadline.hpp"
 #include "report/html_report.hpp"
 #include "report/json.hpp"
+#include "report/slurm_json.hpp"
 #include "report/markdown.hpp"
 #include "report/style.hpp"
 #include "report/terminal.hpp"
@@ -78,6 +79,15 @@ void close_envelope(Envelope& e) {
     e.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - g_report_started).count();
 }
 
+// A report's JSON with the Slurm job, step, node and GPU variables of this process, when it runs
+// under Slurm: what a fleet's node reports are told apart by.
+static std::string report_json_text(const Report& r) {
+    Json j = to_json(r);
+    auto slurm = slurm_context();
+    j["slurm"] = slurm ? slurm_to_json(*slurm) : Json(nullptr);
+    return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
 Report new_report(const GlobalOptions& g) {
     Report r;
     static_cast<Envelope&>(r) = new_envelope(g);
@@ -136,12 +146,12 @@ int emit_report(Report& r, const GlobalOptions& g) {
     r.finalize();
     if (g.report_dir) {
         std::filesystem::path dir = report_folder(*g.report_dir);
-        write_file_atomically(dir / "gpuvet-report.json", render_json(r));
+        write_file_atomically(dir / "gpuvet-report.json", report_json_text(r));
         write_file_atomically(dir / "gpuvet-report.txt", terminal_safe(render_scorecard(r, Style{false, 100, true})));
         write_file_atomically(dir / "report.md", render_markdown(r));
         write_file_atomically(dir / "report.html", render_html(r));
     }
-    if (g.json) std::cout << render_json(r);
+    if (g.json) std::cout << report_json_text(r);
     else if (g.markdown) std::cout << render_markdown(r);
     else {
         Style st = detect_style(g.no_color);
@@ -160,7 +170,7 @@ void emit_fatal_json(const GlobalOptions& g, const std::string& kind, const std:
     r.finished_at = r.started_at;
     r.finalize();
     r.exit_code = exit_code;
-    std::cout << render_json(r);
+    std::cout << report_json_text(r);
 }
 
 }  // namespace gpuvet

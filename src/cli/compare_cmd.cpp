@@ -6,6 +6,7 @@
 #include <set>
 
 #include "cli/common.hpp"
+#include "cli/compare_run_fleet.hpp"
 #include "core/atomic_file.hpp"
 #include "core/text_safety.hpp"
 #include "core/error.hpp"
@@ -13,6 +14,7 @@
 #include "monitor/run_compare.hpp"
 #include "plan/planned_job.hpp"
 #include "plan/rates_sources.hpp"
+#include "report/fleet_reader.hpp"
 #include "report/fleet_view.hpp"
 #include "report/offer_workload.hpp"
 #include "report/offers_view.hpp"
@@ -147,6 +149,41 @@ int compare_runs_cmd(const GlobalOptions& g, const CompareArgs& a) {
     return c.not_comparable.empty() ? exit_code::ok : exit_code::check_failed;
 }
 
+// Every node's report is read and summarised in turn (never all at once); one bad report is that
+// node's ERROR line, not the fleet's end.
+int compare_fleet(const GlobalOptions& g, const CompareArgs& a) {
+    std::vector<std::string> files = fleet_files(*a.fleet);
+    if (files.empty())
+        throw usage_error("--fleet " + *a.fleet + ": no .json report in it",
+                          "put the nodes' JSON reports (gpuvet check --json) into the folder");
+    bool runs = false;
+    try {
+        runs = is_run_report(files.front());
+    } catch (const Error& e) {
+        if (e.kind() == ErrorKind::Runtime) throw;  // an unreadable first report is that node's line below
+    }
+    if (runs) {
+        if (g.markdown || a.html || a.nhc || a.output)
+            throw usage_error("--markdown, --html, --nhc and -o are for a fleet of check reports",
+                              "compare a fleet of run reports in the terminal or with --json");
+        return compare_run_fleet(g, files, g.json);
+    }
+    Fleet f = analyse_fleet(read_fleet_files(files));
+    if (files.size() < kOutlierMinNodes)
+        f.notes.push_back(std::to_string(files.size()) + " report(s): outliers need " +
+                          std::to_string(kOutlierMinNodes) + " nodes or more, each node is judged alone");
+    Envelope env = finished_envelope(g);
+    Style st = a.output ? Style{} : detect_style(g.no_color);
+    std::string text = g.json       ? render_fleet_json(f, env)
+                       : g.markdown ? render_fleet_markdown(f)
+                       : a.html     ? render_fleet_html(f)
+                       : a.nhc      ? render_fleet_nhc(f)
+                                    : render_fleet_terminal(f, st);
+    if (a.output) write_file_atomically(*a.output, text);
+    else std::cout << text;
+    return fleet_exit_code(f);
+}
+
 int run_compare(const GlobalOptions& g, const CompareArgs& a) {
     if (!a.fleet && !a.files.empty() && is_run_report(a.files[0])) return compare_runs_cmd(g, a);
     if (a.fleet && !a.files.empty())
@@ -160,8 +197,9 @@ int run_compare(const GlobalOptions& g, const CompareArgs& a) {
     int formats = int(g.json) + int(g.markdown) + int(a.html) + int(a.nhc);
     if (formats > 1)
         throw usage_error("more than one output format", "choose one of --json, --markdown, --html, --nhc");
-    std::vector<std::string> files = a.fleet ? fleet_files(*a.fleet) : a.files;
-    if (!a.fleet && files.size() < 2)
+    if (a.fleet) return compare_fleet(g, a);
+    std::vector<std::string> files = a.files;
+    if (files.size() < 2)
         throw usage_error("compare needs at least two reports", "gpuvet compare a.json b.json [--prices prices.toml]");
     // Everything is read and judged before anything is printed or written: bad input leaves no file.
     std::map<std::string, double> prices;
@@ -182,17 +220,7 @@ int run_compare(const GlobalOptions& g, const CompareArgs& a) {
     std::string text;
     int code = exit_code::ok;
     Style st = a.output ? Style{} : detect_style(g.no_color);
-    if (a.fleet) {
-        Fleet f = analyse_fleet(inputs);
-        text = g.json       ? render_fleet_json(f, env)
-               : g.markdown ? render_fleet_markdown(f)
-               : a.html     ? render_fleet_html(f)
-               : a.nhc      ? render_fleet_nhc(f)
-                            : render_fleet_terminal(f, st);
-        // A script acts on the exit code: 1 when any node is not healthy.
-        for (auto& n : f.nodes)
-            if (nhc_line(f, n).find("| Healthy") == std::string::npos) code = exit_code::check_failed;
-    } else {
+    {
         OfferComparison c = compare_offers(std::move(inputs), prices, currency);
         text = g.json       ? render_offers_json(c, env, planned ? workload_to_json(*planned) : Json())
                      : g.markdown ? render_offers_markdown(c)
@@ -240,7 +268,8 @@ void add_compare_command(Cli cli) {
         "  gpuvet compare --fleet reports/ --nhc                one line per node for a scheduler\n"
         "  gpuvet compare a/gpuvet-run.json b/gpuvet-run.json   the same job on two servers: which was faster, why\n"
         "Exit codes: 0 compared (with --fleet: every node healthy), 1 --fleet found a node not healthy,\n"
-        "1 a run report's job failed, was killed or stopped (not compared), 2 bad input.");
+        "1 a run report's job failed, was killed or stopped (not compared), 2 bad input, 3 --fleet: a node's report\n"
+        "is missing or unusable (its line says why).");
     on_chosen(cli, *sub, "compare", [args](const GlobalOptions& g) { return run_compare(g, *args); });
 }
 

@@ -21,6 +21,7 @@
 #include "monitor/sampling_loop.hpp"
 #include "report/run_html.hpp"
 #include "report/run_json.hpp"
+#include "report/slurm_json.hpp"
 #include "report/run_view.hpp"
 
 namespace gpuvet {
@@ -148,7 +149,7 @@ int run_run_cmd(const GlobalOptions& g, const RunArgs& a) {
     close_envelope(env);
     if (g.report_dir) {
         std::filesystem::path dir = report_folder(*g.report_dir);
-        write_file_atomically(dir / "gpuvet-run.json", render_run_json(env, r));
+        write_file_atomically(dir / "gpuvet-run.json", with_slurm_context(render_run_json(env, r), slurm_context()));
         write_file_atomically(dir / "gpuvet-run.txt", terminal_safe(render_run_summary(r, Style{false, 100, true})));
         write_file_atomically(dir / "report.html", render_run_html(env, r, run_series(r)));
     }

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
-#include "core/error.hpp"
 #include "core/stats.hpp"
 #include "core/strings.hpp"
 #include "report/offer_figures.hpp"
@@ -14,77 +14,199 @@ namespace {
 
 double median_of(std::vector<double> v) { return median(std::move(v)).value_or(0); }
 
-bool is_outlier(double x, double med, double mad) {
-    double dev = std::fabs(x - med);
-    if (dev <= kOutlierMinDeviation * std::fabs(med)) return false;
-    return mad == 0 || 0.6745 * dev / mad > kOutlierModifiedZ;
+std::string gpu_word(const std::optional<int>& gpu) { return gpu ? " GPU " + std::to_string(*gpu) : ""; }
+
+// The node's worst GPU (the lowest value) of each figure, with that GPU's floor.
+std::vector<FleetFigure> worst_figures(const Report& r) {
+    std::vector<FleetFigure> out;
+    for (const MetricDef& def : offer_metrics()) {
+        std::optional<FleetFigure> worst;
+        for (auto& s : metric_samples(r, def))
+            if (!worst || s.value < worst->value)
+                worst = FleetFigure{def.id, def.label, def.unit, s.gpu, s.value, s.healthy_floor};
+        if (worst) out.push_back(*worst);
+    }
+    return out;
+}
+
+struct Centre {
+    double median = 0, mad = 0, mad_used = 0;
+};
+
+Centre centre_of(const std::vector<double>& v) {
+    Centre c;
+    c.median = median_of(v);
+    std::vector<double> dev;
+    for (double x : v) dev.push_back(std::fabs(x - c.median));
+    c.mad = median_of(dev);
+    c.mad_used = std::max(c.mad, kOutlierMadFloor * std::fabs(c.median));
+    return c;
+}
+
+double modified_z(double x, const Centre& c) { return c.mad_used > 0 ? 0.6745 * (x - c.median) / c.mad_used : 0; }
+
+bool is_outlier(double x, const Centre& c) {
+    double dev = std::fabs(x - c.median);
+    if (dev <= kOutlierMinDeviation * std::fabs(c.median)) return false;
+    return std::fabs(modified_z(x, c)) > kOutlierModifiedZ;
+}
+
+struct Point {
+    std::size_t node;
+    const FleetFigure* fig;
+};
+
+// The SuperBench-style baseline: passing nodes first, then its own outliers dropped round by round.
+Centre baseline(const std::vector<Point>& pts, const std::vector<FleetNode>& nodes, FleetMetric& m) {
+    std::vector<double> base;
+    for (auto& p : pts)
+        if (nodes[p.node].in.verdict != RunVerdict::NoGo) base.push_back(p.fig->value);
+    if (base.size() < kOutlierMinNodes) {
+        base.clear();
+        for (auto& p : pts) base.push_back(p.fig->value);
+    }
+    Centre c = centre_of(base);
+    for (m.rounds = 1; m.rounds < 20; ++m.rounds) {
+        std::vector<double> kept;
+        for (double x : base)
+            if (!is_outlier(x, c)) kept.push_back(x);
+        if (kept.size() == base.size() || kept.size() < kOutlierMinNodes) break;
+        base = std::move(kept);
+        c = centre_of(base);
+    }
+    m.baseline_nodes = base.size();
+    return c;
+}
+
+void judge_metric(const MetricDef& def, std::vector<FleetNode>& nodes, Fleet& f) {
+    std::vector<Point> pts;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        if (nodes[i].status == NodeStatus::Error || nodes[i].in.gpu_model != f.gpu_model) continue;
+        for (auto& fig : nodes[i].in.worst)
+            if (fig.metric == def.id) pts.push_back({i, &fig});
+    }
+    if (pts.size() < kOutlierMinNodes) return;
+    FleetMetric m{def.id, def.label, def.unit, pts.size()};
+    Centre c = baseline(pts, nodes, m);
+    m.median = c.median, m.mad = c.mad, m.mad_used = c.mad_used;
+    m.min = m.max = pts.front().fig->value;
+    for (auto& p : pts) {
+        m.min = std::min(m.min, p.fig->value), m.max = std::max(m.max, p.fig->value);
+        if (!is_outlier(p.fig->value, c)) continue;
+        double gap = c.median != 0 ? (p.fig->value - c.median) / c.median : 0;
+        f.outliers.push_back({nodes[p.node].in.name, p.fig->gpu, def.id, def.label, def.unit, p.fig->value, c.median,
+                              gap, modified_z(p.fig->value, c), p.fig->value < c.median});
+        if (p.fig->value < c.median) nodes[p.node].status = NodeStatus::NoGo;
+    }
+    f.metrics.push_back(m);
+}
+
+std::string most_common_model(const std::vector<FleetNode>& nodes) {
+    std::map<std::string, std::size_t> count;
+    for (auto& n : nodes)
+        if (n.status != NodeStatus::Error) ++count[n.in.gpu_model];
+    std::string best;
+    std::size_t most = 0;
+    for (auto& [model, k] : count)
+        if (k > most) best = model, most = k;
+    return best;
+}
+
+// "GPU 4 is h800-sxm5-80gb" for each GPU of another model than the fleet's.
+std::string model_difference(const FleetNodeInput& n, const std::string& fleet_model) {
+    std::string out;
+    for (std::size_t i = 0; i < n.gpu_models.size(); ++i)
+        if (n.gpu_models[i] != fleet_model)
+            out += (out.empty() ? "" : ", ") + std::string("GPU ") + std::to_string(i) + " is " + n.gpu_models[i];
+    if (out.empty()) out = "its GPUs are " + n.gpu_model;
+    return out + ", the fleet is " + fleet_model;
 }
 
 }  // namespace
 
-Fleet analyse_fleet(const std::vector<OfferInput>& inputs) {
-    if (inputs.size() < 3)
-        throw input_error("--fleet: " + std::to_string(inputs.size()) + " report(s); the outlier rule needs at least 3",
-                          "put the JSON reports of 3 or more nodes into the folder");
+const char* to_string(NodeStatus s) {
+    switch (s) {
+        case NodeStatus::Go: return "GO";
+        case NodeStatus::NoGo: return "NO-GO";
+        case NodeStatus::Error: return "ERROR";
+    }
+    return "ERROR";
+}
+
+FleetNodeInput summarise_node(std::string name, std::string path, const Report& r) {
+    FleetNodeInput n;
+    n.name = std::move(name), n.path = std::move(path);
+    n.hostname = r.machine.hostname.value_or("");
+    n.tool_version = r.tool_version;
+    n.gpu_model = gpu_model_of(r);
+    for (auto& g : r.gpus) {
+        n.gpu_ids.push_back("GPU " + std::to_string(g.index) + " " + g.uuid.value_or("(no UUID)"));
+        n.gpu_models.push_back(g.sku.value_or(g.name.value_or("unknown GPU")));
+    }
+    n.verdict = r.verdict, n.exit_code = r.exit_code;
+    for (auto& c : r.checks)
+        if (c.verdict == Verdict::Fail || c.verdict == Verdict::Error)
+            n.failed.push_back(c.key + gpu_word(c.gpu) + " " + to_string(c.verdict) + ": " + c.summary);
+    if (r.fatal) n.problem = r.fatal->message;
+    else if (r.verdict == RunVerdict::CouldNotRun || r.verdict == RunVerdict::Incomplete)
+        if (n.failed.empty()) n.problem = std::string("its check run was ") + to_string(r.verdict);
+    n.worst = worst_figures(r);
+    return n;
+}
+
+FleetNodeInput failed_node(std::string name, std::string path, std::string problem) {
+    FleetNodeInput n;
+    n.name = std::move(name), n.path = std::move(path), n.problem = std::move(problem);
+    return n;
+}
+
+Fleet analyse_fleet(std::vector<FleetNodeInput> inputs) {
     Fleet f;
-    f.gpu_model = gpu_model_of(inputs.front().report);
     for (auto& in : inputs) {
-        std::string model = gpu_model_of(in.report);
-        if (model != f.gpu_model)
-            throw input_error(
-                "--fleet: " + in.path + " has " + model + " GPUs, " + inputs.front().path + " has " + f.gpu_model,
-                "a fleet compares nodes of one GPU model: put each model's reports in its own folder");
-        FleetNode n{in.name, in.path, in.report.verdict, {}};
-        for (auto& c : in.report.checks)
-            if (c.verdict == Verdict::Fail || c.verdict == Verdict::Error)
-                n.failed.push_back(c.key + (c.gpu ? " GPU " + std::to_string(*c.gpu) : "") + " " +
-                                   to_string(c.verdict) + ": " + c.summary);
+        FleetNode n{std::move(in), NodeStatus::Error, std::nullopt};
+        bool passed = n.in.verdict == RunVerdict::Go || n.in.verdict == RunVerdict::GoWithWarnings;
+        n.status = n.in.verdict == RunVerdict::NoGo ? NodeStatus::NoGo
+                   : passed && n.in.problem.empty() ? NodeStatus::Go
+                                                    : NodeStatus::Error;
         f.nodes.push_back(std::move(n));
     }
-    for (const MetricDef& def : offer_metrics()) {
-        struct Point {
-            std::size_t node;
-            std::optional<int> gpu;
-            double v;
-        };
-        std::vector<Point> pts;
-        for (std::size_t i = 0; i < inputs.size(); ++i)
-            for (auto& s : metric_samples(inputs[i].report, def)) pts.push_back({i, s.gpu, s.value});
-        if (pts.size() < 3) continue;
-        std::vector<double> vals;
-        for (auto& p : pts) vals.push_back(p.v);
-        double med = median_of(vals);
-        std::vector<double> dev;
-        for (double v : vals) dev.push_back(std::fabs(v - med));
-        FleetMetric m{def.id,
-                      def.label,
-                      def.unit,
-                      pts.size(),
-                      med,
-                      median_of(dev),
-                      *std::min_element(vals.begin(), vals.end()),
-                      *std::max_element(vals.begin(), vals.end())};
-        for (auto& p : pts)
-            if (is_outlier(p.v, m.median, m.mad))
-                f.outliers.push_back(
-                    {inputs[p.node].name, p.gpu, def.id, def.label, def.unit, p.v, m.median, p.v < m.median});
-        f.metrics.push_back(m);
-    }
+    f.gpu_model = most_common_model(f.nodes);
+    for (auto& n : f.nodes)
+        if (n.status != NodeStatus::Error && n.in.gpu_model != f.gpu_model) {
+            n.status = NodeStatus::NoGo;
+            n.in.failed.push_back("GPU model: " + model_difference(n.in, f.gpu_model));
+        }
+    for (const MetricDef& def : offer_metrics()) judge_metric(def, f.nodes, f);
+    for (auto& n : f.nodes)
+        for (auto& fig : n.in.worst)
+            if (fig.floor && *fig.floor > 0 &&
+                (!n.worst_vs_floor || fig.value / *fig.floor < n.worst_vs_floor->value / *n.worst_vs_floor->floor))
+                n.worst_vs_floor = fig;
     return f;
 }
 
-std::string nhc_line(const Fleet& f, const FleetNode& n) {
+int fleet_exit_code(const Fleet& f) {
+    bool nogo = false, error = f.nodes.empty();
+    for (auto& n : f.nodes) nogo = nogo || n.status == NodeStatus::NoGo, error = error || n.status == NodeStatus::Error;
+    return nogo ? 1 : error ? 3 : 0;
+}
+
+std::vector<std::string> node_problems(const Fleet& f, const FleetNode& n) {
     std::vector<std::string> why;
-    for (auto& x : n.failed) why.push_back(x);
+    if (!n.in.problem.empty()) why.push_back(n.in.problem);
+    for (auto& x : n.in.failed) why.push_back(x);
     for (auto& o : f.outliers)
-        if (o.node == n.name && o.low)
-            why.push_back("low outlier: " + o.label + (o.gpu ? " GPU " + std::to_string(*o.gpu) : "") + " " +
-                          format_number(o.value, 4) + " " + o.unit + " (fleet median " + format_number(o.median, 4) +
-                          ")");
-    if (why.empty() && (n.verdict == RunVerdict::Go || n.verdict == RunVerdict::GoWithWarnings))
-        return n.name + " | Healthy";
-    if (why.empty()) why.push_back(std::string("run verdict ") + to_string(n.verdict));
-    std::string out = n.name + " | ERROR: ";
+        if (o.node == n.in.name && o.low)
+            why.push_back("low outlier: " + o.label + gpu_word(o.gpu) + " " + format_number(o.value, 4) + " " + o.unit +
+                          " (fleet median " + format_number(o.median, 4) + ")");
+    if (why.empty() && n.status != NodeStatus::Go) why.push_back(std::string("run verdict ") + to_string(n.in.verdict));
+    return why;
+}
+
+std::string nhc_line(const Fleet& f, const FleetNode& n) {
+    std::vector<std::string> why = node_problems(f, n);
+    if (why.empty()) return n.in.name + " | Healthy";
+    std::string out = n.in.name + " | ERROR: gpuvet: ";
     for (std::size_t i = 0; i < why.size(); ++i) out += (i ? "; " : "") + why[i];
     return out;
 }

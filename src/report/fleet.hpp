@@ -1,55 +1,101 @@
-// gpuvet compare --fleet: many nodes' check reports of one GPU model, each metric's median and
-// spread, and the nodes and GPUs that stand out by a robust rule (below), with one line per node
-// in the style of NVIDIA's NHC for schedulers.
+// A fleet's verdict from its nodes' check reports (gpuvet fleet check, gpuvet compare --fleet).
 //
-// The outlier rule: for each metric over every GPU of every node (or every node, for box-level
-// figures), the median and the median absolute deviation (MAD). A value is an outlier when its
-// modified z-score 0.6745·|x − median| / MAD exceeds 3.5 (Iglewicz and Hoaglin, 1993) and it lies
-// more than 5% from the median (so that nodes agreeing to within noise, MAD near 0, are not
-// flagged). Low outliers of a throughput are errors; high ones are listed only.
+// Each node is read into a small summary (FleetNodeInput: verdict, failed checks, its worst GPU per
+// figure), so that ten thousand reports fit in memory. A node that sent no report, an unreadable
+// one, or one of another GPU model is named on its own line and left out of the statistics: one bad
+// node never hides the fleet.
+//
+// Outliers, per figure (throughputs and links: lower is worse). A node's value is its worst GPU
+// (the minimum, as Azure's fleet rules take it). The centre is the median of a baseline: first the
+// nodes that passed their own checks (SuperBench drops failing nodes from its baseline), then,
+// round by round, the baseline's own outliers are dropped and the median taken again until none is
+// left. Spread is the median absolute deviation (MAD), held to at least 1% of the median, so nodes
+// that agree to within noise (MAD near 0) never flag each other. A node is an outlier when its
+// modified z-score 0.6745·|x − median| / MAD is above 3.5 (Iglewicz and Hoaglin, 1993) and it lies
+// more than 5% from the median (SuperBench's -5% rule). A low outlier fails the node; a high one is
+// listed only. With fewer than 3 baseline nodes a figure has no fleet-relative rule.
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/result.hpp"
-#include "report/offers.hpp"
+#include "core/slurm_env.hpp"
 
 namespace gpuvet {
 
 inline constexpr double kOutlierModifiedZ = 3.5;
 inline constexpr double kOutlierMinDeviation = 0.05;
+inline constexpr double kOutlierMadFloor = 0.01;  // of the median
+inline constexpr std::size_t kOutlierMinNodes = 3;
+
+// One figure of a node: its worst GPU's value (or the box's), and the floor a healthy card of the
+// class reaches (the check's warn bound), when the check states one.
+struct FleetFigure {
+    std::string metric, label, unit;
+    std::optional<int> gpu;
+    double value = 0;
+    std::optional<double> floor;
+};
+
+struct FleetNodeInput {
+    std::string name, path;
+    std::string problem;  // set: no usable report (why), the node is ERROR
+    std::string hostname, tool_version, gpu_model;
+    std::vector<std::string> gpu_ids;     // "GPU 0 GPU-fa4e...", UUID or serial, in index order
+    std::vector<std::string> gpu_models;  // per GPU: its SKU key or name
+    std::optional<SlurmContext> slurm;
+    RunVerdict verdict = RunVerdict::CouldNotRun;
+    int exit_code = 3;
+    std::vector<std::string> failed;  // "gpu.health GPU 1 FAIL: ..."
+    std::vector<FleetFigure> worst;   // one per figure the node measured
+};
+
+FleetNodeInput summarise_node(std::string name, std::string path, const Report& r);
+FleetNodeInput failed_node(std::string name, std::string path, std::string problem);
+
+enum class NodeStatus { Go, NoGo, Error };
+const char* to_string(NodeStatus s);  // GO, NO-GO, ERROR
 
 struct FleetOutlier {
     std::string node;
     std::optional<int> gpu;
     std::string metric, label, unit;
     double value = 0, median = 0;
+    double gap_fraction = 0;  // (value - median) / median
+    double modified_z = 0;
     bool low = true;
 };
 
 struct FleetMetric {
     std::string id, label, unit;
-    std::size_t samples = 0;
-    double median = 0, mad = 0, min = 0, max = 0;
+    std::size_t samples = 0;         // nodes that measured it
+    std::size_t baseline_nodes = 0;  // nodes the centre was taken over
+    int rounds = 0;                  // baseline rounds until no outlier was left in it
+    double median = 0, mad = 0, mad_used = 0, min = 0, max = 0;
 };
 
 struct FleetNode {
-    std::string name, path;
-    RunVerdict verdict = RunVerdict::CouldNotRun;
-    std::vector<std::string> failed;  // "gpu.health GPU 1: ..."
+    FleetNodeInput in;
+    NodeStatus status = NodeStatus::Error;
+    std::optional<FleetFigure> worst_vs_floor;  // the figure nearest (or furthest below) its floor
 };
 
 struct Fleet {
-    std::string gpu_model;
+    std::string gpu_model;  // the model most nodes have
     std::vector<FleetNode> nodes;
     std::vector<FleetMetric> metrics;
     std::vector<FleetOutlier> outliers;
+    std::vector<std::string> notes;  // nodes not reached, a cancelled step, and the like
 };
 
-// Throws an Input error for fewer than 3 reports or reports of different GPU models.
-Fleet analyse_fleet(const std::vector<OfferInput>& inputs);
-// "node-07 | Healthy" or "node-07 | ERROR: gpu.health GPU 1 failed: ...; low outlier: ...".
+Fleet analyse_fleet(std::vector<FleetNodeInput> nodes);
+// 0 every node GO; 1 a node NO-GO (a failed check, a low outlier, another GPU model); else 3 when a
+// node did not report; 3 as well for an empty fleet.
+int fleet_exit_code(const Fleet& f);
+// What is wrong with a node, in words ("gpu.health GPU 1 FAIL: ...; low outlier: ..."); empty when GO.
+std::vector<std::string> node_problems(const Fleet& f, const FleetNode& n);
+// "node-07 | Healthy" or "node-07 | ERROR: gpuvet: gpu.health GPU 1 failed: ...; low outlier: ...".
 std::string nhc_line(const Fleet& f, const FleetNode& n);
 
 }  // namespace gpuvet

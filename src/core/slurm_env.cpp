@@ -1,0 +1,45 @@
+#include "core/slurm_env.hpp"
+
+#include <cstdlib>
+
+namespace gpuvet {
+
+std::optional<std::string> process_env(const char* name) {
+    const char* v = std::getenv(name);
+    if (!v) return std::nullopt;
+    return std::string(v);
+}
+
+std::optional<SlurmContext> slurm_context(const EnvLookup& env) {
+    auto job = env("SLURM_JOB_ID");
+    if (!job || job->empty()) return std::nullopt;
+    SlurmContext s;
+    s.job_id = *job;
+    s.step_id = env("SLURM_STEP_ID");
+    s.node = env("SLURMD_NODENAME");
+    s.procid = env("SLURM_PROCID");
+    s.step_gpus = env("SLURM_STEP_GPUS");
+    s.job_gpus = env("SLURM_JOB_GPUS");
+    s.cuda_visible_devices = env("CUDA_VISIBLE_DEVICES");
+    s.gpus_on_node = env("SLURM_GPUS_ON_NODE");
+    return s;
+}
+
+namespace {
+
+bool names_gpus(const std::optional<std::string>& v) { return v && !v->empty() && *v != "0"; }
+
+}  // namespace
+
+std::optional<std::string> slurm_gpu_problem(const SlurmContext& s) {
+    bool given = names_gpus(s.gpus_on_node) || names_gpus(s.step_gpus) || names_gpus(s.job_gpus);
+    if (!given || (s.cuda_visible_devices && !s.cuda_visible_devices->empty())) return std::nullopt;
+    std::string what = s.gpus_on_node ? "SLURM_GPUS_ON_NODE=" + *s.gpus_on_node
+                       : s.step_gpus  ? "SLURM_STEP_GPUS=" + *s.step_gpus
+                                      : "SLURM_JOB_GPUS=" + *s.job_gpus;
+    return "Slurm gave this task GPUs (" + what + ") but CUDA_VISIBLE_DEVICES is " +
+           (s.cuda_visible_devices ? "empty" : "unset") + " on node " + s.node.value_or("?") +
+           ": slurmd dropped the GPU devices of gres.conf, so a job here would see every GPU of the machine";
+}
+
+}  // namespace gpuvet

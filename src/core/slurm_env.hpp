@@ -1,0 +1,34 @@
+// What a process started by Slurm sees of it (srun.1, gres.shtml of Slurm 22.05): the job and step
+// ids, the node name, the task's rank and the GPU variables. Every report made under Slurm records
+// them, so a fleet's node reports say which node and which GPUs each was.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace gpuvet {
+
+struct SlurmContext {
+    std::string job_id;                    // SLURM_JOB_ID
+    std::optional<std::string> step_id;    // SLURM_STEP_ID (absent in a batch script itself)
+    std::optional<std::string> node;       // SLURMD_NODENAME: the Slurm node, not the hostname
+    std::optional<std::string> procid;     // SLURM_PROCID: the task's rank in the step
+    std::optional<std::string> step_gpus;  // SLURM_STEP_GPUS: global GPU ids of the step
+    std::optional<std::string> job_gpus;   // SLURM_JOB_GPUS: only in batch and interactive jobs
+    std::optional<std::string> cuda_visible_devices;
+    std::optional<std::string> gpus_on_node;  // SLURM_GPUS_ON_NODE: how many GPUs this task was given
+};
+
+using EnvLookup = std::function<std::optional<std::string>(const char*)>;
+// The process environment.
+std::optional<std::string> process_env(const char* name);
+
+// The context when the process runs in a Slurm job (SLURM_JOB_ID set), else nothing.
+std::optional<SlurmContext> slurm_context(const EnvLookup& env = process_env);
+
+// When Slurm gave the task GPUs but CUDA_VISIBLE_DEVICES is empty or unset (what gres.conf File=
+// lines that do not name character devices produce, so the job would silently use every GPU):
+// the message that says so. Nothing when the GPU variables agree.
+std::optional<std::string> slurm_gpu_problem(const SlurmContext& s);
+
+}  // namespace gpuvet

@@ -1,0 +1,67 @@
+#include "report/fleet_reader.hpp"
+
+#include <filesystem>
+#include <functional>
+#include <map>
+
+#include "core/error.hpp"
+#include "core/input_file.hpp"
+#include "report/report_reader.hpp"
+#include "report/slurm_json.hpp"
+
+namespace gpuvet {
+
+namespace {
+
+// The report's "slurm" object: written last and flat (strings), so it is found and parsed alone
+// rather than parsing the whole report a second time.
+std::optional<SlurmContext> slurm_of(const std::string& text) {
+    auto key = text.rfind("\"slurm\": {");
+    if (key == std::string::npos) return std::nullopt;
+    auto open = text.find('{', key), close = text.find('}', key);
+    if (close == std::string::npos) return std::nullopt;
+    auto j = nlohmann::json::parse(text.substr(open, close - open + 1), nullptr, false);
+    return j.is_discarded() ? std::nullopt : slurm_from_json(j);
+}
+
+}  // namespace
+
+FleetNodeInput read_fleet_node(const std::string& name, const std::string& path, const std::string& text) {
+    try {
+        std::string kind = document_kind(text, path);
+        if (kind == "run") return failed_node(name, path, "a run report among check reports");
+        if (kind != "check" && kind != "burn" && kind != "bench")
+            return failed_node(name, path, "a '" + kind + "' document, not a check report");
+        FleetNodeInput n = summarise_node(name, path, parse_report(text, path));
+        n.slurm = slurm_of(text);
+        return n;
+    } catch (const Error& e) {
+        return failed_node(name, path, std::string("report unusable: ") + e.what());
+    }
+}
+
+std::vector<FleetNodeInput> read_fleet_files(const std::vector<std::string>& files) {
+    std::vector<FleetNodeInput> out;
+    // A hash of each text, not the text: the same report twice is caught without keeping every report.
+    std::map<std::pair<std::size_t, std::size_t>, std::string> seen;
+    for (auto& f : files) {
+        std::string name = std::filesystem::path(f).stem().string();
+        std::string text;
+        try {
+            text = read_input_file(f, "report", kReportFileLimitBytes);
+        } catch (const Error& e) {
+            if (e.kind() == ErrorKind::Runtime) throw;  // an interrupt ends the read: not the node's fault
+            out.push_back(failed_node(name, f, std::string("report unreadable: ") + e.what()));
+            continue;
+        }
+        auto [it, fresh] = seen.emplace(std::make_pair(std::hash<std::string>{}(text), text.size()), f);
+        if (!fresh) {
+            out.push_back(failed_node(name, f, "the same report as " + it->second));
+            continue;
+        }
+        out.push_back(read_fleet_node(name, f, text));
+    }
+    return out;
+}
+
+}  // namespace gpuvet

@@ -1,0 +1,20 @@
+// Node reports read into fleet summaries one at a time, each released before the next is read, so a
+// fleet of ten thousand nodes costs ten thousand summaries, not ten thousand reports. A report that
+// cannot be used becomes that node's ERROR line; it never stops the fleet.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "report/fleet.hpp"
+
+namespace gpuvet {
+
+// `text` as node `name`'s check report (from `path`, for messages): its summary, or a failed node
+// that says what is wrong with the text.
+FleetNodeInput read_fleet_node(const std::string& name, const std::string& path, const std::string& text);
+
+// Every file, read and summarised in turn (the node is the file's stem). A file that cannot be read,
+// a duplicate of another, or a document that is not a check report is that node's ERROR.
+std::vector<FleetNodeInput> read_fleet_files(const std::vector<std::string>& files);
+
+}  // namespace gpuvet

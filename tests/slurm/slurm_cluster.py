@@ -1,0 +1,268 @@
+"""A real Slurm on this machine for the fleet tests: a private munged, one slurmctld and several
+`slurmd -N nK` (Debian's slurm-wlm is built with multiple-slurmd support), each node with fake GPU
+character devices made by mknod, all under one temporary folder with free ports and a cluster name
+of its own, so that two test runs never share a daemon, a port or a state file.
+
+Nothing here uses cgroups (proctrack/linuxproc, task/none), so it runs in a container as root.
+Each daemon is stopped by its PID at the end, whatever happened. A TaskProlog gives every task the
+driver doubles' scenario of its node: $T/scenarios/<node>.toml (SLURMD_NODENAME is what Slurm sets).
+"""
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+SLURM_BINARIES = ("slurmctld", "slurmd", "srun", "scontrol", "sinfo", "squeue", "munged", "mungekey")
+
+
+def missing_binaries():
+    return [b for b in SLURM_BINARIES if shutil.which(b) is None and not os.path.exists("/usr/sbin/" + b)]
+
+
+def free_ports(n):
+    """n distinct free TCP ports on loopback (held open together so they differ)."""
+    socks, ports = [], []
+    for _ in range(n):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        socks.append(s)
+        ports.append(s.getsockname()[1])
+    for s in socks:
+        s.close()
+    return ports
+
+
+def sbin(name):
+    return shutil.which(name) or "/usr/sbin/" + name
+
+
+class Cluster:
+    """Start with `with Cluster(["n1", "n2", "n3"], gpus_per_node=2) as c:`; c.env() is the
+    environment in which srun/scontrol talk to this cluster."""
+
+    def __init__(self, nodes, gpus_per_node=2, broken_gres_nodes=(), health_check=None, health_interval_s=0,
+                 scenarios=None):
+        """health_check: the HealthCheckProgram's text ({dir} is the cluster's folder, {conf} its
+        slurm.conf); scenarios: {node: scenario file} in place before the daemons start."""
+        self.nodes = list(nodes)
+        self.broken = set(broken_gres_nodes)  # regular files as GPUs: Slurm drops them
+        self.gpus = gpus_per_node
+        self.health_check = health_check
+        self.health_interval_s = health_interval_s
+        self.initial_scenarios = dict(scenarios or {})
+        self.procs = []
+        self.dir = None
+
+    # --- set-up -------------------------------------------------------------------------------
+
+    def __enter__(self):
+        try:
+            self._start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def _start(self):
+        self.dir = tempfile.mkdtemp(prefix="gpuvet-slurm-")
+        os.chmod(self.dir, 0o755)  # munged refuses a socket folder others cannot traverse
+        self.name = "gv" + os.path.basename(self.dir)[-8:].lower().replace("_", "x")
+        for sub in ("ctld", "munge", "scenarios", "log"):
+            os.makedirs(self.path(sub), mode=0o755)
+        self._start_munge()
+        self._make_gpus()
+        self._write_conf()
+        for node, path in self.initial_scenarios.items():
+            self.set_scenario(node, path)
+        self._start_daemons()
+        self.wait_idle(self.nodes, allow_drain=True)  # a health check may drain a node at once
+
+    def path(self, *parts):
+        return os.path.join(self.dir, *parts)
+
+    def _start_munge(self):
+        key = self.path("munge", "munge.key")
+        subprocess.run([sbin("mungekey"), "--create", "--keyfile", key], check=True, capture_output=True)
+        os.chmod(key, 0o600)
+        self.munge_socket = self.path("munge", "munge.socket")
+        p = subprocess.Popen(
+            [sbin("munged"), "--foreground", "--force", "--socket", self.munge_socket, "--key-file", key,
+             "--pid-file", self.path("munge", "munged.pid"), "--log-file", self.path("log", "munged.log"),
+             "--seed-file", self.path("munge", "munged.seed")],
+            stdout=subprocess.DEVNULL, stderr=open(self.path("log", "munged.stderr"), "w"))
+        self.procs.append(p)
+        self._poll(lambda: os.path.exists(self.munge_socket), 20, "munged's socket", p)
+
+    def _make_gpus(self):
+        for n in self.nodes:
+            d = self.path("fakegpu", n)
+            os.makedirs(d)
+            for i in range(self.gpus):
+                f = os.path.join(d, f"nvidia{i}")
+                if n in self.broken:
+                    open(f, "w").close()
+                else:
+                    os.mknod(f, 0o666 | 0o020000, os.makedev(1, 3))  # a /dev/null clone
+
+    def _write_conf(self):
+        ports = free_ports(1 + len(self.nodes))
+        self.ctld_port = ports[0]
+        lines = [
+            f"ClusterName={self.name}", "SlurmctldHost=localhost", "SlurmUser=root", "SlurmdUser=root",
+            "AuthType=auth/munge", f"AuthInfo=socket={self.munge_socket}", "CredType=cred/munge",
+            f"StateSaveLocation={self.path('ctld')}", f"SlurmdSpoolDir={self.path('d.%n')}",
+            f"SlurmdPidFile={self.path('d.%n.pid')}", f"SlurmdLogFile={self.path('log', 'd.%n.log')}",
+            f"SlurmctldPidFile={self.path('ctld.pid')}", f"SlurmctldLogFile={self.path('log', 'ctld.log')}",
+            f"SlurmctldPort={self.ctld_port}", "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none",
+            "SelectType=select/cons_tres", "SelectTypeParameters=CR_Core", "GresTypes=gpu", "MpiDefault=none",
+            "ReturnToService=2", "JobAcctGatherType=jobacct_gather/none", "SchedulerParameters=nohold_on_prolog_fail",
+            "SlurmctldTimeout=30", "SlurmdTimeout=60", "MessageTimeout=20", "KillWait=5", "InactiveLimit=0",
+            f"TaskProlog={self.path('task_prolog.sh')}", "SlurmctldDebug=info", "SlurmdDebug=info",
+        ]
+        self.conf = self.path("slurm.conf")
+        if self.health_check:
+            hc = self.path("health_check.sh")
+            with open(hc, "w") as f:
+                f.write(self.health_check.format(dir=self.dir, conf=self.conf))
+            os.chmod(hc, 0o755)
+            lines += [f"HealthCheckProgram={hc}", f"HealthCheckInterval={self.health_interval_s}",
+                      "HealthCheckNodeState=ANY"]
+        for n, port in zip(self.nodes, ports[1:]):
+            lines.append(f"NodeName={n} NodeHostname=localhost NodeAddr=127.0.0.1 Port={port} CPUs=2 "
+                         f"RealMemory=1000 Gres=gpu:{self.gpus} State=UNKNOWN")
+        good = [n for n in self.nodes if n not in self.broken]
+        lines.append(f"PartitionName=gpu Nodes={','.join(good)} Default=YES MaxTime=INFINITE State=UP")
+        if self.broken:
+            lines.append(f"PartitionName=broken Nodes={','.join(sorted(self.broken))} MaxTime=INFINITE State=UP")
+        self.conf = self.path("slurm.conf")
+        with open(self.conf, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        with open(self.path("gres.conf"), "w") as f:
+            for n in self.nodes:
+                f.write(f"NodeName={n} Name=gpu File={self.path('fakegpu', n)}/nvidia[0-{self.gpus - 1}]\n")
+        prolog = self.path("task_prolog.sh")
+        with open(prolog, "w") as f:
+            f.write("#!/bin/sh\n# The driver doubles' machine of this node, by the name Slurm gives it.\n"
+                    f'echo "export GPUVET_FAKE_SCENARIO={self.path("scenarios")}/$SLURMD_NODENAME.toml"\n')
+        os.chmod(prolog, 0o755)
+
+    def env(self, extra=None):
+        e = dict(os.environ)
+        for k in list(e):
+            if k.startswith("SLURM_"):
+                del e[k]
+        e["SLURM_CONF"] = self.conf
+        if extra:
+            e.update(extra)
+        return e
+
+    def _daemon(self, args, log):
+        p = subprocess.Popen(args, env=self.env(), stdout=subprocess.DEVNULL,
+                             stderr=open(self.path("log", log), "w"), start_new_session=True)
+        self.procs.append(p)
+        return p
+
+    def _start_daemons(self):
+        ctld = self._daemon([sbin("slurmctld"), "-D", "-i", "-f", self.conf], "ctld.stderr")
+        self._poll(lambda: self.scontrol("ping").returncode == 0 and "UP" in self.scontrol("ping").stdout, 60,
+                   "slurmctld", ctld)
+        for n in self.nodes:
+            self._daemon([sbin("slurmd"), "-D", "-N", n, "-f", self.conf], f"d.{n}.stderr")
+
+    def _poll(self, cond, timeout_s, what, proc=None):
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if cond():
+                return
+            if proc is not None and proc.poll() is not None:
+                break
+            time.sleep(0.2)
+        raise RuntimeError(f"{what} did not come up within {timeout_s} s; logs in {self.dir}/log:\n" + self.logs())
+
+    def logs(self):
+        out = []
+        for f in sorted(os.listdir(self.path("log"))):
+            with open(self.path("log", f), errors="replace") as h:
+                out.append(f"--- {f}\n" + h.read()[-3000:])
+        return "\n".join(out)
+
+    # --- use ----------------------------------------------------------------------------------
+
+    def run(self, *args, timeout=120, env=None, **kw):
+        return subprocess.run(list(args), env=self.env(env), capture_output=True, text=True, timeout=timeout, **kw)
+
+    def scontrol(self, *args):
+        return self.run("scontrol", *args, timeout=60)
+
+    def node_state(self, node):
+        """(state, reason) as `scontrol show node` prints them."""
+        out = self.scontrol("show", "node", node).stdout
+        fields = {}
+        for tok in out.replace("\n", " ").split(" "):
+            if "=" in tok:
+                k, v = tok.split("=", 1)
+                fields.setdefault(k, v)
+        reason = ""
+        if "Reason=" in out:
+            reason = out.split("Reason=", 1)[1].split("\n")[0]
+            reason = reason.rsplit(" [", 1)[0].strip()  # drop " [root@time]"
+        return fields.get("State", ""), reason
+
+    def wait_idle(self, nodes, timeout_s=90, allow_drain=False):
+        def idle():
+            for n in nodes:
+                state, _ = self.node_state(n)
+                if not state.startswith("IDLE") or (not allow_drain and "DRAIN" in state) or "NOT_RESPONDING" in state:
+                    return False
+            return True
+
+        self._poll(idle, timeout_s, "nodes " + ",".join(nodes) + " idle")
+
+    def set_scenario(self, node, toml_path):
+        shutil.copyfile(toml_path, self.path("scenarios", node + ".toml"))
+
+    def steps(self):
+        """The job steps that are still running, as squeue lists them."""
+        out = self.run("squeue", "-h", "-s", "-o", "%i %j").stdout
+        return [l for l in out.splitlines() if l.strip() and not l.split()[0].endswith(".extern")]
+
+    def jobs(self):
+        return [l for l in self.run("squeue", "-h", "-o", "%i %T").stdout.splitlines() if l.strip()]
+
+    def drain(self, node, reason):
+        r = self.scontrol("update", f"NodeName={node}", "State=DRAIN", f"Reason={reason}")
+        assert r.returncode == 0, r.stderr
+
+    def resume(self, node):
+        self.scontrol("update", f"NodeName={node}", "State=RESUME")
+
+    # --- tear-down ----------------------------------------------------------------------------
+
+    def stop(self):
+        if self.procs and self.dir and os.path.exists(self.path("slurm.conf")):
+            try:  # the jobs first: their slurmstepd outlive slurmd
+                self.run("scancel", "--full", "-u", "root", timeout=30)
+            except Exception:  # noqa: BLE001 - tearing down whatever is there
+                pass
+        for p in reversed(self.procs):
+            if p.poll() is None:
+                try:
+                    os.kill(p.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+        deadline = time.monotonic() + 15
+        for p in reversed(self.procs):
+            try:
+                p.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                os.kill(p.pid, signal.SIGKILL)
+                p.wait()
+        self.procs = []
+        if self.dir and not os.environ.get("GPUVET_KEEP_SLURM"):
+            shutil.rmtree(self.dir, ignore_errors=True)
