@@ -7,6 +7,7 @@
 
 #include "cli/common.hpp"
 #include "cli/fleet_cmd.hpp"
+#include "cli/history_cmd.hpp"
 #include "cli/number_option.hpp"
 #include "cli/output_guard.hpp"
 #include "cli/suggest.hpp"
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
         "  gpuvet specs compare a100 h100             datasheets side by side, with ratios\n"
         "  gpuvet top                                 live monitor of the GPUs (q quits)\n"
         "  gpuvet export                              Prometheus metrics on 127.0.0.1:9400 (dcgm-exporter names)\n"
+        "  gpuvet history                             the boxes and GPUs seen over time; trend, diff, swaps\n"
         "Run 'gpuvet <command> --help' for a command's options and examples.");
     Cli cli{app, global, action};
     add_check_command(cli);
@@ -52,6 +54,7 @@ int main(int argc, char** argv) {
     add_compare_command(cli);
     add_run_command(cli);
     add_fleet_command(cli);
+    add_history_command(cli);
 
     try {
         app.parse(argc, argv);

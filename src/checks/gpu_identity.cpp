@@ -26,6 +26,12 @@ CheckResult GpuIdentityCheck::assess(const GpuInfo& g, const GpuSpec*, CheckCont
 
     r.measurements.push_back(g.name ? Measurement::textual("name", "Name (driver)", *g.name)
                                     : Measurement::absent("name", "Name (driver)", "", g.name.absent_reason));
+    // The board's own ids: what the history recognises this GPU by when it moves or is swapped.
+    r.measurements.push_back(g.serial ? Measurement::textual("serial", "Serial", *g.serial)
+                                      : Measurement::absent("serial", "Serial", "", g.serial.absent_reason));
+    r.measurements.push_back(g.vbios_version
+                                 ? Measurement::textual("vbios_version", "VBIOS", *g.vbios_version)
+                                 : Measurement::absent("vbios_version", "VBIOS", "", g.vbios_version.absent_reason));
     Measurement pci = g.pci_device_id
                           ? Measurement::textual("pci_device_id", "PCI device id", hex_device_id(*g.pci_device_id))
                           : Measurement::absent("pci_device_id", "PCI device id", "", g.pci_device_id.absent_reason);

@@ -3,6 +3,7 @@
 #include "checks/run_facts.hpp"
 #include "core/context.hpp"
 #include "core/strings.hpp"
+#include "host/persistent_ids.hpp"
 
 namespace gpuvet {
 
@@ -41,6 +42,13 @@ std::vector<CheckResult> HostIdentityCheck::run(CheckContext& ctx) {
     r.measurements.push_back(text_fact("kernel", "Kernel", m.kernel, "cannot read the kernel release"));
     r.measurements.push_back(text_fact("virtualization", "Virtualization", m.virtualization, "unknown"));
     r.measurements.push_back(text_fact("container", "Container", m.container, "unknown"));
+    // What survives a new hostname: the history recognises the box by these (docs/history.md).
+    PersistentIds ids = read_persistent_ids(HostFs(ctx.options.root));
+    r.measurements.push_back(
+        text_fact("system_uuid", "SMBIOS system UUID", ids.system_uuid, ids.system_uuid_absent.c_str()));
+    r.measurements.push_back(
+        text_fact("board_serial", "SMBIOS board serial", ids.board_serial, ids.board_serial_absent.c_str()));
+    r.measurements.push_back(text_fact("slurm_node", "Slurm node", ids.slurm_node, "not in a Slurm job step"));
 
     std::string s = m.cpu_model.value_or("unknown CPU");
     if (m.cpu_threads) s += ", " + std::to_string(*m.cpu_threads) + " threads";

@@ -3,6 +3,7 @@
 
 #include "cli/check_run.hpp"
 #include "cli/common.hpp"
+#include "cli/history_record.hpp"
 #include "cli/registry.hpp"
 #include "core/check.hpp"
 #include "core/context.hpp"
@@ -46,6 +47,7 @@ struct BenchArgs {
     std::optional<std::string> python;
     std::optional<int> steps, batch;
     bool channels_last = false;
+    HistoryOptions history;
 };
 
 const char* const kTrainModels[] = {"resnet50", "bert-large", "bert-base", "gpt"};
@@ -89,7 +91,9 @@ int run_bench(const GlobalOptions& g, const BenchArgs& a) {
     auto run = start_check_run(g, load_specs(g), tier_from_flags(a.quick, a.full), a.gpus);
     CheckList chosen = select_checks(row->checks, settings);
     run_checks(chosen, run->ctx);
-    return emit_report(run->report, g);
+    int code = emit_report(run->report, g);
+    record_in_history(run->report, a.history, live_identity(*run->facts));
+    return code;
 }
 
 }  // namespace
@@ -109,6 +113,7 @@ void add_bench_command(Cli cli) {
     sub->add_option("--steps", args->steps, "bench train: timed steps (default 100; 50 for gpt)");
     sub->add_option("--batch", args->batch, "bench train: per-GPU batch (default: by memory, as the baseline)");
     sub->add_flag("--channels-last", args->channels_last, "bench train resnet50: also time channels-last");
+    add_history_flags(*sub, args->history);
     add_output_flags(*sub, cli.global);
     sub->footer(
         "Examples:\n  gpuvet bench memory\n  gpuvet bench fp --gpus 0,1 --json\n"

@@ -1,6 +1,7 @@
 // gpuvet burn: every selected GPU under sustained full load, judged (throttling, errors, outliers).
 #include "cli/check_run.hpp"
 #include "cli/common.hpp"
+#include "cli/history_record.hpp"
 #include "cli/registry.hpp"
 #include "cli/number_option.hpp"
 #include "core/check.hpp"
@@ -20,6 +21,7 @@ struct BurnArgs {
     std::string dtype = "bf16";
     std::string load = "gemm";
     double sample_hz = 1;
+    HistoryOptions history;
 };
 
 // NVML refreshes most fields about once a second; 20 Hz is as fast as it is worth asking.
@@ -37,7 +39,9 @@ int run_burn_cmd(const GlobalOptions& g, const BurnArgs& a) {
     settings.burn = o;
     CheckList checks = select_checks({"gpu.burn"}, settings);
     run_checks(checks, run->ctx);
-    return emit_report(run->report, g);
+    int code = emit_report(run->report, g);
+    record_in_history(run->report, a.history, live_identity(*run->facts));
+    return code;
 }
 
 }  // namespace
@@ -51,6 +55,7 @@ void add_burn_command(Cli cli) {
     sub->add_option("--dtype", args->dtype, "bf16 | fp16 | tf32 | fp32 | fp64 (default bf16)");
     sub->add_option("--load", args->load, "gemm | memory | mixed (default gemm)");
     add_number_option(*sub, "--sample-hz", args->sample_hz, kSampleHzRule, "NVML telemetry rate (default 1)");
+    add_history_flags(*sub, args->history);
     add_output_flags(*sub, cli.global);
     sub->footer(
         "Examples:\n"

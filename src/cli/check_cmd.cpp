@@ -1,6 +1,7 @@
 // gpuvet check: the acceptance test of a delivered server.
 #include "cli/check_run.hpp"
 #include "cli/common.hpp"
+#include "cli/history_record.hpp"
 #include "cli/registry.hpp"
 #include "cli/number_option.hpp"
 #include "host/iperf_run.hpp"
@@ -28,6 +29,7 @@ struct CheckArgs {
     std::string gpus;                       // --gpus 0,1
     std::string only;                       // --only gpu.p2p,host.
     std::optional<std::string> python;      // --python: gpu.software, gpu.train
+    HistoryOptions history;
 };
 
 int run_check(const GlobalOptions& g, const CheckArgs& a) {
@@ -57,7 +59,11 @@ int run_check(const GlobalOptions& g, const CheckArgs& a) {
     settings.train.python = a.python;
     CheckList checks = select_checks(only, settings);
     run_checks(checks, run->ctx);
-    return emit_report(run->report, g);
+    auto live = live_identity(*run->facts);
+    if (auto drift = history_drift(run->report, a.history, live)) run->report.checks.push_back(std::move(*drift));
+    int code = emit_report(run->report, g);
+    record_in_history(run->report, a.history, live);
+    return code;
 }
 
 }  // namespace
@@ -80,10 +86,12 @@ void add_check_command(Cli cli) {
                     "the Python the training job uses, for gpu.software and gpu.train (default: $VIRTUAL_ENV, "
                     "$CONDA_PREFIX, then PATH)");
     sub->add_option("--only", args->only, "comma-separated check keys or areas (gpu., host.) to run (default: all)");
+    add_history_flags(*sub, args->history);
     add_output_flags(*sub, cli.global);
     sub->footer(
         "Examples:\n"
         "  gpuvet check                     run every check and print the scorecard\n"
+        "  gpuvet check --no-history        the same, without recording it in the history (docs/history.md)\n"
         "  gpuvet check --json > box.json   the same, as a JSON document\n"
         "  gpuvet check --report out/       also write out/gpuvet-report.{json,txt}\n"
         "  gpuvet check --expect \"8x H100-SXM-80GB, nvlink\"   verify the delivery against the order\n"

@@ -7,8 +7,10 @@ import json
 import os
 import re
 import signal
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 
@@ -57,6 +59,51 @@ def slow(fn):
     return fn
 
 
+def real_history_files():
+    """The history files of the user running the tests, which no test may write (docs/history.md)."""
+    home = os.path.expanduser("~")
+    xdg = os.environ.get("XDG_DATA_HOME")
+    paths = [os.path.join(home, ".local", "share", "gpuvet", "history.sqlite")]
+    if xdg and xdg.startswith("/"):
+        paths.append(os.path.join(xdg, "gpuvet", "history.sqlite"))
+    return paths
+
+
+def file_state(paths):
+    out = {}
+    for p in paths:
+        try:
+            st = os.stat(p)
+            out[p] = (st.st_size, st.st_mtime_ns)
+        except FileNotFoundError:
+            out[p] = None
+    return out
+
+
+def isolated_history(fn):
+    """Runs one test with the history pointed at a fresh temporary folder (GPUVET_HISTORY_DB and
+    XDG_DATA_HOME, inherited by every gpuvet the test starts), and fails it if the user's own
+    history files changed meanwhile."""
+    real = real_history_files()
+    before = file_state(real)
+    saved = {k: os.environ.get(k) for k in ("GPUVET_HISTORY_DB", "XDG_DATA_HOME")}
+    tmp = tempfile.mkdtemp(prefix="gpuvet-history-")
+    os.environ["GPUVET_HISTORY_DB"] = os.path.join(tmp, "history.sqlite")
+    os.environ["XDG_DATA_HOME"] = os.path.join(tmp, "xdg")
+    try:
+        fn()
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        shutil.rmtree(tmp, ignore_errors=True)
+    after = file_state(real)
+    if after != before:
+        raise AssertionError(f"a test wrote into the user's own history: {before} -> {after}")
+
+
 def main(namespace):
     """Runs the module's test_* functions, or only those named after the binary (CTest runs one each)."""
     global GPUVET
@@ -72,7 +119,7 @@ def main(namespace):
         if only and name not in only:
             continue
         try:
-            fn()
+            isolated_history(fn)
             passed += 1
             print(f"ok   {name}")
         except Exception:  # noqa: BLE001 - report every failure and go on

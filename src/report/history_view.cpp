@@ -1,0 +1,310 @@
+#include "report/history_view.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+#include "core/strings.hpp"
+#include "report/html_sections.hpp"
+#include "report/svg.hpp"
+
+namespace gpuvet {
+
+using namespace history;
+
+namespace {
+
+std::string day_time(const std::string& at) { return at.size() >= 16 ? at.substr(0, 10) + " " + at.substr(11, 5) : at; }
+std::string or_dash(const std::optional<std::string>& s) { return s && !s->empty() ? *s : "-"; }
+
+std::string pad(const std::string& s, std::size_t w) {
+    return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' ');
+}
+
+std::string figure(double v, const std::string& unit) {
+    return format_number(v, 4) + (unit.empty() || unit == "count" ? "" : " " + unit);
+}
+
+Json opt_json(const std::optional<std::string>& s) { return s ? Json(*s) : Json(nullptr); }
+Json opt_json(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+
+}  // namespace
+
+std::string render_history_list(const std::vector<BoxRow>& boxes, const std::vector<GpuRow>& gpus) {
+    std::ostringstream o;
+    if (boxes.empty()) return "The history is empty: `gpuvet check` records each run (docs/history.md).\n";
+    o << "Boxes (" << boxes.size() << ")\n";
+    o << "  " << pad("box", 16) << pad("hostname", 20) << pad("first seen", 18) << pad("last seen", 18)
+      << pad("runs", 6) << pad("GPUs", 6) << "last verdict\n";
+    for (const BoxRow& b : boxes)
+        o << "  " << pad(b.name, 16) << pad(or_dash(b.hostname), 20) << pad(day_time(b.first_seen), 18)
+          << pad(day_time(b.last_seen), 18) << pad(std::to_string(b.runs), 6) << pad(std::to_string(b.gpus), 6)
+          << b.last_verdict << "\n";
+    o << "\nGPUs (" << gpus.size() << ")\n";
+    o << "  " << pad("box", 16) << pad("slot", 18) << pad("serial", 16) << pad("name", 26) << pad("first seen", 18)
+      << pad("last seen", 18) << "last verdict\n";
+    for (const GpuRow& g : gpus)
+        o << "  " << pad(or_dash(g.box), 16) << pad(or_dash(g.slot), 18) << pad(or_dash(g.serial), 16)
+          << pad(or_dash(g.name), 26) << pad(day_time(g.first_seen), 18) << pad(day_time(g.last_seen), 18)
+          << or_dash(g.last_verdict) << "\n";
+    return o.str();
+}
+
+Json history_list_json(const std::vector<BoxRow>& boxes, const std::vector<GpuRow>& gpus) {
+    Json j;
+    j["boxes"] = Json::array();
+    for (const BoxRow& b : boxes)
+        j["boxes"].push_back({{"box", b.name},
+                              {"hostname", opt_json(b.hostname)},
+                              {"first_seen", b.first_seen},
+                              {"last_seen", b.last_seen},
+                              {"runs", b.runs},
+                              {"gpus", b.gpus},
+                              {"last_verdict", b.last_verdict}});
+    j["gpus"] = Json::array();
+    for (const GpuRow& g : gpus)
+        j["gpus"].push_back({{"key", g.key},
+                             {"uuid", opt_json(g.uuid)},
+                             {"serial", opt_json(g.serial)},
+                             {"name", opt_json(g.name)},
+                             {"box", opt_json(g.box)},
+                             {"slot", opt_json(g.slot)},
+                             {"first_seen", g.first_seen},
+                             {"last_seen", g.last_seen},
+                             {"last_verdict", opt_json(g.last_verdict)}});
+    return j;
+}
+
+std::string render_history_show(const std::string& title, const std::vector<ShownRun>& runs) {
+    std::ostringstream o;
+    o << title << ": " << runs.size() << " run" << (runs.size() == 1 ? "" : "s") << "\n";
+    for (const ShownRun& s : runs) {
+        o << "  " << day_time(s.run.started_at) << "  " << pad(s.run.command, 7) << pad(s.run.verdict, 14) << "host "
+          << or_dash(s.run.hostname) << ", driver " << or_dash(s.run.driver_version)
+          << (s.run.origin == "imported" ? ", imported" : "") << "\n";
+        for (const FigureRow& f : s.figures) {
+            o << "      " << pad(f.index ? "GPU " + std::to_string(*f.index) : "box", 7) << pad(f.metric, 48)
+              << figure(f.value, f.unit);
+            if (f.spec) o << "  (spec " << figure(*f.spec, f.unit) << ")";
+            o << "\n";
+        }
+    }
+    return o.str();
+}
+
+Json history_show_json(const std::string& title, const std::vector<ShownRun>& runs) {
+    Json j{{"subject", title}, {"runs", Json::array()}};
+    for (const ShownRun& s : runs) {
+        Json figs = Json::array();
+        for (const FigureRow& f : s.figures)
+            figs.push_back({{"gpu", opt_json(f.gpu)},
+                            {"metric", f.metric},
+                            {"value", f.value},
+                            {"unit", f.unit},
+                            {"spec", opt_json(f.spec)},
+                            {"fail_below", opt_json(f.fail_below)},
+                            {"fail_above", opt_json(f.fail_above)}});
+        j["runs"].push_back({{"box", s.run.box},
+                             {"command", s.run.command},
+                             {"started_at", s.run.started_at},
+                             {"verdict", s.run.verdict},
+                             {"hostname", opt_json(s.run.hostname)},
+                             {"driver_version", opt_json(s.run.driver_version)},
+                             {"origin", s.run.origin},
+                             {"figures", figs}});
+    }
+    return j;
+}
+
+namespace {
+
+// The reference lines of a trend: the latest point's spec and floor (they are the same for one SKU).
+struct Scale {
+    double lo = 0, hi = 1;
+    std::optional<double> spec, floor;
+};
+
+Scale scale_of(const std::vector<TrendPoint>& p) {
+    Scale s;
+    s.spec = p.back().spec;
+    s.floor = p.back().fail_below ? p.back().fail_below : p.back().fail_above;
+    double hi = 0;
+    for (const TrendPoint& x : p) hi = std::max(hi, x.value);
+    if (s.spec) hi = std::max(hi, *s.spec);
+    if (s.floor) hi = std::max(hi, *s.floor);
+    s.hi = hi > 0 ? hi : 1;
+    return s;
+}
+
+std::string bar(double v, const Scale& s, int cols) {
+    int n = int(std::lround(std::clamp(v / s.hi, 0.0, 1.0) * cols));
+    int at_floor = s.floor ? int(std::lround(*s.floor / s.hi * cols)) : -1;
+    int at_spec = s.spec ? int(std::lround(*s.spec / s.hi * cols)) : -1;
+    std::string out;
+    for (int i = 0; i < cols; ++i) {
+        if (i == at_floor) out += "|";
+        else if (i == at_spec - 1 && i >= n) out += ":";
+        else out += i < n ? "#" : " ";
+    }
+    return out;
+}
+
+}  // namespace
+
+namespace {
+
+// A GPU by its serial where the driver gave one, else its UUID.
+std::string trend_label(const TrendPoint& x) {
+    if (x.gpu.empty()) return "box";
+    return x.serial ? *x.serial : x.gpu;
+}
+
+}  // namespace
+
+std::string render_trend(const std::string& metric, const std::vector<TrendPoint>& p, int width) {
+    std::ostringstream o;
+    if (p.empty()) return metric + ": no recorded value\n";
+    Scale s = scale_of(p);
+    o << metric << " (" << p.back().unit << "), " << p.size() << " value" << (p.size() == 1 ? "" : "s");
+    if (s.spec) o << "; spec " << figure(*s.spec, p.back().unit) << " (:)";
+    if (s.floor)
+        o << "; " << (p.back().fail_below ? "floor " : "ceiling ") << figure(*s.floor, p.back().unit) << " (|)";
+    o << "\n";
+    int cols = std::max(10, width - 58);
+    for (const TrendPoint& x : p)
+        o << "  " << day_time(x.at) << "  " << pad(trend_label(x), 16) << pad(figure(x.value, x.unit), 14)
+          << bar(x.value, s, cols) << "\n";
+    return o.str();
+}
+
+Json trend_json(const std::string& metric, const std::vector<TrendPoint>& p) {
+    Json j{{"metric", metric}, {"points", Json::array()}};
+    for (const TrendPoint& x : p)
+        j["points"].push_back({{"at", x.at},
+                               {"gpu", x.gpu.empty() ? Json(nullptr) : Json(x.gpu)},
+                               {"value", x.value},
+                               {"unit", x.unit},
+                               {"spec", opt_json(x.spec)},
+                               {"fail_below", opt_json(x.fail_below)},
+                               {"fail_above", opt_json(x.fail_above)}});
+    return j;
+}
+
+std::string render_trend_html(const std::string& metric, const std::vector<TrendPoint>& p) {
+    // One line per GPU; the time axis counts days since the first value.
+    std::map<std::string, Line> lines;
+    auto days = [&](const std::string& at) {
+        std::tm t{};
+        std::istringstream in(at.substr(0, 19));
+        in >> std::get_time(&t, "%Y-%m-%dT%H:%M:%S");
+        return double(timegm(&t));
+    };
+    double t0 = p.empty() ? 0 : days(p.front().at);
+    for (const TrendPoint& x : p) {
+        Line& l = lines[x.gpu];
+        l.label = trend_label(x);
+        l.t_s.push_back(days(x.at) - t0);
+        l.values.push_back(x.value);
+    }
+    std::vector<Line> all;
+    for (auto& [k, l] : lines) all.push_back(l);
+    std::string caption = metric;
+    if (!p.empty() && p.back().spec) caption += ", spec " + figure(*p.back().spec, p.back().unit);
+    if (!p.empty() && p.back().fail_below) caption += ", floor " + figure(*p.back().fail_below, p.back().unit);
+    std::string body =
+        "<h1>" + escape_html(metric) + "</h1>\n" + svg_lines(all, p.empty() ? "" : p.back().unit, caption);
+    body += "<table><tr><th>run</th><th>GPU</th><th>value</th><th>spec</th><th>floor</th></tr>\n";
+    for (const TrendPoint& x : p)
+        body += "<tr><td>" + escape_html(x.at) + "</td><td>" + escape_html(x.gpu) + "</td><td>" +
+                escape_html(figure(x.value, x.unit)) + "</td><td>" +
+                (x.spec ? escape_html(figure(*x.spec, x.unit)) : "") + "</td><td>" +
+                (x.fail_below ? escape_html(figure(*x.fail_below, x.unit)) : "") + "</td></tr>\n";
+    body += "</table>\n";
+    return html_page("gpuvet history: " + metric, body, "gpuvet history trend " + metric);
+}
+
+std::string render_diff(const RunDiff& d) {
+    std::ostringstream o;
+    o << "This run  " << day_time(d.now.started_at) << " " << d.now.command << " " << d.now.verdict << "\n";
+    o << "against   " << day_time(d.base.started_at) << " " << d.base.command << " " << d.base.verdict << " (box "
+      << d.now.box << ")\n\n";
+    o << "Hardware and software\n";
+    if (d.hardware.empty()) o << "  no GPU added, removed or replaced; driver and VBIOS unchanged\n";
+    for (const std::string& h : d.hardware) o << "  " << h << "\n";
+    o << "\nFigures beyond their run-to-run noise (" << d.figures.size() << " of " << d.compared << " compared)\n";
+    for (const FigureChange& c : d.figures) {
+        o << "  " << pad(c.gpu, 7) << pad(c.metric, 48) << figure(c.before, c.unit) << " -> "
+          << figure(c.after, c.unit);
+        if (c.before != 0)
+            o << " (" << (c.change_percent > 0 ? "+" : "") << format_number(c.change_percent, 3) << "%, noise "
+              << format_number(c.noise_percent, 2) << "%)";
+        o << (c.worse ? "  worse" : "") << "\n";
+    }
+    return o.str();
+}
+
+Json diff_json(const RunDiff& d) {
+    Json j{{"box", d.now.box},       {"run", d.now.started_at}, {"against", d.base.started_at},
+           {"hardware", d.hardware}, {"compared", d.compared},  {"figures", Json::array()}};
+    for (const FigureChange& c : d.figures)
+        j["figures"].push_back({{"gpu", c.gpu},
+                                {"metric", c.metric},
+                                {"unit", c.unit},
+                                {"before", c.before},
+                                {"after", c.after},
+                                {"change_percent", c.change_percent},
+                                {"noise_percent", c.noise_percent},
+                                {"direction", c.after > c.before ? "up" : "down"},
+                                {"worse", c.worse}});
+    return j;
+}
+
+namespace {
+
+// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
+std::string csv(const std::string& s) {
+    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+    std::string out = "\"";
+    for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+std::string csv(const std::optional<std::string>& s) { return s ? csv(*s) : ""; }
+std::string csv(const std::optional<double>& v) { return v ? format_number(*v, 10) : ""; }
+
+}  // namespace
+
+std::string export_csv_header() {
+    return "box,started_at,command,run_verdict,hostname,gpu,serial,slot,metric,value,unit,spec,fail_below,fail_above\n";
+}
+
+std::string export_csv_row(const ExportRow& r) {
+    const FigureRow& f = r.figure;
+    return csv(r.box) + "," + csv(r.started_at) + "," + csv(r.command) + "," + csv(r.run_verdict) + "," +
+           csv(r.hostname) + "," + csv(r.gpu) + "," + csv(r.serial) + "," + csv(r.slot) + "," + csv(f.metric) + "," +
+           format_number(f.value, 10) + "," + csv(f.unit) + "," + csv(f.spec) + "," + csv(f.fail_below) + "," +
+           csv(f.fail_above) + "\n";
+}
+
+std::string export_jsonl_row(const ExportRow& r) {
+    const FigureRow& f = r.figure;
+    Json j{{"box", r.box},
+           {"started_at", r.started_at},
+           {"command", r.command},
+           {"run_verdict", r.run_verdict},
+           {"hostname", opt_json(r.hostname)},
+           {"gpu", opt_json(r.gpu)},
+           {"serial", opt_json(r.serial)},
+           {"slot", opt_json(r.slot)},
+           {"metric", f.metric},
+           {"value", f.value},
+           {"unit", f.unit},
+           {"spec", opt_json(f.spec)},
+           {"fail_below", opt_json(f.fail_below)},
+           {"fail_above", opt_json(f.fail_above)}};
+    return j.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace gpuvet
