@@ -1,5 +1,5 @@
-// The GPU device backend: what any vendor's management library (NVML today; ROCm SMI could sit
-// beside it) must tell about a GPU, split like nvtop's static/dynamic info into
+// The GPU device backend: what any vendor's management library (NVML; AMD SMI beside it) must
+// tell about a GPU, split like nvtop's static/dynamic info into
 //  - describe(): fixed facts, read once (identity, limits, capabilities, configuration);
 //  - sample():   live facts with a timestamp (load, memory, power, clocks, temperatures, links,
 //                error counters, processes), read as often as a caller polls.
@@ -29,6 +29,20 @@ struct NvLinkInfo {
     Fact<std::string> remote_pci_bus_id;
     Fact<std::string> remote_type;  // "gpu", "switch" (NVSwitch), "ibmnpu", "unknown"
     Fact<int> version;
+};
+
+// An AMD xGMI link (the AMD counterpart of an NVLink), as the driver's link metrics list it.
+struct XgmiLinkInfo {
+    int link = 0;
+    Fact<std::string> remote_pci_bus_id;  // the GPU at the far end
+    Fact<bool> active;                    // trained: a nonzero bit rate
+    Fact<double> bit_rate_gbps, max_bandwidth_gbps;
+};
+
+// One RAS block's error counts (AMD: UMC is the HBM, XGMI_WAFL the links, GFX the compute units).
+struct RasBlockCount {
+    std::string block;  // "UMC", "SDMA", "GFX", "MMHUB", "PCIE_BIF", "XGMI_WAFL", ...
+    Fact<std::uint64_t> correctable, uncorrectable, deferred;
 };
 
 struct EccCounts {
@@ -64,6 +78,16 @@ struct DeviceFacts {
 
     Fact<int> numa_node;
     Fact<std::string> cpu_affinity;  // CPU list like "0-31,64-95"
+
+    // AMD (absent on NVIDIA, where MIG, NVLinks and the compute capability say the same things).
+    Fact<std::string> vendor;              // "AMD" from the AMD backend (the NVML one does not set it)
+    Fact<std::uint32_t> pci_vendor_id;     // 0x1002 for AMD
+    Fact<std::string> gfx_target;          // "gfx942": what code objects must be built for
+    Fact<std::string> compute_partition;   // "SPX", "DPX", "QPX", "CPX": AMD's counterpart of MIG
+    Fact<std::string> memory_partition;    // "NPS1", "NPS4"
+    Fact<std::string> form_factor;         // "OAM", "PCIe", "CEM"
+    std::vector<XgmiLinkInfo> xgmi_links;  // every xGMI link the driver lists
+    std::string xgmi_absent_reason;        // when the links could not be read at all
 };
 
 // What a sample reads. Callers polling fast ask only for what they use: some readings are slow
@@ -130,6 +154,13 @@ struct DeviceSample {
 
     std::vector<GpuProcess> processes;
     std::string processes_absent_reason;  // empty when the list was read
+
+    // AMD: temperature_c is the junction (hotspot), the one the GPU throttles on; the edge sensor
+    // beside it (absent on MI300-class parts); temperature_memory_c the hottest HBM stack.
+    Fact<int> temperature_edge_c;
+    std::vector<RasBlockCount> ras_blocks;  // every RAS block with ECC enabled
+    Fact<std::uint32_t> bad_pages_retired, bad_pages_pending, bad_pages_unreservable;
+    Fact<std::uint64_t> xgmi_read_bytes_total, xgmi_write_bytes_total;  // cumulative, all links
 
     // GPU performance metrics (kReadGpm), each a percentage over the interval since the previous
     // GPM read of this device: SM activity and occupancy, tensor-pipe activity, DRAM bandwidth used.
