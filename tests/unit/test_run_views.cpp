@@ -109,7 +109,9 @@ TEST(RunCompareView, FailedOrKilledJobIsNeverRankedFaster) {
             std::string json = render_run_comparison_json(c, Envelope{});
             EXPECT_NE(json.find("\"comparable\": false"), std::string::npos) << json;
             EXPECT_NE(json.find("\"faster\": null"), std::string::npos) << json;
-            if (k.end) EXPECT_NE(json.find(std::to_string(k.exit_code)), std::string::npos) << json;
+            if (k.end) {
+                EXPECT_NE(json.find(std::to_string(k.exit_code)), std::string::npos) << json;
+            }
         }
     }
 }
