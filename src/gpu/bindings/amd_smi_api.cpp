@@ -9,7 +9,7 @@ constexpr Need R = Need::Required;
 constexpr Need O = Need::Optional;
 
 template <auto M>
-constexpr void (*set)(AmdSmiApi&, void*) = &assign_member<M, AmdSmiApi>;
+constexpr void (*set)(AmdSmiApi&, void*, const char*, DriverLib*) = &assign_member<M, AmdSmiApi>;
 
 const SymbolEntry<AmdSmiApi> kTable[] = {
     {{"amdsmi_init"}, R, set<&A::amdsmi_init>},

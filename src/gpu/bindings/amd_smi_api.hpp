@@ -401,6 +401,15 @@ using amdsmi_get_energy_count_fn = amdsmi_status_t (*)(H, uint64_t*, float*, uin
 }  // namespace gpuvet::amdsmi
 
 namespace gpuvet {
+// A wrapped AMD SMI call that got no answer (driver_deadline.hpp): a value AMD SMI never returns (its
+// statuses stop far below it), inside the enum's unsigned range.
+template <>
+struct NoAnswer<amdsmi::amdsmi_status_t> {
+    static amdsmi::amdsmi_status_t value() { return static_cast<amdsmi::amdsmi_status_t>(1000u); }
+};
+}  // namespace gpuvet
+
+namespace gpuvet {
 
 // Names another library file to load instead (a test double, or /nonexistent).
 inline constexpr const char* kEnvLibAmdSmi = "GPUVET_LIBAMD_SMI";

@@ -9,7 +9,7 @@ constexpr Need R = Need::Required;
 constexpr Need O = Need::Optional;
 
 template <auto M>
-constexpr void (*set)(HipApi&, void*) = &assign_member<M, HipApi>;
+constexpr void (*set)(HipApi&, void*, const char*, DriverLib*) = &assign_member<M, HipApi>;
 
 // Required: what every kernel run needs (a device, memory, a module, a launch, a wait).
 const SymbolEntry<HipApi> kTable[] = {

@@ -99,6 +99,15 @@ using hipGetErrorName_fn = const char* (*)(hipError_t);
 }  // namespace gpuvet::hip
 
 namespace gpuvet {
+// A wrapped HIP call that got no answer (driver_deadline.hpp): a value HIP never returns (its
+// statuses stop far below it), inside the enum's unsigned range.
+template <>
+struct NoAnswer<hip::hipError_t> {
+    static hip::hipError_t value() { return static_cast<hip::hipError_t>(1000u); }
+};
+}  // namespace gpuvet
+
+namespace gpuvet {
 
 // Names another library file to load instead (a test double, or /nonexistent).
 inline constexpr const char* kEnvLibHip = "GPUVET_LIBHIP";

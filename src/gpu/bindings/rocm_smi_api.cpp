@@ -9,7 +9,7 @@ constexpr Need R = Need::Required;
 constexpr Need O = Need::Optional;
 
 template <auto M>
-constexpr void (*set)(RocmSmiApi&, void*) = &assign_member<M, RocmSmiApi>;
+constexpr void (*set)(RocmSmiApi&, void*, const char*, DriverLib*) = &assign_member<M, RocmSmiApi>;
 
 // ROCm SMI never versioned a symbol name: one name per row.
 const SymbolEntry<RocmSmiApi> kTable[] = {

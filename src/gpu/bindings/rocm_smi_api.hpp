@@ -214,6 +214,15 @@ using rsmi_dev_partition_get_fn = rsmi_status_t (*)(uint32_t, char*, uint32_t); 
 }  // namespace gpuvet::rsmi
 
 namespace gpuvet {
+// A wrapped ROCm SMI call that got no answer (driver_deadline.hpp): a value ROCm SMI never returns (its
+// statuses stop far below it), inside the enum's unsigned range.
+template <>
+struct NoAnswer<rsmi::rsmi_status_t> {
+    static rsmi::rsmi_status_t value() { return static_cast<rsmi::rsmi_status_t>(1000u); }
+};
+}  // namespace gpuvet
+
+namespace gpuvet {
 
 // Names another library file to load instead (a test double, or /nonexistent).
 inline constexpr const char* kEnvLibRocmSmi = "GPUVET_LIBROCM_SMI";
