@@ -60,7 +60,8 @@ int run_check(const GlobalOptions& g, const CheckArgs& a) {
     CheckList checks = select_checks(only, settings);
     run_checks(checks, run->ctx);
     auto live = live_identity(*run->facts);
-    if (auto drift = history_drift(run->report, a.history, live)) run->report.checks.push_back(std::move(*drift));
+    if (selects_report_check(only, "history.drift"))
+        if (auto drift = history_drift(run->report, a.history, live)) run->report.checks.push_back(std::move(*drift));
     int code = emit_report(run->report, g);
     record_in_history(run->report, a.history, live);
     return code;

@@ -25,7 +25,8 @@ void add_history_flags(CLI::App& sub, HistoryOptions& o);
 history::LiveIdentity live_identity(const RunFacts& facts);
 
 // history.drift: this run against its GPUs' and box's history, or nullopt when the history is
-// off or holds no file yet. A history that cannot be read is an ERROR result naming why.
+// off or holds no file yet. A history that cannot be read is a SKIP naming why: the history never
+// changes a verdict.
 std::optional<CheckResult> history_drift(const Report& r, const HistoryOptions& o, const history::LiveIdentity& live);
 
 // Records the finished report (after it was printed and its files written); any failure is one

@@ -89,6 +89,14 @@ const std::vector<RegistryRow>& registry() {
     return rows;
 }
 
+const std::vector<RegistryRow>& report_checks() {
+    // Made by `check` after the registry's checks ran, from their report and the history database.
+    static const std::vector<RegistryRow> rows = {
+        {"history.drift", "history", nullptr},
+    };
+    return rows;
+}
+
 namespace {
 
 // A token names one check ("gpu.p2p") or, ending in '.', an area ("gpu.", "host.", "order.").
@@ -97,17 +105,31 @@ bool matches(const RegistryRow& row, const std::string& t) {
     return t.size() > 1 && t.back() == '.' && row.area == std::string_view(t).substr(0, t.size() - 1);
 }
 
+bool matches_any(const RegistryRow& row, const std::vector<std::string>& wanted) {
+    for (const auto& t : wanted)
+        if (matches(row, t)) return true;
+    return wanted.empty();
+}
+
 }  // namespace
+
+bool selects_report_check(const std::vector<std::string>& wanted, std::string_view key) {
+    for (const auto& row : report_checks())
+        if (row.key == key) return matches_any(row, wanted);
+    return false;
+}
 
 void require_known_checks(const std::vector<std::string>& wanted) {
     std::string known;
-    for (const auto& row : registry()) known += (known.empty() ? "" : ", ") + std::string(row.key);
+    for (const auto* rows : {&registry(), &report_checks()})
+        for (const auto& row : *rows) known += (known.empty() ? "" : ", ") + std::string(row.key);
     for (const auto& t : wanted) {
         bool any = false;
-        for (const auto& row : registry()) any = any || matches(row, t);
+        for (const auto* rows : {&registry(), &report_checks()})
+            for (const auto& row : *rows) any = any || matches(row, t);
         if (!any)
             throw usage_error("unknown check '" + t + "'",
-                              "give check keys or areas ending in '.' (gpu., host., order.), comma-separated; "
+                              "give check keys or areas ending in '.' (gpu., host., order., history.), comma-separated; "
                               "the checks are: " +
                                   known);
     }
@@ -117,9 +139,7 @@ CheckList select_checks(const std::vector<std::string>& wanted, const CheckSetti
     require_known_checks(wanted);
     CheckList chosen;  // registry order, whatever order they were asked in
     for (const auto& row : registry()) {
-        bool take = wanted.empty();
-        for (const auto& t : wanted) take = take || matches(row, t);
-        if (take) chosen.push_back(row.make(settings));
+        if (matches_any(row, wanted)) chosen.push_back(row.make(settings));
     }
     return chosen;
 }

@@ -44,4 +44,10 @@ CheckList select_checks(const std::vector<std::string>& keys, const CheckSetting
 // The same usage error for an unknown key, without making any check (to fail before other input).
 void require_known_checks(const std::vector<std::string>& keys);
 
+// The checks a command makes from the finished report rather than through the registry
+// (history.drift: this run against the box's history); their rows have no `make`.
+const std::vector<RegistryRow>& report_checks();
+// Whether `keys` (as for select_checks) selects the report check `key`.
+bool selects_report_check(const std::vector<std::string>& keys, std::string_view key);
+
 }  // namespace gpuvet

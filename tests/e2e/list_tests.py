@@ -17,11 +17,18 @@ def tests_of(path):
     with open(path, encoding="utf-8") as f:
         tree = ast.parse(f.read(), path)
     seen = set()
+    main_line = None
     for node in tree.body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
+                getattr(node.value.func, "id", None) == "main":
+            main_line = node.lineno
         if not isinstance(node, ast.FunctionDef) or not node.name.startswith("test_"):
             continue
         if node.name in seen:  # Python keeps the last one: the first would never run
             sys.exit(f"{path}:{node.lineno}: {node.name} is defined twice; rename one of them")
+        if main_line is not None:  # main() runs at import: a test defined below it never exists there
+            sys.exit(f"{path}:{node.lineno}: {node.name} is defined after main(globals()) at line {main_line}; "
+                     "move it above")
         seen.add(node.name)
         yield node.name, "slow" if any(map(is_slow_mark, node.decorator_list)) else "fast"
 

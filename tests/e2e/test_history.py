@@ -19,7 +19,7 @@ TESTS = os.environ.get("GPUVET_TEST_DIR", "tests")
 FAKES = os.path.join(BUILD, "tests", "fakes")
 SCEN = os.path.join(TESTS, "fakes", "scenarios")
 FIXTURES = os.path.join(TESTS, "fixtures", "reports")
-QUICK = ("--only", "host.identity,gpu.identity,gpu.health,gpu.pcie_link")
+QUICK = ("--only", "host.identity,gpu.identity,gpu.health,gpu.pcie_link,history.drift")
 
 
 def fake(path):
@@ -122,6 +122,17 @@ def test_a_swapped_card_is_a_finding_of_the_next_check():
         assert len(history_json()["boxes"]) == 1
     finally:
         shutil.rmtree(tmp)
+
+
+def test_only_selects_history_drift_like_any_check():
+    env = fake(scenario("healthy_8x_h100_sxm"))
+    for _ in range(2):  # the second run has a history to compare with
+        code, doc, err = harness.run_json("check", "--only", "gpu.identity", env=env)
+        assert code == 0, err
+        assert [c["key"] for c in doc["checks"]] == ["gpu.identity"] * 8, [c["key"] for c in doc["checks"]]
+    code, doc, err = harness.run_json("check", "--only", "gpu.identity,history.", env=env)
+    assert code == 0, err
+    assert [c["key"] for c in doc["checks"]].count("history.drift") == 1, doc["checks"]
 
 
 def test_the_same_report_imported_twice_is_one_entry():

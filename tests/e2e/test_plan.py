@@ -568,9 +568,6 @@ def test_optimizer_in_backward_and_fsdp_offload_still_exchange_every_gradient():
             assert abs(other[sku] - s) <= 1e-9 * s, (extra, sku, s, other[sku])
 
 
-main(globals())
-
-
 ORDER = ["checkpointing", "grad-accum", "zero3", "offload-optimizer", "adamw-8bit", "qlora", "seq", "cards"]
 
 
@@ -606,3 +603,6 @@ def test_levers_are_absent_when_a_small_card_holds_the_job():
     assert code == 0 and "Levers" not in out, out
     code, doc, _ = run_json("plan", "--model", "llama-3-8b", "--task", "qlora", "--checkpointing")
     assert doc["levers"]["shown"] is False and doc["levers"]["list"], doc["levers"]
+
+
+main(globals())

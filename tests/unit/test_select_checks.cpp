@@ -69,3 +69,15 @@ TEST(SelectChecks, UnknownKeyIsAUsageErrorListingTheKeys) {
         EXPECT_NE(e.advice().find("gpu.memory_bandwidth"), std::string::npos);
     }
 }
+
+TEST(SelectChecks, ReportChecksFollowOnlyAsTheRegistryDoes) {
+    // history.drift is made from the finished report: --only selects it like any other check.
+    EXPECT_TRUE(selects_report_check({}, "history.drift"));
+    EXPECT_TRUE(selects_report_check({"history.drift"}, "history.drift"));
+    EXPECT_TRUE(selects_report_check({"gpu.identity", "history."}, "history.drift"));
+    EXPECT_FALSE(selects_report_check({"gpu.identity", "order"}, "history.drift"));
+    EXPECT_FALSE(selects_report_check({"gpu."}, "history.drift"));
+    EXPECT_NO_THROW(require_known_checks({"history.drift", "history."}));
+    // It is not a registry row: select_checks never makes it.
+    EXPECT_TRUE(select_checks({"history."}).empty());
+}
