@@ -128,10 +128,11 @@ void require_known_checks(const std::vector<std::string>& wanted) {
         for (const auto* rows : {&registry(), &report_checks()})
             for (const auto& row : *rows) any = any || matches(row, t);
         if (!any)
-            throw usage_error("unknown check '" + t + "'",
-                              "give check keys or areas ending in '.' (gpu., host., order., history.), comma-separated; "
-                              "the checks are: " +
-                                  known);
+            throw usage_error(
+                "unknown check '" + t + "'",
+                "give check keys or areas ending in '.' (gpu., host., order., history.), comma-separated; "
+                "the checks are: " +
+                    known);
     }
 }
 

@@ -61,7 +61,8 @@ constexpr struct {
 void add_device(Page& p, const MonitoredGpu& g, const GpuReading& r, const ExportView& v) {
     const Labels l = gpu_labels(g, v);
     p.lost.add(l, r.lost ? 1 : 0);
-    if (r.lost) return;  // every other reading is absent: no series, not zeros
+    if (r.lost) return;                // every other reading is absent: no series, not zeros
+    if (!r.no_answer.empty()) return;  // readings from before the hang are not current: no series
     const DeviceSample& s = r.sample;
     add_if(p.sm_clock, l, s.clock_sm_mhz);
     add_if(p.mem_clock, l, s.clock_mem_mhz);
@@ -175,6 +176,9 @@ std::string render_metrics(const ExportView& v, std::chrono::steady_clock::time_
                             notes.push_back("gpuvet: GPU " + std::to_string(g.index) +
                                             " is in MIG mode: its MIG instances are not exported, only what NVML "
                                             "reports for the whole GPU");
+                        if (!r.no_answer.empty())
+                            notes.push_back("gpuvet: GPU " + std::to_string(g.index) +
+                                            ": its series are left out: " + r.no_answer);
                         if (!g.unopened_reason.empty())
                             notes.push_back("gpuvet: GPU " + std::to_string(g.index) +
                                             " could not be opened: " + g.unopened_reason);

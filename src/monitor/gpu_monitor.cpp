@@ -64,6 +64,7 @@ void GpuMonitor::read(Open& o, GpuReading& r) {
     if (!pcie_due) bits &= ~kReadPcieThroughput;
     r.sample = o.device->sample(bits);
     r.lost = o.device->lost();
+    r.no_answer = o.device->no_answer();
     if (readings_ & kReadPcieThroughput) {
         if (pcie_due) {
             o.pcie_rx = r.sample.pcie_rx_bytes_per_s;

@@ -25,6 +25,9 @@ struct MonitoredGpu {
 struct GpuReading {
     int index = 0;
     bool lost = false;  // fell off the bus: the sample's facts are all absent with the reason
+    // The driver stopped answering for this GPU during or before this tick (a call abandoned at
+    // its deadline): why. Readings made before the hang may be present, but none is current.
+    std::string no_answer;
     DeviceSample sample;
     // From the cumulative counters of two ticks; absent on the first tick or when unread.
     Fact<double> nvlink_rx_bytes_per_s, nvlink_tx_bytes_per_s;

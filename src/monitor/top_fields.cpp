@@ -48,9 +48,14 @@ const TopField kFields[] = {
     {"uuid", "", FieldKind::Text, 0, "GPU UUID", [](const GpuView& v) { return text(v, v.gpu.facts.uuid); }},
     {"pci.bus_id", "", FieldKind::Text, 0, "PCI bus id, domain:bus:device.function",
      [](const GpuView& v) { return text(v, v.gpu.facts.pci_bus_id); }},
-    {"state", "", FieldKind::Text, 0, "\"ok\", \"lost\" (fell off the bus while watched) or \"unopened\"",
+    {"state", "", FieldKind::Text, 0,
+     "\"ok\", \"lost\" (fell off the bus while watched), \"no answer\" (a driver call abandoned at its "
+     "deadline) or \"unopened\"",
      [](const GpuView& v) {
-         return text_value(!v.gpu.unopened_reason.empty() ? "unopened" : v.reading.lost ? "lost" : "ok");
+         return text_value(!v.gpu.unopened_reason.empty() ? "unopened"
+                           : v.reading.lost               ? "lost"
+                           : !v.reading.no_answer.empty() ? "no answer"
+                                                          : "ok");
      }},
     {"mig.mode.current", "", FieldKind::Text, 0, "\"Enabled\" or \"Disabled\", as nvidia-smi",
      [](const GpuView& v) {

@@ -191,11 +191,13 @@ def test_bench_fp_kernel_hangs_on_one_gpu():
 
 @slow
 def test_export_says_stale_then_serves_the_gpus_that_answer():
-    # GPU 0's power reading hangs from 1.5 s on; with an 8 s budget the sampler is stuck past the
-    # stale bound (3 intervals + 5 s), /metrics keeps answering and says stale, then the call is
-    # abandoned and the other GPUs are served again while GPU 0 stays wedged.
+    # GPU 0's temperature read, made on every tick, hangs from 1.5 s on (power is not the knob: it
+    # comes from the energy counter, with the power reading only as its fallback); with an 8 s
+    # budget the sampler is stuck past the stale bound (3 intervals + 5 s), /metrics keeps
+    # answering and says stale, then the call is abandoned and the other GPUs are served again
+    # while GPU 0 stays wedged.
     import test_export
-    env = env_with("nvmlDeviceGetPowerUsage@0+1.5", budget="8")
+    env = env_with("nvmlDeviceGetTemperature@0+1.5", budget="8")
     with test_export.Exporter(None, "--interval", "0.2", env=env) as ex:
         ex.wait_healthy()
         start = time.monotonic()

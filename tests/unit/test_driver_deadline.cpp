@@ -129,6 +129,9 @@ TEST(DriverDeadline, AHungGpuCallIsAbandonedNamedAndRefusedAfterwards) {
     EXPECT_NE(last_driver_no_answer().find("miniQuery not called"), std::string::npos);
     EXPECT_EQ(api.query(h0, &v), kOk);
     EXPECT_EQ(v, 42);
+    // What a monitor asks of each GPU before it shows readings: GPU 2 is named, GPU 0 is not.
+    EXPECT_EQ(handle_no_answer(lib, h2).rfind("GPU 2: miniStuck did not return in 0.3 s", 0), 0u);
+    EXPECT_EQ(handle_no_answer(lib, h0), "");
 }
 
 TEST(DriverDeadline, AHungCallWithoutAGpuWedgesTheLibrary) {

@@ -232,6 +232,19 @@ int thread_gpu() { return t_gpu; }
 
 bool any_driver_wedged() { return g_any_wedged.load(); }
 
+std::string handle_no_answer(const DriverLib& lib, const void* handle) {
+    if (!g_any_wedged.load(std::memory_order_relaxed)) return {};
+    std::lock_guard lk(g_mu);
+    auto it = g_state.find(&lib);
+    if (it == g_state.end()) return {};
+    const LibState& s = it->second;
+    if (!s.reason.empty()) return s.reason;
+    auto h = s.handles.find(handle);
+    if (h == s.handles.end()) return {};
+    auto g = s.gpus.find(h->second);
+    return g == s.gpus.end() ? std::string() : g->second;
+}
+
 void request_exit_without_teardown() { g_exit_without_teardown.store(true); }
 bool exit_without_teardown() { return g_exit_without_teardown.load() || g_any_wedged.load(); }
 

@@ -66,6 +66,9 @@ int thread_gpu();
 
 // True when a library, or one GPU of it, stopped answering; the report's and top's wording.
 bool any_driver_wedged();
+// Why the GPU behind `handle` gets no more calls of `lib` (it, or the whole library, stopped
+// answering); empty while it answers.
+std::string handle_no_answer(const DriverLib& lib, const void* handle);
 // Every wedged library and GPU, one line each ("GPU 3: nvmlDeviceGetPowerUsage did not ...").
 std::string driver_wedge_summary();
 // The text of the last call this thread saw abandoned or refused (for messages built right after).

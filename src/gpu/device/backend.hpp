@@ -188,6 +188,9 @@ public:
     virtual DeviceSample sample(unsigned readings = kReadEverything) = 0;
     // Fell off the bus: every later reading is absent with "GPU is lost".
     virtual bool lost() const = 0;
+    // A call for this GPU was abandoned at its deadline (a wedged driver): why; empty while it
+    // answers. Later readings of it are absent, refused without calling the driver.
+    virtual std::string no_answer() const { return {}; }
     // Problems met while reading (failed calls, not "unsupported"), once each.
     virtual const std::vector<std::string>& errors() const = 0;
 };

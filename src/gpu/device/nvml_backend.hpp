@@ -22,6 +22,7 @@ public:
     DeviceFacts describe() override;
     DeviceSample sample(unsigned readings = kReadEverything) override;
     bool lost() const override { return r_.lost; }
+    std::string no_answer() const override;
     const std::vector<std::string>& errors() const override { return r_.errors; }
     nvml::nvmlDevice_t handle() const { return r_.dev; }
 

@@ -11,6 +11,8 @@ namespace gpuvet {
 using namespace nvml;
 using namespace nvml_backend;
 
+std::string NvmlDevice::no_answer() const { return r_.dev ? handle_no_answer(nvml_driver_lib(), r_.dev) : ""; }
+
 DeviceSample NvmlDevice::sample(unsigned readings) {
     DeviceSample s;
     s.taken_at = std::chrono::steady_clock::now();
