@@ -1,7 +1,9 @@
 #include "gpu/session.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <exception>
+#include <memory>
 #include <thread>
 
 #include "core/context.hpp"
@@ -19,6 +21,14 @@ std::string trim_log(const char* log) {
     std::string s(log);
     while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\0')) s.pop_back();
     return s;
+}
+
+// A call abandoned at its deadline, or when gpuvet was stopped, may still read or write what it was
+// given after its caller has moved on and freed it: what such a call can touch lives on the heap
+// and is left to the call (never freed) when it got no answer.
+template <class T>
+void leave_to_abandoned_call(cu::CUresult rc, std::unique_ptr<T>& held) {
+    if (rc == NoAnswer<cu::CUresult>::value()) static_cast<void>(held.release());
 }
 
 }  // namespace
@@ -187,12 +197,21 @@ void GpuSession::zero(const DeviceBuffer& b, const Stream* s) const {
     cuda_check(*api_, api_->cuMemsetD8(b.ptr(), 0, b.bytes()), "cuMemsetD8");
 }
 
+// Both copies stage through a buffer of their own (they move kilobytes: results, counters, tiles).
 void GpuSession::upload(cu::CUdeviceptr dst, const void* src, std::size_t bytes) const {
-    cuda_check(*api_, api_->cuMemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD");
+    auto staged = std::make_unique<std::byte[]>(bytes);
+    std::memcpy(staged.get(), src, bytes);
+    cu::CUresult rc = api_->cuMemcpyHtoD(dst, staged.get(), bytes);
+    leave_to_abandoned_call(rc, staged);
+    cuda_check(*api_, rc, "cuMemcpyHtoD");
 }
 
 void GpuSession::download(void* dst, cu::CUdeviceptr src, std::size_t bytes) const {
-    cuda_check(*api_, api_->cuMemcpyDtoH(dst, src, bytes), "cuMemcpyDtoH");
+    auto staged = std::make_unique<std::byte[]>(bytes);
+    cu::CUresult rc = api_->cuMemcpyDtoH(staged.get(), src, bytes);
+    leave_to_abandoned_call(rc, staged);
+    cuda_check(*api_, rc, "cuMemcpyDtoH");
+    std::memcpy(dst, staged.get(), bytes);
 }
 
 cu::CUfunction GpuSession::function(std::string_view kernel) {
@@ -254,12 +273,16 @@ void GpuSession::launch(std::string_view kernel, kernels::LaunchGeometry g, cons
     if (!same) throw internal_error("arguments of " + std::string(kernel) + " do not match its parameter list");
     cu::CUfunction f = function(kernel);
     // The driver copies each parameter from the address given; pointers into our own copy.
-    std::vector<KernelArg> vals(args);
-    std::vector<void*> ptrs;
-    ptrs.reserve(vals.size());
-    for (auto& v : vals) ptrs.push_back(&v.v);
-    cuda_check(*api_, api_->cuLaunchKernel(f, g.grid, 1, 1, g.block, 1, 1, 0, s.get(), ptrs.data(), nullptr),
-               "cuLaunchKernel");
+    struct Params {
+        std::vector<KernelArg> vals;
+        std::vector<void*> ptrs;
+    };
+    auto held = std::make_unique<Params>(Params{std::vector<KernelArg>(args), {}});
+    held->ptrs.reserve(held->vals.size());
+    for (auto& v : held->vals) held->ptrs.push_back(&v.v);
+    cu::CUresult rc = api_->cuLaunchKernel(f, g.grid, 1, 1, g.block, 1, 1, 0, s.get(), held->ptrs.data(), nullptr);
+    leave_to_abandoned_call(rc, held);
+    cuda_check(*api_, rc, "cuLaunchKernel");
 }
 
 double GpuSession::time_ms(const Stream& s, const std::function<void()>& work) const {

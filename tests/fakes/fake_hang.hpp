@@ -5,6 +5,9 @@
 //   GPUVET_FAKE_HANG="nvmlDeviceGetPowerUsage@3"       only the calls that name GPU 3
 //   GPUVET_FAKE_HANG="cuStreamSynchronize@1+2.5"       ... once 2.5 s have passed since the first call
 //   GPUVET_FAKE_HANG="*@2"                             every call naming GPU 2
+//   GPUVET_FAKE_HANG="cuLaunchKernel@0=2.5"            ... returns after 2.5 s, then does its work: a
+//                                                      slow driver, which outlives a caller that
+//                                                      abandoned the call at its deadline
 //
 // Entries are separated by commas. A name matches the function and its versioned forms
 // (nvmlInit matches nvmlInit_v2). The GPU is the NVML index for NVML, the CUDA ordinal of the
@@ -25,6 +28,7 @@ struct HangRule {
     std::string fn;  // "*" for any
     int gpu = -1;    // -1: any GPU (and calls that name none)
     double after_s = 0;
+    double returns_after_s = -1;  // < 0: never returns
 };
 
 inline std::vector<HangRule> parse_hang_rules(std::string_view spec) {
@@ -35,6 +39,10 @@ inline std::vector<HangRule> parse_hang_rules(std::string_view spec) {
         spec = comma == std::string_view::npos ? std::string_view{} : spec.substr(comma + 1);
         if (item.empty()) continue;
         HangRule r;
+        if (auto eq = item.find('='); eq != std::string::npos) {
+            r.returns_after_s = std::atof(item.c_str() + eq + 1);
+            item.resize(eq);
+        }
         if (auto plus = item.find('+'); plus != std::string::npos) {
             r.after_s = std::atof(item.c_str() + plus + 1);
             item.resize(plus);
@@ -71,6 +79,10 @@ inline void hang_point(const char* fn, int gpu) {
         if (r.after_s > 0 &&
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < r.after_s)
             continue;
+        if (r.returns_after_s >= 0) {
+            std::this_thread::sleep_for(std::chrono::duration<double>(r.returns_after_s));
+            return;
+        }
         for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
     }
 }
