@@ -7,6 +7,7 @@
 #include "core/strings.hpp"
 #include "report/html_sections.hpp"
 #include "report/result_grid.hpp"
+#include "report/result_groups.hpp"
 #include "report/svg.hpp"
 #include "report/terminal.hpp"
 #include "report/terminal_parts.hpp"
@@ -169,9 +170,12 @@ std::string figure_rows(const CheckResult& c, Sources& src, bool all) {
 // carry the numbers), and where the evidence is.
 std::string vendor_message(const Report& r) {
     std::string lines;
+    std::vector<const CheckResult*> failed;
     for (auto& c : r.checks)
-        if (c.verdict == Verdict::Fail || c.verdict == Verdict::Error)
-            lines += "- " + c.key + (c.gpu ? " GPU " + std::to_string(*c.gpu) : "") + ": " + c.summary + "\n";
+        if (c.verdict == Verdict::Fail || c.verdict == Verdict::Error) failed.push_back(&c);
+    for (const ResultGroup& g : group_results(failed))
+        lines +=
+            "- " + g.result.key + (g.gpus.empty() ? "" : " " + gpus_label(g.gpus)) + ": " + g.result.summary + "\n";
     if (lines.empty()) return {};
     std::string host = r.machine.hostname.value_or("this server");
     return "<p>To paste into the ticket:</p><pre id=\"vendor-message\">" +
@@ -184,17 +188,21 @@ std::string vendor_message(const Report& r) {
 // What failed first, each with its numbers and what to tell the vendor: the page's reason to exist.
 std::string not_passing(const Report& r, Sources& src) {
     std::string out;
-    for (auto& c : r.checks) {
-        if (c.verdict == Verdict::Pass || c.verdict == Verdict::Skip) continue;
+    std::vector<const CheckResult*> shown;
+    for (auto& c : r.checks)
+        if (c.verdict != Verdict::Pass && c.verdict != Verdict::Skip) shown.push_back(&c);
+    for (const ResultGroup& g : group_results(shown)) {
+        const CheckResult& c = g.result;
         out += "<article class=\"finding " + std::string(vclass(c.verdict)) + "\"><h3><span class=\"v-" +
                vclass(c.verdict) + "\">" + to_string(c.verdict) + "</span> <code>" + e(c.key) + "</code>" +
-               (c.gpu ? " GPU " + std::to_string(*c.gpu) : "") + " — " + e(c.title) + "</h3><p>" + e(c.summary) +
+               (g.gpus.empty() ? "" : " " + gpus_label(g.gpus)) + " — " + e(c.title) + "</h3><p>" + e(c.summary) +
                "</p>" + figure_rows(c, src, false);
         std::string items;
-        for (auto& f : c.findings)
-            if (f.verdict != Verdict::Pass)
-                items += "<li><b>" + std::string(to_string(f.verdict)) + ":</b> " + e(f.text) + "</li>";
-        for (auto& d : c.details) items += "<li>" + e(d) + "</li>";
+        for (const Finding* f : findings_beyond_summary(c))
+            if (f->verdict != Verdict::Pass)
+                items += "<li><b>" + std::string(to_string(f->verdict)) + ":</b> " + e(f->text) + "</li>";
+        for (auto& d : c.details)
+            if (!repeats_summary(c, d)) items += "<li>" + e(d) + "</li>";
         if (!items.empty()) out += "<ul>" + items + "</ul>";
         out += "</article>";
     }

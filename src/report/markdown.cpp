@@ -5,6 +5,7 @@
 #include "core/strings.hpp"
 #include "core/text_safety.hpp"
 #include "report/result_grid.hpp"
+#include "report/result_groups.hpp"
 #include "report/terminal.hpp"
 #include "report/terminal_parts.hpp"
 
@@ -86,13 +87,16 @@ bool explains(const CheckResult& c, const Measurement& m) {
 
 void not_passing(std::ostringstream& o, const Report& r) {
     bool any = false;
-    for (auto& c : r.checks) {
-        if (c.verdict == Verdict::Pass || c.verdict == Verdict::Skip) continue;
+    std::vector<const CheckResult*> shown;
+    for (auto& c : r.checks)
+        if (c.verdict != Verdict::Pass && c.verdict != Verdict::Skip) shown.push_back(&c);
+    for (const ResultGroup& g : group_results(shown)) {
+        const CheckResult& c = g.result;
         if (!any) o << "## Not passing\n\n";
         any = true;
-        o << "### " << to_string(c.verdict) << " `" << cell(c.key) << "`"
-          << (c.gpu ? " GPU " + std::to_string(*c.gpu) : "") << "\n\n"
-          << cell(c.summary) << "\n\n";
+        o << "### " << to_string(c.verdict) << " `" << cell(c.key) << "`";
+        if (!g.gpus.empty()) o << " " << gpus_label(g.gpus);
+        o << "\n\n" << cell(c.summary) << "\n\n";
         bool table = false;
         for (auto& m : c.measurements) {
             if (!explains(c, m)) continue;
@@ -102,9 +106,10 @@ void not_passing(std::ostringstream& o, const Report& r) {
               << cell(render_reference(m)) << " |\n";
         }
         if (table) o << "\n";
-        for (auto& f : c.findings)
-            if (f.verdict != Verdict::Pass) o << "- " << to_string(f.verdict) << ": " << cell(f.text) << "\n";
-        for (auto& d : c.details) o << "- " << cell(d) << "\n";
+        for (const Finding* f : findings_beyond_summary(c))
+            if (f->verdict != Verdict::Pass) o << "- " << to_string(f->verdict) << ": " << cell(f->text) << "\n";
+        for (auto& d : c.details)
+            if (!repeats_summary(c, d)) o << "- " << cell(d) << "\n";
         o << "\n";
     }
     for (auto& e : r.errors) {

@@ -109,48 +109,20 @@ void render_line(std::ostringstream& o, const CheckResult& c, const std::string&
 
 bool passed(const CheckResult& c) { return c.verdict == Verdict::Pass; }
 
-bool same_result(const CheckResult& a, const CheckResult& b) {
-    if (a.key != b.key || a.verdict != b.verdict || a.summary != b.summary || a.details != b.details ||
-        a.findings.size() != b.findings.size() || a.measurements.size() != b.measurements.size())
-        return false;
-    for (std::size_t i = 0; i < a.findings.size(); ++i)
-        if (a.findings[i].text != b.findings[i].text) return false;
-    for (std::size_t i = 0; i < a.measurements.size(); ++i)
-        if (a.measurements[i].value != b.measurements[i].value || a.measurements[i].text != b.measurements[i].text)
-            return false;
-    return true;
-}
-
 // Results that did not pass, each expanded; SKIPs of one check with the same reason are one line.
 void render_not_passing(std::ostringstream& o, const Report& r, const Style& st) {
-    std::vector<bool> done(r.checks.size(), false);
-    bool any = false;
-    for (std::size_t i = 0; i < r.checks.size(); ++i) {
-        const CheckResult& c = r.checks[i];
-        if (done[i] || passed(c) || !c.gpu) continue;
-        if (!any) o << st.bold("Not passing") << "\n";
-        any = true;
-        if (c.verdict == Verdict::Skip) {
-            std::vector<int> gpus;
-            for (std::size_t k = i; k < r.checks.size(); ++k)
-                if (r.checks[k].key == c.key && r.checks[k].gpu && r.checks[k].verdict == Verdict::Skip &&
-                    r.checks[k].summary == c.summary) {
-                    gpus.push_back(*r.checks[k].gpu);
-                    done[k] = true;
-                }
-            render_line(o, c, gpu_ranges(gpus), st);
-            continue;
-        }
-        // GPUs that gave the very same result (words and figures) print once, with their list.
-        std::vector<int> same{*c.gpu};
-        for (std::size_t k = i + 1; k < r.checks.size(); ++k)
-            if (!done[k] && r.checks[k].gpu && same_result(c, r.checks[k])) {
-                same.push_back(*r.checks[k].gpu);
-                done[k] = true;
-            }
-        render_result(o, c, st, same.size() > 1 ? gpu_ranges(same) : std::string());
+    std::vector<const CheckResult*> shown;
+    for (const CheckResult& c : r.checks)
+        if (!passed(c) && c.gpu) shown.push_back(&c);
+    if (shown.empty()) return;
+    o << st.bold("Not passing") << "\n";
+    // GPUs that gave the same result (words and figures) print once, with their list.
+    for (const ResultGroup& g : group_results(shown)) {
+        const std::string gpus = g.gpus.size() > 1 ? gpu_ranges(g.gpus) : std::string();
+        if (g.result.verdict == Verdict::Skip) render_line(o, g.result, gpus.empty() ? gpu_ranges(g.gpus) : gpus, st);
+        else render_result(o, g.result, st, gpus);
     }
-    if (any) o << "\n";
+    o << "\n";
 }
 
 // Box-level results: one line when they passed or were skipped, expanded when they did not pass.

@@ -144,18 +144,6 @@ std::string render_reference(const Measurement& m) {
     return out;
 }
 
-std::string gpu_ranges(const std::vector<int>& gpus) {
-    std::string out;
-    for (std::size_t i = 0; i < gpus.size();) {
-        std::size_t j = i;
-        while (j + 1 < gpus.size() && gpus[j + 1] == gpus[j] + 1) ++j;
-        out += (out.empty() ? "" : ", ") + std::to_string(gpus[i]);
-        if (j > i) out += (j == i + 1 ? ", " : "-") + std::to_string(gpus[j]);
-        i = j + 1;
-    }
-    return out;
-}
-
 void render_gpu_groups(std::ostringstream& o, const Report& r, const Style& st) {
     std::vector<std::pair<std::string, std::vector<int>>> groups;  // description, GPUs
     for (auto& g : r.gpus) {
@@ -203,6 +191,9 @@ namespace {
 
 constexpr int kKeyWidth = 24;
 constexpr std::size_t kFocusDetailLines = 3;
+// Findings the compact view prints under one result (a wrong GEMM lists every wrong output it
+// sampled: the first few say it, --verbose and the JSON have them all).
+constexpr std::size_t kFocusFindings = 6;
 
 // A figure graded below PASS, or the one a finding below PASS is about.
 bool explains_verdict(const CheckResult& c, const Measurement& m) {
@@ -279,20 +270,33 @@ void render_result(std::ostringstream& o, const CheckResult& c, const Style& st,
     std::string last_source;
     for (auto& m : c.measurements) render_measurement(o, c, m, st, last_source);
     if (!st.verbose && c.verdict == Verdict::Pass) return;
-    for (auto& f : c.findings)
-        if (!st.focus || st.verbose || f.verdict != Verdict::Pass)
-            o << wrap(std::string(9, ' ') + "• ", std::string(to_string(f.verdict)) + ": " + f.text, st.width, 11)
-              << "\n";
+    // A finding the summary already says is not said again; the compact view keeps the first few.
+    std::vector<const Finding*> shown;
+    for (const Finding* f : findings_beyond_summary(c))
+        if (!st.focus || st.verbose || f->verdict != Verdict::Pass) shown.push_back(f);
+    const bool cut_findings = st.focus && !st.verbose && shown.size() > kFocusFindings + 1;
+    for (std::size_t i = 0; i < shown.size(); ++i) {
+        if (cut_findings && i == kFocusFindings) {
+            o << std::string(9, ' ')
+              << st.dim("• (" + std::to_string(shown.size() - kFocusFindings) + " more findings: --verbose)") << "\n";
+            break;
+        }
+        o << wrap(std::string(9, ' ') + "• ", std::string(to_string(shown[i]->verdict)) + ": " + shown[i]->text,
+                  st.width, 11)
+          << "\n";
+    }
     // The compact view keeps the first lines of context and the last (where advice goes); --verbose
     // and the JSON have them all.
-    bool cut = st.focus && !st.verbose && c.details.size() > kFocusDetailLines + 2;
-    for (std::size_t i = 0; i < c.details.size(); ++i) {
-        const std::string& d = c.details[i];
-        if (cut && i >= kFocusDetailLines && i + 1 < c.details.size()) {
+    std::vector<const std::string*> details;
+    for (const std::string& d : c.details)
+        if (!repeats_summary(c, d)) details.push_back(&d);
+    bool cut = st.focus && !st.verbose && details.size() > kFocusDetailLines + 2;
+    for (std::size_t i = 0; i < details.size(); ++i) {
+        const std::string& d = *details[i];
+        if (cut && i >= kFocusDetailLines && i + 1 < details.size()) {
             if (i == kFocusDetailLines)
                 o << std::string(9, ' ')
-                  << st.dim("• (" + std::to_string(c.details.size() - kFocusDetailLines - 1) +
-                            " more lines: --verbose)")
+                  << st.dim("• (" + std::to_string(details.size() - kFocusDetailLines - 1) + " more lines: --verbose)")
                   << "\n";
             continue;
         }

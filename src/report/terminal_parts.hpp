@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/result.hpp"
+#include "report/result_groups.hpp"
 #include "report/style.hpp"
 
 namespace gpuvet {
@@ -24,7 +25,5 @@ void render_verdict(std::ostringstream& o, const Report& r, const Style& st);
 std::string verdict_headline(const Report& r);
 // "12 passed, 0 warned, 1 failed, 2 skipped, 0 errors"
 std::string verdict_tally(const Report& r);
-// "0-3, 5, 7" for a sorted list of GPU indexes.
-std::string gpu_ranges(const std::vector<int>& gpus);
 
 }  // namespace gpuvet
