@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "plan/quantization.hpp"
 #include "plan/recipes.hpp"
 #include "plan/recommender.hpp"
 #include "plan/speed_model.hpp"
@@ -134,7 +135,7 @@ Candidate optimizer_8bit(const Workload& w, int gpus) {
     return c;
 }
 
-Candidate qlora(const Workload& w, int gpus) {
+Candidate qlora(const ModelArch& m, const Workload& w, int gpus) {
     Candidate c = make(w, gpus, "qlora", "NF4 frozen weights (QLoRA)", "--task qlora");
     c.need.task = c.table.task = Task::Qlora;
     c.price = w.task == Task::Lora
@@ -144,6 +145,7 @@ Candidate qlora(const Workload& w, int gpus) {
                   : "trains low-rank adapters over an NF4 base instead of every weight: a different job, "
                     "with the quality caveats of LoRA and of 4-bit weights";
     if (w.task != Task::Lora && w.task != Task::FullFinetune) c.skip = "no frozen weights to quantize";
+    else if (m.quant) c.skip = "the checkpoint is " + m.quant->method + "-quantized already";
     return c;
 }
 
@@ -189,8 +191,8 @@ std::vector<Candidate> inference_candidates(const ModelArch& m, const Workload& 
         c.price = std::string(d) == "int8"
                       ? "8-bit weights (LLM.int8(), Dettmers et al. 2022, arXiv:2208.07339): a small quality loss"
                       : "4-bit weights (GPTQ, AWQ, NF4): a larger quality loss than int8; check the model at it";
-        if (m.quantized_bits || dtype_bytes(w.weight_dtype) <= dtype_bytes(d))
-            c.skip = "the weights are " + (m.quantized_bits ? m.quant_method : w.weight_dtype) + " already";
+        if (m.quant || dtype_bytes(w.weight_dtype) <= dtype_bytes(d))
+            c.skip = "the weights are " + (m.quant ? m.quant->method : w.weight_dtype) + " already";
         out.push_back(c);
     }
     if (decoder) out.push_back(shorter_seq(w, gpus));
@@ -204,7 +206,7 @@ std::vector<Candidate> candidates(const ModelArch& m, const Workload& w, int gpu
                                   sharding(w, gpus, now.zero_stage),
                                   offload(w, gpus, now.zero_stage, now.params),
                                   optimizer_8bit(w, gpus),
-                                  qlora(w, gpus)};
+                                  qlora(m, w, gpus)};
     if (!m.vision) out.push_back(shorter_seq(w, gpus));
     return out;
 }
