@@ -568,7 +568,8 @@ def test_optimizer_in_backward_and_fsdp_offload_still_exchange_every_gradient():
             assert abs(other[sku] - s) <= 1e-9 * s, (extra, sku, s, other[sku])
 
 
-ORDER = ["checkpointing", "grad-accum", "zero3", "offload-optimizer", "adamw-8bit", "qlora", "seq", "cards"]
+ORDER = ["checkpointing", "grad-accum", "zero3", "offload-optimizer", "adamw-8bit", "paged-adamw-8bit", "qlora", "seq",
+         "cards"]
 
 
 def test_levers_cheapest_first_with_their_savings_in_terminal_and_json():
