@@ -13,6 +13,7 @@
 #include "plan/hf_config.hpp"
 #include "plan/memory_model.hpp"
 #include "plan/model_catalog.hpp"
+#include "plan/quantization.hpp"
 #include "plan/recommender.hpp"
 #include "plan/vision_arch.hpp"
 #include "core/strings.hpp"
@@ -143,6 +144,14 @@ int run_plan(const GlobalOptions& g, PlanArgs a) {
         if (!trim(t).empty()) a.w.lora_targets.push_back(trim(t));
     ModelArch m = resolve_model(a);
     apply_image_options(*a.app, a.image, m, a.w);
+    // A checkpoint calibrated for an 8-bit KV cache (compressed-tensors kv_cache_scheme) is planned
+    // with one unless --kv-dtype says otherwise.
+    if (m.quant && m.quant->kv_cache_dtype && !a.app->count("--kv-dtype")) {
+        a.w.kv_dtype = *m.quant->kv_cache_dtype;
+        m.notes.push_back("kv_cache_scheme: the checkpoint is calibrated for an 8-bit (" + a.w.kv_dtype +
+                          ") KV cache, planned at 1 B per value; serve it with the engine's 8-bit cache (vLLM "
+                          "--kv-cache-dtype fp8), or give --kv-dtype bf16 for a 16-bit one");
+    }
     if (a.w.task == Task::Lora || a.w.task == Task::Qlora) check_lora_targets(m, a.w);
     SpecDb db = load_specs(g);
     // A diffusion pipeline is ranked as the seeds rank diffusion work (VRAM and compute), not as an

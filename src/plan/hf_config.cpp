@@ -9,12 +9,15 @@
 #include "core/text_limits.hpp"
 #include "core/strings.hpp"
 #include "plan/hf_family.hpp"
+#include "plan/quant_config.hpp"
+#include "plan/quantization.hpp"
 
 namespace gpuvet {
 
 namespace {
 
-using nlohmann::json;
+// Ordered: GPTQ's dynamic is matched key by key in the file's order.
+using json = nlohmann::ordered_json;
 
 // Each look-up keeps the whole document alive and points into it: a nested object is not copied,
 // so following text_config inside text_config costs nothing per level.
@@ -56,6 +59,27 @@ FieldSource json_fields(std::shared_ptr<const json> j) {
         }
         return out;
     };
+    // Strings, or lists of strings one level deep (GPTQ's modules_in_block_to_quantize), flattened.
+    f.texts = [find](std::string_view k) -> std::optional<std::vector<std::string>> {
+        auto* v = find(k);
+        if (!v || !v->is_array()) return std::nullopt;
+        std::vector<std::string> out;
+        for (auto& e : *v) {
+            if (e.is_string()) out.push_back(e.get<std::string>());
+            else if (e.is_array())
+                for (auto& x : e) {
+                    if (!x.is_string()) return std::nullopt;
+                    out.push_back(x.get<std::string>());
+                }
+            else return std::nullopt;
+        }
+        return out;
+    };
+    f.keys = [j]() {
+        std::vector<std::string> out;
+        for (auto it = j->begin(); it != j->end(); ++it) out.push_back(it.key());
+        return out;
+    };
     return f;
 }
 
@@ -81,8 +105,6 @@ constexpr NumberRule kTopKRule{1, 65536, false, false, true, NumberUnit::None, "
 constexpr NumberRule kTypeVocabRule{0, 65536, false, false, true, NumberUnit::None, "a count", "", "2"};
 constexpr NumberRule kParamsRule{1, 1e15, false, false, true, NumberUnit::None, "a parameter count", "", "25557032"};
 constexpr NumberRule kDropoutRule{0, 1, false, false, false, NumberUnit::None, "a probability", "", "0.1"};
-constexpr NumberRule kGroupRule{
-    -1, double(1 << 20), false, false, true, NumberUnit::None, "a group size (-1: per column)", "", "128"};
 constexpr int kMaxWrapperDepth = 4;
 
 // A field that is present must be a number the rule allows; nullopt when absent (or null).
@@ -123,110 +145,6 @@ struct Required {
 std::int64_t opt_int(const FieldSource& f, const std::string& origin, std::initializer_list<std::string_view> names,
                      std::int64_t dflt, const NumberRule& r = kOptionalSizeRule) {
     return whole_field(f, origin, names, r).value_or(dflt);
-}
-
-// GPTQ and AWQ pack weights in these widths.
-double quant_bits(const FieldSource& q, const std::string& origin, std::initializer_list<std::string_view> names,
-                  double dflt) {
-    for (auto n : names) {
-        if (q.has && !q.has(n)) continue;
-        auto v = q.number(n);
-        if (!v && !q.has) continue;
-        for (double ok : {2, 3, 4, 5, 6, 8, 16})
-            if (v && *v == ok) return ok;
-        throw input_error(origin + ": quantization_config field " + std::string(n) + " = " +
-                              (v ? format_number(*v) : std::string("(not a number)")) +
-                              ": not a supported width; give one of 2, 3, 4, 5, 6, 8, 16, e.g. bits = 4",
-                          kConfigAdvice);
-    }
-    return dflt;
-}
-
-// A name from the file, as an error can show it: printable ASCII, at most 64 characters.
-std::string clip_for_message(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        if (out.size() >= 64) return out + "...";
-        out += (c >= 0x20 && c < 0x7f) ? c : '?';
-    }
-    return out;
-}
-
-// The quantization methods whose storage is modelled; any other is refused by name.
-constexpr const char* kQuantMethods = "bitsandbytes, gptq, awq, fp8, fbgemm_fp8, compressed-tensors";
-
-void bitsandbytes_bits(const FieldSource& q, ModelArch& m) {
-    if (q.boolean("load_in_4bit").value_or(false)) {
-        // NF4/FP4: 4 bits plus one absmax per 64 weights (fp32, or 8-bit with double
-        // quantization plus an fp32 per 256 blocks). QLoRA paper, arXiv:2305.14314 §3.
-        bool dq = q.boolean("bnb_4bit_use_double_quant").value_or(false);
-        m.quantized_bits = dq ? 4.0 + 8.0 / 64 + 32.0 / (64 * 256) : 4.0 + 32.0 / 64;
-    } else if (q.boolean("load_in_8bit").value_or(false)) {
-        m.quantized_bits = 8.0 + 32.0 / 4096;  // LLM.int8(): int8 plus an fp32 scale per row
-    }
-}
-
-// fp8 (DeepSeek-V3, Qwen3-FP8): e4m3 weights with one fp32 scale per weight_block_size block;
-// without blocks, one scale per tensor.
-void fp8_bits(const FieldSource& q, const std::string& origin, ModelArch& m) {
-    m.quantized_bits = 8.0;
-    if (!q.has || !q.has("weight_block_size")) return;
-    auto block = q.numbers ? q.numbers("weight_block_size") : std::nullopt;
-    if (!block || block->size() != 2 || (*block)[0] < 1 || (*block)[1] < 1 || (*block)[0] > 65536 ||
-        (*block)[1] > 65536)
-        throw input_error(origin +
-                              ": quantization_config field weight_block_size must be two block sides from 1 "
-                              "to 65536, e.g. weight_block_size = [128, 128]",
-                          kConfigAdvice);
-    m.quantized_bits = 8.0 + 32.0 / ((*block)[0] * (*block)[1]);
-}
-
-// compressed-tensors (llm-compressor): the first scheme's weights, num_bits with a bf16 scale
-// per group when the strategy is "group" (W4A16: 4 + 16/128 bits); no scheme stated: FP8.
-void compressed_tensors_bits(const FieldSource& q, const std::string& origin, ModelArch& m) {
-    m.quantized_bits = 8.0;
-    auto groups = q.object ? q.object("config_groups") : std::nullopt;
-    auto g0 = groups && groups->object ? groups->object("group_0") : std::nullopt;
-    auto weights = g0 && g0->object ? g0->object("weights") : std::nullopt;
-    if (!weights) return;
-    double bits = quant_bits(*weights, origin, {"num_bits"}, 8);
-    double group = 0;
-    if (weights->text("strategy").value_or("") == "group")
-        group = double(opt_int(*weights, origin, {"group_size"}, 128, kGroupRule));
-    m.quantized_bits = bits + (group > 0 ? 16.0 / group : 0.0);
-}
-
-void read_quantization(const FieldSource& f, const std::string& origin, ModelArch& m) {
-    if (!f.object) return;
-    auto q = f.object("quantization_config");
-    if (!q) return;
-    std::string method = to_lower(q->text("quant_method").value_or(""));
-    // transformers' BitsAndBytesConfig is the one config that may leave its method implicit.
-    if (method.empty() && (q->boolean("load_in_4bit") || q->boolean("load_in_8bit"))) method = "bitsandbytes";
-    m.quant_method = method;
-    if (method == "bitsandbytes") {
-        bitsandbytes_bits(*q, m);
-    } else if (method == "gptq" || method == "awq") {
-        double bits = quant_bits(*q, origin, {"bits", "w_bit"}, 4);
-        double group = double(opt_int(*q, origin, {"group_size", "q_group_size"}, 128, kGroupRule));
-        // fp16 scale and packed zero point per group; -1 is one scale per column.
-        m.quantized_bits = bits + (group > 0 ? (16.0 + bits) / group : 0.0);
-    } else if (method == "fp8") {
-        fp8_bits(*q, origin, m);
-    } else if (method == "fbgemm_fp8") {
-        m.quantized_bits = 8.0;  // e4m3 with an fp32 scale per output row: 32/in bits more, not counted
-    } else if (method == "compressed-tensors") {
-        compressed_tensors_bits(*q, origin, m);
-    } else {
-        throw input_error(
-            origin + ": quantization_config " +
-                (method.empty()
-                     ? std::string("has no quant_method")
-                     : "quant_method '" + clip_for_message(method) + "' is not a method the planner models") +
-                "; known: " + kQuantMethods,
-            "plan the unquantized model (drop quantization_config) and pick --dtype, or give --params with the "
-            "checkpoint's size");
-    }
 }
 
 // Sizes every transformer config states; absent required ones are collected in `req`.
@@ -398,6 +316,11 @@ void note_generic_family(const FieldSource& f, const std::string& origin, const 
                       joined(fields.used) + "; check the parameter count against the model card");
 }
 
+void lay_out(const std::string& origin, Quantization& q, ModelArch& m) {
+    lay_out_weights(m, q, origin);
+    m.quant = std::make_shared<const Quantization>(std::move(q));
+}
+
 bool has_wrapper(const FieldSource& f) { return f.object && (f.object("text_config") || f.object("llm_config")); }
 
 ModelArch arch_at_depth(const FieldSource& f, const std::string& origin, int depth, bool config_json) {
@@ -419,6 +342,9 @@ ModelArch arch_at_depth(const FieldSource& f, const std::string& origin, int dep
                                               std::to_string(kMaxWrapperDepth) + " levels deep",
                                           kConfigAdvice);
                     ModelArch inner = arch_at_depth(*t, origin, depth + 1, config_json);
+                    // The wrapper states the quantization of the whole checkpoint (and its torch_dtype).
+                    if (!inner.quant && !inner.is_fixed())
+                        if (auto q = read_quantization_config(f, origin)) lay_out(origin, *q, inner);
                     if (config_json && f.object("vision_config"))
                         inner.notes.push_back("the vision tower (vision_config of " +
                                               (stated_type.empty() ? std::string("the wrapper") : stated_type) +
@@ -442,10 +368,11 @@ ModelArch arch_at_depth(const FieldSource& f, const std::string& origin, int dep
     read_head_dims(req, f, origin, m);
     m.qk_norm = m.model_type == "qwen3" || m.model_type == "qwen3_moe";  // modeling_qwen3: q_norm, k_norm
     read_sliding_window(f, origin, m);
-    read_quantization(f, origin, m);
+    std::optional<Quantization> quant = read_quantization_config(f, origin);
     if (config_json) note_generic_family(f, origin, stated_type, req, m);
     check_consistent(req, origin, m);
     check_plausible_size(origin, m);
+    if (quant) lay_out(origin, *quant, m);  // module by module, once the shapes are known
     return m;
 }
 

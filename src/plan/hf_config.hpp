@@ -25,9 +25,12 @@ struct FieldSource {
     std::function<std::optional<std::string>(std::string_view)> text;
     // The same look-ups inside a nested object ("quantization_config", "text_config"); may be empty.
     std::function<std::optional<FieldSource>(std::string_view)> object;
-    // Arrays (image models: block_out_channels, down_block_types); may be empty.
+    // Arrays (image models: block_out_channels, down_block_types); may be empty. Arrays of strings
+    // may nest one level (GPTQ's modules_in_block_to_quantize), read flattened.
     std::function<std::optional<std::vector<double>>(std::string_view)> numbers;
     std::function<std::optional<std::vector<std::string>>(std::string_view)> texts;
+    // The field names, in the file's order (GPTQ's dynamic: the first matching key wins); may be empty.
+    std::function<std::vector<std::string>()> keys;
 };
 
 // `origin` names the file in errors. Throws gpuvet::Error (Input).

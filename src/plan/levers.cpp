@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "plan/quantization.hpp"
 #include "plan/recipes.hpp"
 #include "plan/recommender.hpp"
 #include "plan/speed_model.hpp"
@@ -15,9 +16,9 @@ namespace gpuvet {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+// One NVLink box: where sharding is planned when one card was asked.
 constexpr int kBoxCards = 8;
-constexpr std::int64_t kMaxGradAccum =
-    4096;  // --grad-accum's range (README)  // one NVLink box: where sharding is planned when one card was asked
+constexpr std::int64_t kMaxGradAccum = 4096;  // --grad-accum's range (README)
 
 // A lever before it is planned: the workload with it applied, for the need (`need`, on `gpus`
 // cards) and for the card table (`table`, the counts the table tried).
@@ -134,7 +135,22 @@ Candidate optimizer_8bit(const Workload& w, int gpus) {
     return c;
 }
 
-Candidate qlora(const Workload& w, int gpus) {
+// bitsandbytes' paged 8-bit AdamW: the states live in CUDA unified memory, outside the need, and
+// page to the host only when the card runs short.
+Candidate paged_optimizer(const Workload& w, int gpus) {
+    Candidate c = make(w, gpus, "paged-adamw-8bit", "a paged 8-bit optimizer (bitsandbytes PagedAdamW8bit)",
+                       "--recipe paged-adamw-8bit");
+    c.need.recipe = c.table.recipe = "paged-adamw-8bit";
+    c.price =
+        "8-bit Adam states in CUDA unified memory: they stay on the card while it has room and page to the host "
+        "over PCIe when it runs short, so steps slow down near the card's size instead of failing";
+    if (!full_training(w.task)) c.skip = "the adapters' optimizer states are a small share here";
+    else if (find_recipe(w.recipe).pageable_optimizer) c.skip = "--recipe " + w.recipe + " pages its states already";
+    else if (w.offload_optimizer || w.offload_params) c.skip = "the states are offloaded already";
+    return c;
+}
+
+Candidate qlora(const ModelArch& m, const Workload& w, int gpus) {
     Candidate c = make(w, gpus, "qlora", "NF4 frozen weights (QLoRA)", "--task qlora");
     c.need.task = c.table.task = Task::Qlora;
     c.price = w.task == Task::Lora
@@ -144,6 +160,7 @@ Candidate qlora(const Workload& w, int gpus) {
                   : "trains low-rank adapters over an NF4 base instead of every weight: a different job, "
                     "with the quality caveats of LoRA and of 4-bit weights";
     if (w.task != Task::Lora && w.task != Task::FullFinetune) c.skip = "no frozen weights to quantize";
+    else if (m.quant) c.skip = "the checkpoint is " + m.quant->method + "-quantized already";
     return c;
 }
 
@@ -189,8 +206,8 @@ std::vector<Candidate> inference_candidates(const ModelArch& m, const Workload& 
         c.price = std::string(d) == "int8"
                       ? "8-bit weights (LLM.int8(), Dettmers et al. 2022, arXiv:2208.07339): a small quality loss"
                       : "4-bit weights (GPTQ, AWQ, NF4): a larger quality loss than int8; check the model at it";
-        if (m.quantized_bits || dtype_bytes(w.weight_dtype) <= dtype_bytes(d))
-            c.skip = "the weights are " + (m.quantized_bits ? m.quant_method : w.weight_dtype) + " already";
+        if (m.quant || dtype_bytes(w.weight_dtype) <= dtype_bytes(d))
+            c.skip = "the weights are " + (m.quant ? m.quant->method : w.weight_dtype) + " already";
         out.push_back(c);
     }
     if (decoder) out.push_back(shorter_seq(w, gpus));
@@ -204,7 +221,8 @@ std::vector<Candidate> candidates(const ModelArch& m, const Workload& w, int gpu
                                   sharding(w, gpus, now.zero_stage),
                                   offload(w, gpus, now.zero_stage, now.params),
                                   optimizer_8bit(w, gpus),
-                                  qlora(w, gpus)};
+                                  paged_optimizer(w, gpus),
+                                  qlora(m, w, gpus)};
     if (!m.vision) out.push_back(shorter_seq(w, gpus));
     return out;
 }

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "plan/activations.hpp"
+#include "plan/quantization.hpp"
 #include "plan/recipe_checks.hpp"
 #include "plan/recipes.hpp"
 #include "plan/vision_memory.hpp"
@@ -100,23 +101,45 @@ Phase gradient_phase(const Workload& w) { return w.grad_accum > 1 ? Phase::Alway
 
 std::string gib(double b) { return fmt::format("{:.2f} GiB", b / kGiB); }
 
+std::string tp_split(int gpus) { return gpus > 1 ? fmt::format(", ÷ {} (tensor parallel)", gpus) : ""; }
+
+// A quantized checkpoint, one item per storage: each quantized format, the modules the config
+// leaves unconverted, and the weights no method quantizes (embeddings, norms).
+void add_quantized_weights(const Quantization& q, MemoryPlan& p) {
+    for (const WeightPart& part : q.parts) {
+        if (part.params <= 0) continue;
+        std::string label, how;
+        switch (part.kind) {
+            case WeightPart::Quantized:
+                label = fmt::format("weights, {} ({})", part.dtype, q.method);
+                how = fmt::format("{} params × {:.3f} bits: {}; {}", part.params, part.bytes * 8 / double(part.params),
+                                  part.modules, part.why);
+                break;
+            case WeightPart::Unconverted:
+                label = fmt::format("weights kept in {}", part.dtype);
+                how = fmt::format("{} params × {} B: {} ({})", part.params, q.dtype_bytes, part.modules, part.why);
+                break;
+            case WeightPart::Rest:
+                label = fmt::format("other weights ({})", part.dtype);
+                how = fmt::format("{} params × {} B: {} ({})", part.params, q.dtype_bytes, part.modules, part.why);
+                break;
+        }
+        add(p, "weights", label, part.bytes / p.gpus, how + tp_split(p.gpus));
+    }
+}
+
 void plan_inference(const ModelArch& m, const Workload& w, MemoryPlan& p) {
     const double n = p.gpus;
-    double weights;
-    std::string how;
-    if (m.quantized_bits) {
-        std::int64_t lin = linear_params(m);
-        weights = double(lin) * *m.quantized_bits / 8 + double(p.params - lin) * 2;
-        how = fmt::format("{} linear weights × {:.3f} bits ({}) + {} others × 2 B", lin, *m.quantized_bits,
-                          m.quant_method, p.params - lin);
+    if (m.quant) {
+        add_quantized_weights(*m.quant, p);
     } else {
         double b = dtype_bytes(w.weight_dtype);
         std::int64_t keep16 = b < 2 ? embedding_parameter_count(m) : 0;  // embeddings stay 16-bit
-        weights = double(p.params - keep16) * b + double(keep16) * 2;
-        how = fmt::format("{} params × {} B ({})", p.params, b, w.weight_dtype) +
-              (keep16 ? fmt::format(", embeddings {} × 2 B", keep16) : "");
+        double weights = double(p.params - keep16) * b + double(keep16) * 2;
+        std::string how = fmt::format("{} params × {} B ({})", p.params, b, w.weight_dtype) +
+                          (keep16 ? fmt::format(", embeddings {} × 2 B", keep16) : "");
+        add(p, "weights", "weights", weights / n, how + tp_split(p.gpus));
     }
-    add(p, "weights", "weights", weights / n, how + (n > 1 ? fmt::format(", ÷ {} (tensor parallel)", p.gpus) : ""));
 
     double kv_b = dtype_bytes(w.kv_dtype);
     double kv = kv_cache_bytes(m, w.seq, kv_b) * double(w.batch);
@@ -145,7 +168,13 @@ void plan_adapters(const ModelArch& m, const Workload& w, MemoryPlan& p, int tp,
     std::int64_t lin = linear_params(m);
     double base;
     std::string how;
-    if (w.task == Task::Qlora) {
+    if (m.quant) {
+        // Adapters over a quantized checkpoint keep its frozen weights as stored (PEFT over GPTQ,
+        // AWQ, bitsandbytes or FP8 checkpoints), whichever of LoRA and QLoRA is asked.
+        base = m.quant->weight_bytes();
+        how = fmt::format("{} frozen params as the checkpoint stores them: {} quantized ({}), the rest × {} B",
+                          p.params, m.quant->quantized_params(), m.quant->method, m.quant->dtype_bytes);
+    } else if (w.task == Task::Qlora) {
         base = double(lin) * kNf4DqBits / 8 + double(p.params - lin) * 2;
         how = fmt::format("{} linear weights × NF4+double-quant {:.3f} bits + {} others × 2 B", lin, kNf4DqBits,
                           p.params - lin);
@@ -169,7 +198,9 @@ void plan_adapters(const ModelArch& m, const Workload& w, MemoryPlan& p, int tp,
     add(p, "optimizer", peft ? "optimizer (AdamW)" : "optimizer (" + r.key + ")", T * ob,
         fmt::format("trainable × {} B{}", ob, r.pageable_optimizer ? ", paged" : ""),
         r.pageable_optimizer ? Phase::Pageable : Phase::Always);
-    p.bytes_per_param = w.task == Task::Qlora ? kNf4DqBits / 8 : 2;
+    p.bytes_per_param = m.quant                 ? base / double(std::max<std::int64_t>(1, p.params))
+                        : w.task == Task::Qlora ? kNf4DqBits / 8
+                                                : 2;
     p.bytes_per_param_how =
         fmt::format("{:.3f} B per frozen parameter + {} B per trainable one", p.bytes_per_param, wb + gb + ob);
 }
@@ -318,6 +349,9 @@ void plan_training(const ModelArch& m, const Workload& w, MemoryPlan& p) {
     const Recipe& r = find_recipe(w.recipe);
     if (adapters) plan_adapters(m, w, p, tp, dp);
     else plan_full(m, w, p, r, tp, dp);
+    if (m.quant && !adapters)
+        p.notes.push_back("the checkpoint is stored " + m.quant->method +
+                          "-quantized; full training plans every weight in the recipe's dtype (dequantized)");
     add_training_activations(m, w, p, r.activation_bytes);
 }
 

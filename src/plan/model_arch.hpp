@@ -9,7 +9,8 @@
 
 namespace gpuvet {
 
-struct VisionArch;  // plan/vision_arch.hpp
+struct VisionArch;    // plan/vision_arch.hpp
+struct Quantization;  // plan/quantization.hpp
 
 enum class MlpKind { Gated, Plain };     // SwiGLU (gate, up, down) or GELU (fc, proj)
 enum class NormKind { Rms, LayerNorm };  // RMSNorm has a weight, LayerNorm a weight and a bias
@@ -47,9 +48,9 @@ struct ModelArch {
     std::int64_t sliding_window = 0;
     std::int64_t sliding_layers = 0;  // how many layers use it (all when the config says so)
 
-    // Weights as stored when a quantization_config is present: bits per quantized weight.
-    std::optional<double> quantized_bits;
-    std::string quant_method;
+    // Weights as stored when a quantization_config is present: the method, its formats and which
+    // modules it leaves unconverted, laid out module by module.
+    std::shared_ptr<const Quantization> quant;
 
     // What reading the config assumed (a family read as a llama-style decoder, a tower not counted).
     std::vector<std::string> notes;

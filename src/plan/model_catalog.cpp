@@ -60,6 +60,11 @@ FieldSource toml_fields(const toml::table* t) {
         }
         return v;
     };
+    f.keys = [t]() {
+        std::vector<std::string> v;
+        for (auto& [k, node] : *t) v.emplace_back(k.str());
+        return v;
+    };
     return f;
 }
 

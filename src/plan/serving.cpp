@@ -63,7 +63,7 @@ void add_weights(ServingCapacity& c, const ModelArch& m, const Workload& w, int 
     one.batch = 1;
     MemoryPlan p = plan_memory(m, one, gpus);
     for (auto& i : p.items)
-        if (i.key == "weights") add(c, "weights", "weights", i.bytes_per_gpu, i.how);
+        if (i.key == "weights") add(c, "weights", i.label, i.bytes_per_gpu, i.how);  // one per storage when quantized
 }
 
 void add_profile_peak(ServingCapacity& c, const ModelArch& m, int gpus, const ServingEngine& e) {
@@ -173,7 +173,7 @@ void add_ideas(ServingCapacity& c, const ModelArch& m, const Workload& w, const 
         v.kv_dtype = "fp8";
         lever("--kv-dtype fp8", v);
     }
-    if (!m.quantized_bits && dtype_bytes(w.weight_dtype) > 0.5) {
+    if (!m.quant && dtype_bytes(w.weight_dtype) > 0.5) {
         Workload v = w;
         v.weight_dtype = "int4";
         lever("--dtype int4", v);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/strings.hpp"
+#include "plan/quantization.hpp"
 #include "report/plan_cost_view.hpp"
 #include "report/plan_levers_view.hpp"
 #include "report/serving_view.hpp"
@@ -92,6 +93,30 @@ Json to_json(const MemoryPlan& p) {
             {"peak_moment", has_phases(p) ? Json(moment_name(p.peak_moment())) : Json(nullptr)},
             {"pageable_bytes_per_gpu", p.pageable_bytes},
             {"notes", p.notes}};
+}
+
+// The checkpoint's quantization as its config.json states it: which modules keep which dtype.
+Json quantization_json(const ModelArch& m) {
+    if (!m.quant) return nullptr;
+    const Quantization& q = *m.quant;
+    Json parts = Json::array();
+    for (const WeightPart& p : q.parts) {
+        const char* kind = p.kind == WeightPart::Quantized     ? "quantized"
+                           : p.kind == WeightPart::Unconverted ? "unconverted"
+                                                               : "rest";
+        parts.push_back({{"kind", kind},
+                         {"dtype", p.dtype},
+                         {"params", p.params},
+                         {"bytes", p.bytes},
+                         {"modules", p.modules},
+                         {"why", p.why}});
+    }
+    return {{"method", q.method},
+            {"dtype", q.dtype},
+            {"kv_cache_dtype", q.kv_cache_dtype ? Json(*q.kv_cache_dtype) : Json(nullptr)},
+            {"not_converted_field", q.not_converted_field},
+            {"weight_bytes", q.weight_bytes()},
+            {"parts", parts}};
 }
 
 template <class T>
@@ -301,7 +326,8 @@ Json plan_body(const PlanView& v) {
           {"name", v.model.name},
           {"params", parameter_count(v.model)},
           {"active_params", active_parameter_count(v.model)},
-          {"source", v.model.source}}},
+          {"source", v.model.source},
+          {"quantization", quantization_json(v.model)}}},
         {"task", to_string(v.w.task)},
         {"workload", workload_json(v)},
         {"scenario", v.scenario.key},

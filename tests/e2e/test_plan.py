@@ -568,7 +568,8 @@ def test_optimizer_in_backward_and_fsdp_offload_still_exchange_every_gradient():
             assert abs(other[sku] - s) <= 1e-9 * s, (extra, sku, s, other[sku])
 
 
-ORDER = ["checkpointing", "grad-accum", "zero3", "offload-optimizer", "adamw-8bit", "qlora", "seq", "cards"]
+ORDER = ["checkpointing", "grad-accum", "zero3", "offload-optimizer", "adamw-8bit", "paged-adamw-8bit", "qlora", "seq",
+         "cards"]
 
 
 def test_levers_cheapest_first_with_their_savings_in_terminal_and_json():
@@ -603,6 +604,94 @@ def test_levers_are_absent_when_a_small_card_holds_the_job():
     assert code == 0 and "Levers" not in out, out
     code, doc, _ = run_json("plan", "--model", "llama-3-8b", "--task", "qlora", "--checkpointing")
     assert doc["levers"]["shown"] is False and doc["levers"]["list"], doc["levers"]
+
+
+GIB = 1024 ** 3
+
+
+def weights_items(doc):
+    return [i for i in doc["memory"]["items"] if i["key"] == "weights"]
+
+
+def test_config_fp8_405b_lists_which_modules_stay_in_bf16():
+    # Meta's FP8 405B config.json: fbgemm_fp8 on the feed-forward of layers 1-124, the rest bf16.
+    args = ["plan", "--config", fixture("config_llama405b_fbgemm_fp8.json"), "--gpus", "8"]
+    code, doc, err = run_json(*args)
+    assert code == 0, err
+    items = {i["label"]: i for i in weights_items(doc)}
+    assert set(items) == {"weights, fp8 (fbgemm_fp8)", "weights kept in bf16", "other weights (bf16)"}, items
+    kept = items["weights kept in bf16"]["how"]
+    assert "q_proj, k_proj, v_proj, o_proj: all 126 layers" in kept and "layers 0, 125" in kept, kept
+    assert "(modules_to_not_convert)" in kept, kept
+    assert "layers 1–124" in items["weights, fp8 (fbgemm_fp8)"]["how"]
+    # vLLM logged 57.75 GiB of weights per GPU at TP 8; every linear in FP8 would be 47.74.
+    per_gpu = sum(i["bytes_per_gpu"] for i in items.values()) / GIB
+    assert abs(per_gpu - 57.75) / 57.75 < 0.05, per_gpu
+    q = doc["model"]["quantization"]
+    assert q["method"] == "fbgemm_fp8" and q["dtype"] == "bf16" and q["kv_cache_dtype"] is None, q
+    assert [p["kind"] for p in q["parts"]] == ["quantized", "unconverted", "rest"], q["parts"]
+    # The catalog entry follows the same layout.
+    code, cat, _ = run_json("plan", "--model", "meta-llama/Llama-3.1-405B-Instruct-FP8", "--gpus", "8")
+    assert code == 0 and abs(sum(i["bytes_per_gpu"] for i in weights_items(cat)) / GIB - per_gpu) < 1e-9
+    code, out, _ = run(*args, "--no-color")
+    assert "weights kept in bf16" in out and "modules_to_not_convert" in out, out
+    assert all(len(l) <= 100 for l in out.splitlines()), out
+    code, html, _ = run(*args, "--html")
+    assert code == 0 and 'data-item="weights kept in bf16"' in html and "layers 0, 125" in html
+
+
+def test_config_each_method_names_the_modules_it_leaves_unconverted():
+    cases = {
+        "config_awq_unconverted.json": ("awq", "fp16", "q_proj, k_proj, v_proj, gate_proj, up_proj, down_proj: layer 31; "
+                                        "o_proj: all 32 layers", "modules_to_not_convert"),
+        "config_gptq_dynamic.json": ("gptq", "fp16", "layer 0", "dynamic '-:"),
+        "config_bnb_nf4_skip.json": ("bitsandbytes", "bf16", "down_proj: all 32 layers", "llm_int8_skip_modules"),
+        "config_fp8_ignored_layers.json": ("fp8", "bf16", "q_proj, k_proj, v_proj, o_proj: layer 0", "ignored_layers"),
+        "config_ct_fp8_ignore_kv.json": ("compressed-tensors", "bf16", "gate_proj, up_proj, down_proj: layer 0", "ignore"),
+    }
+    for name, (method, dtype, modules, why) in cases.items():
+        code, doc, err = run_json("plan", "--config", fixture(name))
+        assert code == 0, (name, err)
+        q = doc["model"]["quantization"]
+        assert q["method"] == method and q["dtype"] == dtype, (name, q)
+        kept = [p for p in q["parts"] if p["kind"] == "unconverted"]
+        assert len(kept) == 1 and modules in kept[0]["modules"], (name, kept)
+        assert why in kept[0]["why"], (name, kept)
+        labels = [i["label"] for i in weights_items(doc)]
+        assert f"weights kept in {dtype}" in labels and any(l.startswith("weights, ") for l in labels), (name, labels)
+        # The parts cover the whole model once.
+        assert sum(p["params"] for p in q["parts"]) == doc["model"]["params"], name
+
+
+def test_config_kv_cache_scheme_plans_an_8bit_cache_unless_told():
+    cfg = fixture("config_ct_fp8_ignore_kv.json")
+    code, doc, _ = run_json("plan", "--config", cfg, "--seq", "8192", "--batch", "4")
+    assert code == 0 and doc["workload"]["kv_dtype"] == "fp8", doc["workload"]
+    assert any("kv_cache_scheme" in n for n in doc["memory"]["notes"]), doc["memory"]["notes"]
+    kv8 = sum(i["bytes_per_gpu"] for i in doc["memory"]["items"] if i["key"] == "kv_cache")
+    code, doc16, _ = run_json("plan", "--config", cfg, "--seq", "8192", "--batch", "4", "--kv-dtype", "bf16")
+    kv16 = sum(i["bytes_per_gpu"] for i in doc16["memory"]["items"] if i["key"] == "kv_cache")
+    assert doc16["workload"]["kv_dtype"] == "bf16" and abs(kv16 - 2 * kv8) < 1, (kv8, kv16)
+    # 32 layers × 8 KV heads × 128 × K and V × 1 B per token.
+    assert abs(kv8 - 4 * 8192 * 32 * 8 * 128 * 2) < 1, kv8
+
+
+def test_config_quantization_errors_are_exit_2_naming_the_field():
+    cases = [
+        ({"quant_method": "hqq", "nbits": 4}, "quant_method 'hqq' is not a method the planner models"),
+        ({"quant_method": "fbgemm_fp8", "modules_to_not_convert": "lm_head"}, "must be a list of module names"),
+        ({"quant_method": "fp8", "ignored_layers": ["model.(layers"]}, "'model.(layers' is not a pattern"),
+        ({"quant_method": "compressed-tensors"}, "no config_groups"),
+    ]
+    base = json.load(open(fixture("config_llama7b.json")))
+    for quant, what in cases:
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump({**base, "quantization_config": quant}, f)
+        try:
+            code, out, err = run("plan", "--config", f.name)
+        finally:
+            os.unlink(f.name)
+        assert code == 2 and what in err and not out, (quant, code, err)
 
 
 main(globals())

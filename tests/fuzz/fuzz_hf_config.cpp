@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "plan/hf_config.hpp"
 #include "plan/model_arch.hpp"
+#include "plan/quantization.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     std::string_view text(reinterpret_cast<const char*>(data), size);
@@ -14,6 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         (void)gpuvet::parameter_count(m);
         (void)gpuvet::active_parameter_count(m);
         (void)gpuvet::kv_bytes_per_token(m, 2);
+        if (m.quant) (void)m.quant->weight_bytes();  // the module-by-module layout of quantization_config
     } catch (const gpuvet::Error&) {
         // The expected way to reject bad input.
     }

@@ -126,6 +126,73 @@ TEST(PlanLevers, EightBitOptimizerSavesTenBytesPerParameter) {
     EXPECT_NEAR(e->saved_bytes(), 1.2 * 10 * kP8, 1e6);
 }
 
+// A paged 8-bit optimizer: the 12 B of fp32 master and states become 2 B of 8-bit states in
+// unified memory, outside the need; weights (2 B) stay, gradients (2 B) join at the end of backward.
+TEST(PlanLevers, PagedOptimizerLeavesTheStatesOutOfTheNeed) {
+    Workload w;
+    w.task = Task::FullFinetune;
+    const ModelArch& m = model("llama-3-8b");
+    Recommendation r = rec(m, w);
+    const Lever* pg = lever(r, "paged-adamw-8bit");
+    ASSERT_NE(pg, nullptr);
+    EXPECT_EQ(pg->option, "--recipe paged-adamw-8bit");
+    MemoryPlan b = plan_memory(m, w, 1);
+    double ctx = 0.5 * GiB, act = b.item("activations"), logits = b.item("logits"), block = b.item("backward_block");
+    double peak = std::max({2 * kP8 + ctx + act + logits, 2 * kP8 + ctx + act + block, 4 * kP8 + ctx + block});
+    EXPECT_NEAR(pg->need_bytes, 1.2 * peak, 1e6);
+    // It comes right after the 8-bit optimizer: the same states, paged.
+    std::vector<std::string> keys;
+    for (auto& v : r.levers.levers) keys.push_back(v.key);
+    auto at = std::find(keys.begin(), keys.end(), "paged-adamw-8bit");
+    ASSERT_NE(at, keys.begin());
+    EXPECT_EQ(*(at - 1), "adamw-8bit");
+}
+
+// A shorter sequence: with flash attention every saved tensor, the logits and the backward block
+// are per token, so --seq 4096 halves each of them; the states stay.
+TEST(PlanLevers, ShorterSequenceHalvesTheTokenTerms) {
+    Workload w;
+    w.task = Task::FullFinetune;
+    w.seq = 8192;
+    const ModelArch& m = model("llama-3-8b");
+    Recommendation r = rec(m, w);
+    const Lever* sq = lever(r, "seq");
+    ASSERT_NE(sq, nullptr);
+    EXPECT_EQ(sq->option, "--seq 4096");
+    MemoryPlan b = plan_memory(m, w, 1);
+    // mixed-adamw on one card: bf16 weights and the 12 B of fp32 states at every moment, the bf16
+    // gradients at the end of backward only.
+    double states = 14 * kP8 + 0.5 * GiB, grads = 2 * kP8;
+    double act = b.item("activations") / 2, logits = b.item("logits") / 2, block = b.item("backward_block") / 2;
+    double peak = std::max({states + act + logits, states + act + block, states + grads + block});
+    EXPECT_NEAR(sq->need_bytes, 1.2 * peak, 1e6);
+    EXPECT_NE(sq->price.find("longer than 4096 tokens"), std::string::npos) << sq->price;
+}
+
+// More cards: the card table's best row, planned as DeepSpeed's ZeRO-3 estimator counts it on N
+// cards — the largest layer (the 128256 × 8192 embedding) gathered in fp32 and 18 B per parameter
+// ÷ N — beside the per-card activations of the asked micro-batch.
+TEST(PlanLevers, MoreCardsIsTheBestRowOnZero3) {
+    Workload w;
+    w.task = Task::FullFinetune;
+    w.batch = 2;
+    w.seq = 2048;
+    const ModelArch& m = model("llama-3-70b");
+    Recommendation r = rec(m, w);
+    const Lever* c = lever(r, "cards");
+    ASSERT_NE(c, nullptr);
+    ASSERT_EQ(c->brings.size(), 1u);
+    const int n = c->gpus;
+    EXPECT_EQ(c->option, "--gpus " + std::to_string(n));
+    EXPECT_EQ(c->brings.front().cards, n);
+    MemoryPlan one = plan_memory(m, w, 1);
+    double L = 128256.0 * 8192;
+    double act = one.item("activations"), logits = one.item("logits"), block = one.item("backward_block");
+    double peak = 4 * L + 18 * kP70 / n + 0.5 * GiB + act + std::max(logits, block);
+    EXPECT_NEAR(c->need_bytes, 1.2 * peak, 64 * 1.2);  // DeepSpeed truncates 18·P/N to whole bytes
+    EXPECT_NE(c->price.find(std::to_string(n) + "× " + c->brings.front().spec->name), std::string::npos) << c->price;
+}
+
 // Sharding the weights over the asked 8 cards (ZeRO-2 → ZeRO-3, bf16-adamw): each card keeps an
 // eighth of the 2 B weights, plus two gathered copies of the largest layer (the 128256 × 4096
 // embedding) in bf16.
@@ -173,8 +240,9 @@ TEST(PlanLevers, CheapestToTheJobFirst) {
     w.batch = 2;
     w.seq = 2048;
     Recommendation r = rec(model("llama-3-70b"), w);
-    const std::vector<std::string> order = {"checkpointing", "grad-accum", "zero3", "offload-optimizer",
-                                            "adamw-8bit",    "qlora",      "seq",   "cards"};
+    const std::vector<std::string> order = {"checkpointing", "grad-accum",       "zero3", "offload-optimizer",
+                                            "adamw-8bit",    "paged-adamw-8bit", "qlora", "seq",
+                                            "cards"};
     std::vector<std::string> got;
     for (auto& v : r.levers.levers) {
         got.push_back(v.key);

@@ -187,34 +187,8 @@ TEST(PlanMeasured, HfOctocoder_bf16_inference) {
     expect_published("HF-OCTO-bf16", need(m, w, 1, false), 29.026 * GiB, 0.20);
 }
 
-// Same page, same prompt: OctoCoder loaded with bitsandbytes `load_in_8bit=True` peaks at
-// 15.219 GiB and with `load_in_4bit=True` (FP4, absmax per 64 weights in fp32, no double
-// quantization: 4.5 bits) at 9.544 GiB (torch.cuda.max_memory_allocated, A100). bitsandbytes
-// quantizes the block linears only; embeddings stay 16-bit — the catalog's StarCoder shapes let
-// the plan split the two.
-namespace {
-ModelArch bnb(const char* key, double bits) {
-    ModelArch m = model(key);
-    m.quant_method = "bitsandbytes";
-    m.quantized_bits = bits;
-    return m;
-}
-Workload short_prompt() {
-    Workload w;
-    w.task = Task::Inference;
-    w.batch = 1;
-    w.seq = 128;
-    return w;
-}
-}  // namespace
-TEST(PlanMeasured, HfOctocoder_bnb8bit_inference) {
-    expect_published("HF-OCTO-int8", need(bnb("starcoder", 8.0 + 32.0 / 4096), short_prompt(), 1, false), 15.219 * GiB,
-                     0.20);
-}
-TEST(PlanMeasured, HfOctocoder_bnb4bit_inference) {
-    expect_published("HF-OCTO-4bit", need(bnb("starcoder", 4.0 + 32.0 / 64), short_prompt(), 1, false), 9.5436 * GiB,
-                     0.20);
-}
+// The same page's 8-bit and 4-bit rows (HF-OCTO-int8, HF-OCTO-4bit) go through OctoCoder's
+// config.json with its quantization_config: tests/unit/test_plan_quant_published.cpp.
 
 // HF transformers docs, "Model training anatomy" (model_memory_anatomy): bert-large-uncased loaded
 // in fp32 on a V100, nvidia-smi "GPU memory occupied: 2631 MB" — weights plus the 1343 MB the

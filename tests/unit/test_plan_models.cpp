@@ -3,6 +3,7 @@
 
 #include "core/error.hpp"
 #include "plan/hf_config.hpp"
+#include "plan/quantization.hpp"
 #include "plan/model_catalog.hpp"
 
 using namespace gpuvet;
@@ -114,8 +115,9 @@ TEST(PlanHfConfig, HeadDimTiedAndQuantization) {
     ModelArch m = parse_hf_config(cfg, "q.json");
     EXPECT_EQ(m.head_dim, 128);
     EXPECT_DOUBLE_EQ(kv_bytes_per_token(m, 2), 2.0 * 28 * 8 * 128 * 2);
-    ASSERT_TRUE(m.quantized_bits);
-    EXPECT_NEAR(*m.quantized_bits, 4.127, 0.001);  // QLoRA paper: 0.127 bits/param overhead with DQ
+    ASSERT_TRUE(m.quant);
+    // QLoRA paper: 0.127 bits per parameter over 4 with double quantization.
+    EXPECT_NEAR(m.quant->format.bits(1024, 3072) / (1024.0 * 3072), 4.127, 0.001);
     // Qwen3-0.6B: 596,049,920 parameters (HF model card "0.6B"), the per-head q/k norm weights
     // (28 layers x 2 x 128) included.
     EXPECT_EQ(parameter_count(m), 596049920);
