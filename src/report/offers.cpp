@@ -98,7 +98,27 @@ OfferComparison compare_offers(std::vector<OfferInput> inputs, const std::map<st
             break;
         }
     }
+    auto failed_acceptance = [](const Offer& lose) {
+        return lose.name + " did not pass acceptance (" + to_string(lose.verdict) + ")" +
+               (lose.failed.empty() ? "" : ": " + lose.failed.front()) +
+               (lose.failed.size() > 1 ? " (+" + std::to_string(lose.failed.size() - 1) + " more)" : "");
+    };
     if (!decide) {
+        // Without a throughput figure on every offer, acceptance alone can still decide: the one
+        // offer that passed is the only one worth paying for.
+        std::vector<std::size_t> passing;
+        for (std::size_t i = 0; i < cmp.offers.size(); ++i)
+            if (go(cmp.offers[i])) passing.push_back(i);
+        if (passing.size() == 1 && cmp.offers.size() > 1) {
+            cmp.winner = passing.front();
+            cmp.decided_by = "acceptance: the only offer that passed";
+            for (std::size_t i = 0; i < cmp.offers.size(); ++i)
+                if (i != passing.front()) cmp.reasons.push_back(failed_acceptance(cmp.offers[i]));
+            cmp.notes.push_back(
+                "no throughput figure (burn, GEMM or memory bandwidth) was measured on every offer, so none is "
+                "compared per money; run 'gpuvet check' with gpu.burn or gpu.gemm on each to weigh them");
+            return cmp;
+        }
         cmp.notes.push_back(
             "no winner: no throughput figure (burn, GEMM or memory bandwidth) was measured on every "
             "offer; run 'gpuvet check' with gpu.burn or gpu.gemm on each");
@@ -123,12 +143,7 @@ OfferComparison compare_offers(std::vector<OfferInput> inputs, const std::map<st
     std::string unit = std::string(decide->unit) + (priced ? " per " + currency + "/h" : "");
     for (std::size_t k = 1; k < order.size(); ++k) {
         const Offer& lose = cmp.offers[order[k]];
-        if (go(win) && !go(lose)) {
-            cmp.reasons.push_back(
-                lose.name + " did not pass acceptance (" + to_string(lose.verdict) + ")" +
-                (lose.failed.empty() ? "" : ": " + lose.failed.front()) +
-                (lose.failed.size() > 1 ? " (+" + std::to_string(lose.failed.size() - 1) + " more)" : ""));
-        }
+        if (go(win) && !go(lose)) cmp.reasons.push_back(failed_acceptance(lose));
         double a = score(win), b = score(lose);
         if (b > 0 && std::fabs(a / b - 1) < 0.01)
             cmp.reasons.push_back(win.name + " and " + lose.name + " tie on " + cmp.decided_by + " (" + fig(a, unit) +

@@ -77,6 +77,25 @@ def test_a_no_go_offer_never_wins():
     assert any(r.startswith("faulty-8gpu did not pass acceptance (FAIL): gpu.health GPU 1") for r in doc["reasons"]), doc
 
 
+def test_the_only_offer_that_passed_wins_without_throughput_figures():
+    with tempfile.TemporaryDirectory() as d:
+        # Neither report measured a throughput (no burn, GEMM or bandwidth): acceptance alone decides.
+        for name in ("faulty-8gpu", "healthy-8gpu"):
+            with open(fixture(name)) as f:
+                doc = json.load(f)
+            doc["checks"] = [c for c in doc["checks"] if c["key"] not in ("gpu.burn", "gpu.gemm", "gpu.memory_bandwidth")]
+            write(os.path.join(d, name + ".json"), json.dumps(doc))
+        args = [os.path.join(d, "faulty-8gpu.json"), os.path.join(d, "healthy-8gpu.json")]
+        code, out, err = run("compare", *args, "--json")
+        assert code == 0, err
+        doc = json.loads(out)
+        assert doc["winner"] == "healthy-8gpu", doc
+        assert doc["decided_by"] == "acceptance: the only offer that passed", doc["decided_by"]
+        assert any(r.startswith("faulty-8gpu did not pass acceptance (FAIL)") for r in doc["reasons"]), doc["reasons"]
+        code, out, _ = run("compare", *args, "--no-color")
+        assert code == 0 and "Winner: healthy-8gpu" in out and "no winner" not in out, out
+
+
 @slow
 def test_fleet_of_16_names_exactly_the_two_planted_outliers():
     with tempfile.TemporaryDirectory() as d:
