@@ -24,9 +24,16 @@ namespace {
 std::string fixed_count(double v) { return std::to_string(static_cast<long long>(v)); }
 
 // gpu.software's reading as the inventory lists it: versions and the verdict, for a box with GPUs.
-SoftwareFacts software_facts(const Inventory& inv, const std::optional<std::string>& python) {
+// The probe imports the framework (seconds for PyTorch), so the inventory reads it only when asked:
+// --software, or --python naming the interpreter to read; `check` always runs it.
+SoftwareFacts software_facts(const Inventory& inv, const std::optional<std::string>& python, bool asked) {
     SoftwareFacts sw;
     if (inv.gpus.empty()) return sw;  // no GPU: nothing for a framework to use, and no probe's seconds spent
+    if (!asked) {
+        sw.absent_reason =
+            "not read: pass --software (it imports the framework, which takes seconds), or run gpuvet check";
+        return sw;
+    }
     CheckResult r = read_software(python, inv, &stop_flag());
     sw.verdict = to_string(r.verdict);
     sw.summary = r.summary;
@@ -38,14 +45,14 @@ SoftwareFacts software_facts(const Inventory& inv, const std::optional<std::stri
     return sw;
 }
 
-int run_inventory(const GlobalOptions& g, const std::optional<std::string>& python) {
+int run_inventory(const GlobalOptions& g, const std::optional<std::string>& python, bool software) {
     Envelope env = new_envelope(g);
     const std::filesystem::path root = host_root();
     Inventory inv = collect_inventory(InventoryOptions{root});
     MachineInfo host = read_machine_info(HostFs(root));
     host.driver = driver_info_of(inv);
     InventoryFacts facts = inventory_facts_of(inv);
-    facts.software = software_facts(inv, python);
+    facts.software = software_facts(inv, python, software || python.has_value());
     const FabricFacts fabric = collect_fabric(root, {});
     const FabricInventory fabric_section = fabric_inventory_of(fabric, judge_fabric(fabric));
 
@@ -72,16 +79,23 @@ void add_inventory_command(Cli cli) {
     auto* sub =
         cli.app.add_subcommand("inventory", "What the driver and the OS report about this box (no measurements)");
     auto python = std::make_shared<std::optional<std::string>>();
+    auto software = std::make_shared<bool>(false);
+    sub->add_flag("--software", *software,
+                  "also list the framework stack (PyTorch, CUDA it was built for, cuDNN, NCCL) and judge it "
+                  "against the driver: imports the framework, which takes seconds");
     sub->add_option("--python", *python,
-                    "the Python whose framework stack to list (default: $VIRTUAL_ENV, $CONDA_PREFIX, then PATH)");
+                    "the Python whose framework stack to list (implies --software; default: $VIRTUAL_ENV, "
+                    "$CONDA_PREFIX, then PATH)");
     add_output_flags(*sub, cli.global, true, false);
     sub->footer(
         "Examples:\n"
         "  gpuvet inventory                 every GPU's identity, health counters, links and limits\n"
         "  gpuvet inventory --json          the same as a JSON document (docs/report-schema.md)\n"
+        "  gpuvet inventory --software      also the framework stack and whether the driver can run it\n"
         "  gpuvet inventory --report out/   also write out/gpuvet-inventory.{json,txt}\n"
         "Exit codes: 0 listed (also when no driver is found), 2 bad input, 3 could not run.");
-    on_chosen(cli, *sub, "inventory", [python](const GlobalOptions& g) { return run_inventory(g, *python); });
+    on_chosen(cli, *sub, "inventory",
+              [python, software](const GlobalOptions& g) { return run_inventory(g, *python, *software); });
 }
 
 }  // namespace gpuvet

@@ -191,6 +191,21 @@ def test_inventory_lists_the_software_stack():
     assert code == 0 and "Software" in out and "PyTorch built for CUDA         13.0" in out, out
 
 
+def test_inventory_reads_the_software_stack_only_when_asked():
+    py, d = fake_python("touch DIR/ran\n" + WRONG_BUILD)
+    os.symlink(py, os.path.join(d, "python3"))
+    # A plain inventory never starts the framework's interpreter: the probe takes seconds.
+    env = dict(fake_env("healthy_1x_h100_sxm_slice"), PATH=d + os.pathsep + os.environ["PATH"], VIRTUAL_ENV="",
+               CONDA_PREFIX="")
+    code, doc, err = run_json("inventory", env=env)
+    assert code == 0, err
+    assert doc["software"]["versions"] == {} and "--software" in doc["software"]["absent_reason"], doc["software"]
+    assert not os.path.exists(os.path.join(d, "ran")), "inventory started the interpreter without --software"
+    code, doc, err = run_json("inventory", "--software", env=env)
+    assert code == 0 and doc["software"]["versions"]["PyTorch"] == "2.9.0+cu130", doc["software"]
+    assert os.path.exists(os.path.join(d, "ran"))
+
+
 def test_hung_child_is_killed_with_its_process_group():
     py, d = fake_python(HANG)
     t = time.monotonic()
