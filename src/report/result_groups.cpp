@@ -6,9 +6,9 @@ namespace gpuvet {
 
 namespace {
 
-// `text` with each mention of GPU `self` ("GPU 3", not "GPU 31") replaced by `with`.
-std::string replace_self(const std::string& text, int self, const std::string& with) {
-    const std::string token = "GPU " + std::to_string(self);
+// `text` with each mention `word` `self` ("GPU 3", not "GPU 31") replaced by `with`.
+std::string replace_self(const std::string& text, const std::string& word, int self, const std::string& with) {
+    const std::string token = word + std::to_string(self);
     std::string out;
     std::size_t from = 0;
     for (std::size_t at = text.find(token); at != std::string::npos; at = text.find(token, at + 1)) {
@@ -22,12 +22,13 @@ std::string replace_self(const std::string& text, int self, const std::string& w
     return out + text.substr(from);
 }
 
-// The result's texts with its GPU's mentions of itself replaced.
+// The result's texts with its GPU's mentions of itself ("GPU 3", and the driver's "CUDA device 3:")
+// replaced: by `with` ("each GPU"), and "device 3" by "device of " + `with`.
 CheckResult rewritten(const CheckResult& c, const std::string& with, bool sentence_start) {
     if (!c.gpu) return c;
     CheckResult out = c;
     auto fix = [&](std::string& t) {
-        t = replace_self(t, *c.gpu, with);
+        t = replace_self(replace_self(t, "GPU ", *c.gpu, with), "device ", *c.gpu, "device of " + with);
         if (sentence_start && t.rfind(with, 0) == 0 && !t.empty())
             t[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(t[0])));
     };

@@ -64,6 +64,23 @@ TEST(ResultGroups, GpusSayingTheSameOfThemselvesAreOneGroup) {
     EXPECT_EQ(gpus_label({5}), "GPU 5");
 }
 
+TEST(ResultGroups, TheDriversOwnWordsForAGpuGroupToo) {
+    std::vector<CheckResult> rs;
+    for (int gpu : {0, 1, 2}) {
+        CheckResult c;
+        c.key = "gpu.burn";
+        c.verdict = Verdict::Error;
+        c.gpu = gpu;
+        c.summary = "CUDA device " + std::to_string(gpu) + ": cuLaunchKernel did not return in 300 s";
+        rs.push_back(c);
+    }
+    std::vector<const CheckResult*> in;
+    for (auto& c : rs) in.push_back(&c);
+    auto groups = group_results(in);
+    ASSERT_EQ(groups.size(), 1u);
+    EXPECT_EQ(groups[0].result.summary, "CUDA device of each GPU: cuLaunchKernel did not return in 300 s");
+}
+
 TEST(ResultGroups, AMentionOfAnotherGpuKeepsResultsApart) {
     CheckResult a = identity_fail(0), b = identity_fail(1);
     a.details[0] = "slower than GPU 4";
