@@ -6,7 +6,7 @@
 #include "core/fact.hpp"
 #include "core/result.hpp"
 #include "host/smbios.hpp"
-#include "host/sysfs.hpp"
+#include "core/host_fs.hpp"
 
 namespace gpuvet {
 

@@ -20,7 +20,7 @@
 #include "report/json.hpp"
 #include "report/plan_html.hpp"
 #include "report/plan_view.hpp"
-#include "report/terminal.hpp"
+#include "report/text_layout.hpp"
 #include "specs/spec_db.hpp"
 
 namespace gpuvet {

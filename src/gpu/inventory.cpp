@@ -11,7 +11,7 @@
 #include "gpu/driver_problems.hpp"
 #include "gpu/device/nvml_backend.hpp"
 #include "gpu/bindings/cuda_api.hpp"
-#include "host/sysfs.hpp"
+#include "core/host_fs.hpp"
 
 namespace gpuvet {
 

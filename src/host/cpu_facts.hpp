@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "host/sysfs.hpp"
+#include "core/host_fs.hpp"
 
 namespace gpuvet {
 

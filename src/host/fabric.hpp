@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "host/pci_tree.hpp"
-#include "host/sysfs.hpp"
+#include "core/host_fs.hpp"
 
 namespace gpuvet {
 

@@ -8,7 +8,7 @@
 
 #include "core/fact.hpp"
 #include "host/load_signals.hpp"
-#include "host/sysfs.hpp"
+#include "core/host_fs.hpp"
 
 namespace gpuvet {
 

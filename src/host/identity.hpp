@@ -1,7 +1,7 @@
 // Who the host is: CPU, memory, OS, kernel, virtualization and container limits.
 #pragma once
 #include "core/result.hpp"
-#include "host/sysfs.hpp"
+#include "core/host_fs.hpp"
 
 namespace gpuvet {
 

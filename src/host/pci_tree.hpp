@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "host/sysfs.hpp"
+#include "core/host_fs.hpp"
 
 namespace gpuvet {
 

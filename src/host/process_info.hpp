@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/fact.hpp"
-#include "host/sysfs.hpp"
+#include "core/host_fs.hpp"
 
 namespace gpuvet {
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "host/sysfs.hpp"
+#include "core/host_fs.hpp"
 
 namespace gpuvet {
 

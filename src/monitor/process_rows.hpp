@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/fact.hpp"
-#include "host/sysfs.hpp"
+#include "core/host_fs.hpp"
 #include "monitor/gpu_monitor.hpp"
 
 namespace gpuvet {

@@ -14,7 +14,7 @@
 #include "host/load_signals.hpp"
 #include "host/process_info.hpp"
 #include "host/steal.hpp"
-#include "host/sysfs.hpp"
+#include "core/host_fs.hpp"
 #include "monitor/run_process.hpp"
 #include "monitor/run_timeline.hpp"
 

@@ -7,7 +7,7 @@
 #include "report/json.hpp"
 #include "report/slurm_json.hpp"
 #include "report/svg.hpp"
-#include "report/terminal.hpp"
+#include "report/text_layout.hpp"
 
 namespace gpuvet {
 

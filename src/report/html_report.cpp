@@ -9,8 +9,7 @@
 #include "report/result_grid.hpp"
 #include "report/result_groups.hpp"
 #include "report/svg.hpp"
-#include "report/terminal.hpp"
-#include "report/terminal_parts.hpp"
+#include "report/wording.hpp"
 
 namespace gpuvet {
 

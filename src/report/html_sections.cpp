@@ -9,7 +9,7 @@
 #include "core/strings.hpp"
 #include "report/html_style.hpp"
 #include "report/svg.hpp"
-#include "report/terminal.hpp"
+#include "report/wording.hpp"
 
 namespace gpuvet {
 

@@ -6,8 +6,8 @@
 #include "core/text_safety.hpp"
 #include "report/result_grid.hpp"
 #include "report/result_groups.hpp"
-#include "report/terminal.hpp"
 #include "report/terminal_parts.hpp"
+#include "report/wording.hpp"
 
 namespace gpuvet {
 

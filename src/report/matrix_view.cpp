@@ -5,6 +5,7 @@
 
 #include "report/result_grid.hpp"
 #include "report/terminal.hpp"
+#include "report/text_layout.hpp"
 #include "report/terminal_parts.hpp"
 
 namespace gpuvet {

@@ -7,7 +7,7 @@
 #include "report/json.hpp"
 #include "report/offer_figures.hpp"
 #include "report/svg.hpp"
-#include "report/terminal.hpp"
+#include "report/text_layout.hpp"
 
 namespace gpuvet {
 

@@ -6,7 +6,7 @@
 
 #include "core/strings.hpp"
 #include "report/svg.hpp"
-#include "report/terminal.hpp"
+#include "report/text_layout.hpp"
 
 namespace gpuvet {
 

@@ -12,7 +12,7 @@
 #include "report/plan_cost_view.hpp"
 #include "report/plan_levers_view.hpp"
 #include "report/serving_view.hpp"
-#include "report/terminal.hpp"
+#include "report/text_layout.hpp"
 
 namespace gpuvet {
 

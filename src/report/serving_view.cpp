@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/strings.hpp"
-#include "report/terminal.hpp"
+#include "report/text_layout.hpp"
 
 namespace gpuvet {
 

@@ -21,9 +21,5 @@ void render_result(std::ostringstream& o, const CheckResult& c, const Style& st,
 void render_errors(std::ostringstream& o, const Report& r, const Style& st);
 // What a stop kept from running, then "Verdict: ... — tally · exit N".
 void render_verdict(std::ostringstream& o, const Report& r, const Style& st);
-// "NO-GO", "GO (with warnings)", ...: the words of the verdict line, without the tally.
-std::string verdict_headline(const Report& r);
-// "12 passed, 0 warned, 1 failed, 2 skipped, 0 errors"
-std::string verdict_tally(const Report& r);
 
 }  // namespace gpuvet

@@ -37,7 +37,7 @@ EXCEPTIONS = {
     "report/run_report_reader.hpp": {"monitor/run_result.hpp"},
     "report/run_view.hpp": {"monitor/run_result.hpp"},
     # The GPU inventory reads PCI sysfs through the host's reader.
-    "gpu/inventory.cpp": {"host/sysfs.hpp"},
+    "gpu/inventory.cpp": {"core/host_fs.hpp"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/([^"]+)"', re.M)
 

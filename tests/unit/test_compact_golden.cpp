@@ -11,6 +11,7 @@
 #include "report/markdown.hpp"
 #include "report/report_reader.hpp"
 #include "report/terminal.hpp"
+#include "report/text_layout.hpp"
 
 using namespace gpuvet;
 

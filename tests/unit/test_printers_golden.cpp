@@ -9,6 +9,7 @@
 #include "report/json.hpp"
 #include "result_fixtures.hpp"
 #include "report/terminal.hpp"
+#include "report/text_layout.hpp"
 
 using namespace gpuvet;
 

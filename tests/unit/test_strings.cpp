@@ -6,8 +6,8 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/strings.hpp"
-#include "host/sysfs.hpp"
-#include "report/terminal.hpp"
+#include "core/host_fs.hpp"
+#include "report/text_layout.hpp"
 
 using namespace gpuvet;
 

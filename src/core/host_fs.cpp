@@ -1,4 +1,4 @@
-#include "host/sysfs.hpp"
+#include "core/host_fs.hpp"
 
 #include <algorithm>
 #include <charconv>
