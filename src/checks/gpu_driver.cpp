@@ -2,6 +2,7 @@
 
 #include "checks/run_facts.hpp"
 #include "core/context.hpp"
+#include "core/strings.hpp"
 
 namespace gpuvet {
 
@@ -52,7 +53,7 @@ std::vector<CheckResult> GpuDriverCheck::run(CheckContext& ctx) {
     std::optional<CudaSupport> support;
     if (d.cuda_driver_version) {
         int v = *d.cuda_driver_version;
-        std::string cuda = std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+        std::string cuda = cuda_version_text(v);
         r.summary += ", CUDA " + cuda;
         r.measurements.push_back(Measurement::textual("cuda_driver_version", "CUDA driver API", cuda));
         support = cuda_support(v);

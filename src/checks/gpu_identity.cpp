@@ -6,6 +6,7 @@
 #include "gpu/identify.hpp"
 #include "specs/driver_memory.hpp"
 #include "specs/spec_db.hpp"
+#include "core/units.hpp"
 
 namespace gpuvet {
 
@@ -58,8 +59,7 @@ CheckResult GpuIdentityCheck::assess(const GpuInfo& g, const GpuSpec*, CheckCont
 
     Measurement mem =
         g.memory_total_bytes
-            ? Measurement::number("memory_total_gib", "Memory (driver)",
-                                  double(*g.memory_total_bytes) / double(1ull << 30), "GiB")
+            ? Measurement::number("memory_total_gib", "Memory (driver)", double(*g.memory_total_bytes) / kGiB, "GiB")
             : Measurement::absent("memory_total_gib", "Memory (driver)", "GiB", g.memory_total_bytes.absent_reason);
     if (s) {
         // The driver's figure for this SKU in its ECC state, not the size as sold (docs/gpu-specs.md).

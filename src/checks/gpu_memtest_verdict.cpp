@@ -4,6 +4,7 @@
 
 #include "checks/gpu_measurement.hpp"
 #include "specs/gpu_spec.hpp"
+#include "core/units.hpp"
 
 namespace gpuvet::measure {
 
@@ -23,7 +24,7 @@ std::string error_text(const MemtestError& e) {
 
 void add_measurements(const MemtestRun& run, const GpuSpec* sp, CheckResult& r) {
     const int g = run.gpu;
-    const double gib = double(run.tested_bytes) / double(1ull << 30);
+    const double gib = double(run.tested_bytes) / kGiB;
     Measurement tm = Measurement::number("tested_gib", "Memory tested", gib, "GiB").on_gpu(g);
     if (sp && sp->memory_size_gib > 0) {
         Reference ref;
@@ -57,7 +58,7 @@ void add_measurements(const MemtestRun& run, const GpuSpec* sp, CheckResult& r) 
 void judge_memtest(const MemtestRun& run, const GpuSpec* sp, CheckResult& r) {
     r.verdict = Verdict::Pass;
     add_measurements(run, sp, r);
-    const double gib = double(run.tested_bytes) / double(1ull << 30);
+    const double gib = double(run.tested_bytes) / kGiB;
     std::string what = fixed(gib, 1) + " GiB tested with " + std::to_string(run.patterns) + " pattern(s) x " +
                        std::to_string(run.passes) + " pass(es)";
     if (run.errors) {

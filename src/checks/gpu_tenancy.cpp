@@ -8,6 +8,7 @@
 #include "checks/gpu_measurement.hpp"
 #include "gpu/device/nvml_backend.hpp"
 #include "order/order.hpp"
+#include "core/units.hpp"
 
 namespace gpuvet {
 
@@ -94,11 +95,11 @@ void judge_memory_held(const GpuInfo& g, const ForeignProcesses& p, CheckResult&
         return;
     }
     Reference ref;
-    ref.warn_above = double(kIdleMemoryUsedBytes) / double(1ull << 30);
+    ref.warn_above = double(kIdleMemoryUsedBytes) / kGiB;
     ref.source = "gpuvet rule: an idle GPU's driver baseline stays well under 1 GiB";
-    r.measurements.push_back(Measurement::number("memory_used_gib", "Memory in use",
-                                                 double(*g.memory_used_bytes) / double(1ull << 30), "GiB")
-                                 .against(ref));
+    r.measurements.push_back(
+        Measurement::number("memory_used_gib", "Memory in use", double(*g.memory_used_bytes) / kGiB, "GiB")
+            .against(ref));
     if (p.listed && p.total() == 0 && *g.memory_used_bytes > kIdleMemoryUsedBytes)
         f.add(Verdict::Warn,
               mib(*g.memory_used_bytes) + " of memory in use by processes not visible here: another container or VM?");

@@ -9,6 +9,7 @@
 #include "core/strings.hpp"
 #include "order/order.hpp"
 #include "checks/order_verify.hpp"
+#include "core/units.hpp"
 
 namespace gpuvet {
 
@@ -81,14 +82,14 @@ CheckResult ram(double want_gib, const MachineInfo& mi) {
     ref.source =
         "the order; allowance " + format_number(kRamAllowance * 100) + "% for memory firmware and the kernel reserve";
     std::optional<double> have;
-    if (mi.memory_total_bytes) have = double(*mi.memory_total_bytes) / double(1ull << 30);
+    if (mi.memory_total_bytes) have = double(*mi.memory_total_bytes) / kGiB;
     r.measurements.push_back(
         (have ? Measurement::number("memory_total_gib", "Memory", *have, "GiB")
               : Measurement::absent("memory_total_gib", "Memory", "GiB", "/proc/meminfo unreadable"))
             .against(ref));
     std::optional<double> limit;
     if (mi.memory_limit_bytes) {
-        limit = double(*mi.memory_limit_bytes) / double(1ull << 30);
+        limit = double(*mi.memory_limit_bytes) / kGiB;
         r.measurements.push_back(Measurement::number("memory_limit_gib", "Memory limit (cgroup)", *limit, "GiB"));
     }
     std::string w = format_number(want_gib) + " GiB";

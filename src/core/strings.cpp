@@ -106,4 +106,6 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     return prev[b.size()];
 }
 
+std::string cuda_version_text(long v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
+
 }  // namespace gpuvet

@@ -17,6 +17,8 @@ std::string format_number(double v, int significant = 3);
 std::string format_fixed(double v, int decimals);
 // 85899345920 -> "80.0 GiB"
 std::string format_bytes(double bytes);
+// "12.8" from the driver's CUDA version number 12080 (cuDriverGetVersion, NVML), the one spelling.
+std::string cuda_version_text(long v);
 // Levenshtein distance, for "did you mean"; texts beyond 256 characters count their excess as edits.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 

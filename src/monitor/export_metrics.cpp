@@ -5,6 +5,7 @@
 #include "gpu/clock_reasons.hpp"
 #include "monitor/export_page.hpp"
 #include "monitor/prometheus_text.hpp"
+#include "core/units.hpp"
 
 namespace gpuvet {
 
@@ -13,8 +14,6 @@ namespace {
 using export_page::Page;
 using prom::Family;
 using prom::Labels;
-
-constexpr double kMiB = 1024.0 * 1024.0;
 
 // dcgm-exporter's labels on every GPU series, in its order (internal/pkg/rendermetrics).
 Labels gpu_labels(const MonitoredGpu& g, const ExportView& v) {

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "monitor/gpu_monitor.hpp"
+#include "core/units.hpp"
 
 namespace gpuvet {
 
@@ -43,7 +44,6 @@ const TopField& top_field(std::string_view key);
 // A value as text for tables and CSV: the number with the field's decimals, the text, or "".
 std::string field_text(const TopField& f, const FieldValue& v);
 
-inline constexpr double kMiB = 1024.0 * 1024.0;
 inline constexpr double kMBps = 1e6;  // decimal MB/s, as nvidia-smi dmon prints rxpci/txpci
 
 }  // namespace gpuvet

@@ -173,9 +173,7 @@ std::string render_top_once(const TopFrame& f, bool color) {
     };
     std::string out = paint(f.host_name, "1") + "  " + rfc3339(f.wall_time) + "  driver " +
                       f.system.driver_version.value_or("N/A") + "  CUDA ";
-    if (f.system.cuda_driver_version)
-        out += std::to_string(*f.system.cuda_driver_version / 1000) + "." +
-               std::to_string(*f.system.cuda_driver_version % 1000 / 10);
+    if (f.system.cuda_driver_version) out += cuda_version_text(*f.system.cuda_driver_version);
     else out += "N/A";
     out += std::string("\nCPU ") +
            (f.host.cpu_busy_percent ? format_fixed(*f.host.cpu_busy_percent, 0) + "%" : std::string("N/A")) + " of " +

@@ -89,9 +89,7 @@ void draw_header(const TopFrame& f, const ViewState& v, int w) {
     Line l(0, w);
     l.put(" gpuvet top ", COLOR_PAIR(kHeader) | A_BOLD).put(std::string(" ") + f.host_name, A_BOLD);
     l.put(std::string("  driver ") + f.system.driver_version.value_or("N/A"));
-    if (f.system.cuda_driver_version)
-        l.put(std::string("  CUDA ") + std::to_string(*f.system.cuda_driver_version / 1000) + "." +
-              std::to_string(*f.system.cuda_driver_version % 1000 / 10));
+    if (f.system.cuda_driver_version) l.put(std::string("  CUDA ") + cuda_version_text(*f.system.cuda_driver_version));
     const Fact<double>& cpu = f.host.cpu_busy_percent;
     l.put("  CPU ").put(std::string("[") + fill_bar(cpu, 10) + "]", tone_attr(load_tone(cpu)));
     l.put(cpu ? std::string(" ") + format_fixed(*cpu, 0) + "%" : " N/A");

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/strings.hpp"
+#include "core/units.hpp"
 
 namespace gpuvet {
 
@@ -59,8 +60,6 @@ std::vector<int> search_card_counts(const Workload& w, int per_box, int max_card
 }
 
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 std::string config_name(const CostOption& o) { return fmt::format("{}× {}", o.cards, o.spec->name); }
 std::string hours_text(double h) { return format_number(h, 3) + " h"; }

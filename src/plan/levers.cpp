@@ -10,12 +10,12 @@
 #include "plan/recommender.hpp"
 #include "plan/speed_model.hpp"
 #include "plan/vision_arch.hpp"
+#include "core/units.hpp"
 
 namespace gpuvet {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 // One NVLink box: where sharding is planned when one card was asked.
 constexpr int kBoxCards = 8;
 constexpr std::int64_t kMaxGradAccum = 4096;  // --grad-accum's range (README)

@@ -11,6 +11,7 @@
 #include "plan/recipes.hpp"
 #include "plan/vision_memory.hpp"
 #include "plan/zero_estimator.hpp"
+#include "core/units.hpp"
 
 namespace gpuvet {
 
@@ -66,7 +67,6 @@ bool lora_target_matches(const std::string& target, const std::string& linear) {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 // NF4 with double quantization: 4 + 8/64 + 32/(64·256) bits (QLoRA paper §3).
 constexpr double kNf4DqBits = 4.0 + 8.0 / 64 + 32.0 / (64 * 256);
 

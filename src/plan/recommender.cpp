@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/units.hpp"
 
 namespace gpuvet {
 
@@ -49,7 +50,6 @@ bool needs_nvlink(int cards, const Workload& w, int zero_stage) {
 }
 
 namespace {
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // Card counts tried: the one asked for, else powers of two up to the limit.
 std::vector<int> candidate_counts(const Workload& w, int max_cards) {

@@ -8,12 +8,11 @@
 #include "core/strings.hpp"
 #include "plan/memory_model.hpp"
 #include "specs/driver_memory.hpp"
+#include "core/units.hpp"
 
 namespace gpuvet {
 
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // Memory outside PyTorch that appears during the profile run on one GPU: kernel modules loaded
 // lazily by the first forward (CUDA_MODULE_LOADING=LAZY) and library handles. 0.16 GiB is
@@ -217,7 +216,7 @@ ServingEngine vllm_v0_engine(std::int64_t max_model_len, bool counts_cuda_contex
 ServingCard serving_card_for(const GpuSpec& g) {
     ServingCard c;
     c.name = g.name;
-    c.total_bytes = expected_driver_memory(g, std::nullopt).expected_mib * 1024.0 * 1024.0;
+    c.total_bytes = expected_driver_memory(g, std::nullopt).expected_mib * kMiB;
     c.nvlink_sharp = g.nvlink_generation.value_or(0) >= 4 && g.form_factor.rfind("SXM", 0) == 0;
     return c;
 }

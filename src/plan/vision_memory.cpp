@@ -7,13 +7,13 @@
 #include "plan/recipes.hpp"
 #include "plan/vision_activations.hpp"
 #include "plan/vision_arch.hpp"
+#include "core/units.hpp"
 
 namespace gpuvet {
 
 namespace {
 
 using I = std::int64_t;
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr I kMaxSide = 16384;  // far above any model's training resolution (SDXL 1024, FLUX 2048)
 // NF4 as bitsandbytes stores it without double quantization: 4 bits + an fp32 absmax per 64.
 constexpr double kNf4Bits = 4.0 + 32.0 / 64;

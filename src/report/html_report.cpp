@@ -75,9 +75,7 @@ std::string facts(const Report& r) {
     const DriverInfo& d = m.driver;
     if (d.driver_version) rows.push_back({"NVIDIA driver", *d.driver_version});
     else if (!d.present && !d.absent_reason.empty()) rows.push_back({"NVIDIA driver", "not found: " + d.absent_reason});
-    if (d.cuda_driver_version)
-        rows.push_back({"CUDA (driver)", std::to_string(*d.cuda_driver_version / 1000) + "." +
-                                             std::to_string((*d.cuda_driver_version % 1000) / 10)});
+    if (d.cuda_driver_version) rows.push_back({"CUDA (driver)", cuda_version_text(*d.cuda_driver_version)});
     std::string out = "<section id=\"facts\"><h2>Machine and driver</h2><div class=\"scroll\"><table>";
     for (auto& [k, v] : rows) out += "<tr><th>" + e(k) + "</th><td>" + e(v) + "</td></tr>";
     out += "</table></div>";

@@ -7,12 +7,11 @@
 #include "report/plan_levers_view.hpp"
 #include "report/serving_view.hpp"
 #include "report/svg.hpp"
+#include "core/units.hpp"
 
 namespace gpuvet {
 
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 std::string e(std::string_view s) { return escape_html(s); }
 std::string gib(double bytes) { return format_fixed(bytes / kGiB, 2); }

@@ -7,12 +7,12 @@
 #include "core/strings.hpp"
 #include "report/svg.hpp"
 #include "report/text_layout.hpp"
+#include "core/units.hpp"
 
 namespace gpuvet {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr std::size_t kCardsNamed = 3;      // the terminal names the first few cards a lever brings in
 constexpr std::size_t kCardsNamedHtml = 6;  // the page a few more (the JSON has them all)
 

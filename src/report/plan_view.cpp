@@ -13,12 +13,11 @@
 #include "report/plan_levers_view.hpp"
 #include "report/serving_view.hpp"
 #include "report/text_layout.hpp"
+#include "core/units.hpp"
 
 namespace gpuvet {
 
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 std::string g2(double bytes) { return format_fixed(bytes / kGiB, 2); }
 

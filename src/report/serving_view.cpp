@@ -5,12 +5,11 @@
 
 #include "core/strings.hpp"
 #include "report/text_layout.hpp"
+#include "core/units.hpp"
 
 namespace gpuvet {
 
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 template <class T>
 Json opt(const std::optional<T>& v) {

@@ -38,9 +38,7 @@ std::string driver_line(const DriverInfo& d) {
     if (!d.present) return "no NVIDIA driver found (" + d.absent_reason + ")";
     std::string s = "NVIDIA driver";
     if (d.driver_version) s += " " + *d.driver_version;
-    if (d.cuda_driver_version)
-        s += ", CUDA " + std::to_string(*d.cuda_driver_version / 1000) + "." +
-             std::to_string((*d.cuda_driver_version % 1000) / 10);
+    if (d.cuda_driver_version) s += ", CUDA " + cuda_version_text(*d.cuda_driver_version);
     return s;
 }
 

@@ -1,4 +1,5 @@
 #include "gpu/bindings/cublaslt_api.hpp"
+#include "core/strings.hpp"
 
 namespace gpuvet {
 

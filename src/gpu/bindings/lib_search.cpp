@@ -46,8 +46,6 @@ bool is_dir(const fs::path& p) {
 
 }  // namespace
 
-std::string cuda_version_text(long v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
-
 std::vector<fs::path> python_package_dirs(const EnvLookup& env, const fs::path& root) {
     std::vector<fs::path> dirs;
     auto add_lib_dirs = [&](const fs::path& prefix) {  // prefix/lib/python3*/{site,dist}-packages

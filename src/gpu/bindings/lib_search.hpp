@@ -56,7 +56,5 @@ Api load_first_usable(const LibrarySearch& search, LoadFile&& load_file, const s
 
 // CUDA's major version from a CUDA version number (12080 -> 12).
 inline int cuda_major(long v) { return static_cast<int>(v / 1000); }
-// "12.8" from 12080.
-std::string cuda_version_text(long v);
 
 }  // namespace gpuvet
