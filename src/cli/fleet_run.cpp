@@ -226,9 +226,11 @@ int run_node_mode(const GlobalOptions& g, const NodeModeArgs& a, NodeMode mode, 
     auto why = node_problems(f, n);
     NodeAction act = n.status == NodeStatus::NoGo ? plan_drain(states.front(), drain_reason(why.front()))
                                                   : plan_resume(states.front());
-    if (!act.argv.empty() && a.dry_run) std::cout << "would run: " << act.argv[0] << " ... " << act.note << "\n";
+    // The note names the node (SLURMD_NODENAME, the host's name) and quotes Slurm's words.
+    if (!act.argv.empty() && a.dry_run)
+        std::cout << terminal_safe("would run: " + act.argv[0] + " ... " + act.note) << "\n";
     else if (!act.argv.empty())
-        if (std::string err = apply_action(act); !err.empty()) std::cerr << "gpuvet: " << err << "\n";
+        if (std::string err = apply_action(act); !err.empty()) std::cerr << "gpuvet: " << terminal_safe(err) << "\n";
     (void)g;
     return n.status == NodeStatus::NoGo ? exit_code::check_failed : exit_code::ok;
 }
