@@ -55,6 +55,10 @@ int main(int argc, char** argv) {
     add_run_command(cli);
     add_fleet_command(cli);
     add_history_command(cli);
+    // Every command that calls a GPU library takes the driver budget (common.hpp).
+    for (const char* name : {"check", "inventory", "bench", "burn", "top", "export", "run"})
+        add_driver_timeout_option(*app.get_subcommand(name), global);
+    for (CLI::App* part : app.get_subcommand("fleet")->get_subcommands({})) add_driver_timeout_option(*part, global);
 
     try {
         app.parse(argc, argv);
@@ -81,6 +85,7 @@ int main(int argc, char** argv) {
     int code = exit_code::bad_input;
     try {
         rethrow_option_error();  // a numeric option its rule refused, kept from parse()
+        apply_driver_timeout(global);
         if (std::string bad = driver_timeout_env_problem(); !bad.empty())
             throw Error(ErrorKind::Input, bad,
                         "give the seconds a driver call may take, e.g. GPUVET_DRIVER_TIMEOUT_S=30");

@@ -88,6 +88,7 @@ int run_bench(const GlobalOptions& g, const BenchArgs& a) {
     if (!row) throw usage_error("unknown benchmark '" + a.what + "'", "choose one of: " + names);
     CheckSettings settings;
     settings.train = train_settings_of(a);
+    require_usable_history(a.history);
     auto run = start_check_run(g, load_specs(g), tier_from_flags(a.quick, a.full), a.gpus);
     CheckList chosen = select_checks(row->checks, settings);
     run_checks(chosen, run->ctx);

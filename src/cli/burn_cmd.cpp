@@ -33,6 +33,7 @@ int run_burn_cmd(const GlobalOptions& g, const BurnArgs& a) {
     o.dtype = parse_burn_dtype(a.dtype);
     o.load = parse_burn_load(a.load);
     o.sample_hz = a.sample_hz;
+    require_usable_history(a.history);
 
     auto run = start_check_run(g, load_specs(g), Tier::Standard, a.gpus);
     CheckSettings settings;

@@ -45,6 +45,7 @@ int run_check(const GlobalOptions& g, const CheckArgs& a) {
         throw usage_error("--expect and --order both given",
                           "describe the order one way: --expect TEXT or --order FILE");
     require_data_dir(a.data_dir);
+    require_usable_history(a.history);
     // A bad port or an unknown host is exit 2 here, not an ERROR after the other checks ran.
     if (a.net_server) resolve_server(*a.net_server, "--net-server");
     if (a.expect) order = parse_expect(*a.expect, specs);

@@ -1,12 +1,14 @@
 #include "cli/common.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
 
+#include "cli/number_option.hpp"
 #include "cli/output_guard.hpp"
 #include "core/atomic_file.hpp"
 #include "core/text_safety.hpp"
@@ -101,6 +103,25 @@ std::filesystem::path report_folder(const std::string& dir) {
         throw runtime_error("cannot create report folder " + dir + ": " + ec.message(),
                             "choose a writable folder for --report");
     return dir;
+}
+
+// The same bounds as GPUVET_DRIVER_TIMEOUT_S (driver_deadline.cpp): above 0, at most a day.
+constexpr NumberRule kDriverTimeoutRule{0,  86400, true, false, false, NumberUnit::Seconds, "a driver call's budget",
+                                        "", "30"};
+
+void add_driver_timeout_option(CLI::App& sub, GlobalOptions& g) {
+    add_number_option(sub, "--driver-timeout", g.driver_timeout_s, kDriverTimeoutRule,
+                      "seconds a driver call may take before it is abandoned and its GPU named as wedged (default "
+                      "30, or GPUVET_DRIVER_TIMEOUT_S); calls that wait for GPU work get ten times as long");
+}
+
+void apply_driver_timeout(const GlobalOptions& g) {
+    if (!g.driver_timeout_s) return;
+    set_driver_timeout_s(*g.driver_timeout_s);
+    // A gpuvet started from this one (fleet's node-side `gpuvet check`) reads the environment.
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", *g.driver_timeout_s);
+    ::setenv(kEnvDriverTimeout, text, 1);
 }
 
 Tier tier_from_flags(bool quick, bool full) { return quick ? Tier::Quick : full ? Tier::Full : Tier::Standard; }

@@ -25,7 +25,8 @@ struct GlobalOptions {
     bool markdown = false;                 // Markdown on stdout instead of the scorecard
     std::vector<std::string> specs_files;  // --specs FILE (repeatable)
     std::vector<std::string> argv;
-    std::string command;  // the subcommand that ran
+    std::string command;                     // the subcommand that ran
+    std::optional<double> driver_timeout_s;  // --driver-timeout (gpu/bindings/driver_deadline.hpp)
 };
 
 // A command registers its subcommand and sets `action`; main runs it after parsing.
@@ -36,6 +37,13 @@ struct Cli {
     GlobalOptions& global;
     Action& action;
 };
+
+// --driver-timeout SECONDS on a command that calls the GPU libraries: the budget of one driver call
+// (GPUVET_DRIVER_TIMEOUT_S as an option, the same range). Every such command takes it; main adds it
+// to them all (and to fleet's parts, whose node-side checks inherit it through the environment).
+void add_driver_timeout_option(CLI::App& sub, GlobalOptions& g);
+// Puts the option in force, before the command runs: here and in every gpuvet this one starts.
+void apply_driver_timeout(const GlobalOptions& g);
 
 // The tier the --quick and --full flags choose (neither: standard).
 Tier tier_from_flags(bool quick, bool full);

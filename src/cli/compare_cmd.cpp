@@ -179,6 +179,7 @@ int compare_fleet(const GlobalOptions& g, const CompareArgs& a) {
                        : a.html     ? render_fleet_html(f)
                        : a.nhc      ? render_fleet_nhc(f)
                                     : render_fleet_terminal(f, st);
+    if (!g.json && !a.html) text = terminal_safe(text);  // names and problems come from the reports' folder
     if (a.output) write_file_atomically(*a.output, text);
     else std::cout << text;
     return fleet_exit_code(f);

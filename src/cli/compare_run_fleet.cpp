@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "core/input_file.hpp"
 #include "core/strings.hpp"
+#include "core/text_safety.hpp"
 #include "monitor/run_compare.hpp"
 #include "report/json.hpp"
 #include "report/report_reader.hpp"
@@ -32,12 +33,13 @@ std::string node_name(const RunResult& r, const std::string& path) {
 }
 
 RunNode read_node(const std::string& path) {
-    RunNode n{std::filesystem::path(path).stem().string(), path, {}};
+    // The name labels every output, JSON included: a file name's control characters are shown.
+    RunNode n{visible_text(std::filesystem::path(path).stem().string(), false), path, {}};
     try {
         std::string text = read_input_file(path, "report", kReportFileLimitBytes);
         if (document_kind(text, path) != "run") return n.problem = "not a run report", n;
         RunResult r = read_run_report(text, path);
-        n.name = node_name(r, path), n.wall_s = r.wall_s, n.exit_code = r.exit_code;
+        n.name = visible_text(node_name(r, path), false), n.wall_s = r.wall_s, n.exit_code = r.exit_code;
         if (r.exit_code != 0) n.problem = "its job exited " + std::to_string(r.exit_code);
         else if (r.stop_signal != 0) n.problem = "its job was stopped by signal " + std::to_string(r.stop_signal);
     } catch (const Error& e) {
@@ -90,7 +92,8 @@ int compare_run_fleet(const GlobalOptions& g, const std::vector<std::string>& fi
         j["slowest"] = straggler ? Json(slow->name) : Json(nullptr);
         std::cout << j.dump(2) << "\n";
     } else {
-        std::cout << head << render_run_comparison(c, detect_style(g.no_color));
+        // Node names are the reports' file names, tags come from the reports.
+        std::cout << terminal_safe(head + render_run_comparison(c, detect_style(g.no_color)));
     }
     return failed || straggler ? exit_code::check_failed : exit_code::ok;
 }

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -12,9 +13,11 @@
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "core/strings.hpp"
+#include "core/text_safety.hpp"
 #include "fleet/child_process.hpp"
 #include "fleet/drain.hpp"
 #include "fleet/step.hpp"
+#include "gpu/bindings/driver_deadline.hpp"
 #include "gpu/burn.hpp"
 #include "report/fleet_reader.hpp"
 #include "report/fleet_view.hpp"
@@ -132,6 +135,8 @@ void keep_bad_nodes_out(const Fleet& f, bool drain, bool resume, std::ostream& o
         std::string cmd;
         for (auto& x : act.argv)
             cmd += (cmd.empty() ? "" : " ") + (x.find(' ') != std::string::npos ? "'" + x + "'" : x);
+        // The name went through visible_text (failed_node, summarise_node); a note may quote sinfo.
+        act.note = visible_text(act.note, false);
         if (act.argv.empty()) os << n.in.name << ": " << act.note << "\n";
         else if (!run)
             os << n.in.name << ": " << act.note << " (not done without " << (failing ? "--drain" : "--resume")
@@ -171,8 +176,8 @@ int run_fleet_check(const GlobalOptions& g, const FleetCheckArgs& a, const std::
     Envelope env = finished_envelope(g);
     if (out) write_fleet_files(f, *out, env);
     if (g.json) std::cout << render_fleet_json(f, env);
-    else if (a.nhc) std::cout << render_fleet_nhc(f);
-    else std::cout << render_fleet_terminal(f, detect_style(g.no_color));
+    else if (a.nhc) std::cout << terminal_safe(render_fleet_nhc(f));  // node names and texts come from the nodes
+    else std::cout << terminal_safe(render_fleet_terminal(f, detect_style(g.no_color)));
     std::cout.flush();
     if (!o.stopped) keep_bad_nodes_out(f, a.drain, a.resume, (g.json || a.nhc) ? std::cerr : std::cout);
     return fleet_exit_code(f);
@@ -194,6 +199,13 @@ int run_node_mode(const GlobalOptions& g, const NodeModeArgs& a, NodeMode mode, 
     std::string node = this_node();
     std::optional<fs::path> details;
     if (a.details) details = report_folder(*a.details);
+    // A wedged driver is named inside the node's budget: the checks' driver calls get a quarter of
+    // it at most, so the report saying which call hung arrives before the checks are stopped.
+    if (double fit_s = timeout_s / 4; driver_timeout_s() > fit_s) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.3f", fit_s);
+        ::setenv(kEnvDriverTimeout, text, 1);
+    }
     CommandResult r = run_command({self, "check", "--quick", "--only", kPassiveChecks, "--json"}, timeout_s);
     FleetNodeInput in = trim(r.out).empty()
                             ? failed_node(node, "",
@@ -203,7 +215,7 @@ int run_node_mode(const GlobalOptions& g, const NodeModeArgs& a, NodeMode mode, 
     if (details && nlohmann::json::accept(r.out)) write_file_atomically(*details / (file_stem(node) + ".json"), r.out);
     Fleet f = analyse_fleet({std::move(in)});
     const FleetNode& n = f.nodes.front();
-    std::cout << nhc_line(f, n) << "\n";
+    std::cout << terminal_safe(nhc_line(f, n)) << "\n";
     if (mode == NodeMode::Prolog || n.status == NodeStatus::Error)
         return n.status == NodeStatus::NoGo ? exit_code::check_failed
                : n.status == NodeStatus::Go ? exit_code::ok
@@ -214,9 +226,11 @@ int run_node_mode(const GlobalOptions& g, const NodeModeArgs& a, NodeMode mode, 
     auto why = node_problems(f, n);
     NodeAction act = n.status == NodeStatus::NoGo ? plan_drain(states.front(), drain_reason(why.front()))
                                                   : plan_resume(states.front());
-    if (!act.argv.empty() && a.dry_run) std::cout << "would run: " << act.argv[0] << " ... " << act.note << "\n";
+    // The note names the node (SLURMD_NODENAME, the host's name) and quotes Slurm's words.
+    if (!act.argv.empty() && a.dry_run)
+        std::cout << terminal_safe("would run: " + act.argv[0] + " ... " + act.note) << "\n";
     else if (!act.argv.empty())
-        if (std::string err = apply_action(act); !err.empty()) std::cerr << "gpuvet: " << err << "\n";
+        if (std::string err = apply_action(act); !err.empty()) std::cerr << "gpuvet: " << terminal_safe(err) << "\n";
     (void)g;
     return n.status == NodeStatus::NoGo ? exit_code::check_failed : exit_code::ok;
 }

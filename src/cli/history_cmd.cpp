@@ -9,6 +9,7 @@
 #include "cli/history_record.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/text_safety.hpp"
 #include "history/diff.hpp"
 #include "history/queries.hpp"
 #include "history/store.hpp"
@@ -36,6 +37,7 @@ std::filesystem::path db_path(const HistoryArgs& a) {
     std::string why;
     auto p = history::history_path(a.db, &why);
     if (!p) throw usage_error("no history database: " + why, "name one with --history-db FILE or GPUVET_HISTORY_DB");
+    history::require_database_file(*p);
     return *p;
 }
 
@@ -52,7 +54,7 @@ history::Store open_existing(const HistoryArgs& a) {
 
 int print(const GlobalOptions& g, const Json& body, const std::string& text) {
     if (g.json) std::cout << render_document(finished_envelope(g), body);
-    else std::cout << text;
+    else std::cout << terminal_safe(text);  // hostnames, GPU names, serials and SMBIOS ids come from the database
     return exit_code::ok;
 }
 

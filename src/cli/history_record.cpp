@@ -20,6 +20,11 @@ void add_history_flags(CLI::App& sub, HistoryOptions& o) {
                    "$XDG_DATA_HOME/gpuvet/history.sqlite, else ~/.local/share/gpuvet/history.sqlite)");
 }
 
+void require_usable_history(const HistoryOptions& o) {
+    if (o.off) return;
+    if (auto path = history::history_path(o.db)) history::require_database_file(*path);
+}
+
 history::LiveIdentity live_identity(const RunFacts& facts) {
     history::LiveIdentity live;
     PersistentIds ids = read_persistent_ids(HostFs(host_root()));

@@ -20,6 +20,10 @@ struct HistoryOptions {
 
 void add_history_flags(CLI::App& sub, HistoryOptions& o);
 
+// Before the run: a database path that names a FIFO, a device or a directory is exit 2 now
+// (history/store.hpp), not a warning once the work is done. Nothing when the history is off.
+void require_usable_history(const HistoryOptions& o);
+
 // The ids a report may not carry itself, from the facts this run read (GPU serials and VBIOS
 // from the inventory, SMBIOS and Slurm ids from the host).
 history::LiveIdentity live_identity(const RunFacts& facts);

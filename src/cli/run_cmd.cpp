@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <iostream>
 #include <memory>
+#include <mutex>
+#include <thread>
 
 #include "cli/common.hpp"
 #include "cli/number_option.hpp"
@@ -14,6 +17,8 @@
 #include "core/atomic_file.hpp"
 #include "core/text_safety.hpp"
 #include "core/error.hpp"
+#include "gpu/bindings/driver_deadline.hpp"
+#include "gpu/bindings/driver_exit.hpp"
 #include "gpu/device/nvml_backend.hpp"
 #include "monitor/run_child.hpp"
 #include "monitor/run_record.hpp"
@@ -57,6 +62,71 @@ int judged_exit(const RunResult& r) {
     return judge_code::healthy;
 }
 
+// How long the job's start waits for the GPUs to open. A healthy driver answers in well under a
+// second (a few seconds without persistence mode); a wedged one would hold the job for the whole
+// driver budget, so past this the run samples the host only.
+constexpr auto kGpuOpenWait = std::chrono::seconds(5);
+
+// The GPUs opened on a thread of their own: a driver that does not answer (nvmlInit stuck in the
+// kernel) must delay neither the job's start nor gpuvet's exit, and the stop signals must still be
+// taken meanwhile (they are blocked for the job control's waiter).
+class GpuOpener {
+public:
+    GpuOpener(std::vector<int> gpus, int root) : state_(std::make_shared<State>()) {
+        thread_ = std::thread([st = state_, gpus = std::move(gpus), root] {
+            std::unique_ptr<RunSampler> s;
+            std::exception_ptr error;
+            try {
+                s = std::make_unique<RunSampler>(&NvmlBackend::shared(), gpus, root);
+            } catch (...) {
+                error = std::current_exception();
+            }
+            std::lock_guard lk(st->mu);
+            st->sampler = std::move(s);
+            st->error = error;
+            st->done = true;
+        });
+    }
+    // A thread still inside a driver call is left behind, and the process ends without the
+    // drivers' teardown (which would wait for it).
+    ~GpuOpener() {
+        if (done()) {
+            thread_.join();
+        } else {
+            thread_.detach();
+            request_exit_without_teardown();
+        }
+    }
+    GpuOpener(const GpuOpener&) = delete;
+    GpuOpener& operator=(const GpuOpener&) = delete;
+
+    bool done() const {
+        std::lock_guard lk(state_->mu);
+        return state_->done;
+    }
+    // The sampler once done (a --gpus index the machine lacks is thrown here); else host-only.
+    std::unique_ptr<RunSampler> take(int root) {
+        std::lock_guard lk(state_->mu);
+        if (!state_->done)
+            return std::make_unique<RunSampler>("the GPU driver did not answer within " +
+                                                    std::to_string(kGpuOpenWait.count()) +
+                                                    " s: a wedged driver? check `dmesg` for Xid and NVRM messages",
+                                                root);
+        if (state_->error) std::rethrow_exception(state_->error);
+        return std::move(state_->sampler);
+    }
+
+private:
+    struct State {
+        std::mutex mu;
+        bool done = false;
+        std::unique_ptr<RunSampler> sampler;
+        std::exception_ptr error;
+    };
+    std::shared_ptr<State> state_;
+    std::thread thread_;
+};
+
 int available_cpus() {
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
@@ -96,9 +166,19 @@ int run_run_cmd(const GlobalOptions& g, const RunArgs& a) {
     if (!a.record.empty()) recorder = std::make_unique<RunRecorder>(a.record);
     std::vector<int> gpus = a.gpus.empty() ? std::vector<int>{} : parse_gpu_list(a.gpus);
     JobProcess job;  // first: blocks the signals its waiter takes before any library starts a thread
-    const DeviceBackend& backend = NvmlBackend::shared();
-    RunSampler sampler(&backend, gpus, static_cast<int>(::getpid()));
+    const int root = static_cast<int>(::getpid());
+    GpuOpener opener(gpus, root);
+    const auto open_until = std::chrono::steady_clock::now() + kGpuOpenWait;
+    while (!opener.done() && std::chrono::steady_clock::now() < open_until)
+        if (int sig = job.wait_for_stop(std::chrono::milliseconds(50))) {
+            std::cerr << "gpuvet: stopped by signal " << sig << " while opening the GPUs: the job was not started\n";
+            return 128 + sig;
+        }
+    std::unique_ptr<RunSampler> sampler_owner = opener.take(root);
+    RunSampler& sampler = *sampler_owner;
     if (recorder) recorder->header(sampler.timeline().gpu_indexes, a.interval_s, a.command);
+    // Once the job's processes are gone, a driver call still in flight is not waited for.
+    job.on_tree_done([] { cut_driver_waits("the job had ended"); });
 
     int err = job.start(a.command);
     if (err != 0) {
@@ -129,10 +209,12 @@ int run_run_cmd(const GlobalOptions& g, const RunArgs& a) {
         }
         return true;
     });
-    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    // The job's own end: a tick held up by a driver call that had to be given up does not count.
+    double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (double end_s = job.tree_end_s(); end_s >= 0) wall_s = std::min(wall_s, end_s);
 
     RunResult r = summarize_run(sampler.timeline(), sampler.gpu_facts(), a.interval_s, available_cpus(),
-                                sampler.no_gpu_reason().empty());
+                                sampler.no_gpu_reason().empty(), wall_s);
     r.command = a.command;
     r.tag = a.tag;
     r.note = a.note;
@@ -144,6 +226,7 @@ int run_run_cmd(const GlobalOptions& g, const RunArgs& a) {
     r.no_gpu_reason = sampler.no_gpu_reason();
     r.processes = sampler.host().processes();
     add_run_notes(r, recorder.get(), sampler, job.killed_by_gpuvet());
+    if (any_driver_wedged()) r.notes.push_back("the GPU driver stopped answering: " + driver_wedge_summary());
 
     Envelope env = new_envelope(g);
     close_envelope(env);

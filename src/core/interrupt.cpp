@@ -61,6 +61,8 @@ void on_signal(int) {
 
 const std::atomic<bool>& stop_flag() { return g_stop; }
 
+void request_stop() { g_stop.store(true); }
+
 void set_first_stop_message(const char* text) { g_first_message.store(text); }
 
 void install_stop_handlers(bool stderr_is_tty) {

@@ -10,6 +10,10 @@ namespace gpuvet {
 
 // Set by the first SIGINT / SIGTERM.
 const std::atomic<bool>& stop_flag();
+// Sets the stop flag as the first signal does, without its message: for a command whose own
+// thread takes the signals (`run`'s job control), so that whatever polls the flag (a driver call's
+// wait) sees the stop too.
+void request_stop();
 // What the first signal prints instead of the default (which promises a report); `text` must have
 // static storage duration. The recorder (`top --log`) says its file keeps what was recorded.
 void set_first_stop_message(const char* text);

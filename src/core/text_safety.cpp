@@ -39,12 +39,44 @@ void escape(std::string& out, std::uint32_t cp, bool byte) {
     out += buf;
 }
 
-// Length of the style sequence ESC [ [0-9;]* m at s[i]; 0 when it is not one.
+// The attributes gpuvet's own styles set (report/style.cpp, top): reset, bold, dim, and the
+// foreground colours red, green, yellow, magenta, cyan. Never conceal (8), blink, reverse,
+// backgrounds or the extended colours, which a crafted string could use to hide or forge text.
+bool own_attribute(int a) {
+    switch (a) {
+        case 0:
+        case 1:
+        case 2:
+        case 22:
+        case 31:
+        case 32:
+        case 33:
+        case 35:
+        case 36:
+        case 39: return true;
+        default: return false;
+    }
+}
+
+// Length of the style sequence ESC [ <attributes> m at s[i] whose every attribute is one of
+// gpuvet's own; 0 when it is not one.
 std::size_t sgr_at(std::string_view s, std::size_t i) {
     if (i + 2 >= s.size() || s[i] != '\x1b' || s[i + 1] != '[') return 0;
     std::size_t k = i + 2;
-    while (k < s.size() && ((s[k] >= '0' && s[k] <= '9') || s[k] == ';') && k - i < 16) ++k;
-    return k < s.size() && s[k] == 'm' ? k + 1 - i : 0;
+    int attribute = 0, digits = 0;
+    for (; k < s.size() && k - i < 16; ++k) {
+        if (s[k] >= '0' && s[k] <= '9') {
+            attribute = attribute * 10 + (s[k] - '0');
+            if (++digits > 2) return 0;
+        } else if (s[k] == ';' || s[k] == 'm') {
+            if (!own_attribute(attribute)) return 0;
+            if (s[k] == 'm') return k + 1 - i;
+            attribute = digits = 0;
+        } else {
+            return 0;
+        }
+    }
+    return 0;
 }
 
 std::string neutralise(std::string_view s, bool keep_newlines, bool keep_sgr) {

@@ -13,7 +13,12 @@ namespace gpuvet {
 std::string visible_text(std::string_view s, bool keep_newlines = true);
 
 // For a whole text bound for a terminal: as visible_text with newlines kept, except that the
-// colour and weight sequences gpuvet's own styles write (ESC [ digits and ';' m) pass unchanged.
+// colour and weight sequences gpuvet's own styles write (ESC [ <attributes> m, with only the
+// attributes of gpuvet's palette: reset, bold, dim, five foreground colours) pass unchanged.
+// A sequence that conceals, blinks, reverses or sets any other attribute is made visible. External
+// strings are passed through visible_text before they join such a text (the report readers do it
+// for every field; the run summary for the command, tag and note; the driver bindings for the
+// names and error texts the libraries return), so they carry no escape at all.
 std::string terminal_safe(std::string_view rendered);
 
 // One Markdown inline text (a table cell, a list item): visible_text on one line (line breaks

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <map>
 
+#include "core/text_safety.hpp"
 #include "gpu/driver_problems.hpp"
 #include "gpu/device/nvml_backend.hpp"
 #include "gpu/bindings/cuda_api.hpp"
@@ -102,7 +103,7 @@ std::vector<CudaDevice> read_cuda(const CudaApi& api, Inventory& inv) {
         if (!api.cuDeviceGetName) c.name = Fact<std::string>::absent(driver_lacks("cuDeviceGetName"));
         else if (int rc = api.cuDeviceGetName(name, sizeof name - 1, d); rc != 0)
             c.name = Fact<std::string>::absent(cuda_reason(api, "cuDeviceGetName", rc));
-        else c.name = std::string(name);
+        else c.name = visible_text(name, false);
         std::size_t bytes = 0;
         if (!api.cuDeviceTotalMem)
             c.memory_total_bytes = Fact<std::uint64_t>::absent(driver_lacks("cuDeviceTotalMem_v2"));
@@ -246,6 +247,8 @@ Inventory collect_inventory(const InventoryOptions& opt) {
             g.uuid = c.uuid;
             g.pci_bus_id = c.bus_id.empty() ? Fact<std::string>::absent("not read") : Fact<std::string>(c.bus_id);
             g.memory_total_bytes = c.memory_total_bytes;
+            // Unread, not absent: no list of links must not read as a GPU that has none.
+            g.nvlink_absent_reason = "NVML unavailable: " + inv.nvml_absent_reason;
             g.errors.push_back("NVML unavailable: " + inv.nvml_absent_reason);
             inv.gpus.push_back(std::move(g));
         }

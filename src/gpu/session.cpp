@@ -238,6 +238,13 @@ cu::CUfunction GpuSession::function(std::string_view kernel) {
             cu::CUjit_option opts[] = {cu::CU_JIT_ERROR_LOG_BUFFER, cu::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
             void* vals[] = {err.data(), reinterpret_cast<void*>(static_cast<std::uintptr_t>(kLog - 1))};
             int rc = api_->cuModuleLoadDataEx(&mod, ptx.c_str(), 2, opts, vals);
+            if (rc == kCudaNoAnswer) {
+                // The abandoned load may still read the image and write the log one day: both
+                // stay allocated (moving keeps their buffers) for the rest of the process.
+                static_cast<void>(new std::vector<char>(std::move(err)));
+                static_cast<void>(new std::string(std::move(ptx)));
+                cuda_check(*api_, rc, ("cuModuleLoadDataEx(" + std::string(m->stem) + ".ptx)").c_str());
+            }
             if (rc != cu::CUDA_SUCCESS) {
                 CudaError e("cuModuleLoadDataEx(" + std::string(m->stem) + ".ptx)", rc, api_->error_name(rc));
                 std::string log = trim_log(err.data());
@@ -246,8 +253,9 @@ cu::CUfunction GpuSession::function(std::string_view kernel) {
             }
         } else {
             need(reinterpret_cast<const void*>(api_->cuModuleLoadData), "cuModuleLoadData");
-            cuda_check(*api_, api_->cuModuleLoadData(&mod, ptx.c_str()),
-                       ("cuModuleLoadData(" + std::string(m->stem) + ".ptx)").c_str());
+            int rc = api_->cuModuleLoadData(&mod, ptx.c_str());
+            if (rc == kCudaNoAnswer) static_cast<void>(new std::string(std::move(ptx)));  // as above
+            cuda_check(*api_, rc, ("cuModuleLoadData(" + std::string(m->stem) + ".ptx)").c_str());
         }
         mit = modules_.emplace(std::string(k->module), mod).first;
     }

@@ -22,6 +22,22 @@ std::optional<std::filesystem::path> history_path(const std::optional<std::strin
     return std::nullopt;
 }
 
+void require_database_file(const std::filesystem::path& file) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::file_status st = fs::status(file, ec);  // follows links
+    if (ec || !fs::exists(st) || fs::is_regular_file(st)) return;
+    const char* what = fs::is_directory(st)        ? "a directory"
+                       : fs::is_fifo(st)           ? "a FIFO"
+                       : fs::is_character_file(st) ? "a character device"
+                       : fs::is_block_file(st)     ? "a block device"
+                       : fs::is_socket(st)         ? "a socket"
+                                                   : "not a regular file";
+    throw usage_error("history database " + file.string() + " is " + what + ", not a database file",
+                      "name a regular file (it is created when missing) with --history-db or GPUVET_HISTORY_DB, or "
+                      "pass --no-history");
+}
+
 namespace {
 
 std::filesystem::path prepared(const std::filesystem::path& file, bool create) {
@@ -150,7 +166,8 @@ std::string box_name(Database& db, std::int64_t id) {
 
 }  // namespace
 
-Store::Store(const std::filesystem::path& file, bool create) : db_(prepared(file, create), create, kBusyTimeoutMs) {
+Store::Store(const std::filesystem::path& file, bool create)
+    : db_((require_database_file(file), prepared(file, create)), create, kBusyTimeoutMs) {
     db_.exec("PRAGMA journal_mode = DELETE; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON");
     migrate(db_);
 }

@@ -26,6 +26,12 @@ inline constexpr int kBusyTimeoutMs = 30000;
 // Directory Specification 0.8). nullopt when none can be formed (no HOME); `why` says so.
 std::optional<std::filesystem::path> history_path(const std::optional<std::string>& flag, std::string* why = nullptr);
 
+// The database must be a regular file, or a name that does not exist yet (it is created), as the
+// output paths are (core/atomic_file.hpp): a FIFO would block SQLite, a device or a directory
+// cannot hold a database. Links are followed. Throws a usage error (exit 2) naming the path, what
+// it is and the fix.
+void require_database_file(const std::filesystem::path& file);
+
 struct Recorded {
     std::string box;         // the box's name: "box-1a2b3c4d"
     std::string matched_by;  // how it was recognised ("GPUs", "SMBIOS system UUID"...), empty: a new box

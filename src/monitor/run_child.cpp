@@ -10,6 +10,7 @@
 #include <cstring>
 #include <map>
 
+#include "core/interrupt.hpp"
 #include "host/process_info.hpp"
 
 extern char** environ;
@@ -117,7 +118,10 @@ void JobProcess::reap() {
         if (p == 0) return;
         if (p < 0) {
             if (errno == EINTR) continue;
-            if (errno == ECHILD) tree_done_ = true;
+            if (errno == ECHILD && !tree_done_) {
+                tree_end_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+                tree_done_ = true;
+            }
             return;
         }
         if (p == pid_) {
@@ -133,8 +137,23 @@ void JobProcess::reap() {
     }
 }
 
+int JobProcess::wait_for_stop(std::chrono::milliseconds up_to) {
+    sigset_t s;
+    sigemptyset(&s);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&s, sig);
+    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(up_to).count();
+    timespec slice{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+    int sig = sigtimedwait(&s, nullptr, &slice);
+    if (sig <= 0) return 0;
+    stop_signal_ = sig;
+    ++signals_seen_;
+    request_stop();
+    return sig;
+}
+
 void JobProcess::forward(int sig, bool from_terminal) {
     stop_signal_ = sig;
+    request_stop();  // a driver call the main thread waits for is given up within seconds
     int seen = ++signals_seen_;
     // A third stop means the job ignores the polite ones.
     int send = seen >= 3 ? SIGKILL : sig;
@@ -165,6 +184,7 @@ void JobProcess::wait_loop() {
         if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) forward(sig, info.si_code == SI_KERNEL);
         reap();
     }
+    if (tree_done_ && on_tree_done_) on_tree_done_();
 }
 
 }  // namespace gpuvet

@@ -3,12 +3,14 @@
 // daemons are re-parented to gpuvet instead of init), Ctrl-C/SIGTERM forwarded to it, and every
 // process of the tree reaped. One waiter thread owns all of that: it takes SIGINT, SIGTERM, SIGHUP
 // and SIGCHLD with sigtimedwait (they are blocked in every other thread), so nothing here runs in
-// a signal handler.
+// a signal handler. A stop signal also sets the stop flag (core/interrupt.hpp), so that a driver call
+// the main thread waits for is given up within seconds.
 #pragma once
 #include <sys/types.h>
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -35,6 +37,13 @@ public:
     JobProcess(const JobProcess&) = delete;
     JobProcess& operator=(const JobProcess&) = delete;
 
+    // Before start(): waits at most `up_to` for a stop signal (SIGINT, SIGTERM, SIGHUP), which is
+    // blocked and would otherwise wait for the job. Returns it (and sets the stop flag), or 0.
+    int wait_for_stop(std::chrono::milliseconds up_to);
+    // Called on the waiter thread once no process of the job is left (set before start()): the
+    // main thread may be inside a driver call then, which need not be waited for any longer.
+    void on_tree_done(std::function<void()> f) { on_tree_done_ = std::move(f); }
+
     // Starts argv[0] (searched in PATH) with default signal dispositions and an empty mask.
     // Returns 0, or the errno of the failed exec (ENOENT, EACCES...).
     int start(const std::vector<std::string>& argv);
@@ -42,6 +51,8 @@ public:
 
     // Set once no child is left: the main process and every orphan re-parented to gpuvet ended.
     const std::atomic<bool>& tree_done() const { return tree_done_; }
+    // Seconds after the start at which the last process ended; negative while one is left.
+    double tree_end_s() const { return tree_end_s_.load(); }
     std::optional<ChildEnd> main_end() const;
     int orphans_reaped() const { return orphans_reaped_.load(); }
     int signals_forwarded() const { return forwarded_.load(); }
@@ -60,8 +71,10 @@ private:
     std::thread waiter_;
     std::atomic<bool> tree_done_{false}, quit_{false};
     std::atomic<int> orphans_reaped_{0}, forwarded_{0}, stop_signal_{0}, signals_seen_{0};
+    std::atomic<double> tree_end_s_{-1};
     mutable std::mutex mu_;
     std::optional<ChildEnd> main_end_;
+    std::function<void()> on_tree_done_;
     bool mask_saved_ = false;
     unsigned char old_mask_[128] = {};  // sigset_t, kept opaque here
 };

@@ -134,6 +134,9 @@ RunSampler::RunSampler(const DeviceBackend* backend, const std::vector<int>& gpu
     }
 }
 
+RunSampler::RunSampler(std::string no_gpu_reason, int root, std::size_t capacity)
+    : host_(HostFs{}, root, -1), timeline_(capacity), no_gpu_(std::move(no_gpu_reason)) {}
+
 const RunPoint& RunSampler::tick(double t_s) {
     RunPoint p;
     p.t_s = t_s;
@@ -163,11 +166,11 @@ std::vector<std::string> RunSampler::take_news() {
 }
 
 RunResult summarize_run(const RunTimeline& tl, const std::vector<RunGpuFacts>& facts, double interval_s, int cpus,
-                        bool gpus_visible) {
+                        bool gpus_visible, double wall_s) {
     RunResult r;
     r.interval_s = interval_s;
     const std::vector<RunPoint>& pts = tl.points();
-    SteadyWindow win = steady_window(pts, interval_s);
+    SteadyWindow win = steady_window(pts, interval_s, wall_s);
     r.window_start_s = win.start_s;
     r.window_end_s = win.end_s;
     r.window_rule = win.rule;

@@ -27,6 +27,8 @@ public:
     // Opens the GPUs (a --gpus index the machine lacks is a usage error) before the job starts.
     RunSampler(const DeviceBackend* backend, const std::vector<int>& gpus, int root,
                std::size_t capacity = RunTimeline::kDefaultCapacity);
+    // Host-only, for the reason given (the driver did not answer in time).
+    RunSampler(std::string no_gpu_reason, int root, std::size_t capacity = RunTimeline::kDefaultCapacity);
     void set_job(int pid) { host_.set_job(pid); }
     // Reads host and GPUs once; t_s: seconds since the job started.
     const RunPoint& tick(double t_s);
@@ -49,8 +51,8 @@ private:
     RunPoint last_;
 };
 
-// The summary and diagnosis of a finished run.
+// The summary and diagnosis of a finished run; `wall_s` (when >= 0) bounds the steady window.
 RunResult summarize_run(const RunTimeline& tl, const std::vector<RunGpuFacts>& facts, double interval_s, int cpus,
-                        bool gpus_visible);
+                        bool gpus_visible, double wall_s = -1);
 
 }  // namespace gpuvet

@@ -26,15 +26,16 @@ std::string seconds(double s) {
 
 }  // namespace
 
-SteadyWindow steady_window(const std::vector<RunPoint>& pts, double interval_s) {
+SteadyWindow steady_window(const std::vector<RunPoint>& pts, double interval_s, double wall_s) {
     SteadyWindow w;
     if (pts.empty()) return w;
-    double first = pts.front().t_s, last = pts.back().t_s + interval_s;
+    auto until = [&](double t) { return wall_s >= 0 ? std::min(t, std::max(wall_s, pts.front().t_s)) : t; };
+    double first = pts.front().t_s, last = until(pts.back().t_s + interval_s);
     double busy_first = -1, busy_last = -1;
     for (const RunPoint& p : pts)
         if (any_gpu_busy(p)) {
             if (busy_first < 0) busy_first = p.t_s;
-            busy_last = p.t_s + interval_s;
+            busy_last = until(p.t_s + interval_s);
         }
     if (busy_first >= 0) {
         w.gpu_bounded = true;

@@ -20,7 +20,9 @@ struct SteadyWindow {
     bool gpu_bounded = false;  // bounded by GPU activity (else the whole run)
     std::string rule;          // the rule in words, with the numbers used
 };
-SteadyWindow steady_window(const std::vector<RunPoint>& pts, double interval_s);
+// `wall_s` (when >= 0): the run's wall time; a window never ends after it (the last tick counts
+// for a whole interval, which a run that ended early did not last).
+SteadyWindow steady_window(const std::vector<RunPoint>& pts, double interval_s, double wall_s = -1);
 
 // Weighted mean and nearest-rank percentiles of the measured values (NaN ones skipped).
 Stat weighted_stat(const std::vector<double>& values, const std::vector<double>& weights);

@@ -6,6 +6,7 @@
 
 #include "core/stats.hpp"
 #include "core/strings.hpp"
+#include "core/text_safety.hpp"
 #include "report/offer_figures.hpp"
 
 namespace gpuvet {
@@ -135,7 +136,7 @@ const char* to_string(NodeStatus s) {
 
 FleetNodeInput summarise_node(std::string name, std::string path, const Report& r) {
     FleetNodeInput n;
-    n.name = std::move(name), n.path = std::move(path);
+    n.name = visible_text(name, false), n.path = std::move(path);
     n.hostname = r.machine.hostname.value_or("");
     n.tool_version = r.tool_version;
     n.gpu_model = gpu_model_of(r);
@@ -156,7 +157,7 @@ FleetNodeInput summarise_node(std::string name, std::string path, const Report& 
 
 FleetNodeInput failed_node(std::string name, std::string path, std::string problem) {
     FleetNodeInput n;
-    n.name = std::move(name), n.path = std::move(path), n.problem = std::move(problem);
+    n.name = visible_text(name, false), n.path = std::move(path), n.problem = visible_text(problem, false);
     return n;
 }
 

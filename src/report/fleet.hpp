@@ -51,6 +51,8 @@ struct FleetNodeInput {
     std::vector<FleetFigure> worst;   // one per figure the node measured
 };
 
+// The node's name (a file's stem, a Slurm node) and a problem's text are made visible_text: they
+// come from outside and reach the terminal, the NHC line and Markdown.
 FleetNodeInput summarise_node(std::string name, std::string path, const Report& r);
 FleetNodeInput failed_node(std::string name, std::string path, std::string problem);
 

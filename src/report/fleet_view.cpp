@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/strings.hpp"
+#include "core/text_safety.hpp"
 #include "report/html_style.hpp"
 #include "report/json.hpp"
 #include "report/slurm_json.hpp"
@@ -155,20 +156,23 @@ std::string render_fleet_json(const Fleet& f, const Envelope& e) { return render
 
 std::string render_fleet_markdown(const Fleet& f) {
     std::ostringstream o;
-    o << "# gpuvet fleet: " << f.nodes.size() << " nodes of " << f.gpu_model
+    // Every text from the reports (node names, problems, labels) through markdown_text: it can
+    // neither end its cell nor open raw HTML.
+    o << "# gpuvet fleet: " << f.nodes.size() << " nodes of " << markdown_text(f.gpu_model)
       << "\n\n| node | status | why |\n|---|---|---|\n";
     for (auto& n : f.nodes)
-        o << "| " << n.in.name << " | " << to_string(n.status) << " | " << node_text(f, n) << " |\n";
+        o << "| " << markdown_text(n.in.name) << " | " << to_string(n.status) << " | " << markdown_text(node_text(f, n))
+          << " |\n";
     o << "\n## Outliers\n\n";
     if (f.outliers.empty()) o << "None.\n";
-    for (auto& x : f.outliers) o << "- " << outlier_text(x) << "\n";
+    for (auto& x : f.outliers) o << "- " << markdown_text(outlier_text(x)) << "\n";
     o << "\n## Figures\n\n| figure | median | MAD | min | max | nodes | baseline |\n|---|---|---|---|---|---|---|\n";
     for (auto& m : f.metrics)
-        o << "| " << m.label << " (" << m.unit << ") | " << format_number(m.median, 4) << " | "
+        o << "| " << markdown_text(m.label + " (" + m.unit + ")") << " | " << format_number(m.median, 4) << " | "
           << format_number(m.mad, 3) << " | " << format_number(m.min, 4) << " | " << format_number(m.max, 4) << " | "
           << m.samples << " | " << m.baseline_nodes << " |\n";
     if (!f.notes.empty()) o << "\n";
-    for (auto& n : f.notes) o << "- " << n << "\n";
+    for (auto& n : f.notes) o << "- " << markdown_text(n) << "\n";
     o << "\n_" << kRule << "_\n";
     return o.str();
 }

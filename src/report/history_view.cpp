@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/strings.hpp"
+#include "core/text_safety.hpp"
 #include "report/html_sections.hpp"
 #include "report/svg.hpp"
 
@@ -17,15 +18,25 @@ using namespace history;
 
 namespace {
 
-std::string day_time(const std::string& at) { return at.size() >= 16 ? at.substr(0, 10) + " " + at.substr(11, 5) : at; }
-std::string or_dash(const std::optional<std::string>& s) { return s && !s->empty() ? *s : "-"; }
+// Every text the database holds (hostnames, GPU names, serials, SMBIOS ids, even box names and
+// verdicts: the file is the user's, or another tool's) is one line of visible text in the terminal
+// views: its control characters are shown, never obeyed, and a line break cannot forge a row.
+std::string cell(const std::string& s) { return visible_text(s, false); }
 
-std::string pad(const std::string& s, std::size_t w) {
+std::string day_time(const std::string& at) {
+    return cell(at.size() >= 16 ? at.substr(0, 10) + " " + at.substr(11, 5) : at);
+}
+std::string or_dash(const std::optional<std::string>& s) { return s && !s->empty() ? cell(*s) : "-"; }
+
+std::string pad(const std::string& text, std::size_t w) {
+    std::string s = cell(text);
     return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' ');
 }
 
 std::string figure(double v, const std::string& unit) {
-    return format_number(v, 4) + (unit.empty() || unit == "count" ? "" : " " + unit);
+    std::string out = format_number(v, 4);
+    if (!unit.empty() && unit != "count") out.append(" ").append(cell(unit));
+    return out;
 }
 
 Json opt_json(const std::optional<std::string>& s) { return s ? Json(*s) : Json(nullptr); }
@@ -42,7 +53,7 @@ std::string render_history_list(const std::vector<BoxRow>& boxes, const std::vec
     for (const BoxRow& b : boxes)
         o << "  " << pad(b.name, 16) << pad(or_dash(b.hostname), 20) << pad(day_time(b.first_seen), 18)
           << pad(day_time(b.last_seen), 18) << pad(std::to_string(b.runs), 6) << pad(std::to_string(b.gpus), 6)
-          << b.last_verdict << "\n";
+          << cell(b.last_verdict) << "\n";
     o << "\nGPUs (" << gpus.size() << ")\n";
     o << "  " << pad("box", 16) << pad("slot", 18) << pad("serial", 16) << pad("name", 26) << pad("first seen", 18)
       << pad("last seen", 18) << "last verdict\n";
@@ -80,7 +91,7 @@ Json history_list_json(const std::vector<BoxRow>& boxes, const std::vector<GpuRo
 
 std::string render_history_show(const std::string& title, const std::vector<ShownRun>& runs) {
     std::ostringstream o;
-    o << title << ": " << runs.size() << " run" << (runs.size() == 1 ? "" : "s") << "\n";
+    o << cell(title) << ": " << runs.size() << " run" << (runs.size() == 1 ? "" : "s") << "\n";
     for (const ShownRun& s : runs) {
         o << "  " << day_time(s.run.started_at) << "  " << pad(s.run.command, 7) << pad(s.run.verdict, 14) << "host "
           << or_dash(s.run.hostname) << ", driver " << or_dash(s.run.driver_version)
@@ -159,16 +170,16 @@ namespace {
 // A GPU by its serial where the driver gave one, else its UUID.
 std::string trend_label(const TrendPoint& x) {
     if (x.gpu.empty()) return "box";
-    return x.serial ? *x.serial : x.gpu;
+    return cell(x.serial ? *x.serial : x.gpu);
 }
 
 }  // namespace
 
 std::string render_trend(const std::string& metric, const std::vector<TrendPoint>& p, int width) {
     std::ostringstream o;
-    if (p.empty()) return metric + ": no recorded value\n";
+    if (p.empty()) return cell(metric) + ": no recorded value\n";
     Scale s = scale_of(p);
-    o << metric << " (" << p.back().unit << "), " << p.size() << " value" << (p.size() == 1 ? "" : "s");
+    o << cell(metric) << " (" << cell(p.back().unit) << "), " << p.size() << " value" << (p.size() == 1 ? "" : "s");
     if (s.spec) o << "; spec " << figure(*s.spec, p.back().unit) << " (:)";
     if (s.floor)
         o << "; " << (p.back().fail_below ? "floor " : "ceiling ") << figure(*s.floor, p.back().unit) << " (|)";
@@ -228,12 +239,12 @@ std::string render_trend_html(const std::string& metric, const std::vector<Trend
 
 std::string render_diff(const RunDiff& d) {
     std::ostringstream o;
-    o << "This run  " << day_time(d.now.started_at) << " " << d.now.command << " " << d.now.verdict << "\n";
-    o << "against   " << day_time(d.base.started_at) << " " << d.base.command << " " << d.base.verdict << " (box "
-      << d.now.box << ")\n\n";
+    o << "This run  " << day_time(d.now.started_at) << " " << cell(d.now.command) << " " << cell(d.now.verdict) << "\n";
+    o << "against   " << day_time(d.base.started_at) << " " << cell(d.base.command) << " " << cell(d.base.verdict)
+      << " (box " << cell(d.now.box) << ")\n\n";
     o << "Hardware and software\n";
     if (d.hardware.empty()) o << "  no GPU added, removed or replaced; driver and VBIOS unchanged\n";
-    for (const std::string& h : d.hardware) o << "  " << h << "\n";
+    for (const std::string& h : d.hardware) o << "  " << cell(h) << "\n";
     o << "\nFigures beyond their run-to-run noise (" << d.figures.size() << " of " << d.compared << " compared)\n";
     for (const FigureChange& c : d.figures) {
         o << "  " << pad(c.gpu, 7) << pad(c.metric, 48) << figure(c.before, c.unit) << " -> "

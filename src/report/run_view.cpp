@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/strings.hpp"
+#include "core/text_safety.hpp"
 
 namespace gpuvet {
 
@@ -38,12 +39,14 @@ void finding_lines(std::ostringstream& o, const RuleFinding& x, const Style& st,
     o << indent << st.dim("thresholds: " + x.source) << "\n";
 }
 
-// One line however long the arguments (a `python -c` script holds newlines).
+// One line however long the arguments (a `python -c` script holds newlines); the arguments are
+// the user's, not gpuvet's: their control characters are shown, never sent to the terminal.
 std::string command_line(const std::vector<std::string>& c) {
     std::string s;
     for (const std::string& a : c) s += (s.empty() ? "" : " ") + a;
     for (char& ch : s)
         if (ch == '\n' || ch == '\t' || ch == '\r') ch = ' ';
+    s = visible_text(s, false);
     constexpr std::size_t kMax = 90;
     if (s.size() > kMax) s = s.substr(0, kMax - 3) + "...";
     return s;
@@ -52,9 +55,9 @@ std::string command_line(const std::vector<std::string>& c) {
 // The job: command, exit, wall time, steady window.
 void job_lines(std::ostringstream& o, const RunResult& r, const Style& st) {
     o << "\n" << st.bold("gpuvet run: " + command_line(r.command));
-    if (!r.tag.empty()) o << "  [" << r.tag << "]";
+    if (!r.tag.empty()) o << "  [" << visible_text(r.tag, false) << "]";
     o << "\n";
-    if (!r.note.empty()) o << "  note: " << r.note << "\n";
+    if (!r.note.empty()) o << "  note: " << visible_text(r.note, false) << "\n";
     std::string how = r.end ? (r.end->signaled ? "killed by signal " + std::to_string(r.end->code)
                                                : "exit " + std::to_string(r.end->code))
                             : "did not start";

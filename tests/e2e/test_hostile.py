@@ -364,5 +364,230 @@ def test_careless_options_are_exit_2_with_the_reason():
         assert p.returncode == 2 and "--once" in out, (term, p.returncode, out[-500:])
 
 
+
+# ---- escape sequences in the fleet's and the history's output ------------------------------------------
+
+def crafted_fleet(d):
+    """A fleet folder whose file names and report fields carry escape sequences, raw HTML and forged
+    table rows, with one unreadable report (its problem line quotes its path)."""
+    base = identity_report(os.path.join(d, "base.json"))
+    folder = os.path.join(d, "fleet")
+    os.mkdir(folder)
+    for i, name in enumerate(["node\x1b]0;TITLE\x07a", "node|b<img src=x onerror=alert(1)><script>", "node\x1b[8mc"]):
+        doc = json.loads(json.dumps(base))
+        doc["machine"]["hostname"] = f"host{i}" + HOSTILE
+        with open(os.path.join(folder, name + ".json"), "w") as f:
+            json.dump(doc, f)
+    with open(os.path.join(folder, "node\x1b[2Jd\n| cell | break |.json"), "w") as f:
+        f.write("{bad")
+    return folder
+
+
+def test_fleet_output_shows_escapes_and_html_never_obeys_them():
+    with tempfile.TemporaryDirectory() as d:
+        folder = crafted_fleet(d)
+        for extra in ([], ["--nhc"]):
+            code, out, err = run("compare", "--fleet", folder, *extra)
+            assert code in (1, 3), (extra, code, out, err)
+            assert "\x1b" not in out + err, (extra, out)
+            assert "\\x1b]0;TITLE" in out and "\\x1b[8mc" in out, (extra, out)  # shown, not obeyed
+            assert len([l for l in out.splitlines() if " | " in l and l.startswith("node")]) >= (4 if extra else 0)
+        code, md, err = run("compare", "--fleet", folder, "--markdown")
+        assert code in (1, 3), (code, err)
+        assert "\x1b" not in md and "<script" not in md and "<img" not in md, md
+        assert not any(l.startswith("| cell") or l.startswith("**PASS**") for l in md.splitlines()), md
+        rows = [l for l in md.splitlines() if l.startswith("| node")]
+        assert len(rows) == 4 + 1, rows  # the header row and one row per node: no forged row
+        # A fleet of run reports: node names are file names too.
+        runs = os.path.join(d, "runs")
+        os.mkdir(runs)
+        for name in ("r\x1b]0;PWNED\x07", "r\x1b[8mz"):  # the tag names a run report's node
+            code, path, err = run_report(d, "x" + str(len(os.listdir(runs))), name, "import time; time.sleep(0.3)")
+            assert code == 0, err
+            os.rename(path, os.path.join(runs, name + ".json"))
+        code, out, err = run("compare", "--fleet", runs)
+        assert "\x1b" not in out + err and "\\x1b[8mz" in out and "\\x1b]0;PWNED" in out, out
+
+
+def test_history_output_shows_what_the_database_holds_never_obeys_it():
+    import sqlite3
+    with tempfile.TemporaryDirectory() as d:  # the harness points GPUVET_HISTORY_DB at a private folder
+        report = os.path.join(d, "a.json")
+        identity_report(report)
+        code, _, err = run("history", "import", report)
+        assert code == 0, err
+        # What another tool, or a damaged file, could have put into the database.
+        db = sqlite3.connect(os.environ["GPUVET_HISTORY_DB"])
+        db.execute("UPDATE box_ids SET value = ? WHERE kind = 'hostname'", ("host" + HOSTILE,))
+        db.execute("UPDATE gpus SET name = ?, serial = ?", (HOSTILE, "S\x1b[8m1"))
+        db.execute("UPDATE runs SET hostname = ?, driver_version = ?", ("host" + HOSTILE, "570\x1b]0;T\x07"))
+        db.execute("UPDATE run_gpus SET name = ?, sku = ?", (HOSTILE, "h100\x1b[8m"))
+        db.commit()
+        db.close()
+        code, doc, err = harness.run_json("history")
+        assert code == 0, err
+        box = doc["boxes"][0]["box"]
+        for args in (["history"], ["history", "show", box], ["history", "diff", box]):
+            code, out, err = run(*args)
+            assert code in (0, 2), (args, code, err)
+            assert "\x1b" not in out + err, (args, out)
+        code, out, _ = run("history")
+        assert "\\x1b]0;TITLE" in out or "\\x1b[8m" in out, out  # shown, not obeyed
+        code, out, _ = run("history", "show", box)
+        assert "\\x1b" in out, out
+
+
+def test_styles_from_outside_lose_every_escape():
+    # \x1b[8m (conceal) is a colour sequence in form: from a tag, an argument or a note it is shown.
+    code, out, err = run("run", "--tag", "\x1b[8mhidden-tag", "--note", "\x1b[31mred-note", "--", PY, "-c",
+                         "import sys", "\x1b[5m\x1b[1marg", env=NO_DRIVER)
+    assert code == 0, err
+    assert "\x1b[8m" not in err and "\x1b[31m" not in err and "\x1b[5m" not in err, err
+    assert "\\x1b[8mhidden-tag" in err and "\\x1b[31mred-note" in err and "\\x1b[5m" in err, err
+    # The driver's own strings (a GPU's name) are outside text as well.
+    with open(os.path.join(os.environ["GPUVET_TEST_DIR"], "fakes", "scenarios", "healthy_1x_l4.toml")) as f:
+        text = f.read().replace('name = "NVIDIA L4"', 'name = "NVIDIA L4\\u001b[8m hidden\\u001b]0;T\\u0007"')
+    with tempfile.TemporaryDirectory() as d:
+        scen = os.path.join(d, "l4.toml")
+        with open(scen, "w") as f:
+            f.write(text)
+        env = dict(fake_env("healthy_1x_l4"), GPUVET_FAKE_SCENARIO=scen)
+        for args in (["inventory"], ["top", "--once"], ["check", "--quick", "--only", "gpu.identity"]):
+            code, out, err = run(*args, env=env)
+            assert "\x1b" not in out + err, (args, out + err)
+            assert "\\x1b[8m hidden" in out + err, (args, out + err)
+
+
+# ---- paths that cannot hold a history database ------------------------------------------------------------
+
+def test_history_database_must_be_a_file():
+    with tempfile.TemporaryDirectory() as d:
+        fifo = os.path.join(d, "db.fifo")
+        os.mkfifo(fifo)
+        report = os.path.join(d, "a.json")
+        identity_report(report)
+        for path, what in [(fifo, "is a FIFO"), (d, "is a directory")]:
+            for args in (["history", "--history-db", path], ["history", "import", report, "--history-db", path],
+                         ["check", "--quick", "--only", "host.cpu", "--history-db", path]):
+                code, out, err = run(*args, env=NO_DRIVER, timeout=60)
+                assert code == 2, (args, code, err)
+                assert what in err and "--no-history" in err and "--history-db" in err, (args, err)
+            code, _, err = run("history", env={"GPUVET_HISTORY_DB": path})
+            assert code == 2 and what in err, err
+        assert kind(fifo) == stat.S_IFIFO and os.listdir(d) == sorted(os.listdir(d))  # nothing replaced
+
+
+# ---- fixes that had no test: NO_COLOR, NaN results, SIGHUP, SIGKILL escalation, edited runs, full disks -----
+
+def on_terminal(args, env):
+    """Runs gpuvet with stdin, stdout and stderr on a pseudo-terminal; (exit code, what it wrote)."""
+    import pty
+    master, slave = pty.openpty()
+    p = subprocess.Popen([harness.GPUVET, *args], stdin=slave, stdout=slave, stderr=slave, env=env)
+    os.close(slave)
+    out = harness.drain_pty(master).decode(errors="replace")
+    os.close(master)
+    p.wait(timeout=120)
+    return p.returncode, out
+
+
+def test_an_empty_no_color_keeps_the_colours():
+    with tempfile.TemporaryDirectory() as d:
+        report = os.path.join(d, "a.json")
+        identity_report(report)
+        base = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+        base["TERM"] = "xterm-256color"
+        code, out = on_terminal(["report", report], dict(base, NO_COLOR=""))
+        assert code == 0 and "\x1b[" in out, (code, out[:500])  # no-color.org: an empty value does not count
+        code, out = on_terminal(["report", report], dict(base, NO_COLOR="1"))
+        assert code == 0 and "\x1b[" not in out, (code, out[:500])
+
+
+def test_a_nan_from_the_training_script_is_null_not_broken_json():
+    src = os.path.join(os.path.dirname(os.environ["GPUVET_TEST_DIR"]), "src", "train")
+    emit = ("import sys; sys.path.insert(0, %r); import train_bench as t; "
+            "t.emit('RESULT', {'status': 'ok', 'run': {'images_per_s': float('nan'), 'x': [float('inf'), 1.5]}})" % src)
+    p = subprocess.run([PY, "-c", emit], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    [line] = [l for l in p.stdout.splitlines() if l.startswith("GPUVET_RESULT ")]
+    doc = json.loads(line[len("GPUVET_RESULT "):])  # strict JSON: no NaN token
+    assert doc["run"]["images_per_s"] is None and doc["run"]["x"] == [None, 1.5], doc
+    with tempfile.TemporaryDirectory() as d:
+        code, r, _ = train_result(fake_python(d, "echo '" + line + "'"))
+        assert r["verdict"] == "ERROR" and "not JSON" not in r["summary"], r
+
+
+def test_sighup_stops_the_exporter_in_order():
+    with ex.Exporter(None, "--interval", "0.2", env=fake_env("healthy_8x_h100_sxm")) as e:
+        e.wait_healthy()
+        code, err = e.stop(sig=signal.SIGHUP, limit_s=15)
+        assert code == 0, err
+        assert "stopping" in err and "gpuvet export: stopped" in err, err
+
+
+def test_a_job_deaf_to_stop_signals_is_killed_at_the_third_and_the_summary_says_so():
+    with tempfile.TemporaryDirectory() as d:
+        mark = os.path.join(d, "started")
+        p = subprocess.Popen([harness.GPUVET, "run", "--interval", "0.2", "--", "bash", "-c",
+                              f"trap '' TERM INT HUP; touch {mark}; sleep 60"],
+                             env={**os.environ, **NO_DRIVER}, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 60
+            while not os.path.exists(mark) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert os.path.exists(mark), "the job never started"
+            for _ in range(3):
+                p.send_signal(signal.SIGTERM)
+                time.sleep(1)
+            _, err = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+        assert p.returncode == 137, (p.returncode, err)
+        assert "SIGTERM passed on to the job; a third stop signal kills it (SIGKILL)" in err, err
+        assert "the job is still running; one more stop signal kills it (SIGKILL)" in err, err
+        assert "third stop signal: sending SIGKILL to the job's processes" in err, err
+        assert "the job outlasted two stop signals: at the third gpuvet sent SIGKILL to its processes" in err, err
+
+
+def test_an_edited_run_report_is_refused():
+    with tempfile.TemporaryDirectory() as d:
+        code, path, err = run_report(d, "r", "boxA", "import time; time.sleep(0.3)")
+        assert code == 0, err
+        with open(path) as f:
+            doc = json.load(f)
+        for edit, words in [({"wall_s": -5}, "wall_s is negative"),
+                            ({"exit_code": 0, "killed_by_signal": 9}, "killed_by_signal 9 with exit_code 0")]:
+            bad = json.loads(json.dumps(doc))
+            for k, v in edit.items():
+                (bad["run"] if "run" in bad and k in bad["run"] else bad)[k] = v
+            edited = os.path.join(d, "edited.json")
+            with open(edited, "w") as f:
+                json.dump(bad, f)
+            for args in (["report", edited], ["compare", path, edited]):
+                code, out, err = run(*args)
+                assert code == 2 and "the file was edited" in err and words in err, (args, code, out, err)
+
+
+def test_a_log_that_takes_nothing_is_exit_2_before_sampling():
+    env = fake_env("healthy_8x_h100_sxm")
+    with tempfile.TemporaryDirectory() as d:
+        # A descriptor open for reading only, and one that is not open: neither takes a line.
+        ro = os.open(os.path.join(d, "ro"), os.O_RDONLY | os.O_CREAT, 0o600)
+        try:
+            p = subprocess.run([harness.GPUVET, "top", "--log", f"/dev/fd/{ro}", "--interval", "0.2", "--duration", "2"],
+                               env={**os.environ, **env}, capture_output=True, text=True, timeout=60, pass_fds=(ro,))
+        finally:
+            os.close(ro)
+        assert p.returncode == 2 and "log" in p.stderr, (p.returncode, p.stderr)
+        code, _, err = run("top", "--log", "/dev/fd/97", "--interval", "0.2", "--duration", "2", env=env, timeout=60)
+        assert code == 2 and "not open" in err, (code, err)
+        if os.geteuid() == 0:  # a full disk: /dev/full's device numbers, made in the private folder
+            full = os.path.join(d, "myfull")
+            os.mknod(full, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+            code, _, err = run("top", "--log", full, "--interval", "0.2", "--duration", "2", env=env, timeout=60)
+            assert code == 2 and "No space left" in err, (code, err)
+            assert kind(full) == stat.S_IFCHR
+
 if __name__ == "__main__":
     main(globals())

@@ -8,6 +8,7 @@ Every run has a deadline of its own (RUN_LIMIT_S): a hang of gpuvet fails the te
 """
 import json
 import os
+import re
 import signal
 import subprocess
 import tempfile
@@ -276,11 +277,249 @@ def test_sigint_during_hung_call_ends_inventory():
 def test_sigterm_during_hung_call_ends_top_log():
     with tempfile.TemporaryDirectory() as d:
         log = os.path.join(d, "top.csv")
-        code, out, err, took = interrupted(["top", "--log", log, "--interval", "0.2"], "nvmlDeviceGetPowerUsage@0+1",
+        code, out, err, took = interrupted(["top", "--log", log, "--interval", "0.2"], "nvmlDeviceGetTemperature@0+1",
                                            signal.SIGTERM, at_s=3)
         assert took < 5, f"{took:.1f} s: {err}"
         assert code in (0, 3), (code, out, err)
 
+
+
+# ---- run: the job starts and ends whatever the driver does ---------------------------------------------------
+
+
+def job_env(hang, budget):
+    return {**os.environ, **env_with(hang, budget=budget)}
+
+
+def wait_for_file(path, limit_s):
+    deadline = time.monotonic() + limit_s
+    while not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return os.path.exists(path)
+
+
+def test_run_sigterm_while_nvml_init_hangs_ends_in_seconds_with_the_jobs_code():
+    # nvmlInit never returns and the budget is a minute: the job starts anyway (after a short wait
+    # for the GPUs), SIGTERM reaches it at once, and its exit code and summary come out in seconds.
+    with tempfile.TemporaryDirectory() as d:
+        mark = os.path.join(d, "started")
+        job = f"trap 'echo job-got-term >&2; exit 7' TERM; touch {mark}; sleep 60 & wait"
+        t0 = time.monotonic()
+        p = subprocess.Popen([harness.GPUVET, "run", "--interval", "0.2", "--", "bash", "-c", job],
+                             env=job_env("nvmlInit", "60"), stderr=subprocess.PIPE, text=True)
+        try:
+            assert wait_for_file(mark, 30), "the job did not start while nvmlInit hung"
+            started_s = time.monotonic() - t0
+            t = time.monotonic()
+            p.send_signal(signal.SIGTERM)
+            _, err = p.communicate(timeout=RUN_LIMIT_S)
+            took = time.monotonic() - t
+        finally:
+            if p.poll() is None:
+                p.kill()
+        harness.check_no_crash(["run"], p.returncode, err)
+        assert started_s < 20, f"the job started {started_s:.1f} s after gpuvet"
+        assert took < 10, f"{took:.1f} s after SIGTERM: {err}"
+        assert p.returncode == 7, (p.returncode, err)
+        assert "SIGTERM passed on to the job" in err and "job-got-term" in err, err
+        assert "the GPU driver did not answer within 5 s" in err and "exit 7 (gpuvet exit 7)" in err, err
+
+
+def test_run_job_ending_while_nvml_init_hangs_is_not_held():
+    t = time.monotonic()
+    code, out, err, _ = run(["run", "--", "true"], env_with("nvmlInit", budget="60"))
+    took = time.monotonic() - t
+    assert code == 0, (code, err)
+    assert took < 30, f"{took:.1f} s for a job that ends at once"
+    assert "host side only" in err or "recording the host side only" in err, err
+
+
+def test_run_stop_before_the_job_started_runs_nothing():
+    with tempfile.TemporaryDirectory() as d:
+        mark = os.path.join(d, "started")
+        p = subprocess.Popen([harness.GPUVET, "run", "--", "touch", mark], env=job_env("nvmlInit", "60"),
+                             stderr=subprocess.PIPE, text=True)
+        try:
+            time.sleep(1)
+            p.send_signal(signal.SIGTERM)
+            _, err = p.communicate(timeout=RUN_LIMIT_S)
+        finally:
+            if p.poll() is None:
+                p.kill()
+        assert p.returncode == 128 + signal.SIGTERM, (p.returncode, err)
+        assert "the job was not started" in err and not os.path.exists(mark), err
+
+
+@slow
+def test_run_call_hanging_mid_run_is_given_up_when_the_job_ends():
+    # GPU 0's temperature reading hangs from 2 s on; the job ends at 4 s; the budget is a minute.
+    t = time.monotonic()
+    code, out, err, _ = run(["run", "--interval", "0.2", "--", "sleep", "4"],
+                            env_with("nvmlDeviceGetTemperature@0+2", budget="60"))
+    took = time.monotonic() - t
+    assert code == 0, (code, err)
+    assert took < 30, f"{took:.1f} s"
+    assert "GPU 0: nvmlDeviceGetTemperature had not returned after" in err and "when the job had ended" in err, err
+    assert re.search(r"wall time 4\.\d s", err), err  # the job's time, not the wait for the hung call
+
+
+# ---- every command against a hung driver, from the list of commands ------------------------------------------
+
+
+def command_names():
+    code, out, err = harness.run("--help")
+    assert code == 0, err
+    names, inside = [], False
+    for line in out.splitlines():
+        if line.strip().upper().startswith("SUBCOMMANDS"):
+            inside = True
+            continue
+        if inside:
+            if not line.startswith("  ") or not line.strip():
+                if names:
+                    break
+                continue
+            names.append(line.split()[0])
+    assert names, out
+    return names
+
+
+# How each command runs against a hung driver: (arguments, the hung calls, budget, allowed exit codes,
+# a text the output must hold). Commands that read no driver run with every driver call hung: they
+# must not notice. A new command fails test_every_command_is_covered until it has a row here.
+ALL_HUNG = "nvmlInit,cuInit,cublasLtMatmul,ncclCommInitAll"
+
+
+def hung_rows(d):
+    report = os.path.join(d, "a.json")
+    code, out, err = harness.run("check", "--quick", "--only", "gpu.identity", "--json", env=env_with(""))
+    assert code in (0, 1), err
+    with open(report, "w") as f:
+        f.write(out)
+    other = os.path.join(d, "b.json")
+    doc = json.loads(out)
+    doc["machine"]["hostname"] = "other-box"
+    with open(other, "w") as f:
+        json.dump(doc, f)
+    hist = {"GPUVET_HISTORY_DB": os.path.join(d, "history.sqlite")}
+    init = "nvmlInit_v2 did not return in 1 s"
+    import test_export
+    return {
+        "check": [(["check", "--quick", "--only", "gpu.identity,gpu.health,gpu.nvlink,host.cpu", "--json",
+                    "--no-history"], "nvmlInit", "1", (3,), init)],
+        "inventory": [(["inventory", "--json"], "nvmlInit", "1", (3,), init)],
+        "top": [(["top", "--once"], "nvmlInit", "1", (3,), init)],
+        "export": [(["export", "--listen", f"127.0.0.1:{test_export.free_port()}"], "nvmlInit", "1", (3,), init)],
+        "run": [(["run", "--", "true"], "nvmlInit", "1", (0,), init)],
+        "burn": [(["burn", "--duration", "5s", "--json", "--no-history"], "cuInit", "1", (3,),
+                  "cuInit did not return in 1 s")],
+        "bench": [(["bench", "gemm", "--json", "--no-history"], "cublasLtMatmul@0", "0.5", (3,),
+                   "cublasLtMatmul did not return in 5 s"),
+                  (["bench", "allreduce", "--json", "--no-history"], "ncclCommInitAll", "0.5", (3,),
+                   "ncclCommInitAll did not return in 5 s")],
+        "fleet": [(["fleet", "prolog"], "nvmlInit", None, (0,), "nvmlInit_v2 did not return in 10 s"),
+                  (["fleet", "health-check", "--node-timeout", "8"], "nvmlInit", None, (3,),
+                   "nvmlInit_v2 did not return in 2 s")],
+        "host": [(["host", "cpu", "--quick", "--json"], ALL_HUNG, "1", (0, 1, 3), None)],
+        "specs": [(["specs", "compare", "a100", "h100"], ALL_HUNG, "1", (0,), None)],
+        "plan": [(["plan", "--model", "llama-3-8b", "--task", "inference"], ALL_HUNG, "1", (0, 1), None)],
+        "report": [(["report", report], ALL_HUNG, "1", (0, 1), None)],
+        "compare": [(["compare", report, other], ALL_HUNG, "1", (0, 1), None)],
+        "history": [(["history"], ALL_HUNG, "1", (0, 2), None)],
+    }, hist
+
+
+def run_hung_row(args, hang, budget, codes, text, extra_env):
+    code, out, err, took = run(args, {**env_with(hang, budget=budget), **extra_env})
+    harness.check_no_crash(args, code, err)
+    assert code in codes, (args, code, out[-1500:], err[-1500:])
+    if text:
+        assert text in out + err, (args, text, out[-1500:], err[-1500:])
+    return took
+
+
+def test_every_command_is_covered():
+    with tempfile.TemporaryDirectory() as d:
+        rows, _ = hung_rows(d)
+        missing = sorted(set(command_names()) - set(rows))
+        assert not missing, f"no hung-driver row for: {missing} (add one to hung_rows)"
+
+
+@slow
+def test_every_command_ends_on_its_own_against_a_hung_driver():
+    with tempfile.TemporaryDirectory() as d:
+        rows, hist = hung_rows(d)
+        for name in command_names():
+            for args, hang, budget, codes, text in rows[name]:
+                took = run_hung_row(args, hang, budget, codes, text, hist)
+                assert took < RUN_LIMIT_S, (args, took)
+
+
+def test_bench_gemm_matmul_hangs():
+    with tempfile.TemporaryDirectory() as d:
+        rows, hist = hung_rows(d)
+        run_hung_row(*rows["bench"][0], hist)
+
+
+@slow
+def test_bench_allreduce_nccl_init_hangs():
+    with tempfile.TemporaryDirectory() as d:
+        rows, hist = hung_rows(d)
+        run_hung_row(*rows["bench"][1], hist)
+
+
+def test_fleet_prolog_and_health_check_end_inside_their_budget():
+    # The default driver budget (30 s) is longer than a quarter of the node's: the checks get a
+    # quarter of --node-timeout (40 s by default, 8 s here), so the hung call is named in time.
+    with tempfile.TemporaryDirectory() as d:
+        rows, hist = hung_rows(d)
+        for row in rows["fleet"]:
+            took = run_hung_row(*row, hist)
+            assert took < 40, (row[0], took)
+
+
+def test_full_screen_top_obeys_q_while_the_driver_hangs():
+    import pty
+    import select
+    import struct
+    import fcntl
+    import termios
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    # GPU 0's temperature reading (each tick reads it) hangs from 1.5 s on; the budget is a minute.
+    env = {**job_env("nvmlDeviceGetTemperature@0+1.5", "60"), "TERM": "xterm-256color"}
+    p = subprocess.Popen([harness.GPUVET, "top", "--interval", "0.2"], stdin=slave, stdout=slave, stderr=slave,
+                         env=env, start_new_session=True)
+    os.close(slave)
+    seen = b""
+
+    def read_until(pred, limit_s):
+        nonlocal seen
+        deadline = time.monotonic() + limit_s
+        while time.monotonic() < deadline and not pred(seen):
+            if select.select([master], [], [], 0.1)[0]:
+                try:
+                    seen += os.read(master, 65536)
+                except OSError:
+                    break
+        return pred(seen)
+
+    try:
+        assert read_until(lambda s: b"gpuvet top" in s and b"[0]" in s, 30), seen[-2000:]
+        assert read_until(lambda s: b"STALE" in s and b"driver is not answering" in s, 30), seen[-2000:]
+        t = time.monotonic()
+        os.write(master, b"q")
+        code = p.wait(timeout=20)
+        took = time.monotonic() - t
+        read_until(lambda s: False, 0.5)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        os.close(master)
+    assert took < 5, f"{took:.1f} s after q"
+    assert code == 0, (code, seen[-2000:])
+    assert seen.rstrip().endswith(b"\x1b>") or b"\x1b[?1049l" in seen, seen[-300:]  # the screen was left
 
 if __name__ == "__main__":
     main(globals())

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "fake_hang.hpp"
 #include "gpu/bindings/amd_smi_api.hpp"
 
 using namespace gpuvet::amdsmi;
@@ -227,14 +228,17 @@ void copy(char* dst, size_t size, const std::string& s) { std::snprintf(dst, siz
 
 }  // namespace
 
-#define GPU_OR_FAIL(fn)                 \
-    Gpu* g = gpu_of(h);                 \
-    if (!g) return AMDSMI_STATUS_INVAL; \
+// GPUVET_FAKE_HANG (fake_hang.hpp) names a GPU by its index in AMD SMI's order.
+#define GPU_OR_FAIL(fn)                                                       \
+    Gpu* g = gpu_of(h);                                                       \
+    fake::hang_point(fn, g ? static_cast<int>(g - state().gpus.data()) : -1); \
+    if (!g) return AMDSMI_STATUS_INVAL;                                       \
     if (unsupported(*g, fn)) return AMDSMI_STATUS_NOT_SUPPORTED
 
 extern "C" {
 
 amdsmi_status_t amdsmi_init(uint64_t flags) {
+    fake::hang_point(__func__, -1);
     if (!(flags & kInitAmdGpus)) return AMDSMI_STATUS_INVAL;
     // Every init rereads the scenario, so one test process can run several machines in turn.
     State& s = state();
@@ -243,9 +247,13 @@ amdsmi_status_t amdsmi_init(uint64_t flags) {
     return s.init_ok ? AMDSMI_STATUS_SUCCESS : AMDSMI_STATUS_INIT_ERROR;
 }
 
-amdsmi_status_t amdsmi_shut_down() { return AMDSMI_STATUS_SUCCESS; }
+amdsmi_status_t amdsmi_shut_down() {
+    fake::hang_point(__func__, -1);
+    return AMDSMI_STATUS_SUCCESS;
+}
 
 amdsmi_status_t amdsmi_get_socket_handles(uint32_t* count, amdsmi_socket_handle* sockets) {
+    fake::hang_point(__func__, -1);
     if (!state().init_ok) return AMDSMI_STATUS_NOT_INIT;
     if (sockets && *count >= 1) sockets[0] = &socket_token;
     *count = 1;
@@ -253,6 +261,7 @@ amdsmi_status_t amdsmi_get_socket_handles(uint32_t* count, amdsmi_socket_handle*
 }
 
 amdsmi_status_t amdsmi_get_processor_handles(amdsmi_socket_handle s, uint32_t* count, amdsmi_processor_handle* out) {
+    fake::hang_point(__func__, -1);
     if (!state().init_ok) return AMDSMI_STATUS_NOT_INIT;
     if (s != &socket_token) return AMDSMI_STATUS_INVAL;
     auto& gpus = state().gpus;
@@ -269,6 +278,7 @@ amdsmi_status_t amdsmi_get_processor_type(amdsmi_processor_handle h, processor_t
 }
 
 amdsmi_status_t amdsmi_get_lib_version(amdsmi_version_t* v) {
+    fake::hang_point(__func__, -1);
     unsigned y = 0, ma = 0, mi = 0, r = 0;
     std::sscanf(state().year_version.c_str(), "%u.%u.%u.%u", &y, &ma, &mi, &r);
     *v = {y, ma, mi, r, "fake"};

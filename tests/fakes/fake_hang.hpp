@@ -1,5 +1,6 @@
 // A driver call that never returns, as a wedged kernel driver stuck in an ioctl: every double
-// (NVML, CUDA, cuBLASLt, NCCL) checks GPUVET_FAKE_HANG at the entry of each exported function.
+// (NVML, CUDA, cuBLASLt, NCCL, AMD SMI) checks GPUVET_FAKE_HANG at the entry of each exported
+// function.
 //
 //   GPUVET_FAKE_HANG="nvmlInit"                        every nvmlInit* call blocks
 //   GPUVET_FAKE_HANG="nvmlDeviceGetPowerUsage@3"       only the calls that name GPU 3
@@ -11,9 +12,10 @@
 //
 // Entries are separated by commas. A name matches the function and its versioned forms
 // (nvmlInit matches nvmlInit_v2). The GPU is the NVML index for NVML, the CUDA ordinal of the
-// device argument or current context for CUDA, the stream's device for cuBLASLt and NCCL. A
-// matching call blocks forever (until the process dies) and holds no lock of the double, so the
-// other GPUs' calls go on, as they do when one GPU's channel is stuck.
+// device argument or current context for CUDA, the stream's device for cuBLASLt and NCCL, the
+// processor handle's place in the list for AMD SMI. A matching call blocks forever (until the
+// process dies) and holds no lock of the double, so the other GPUs' calls go on, as they do when
+// one GPU's channel is stuck.
 #pragma once
 #include <chrono>
 #include <cstdlib>

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "gpu/bindings/driver_deadline.hpp"
 #include "gpu/device/amd_backend.hpp"
 #include "gpu/device/amd_decode.hpp"
 
@@ -208,6 +209,35 @@ TEST(AmdBackend, NoRocmOrABrokenScenarioIsUnusableWithTheReason) {
     AmdSmiSession broken(AmdSmiApi::load_file(FAKE_AMD_SMI));
     EXPECT_EQ(broken.absent_reason().rfind("amdsmi_init failed: AMD SMI could not start", 0), 0u)
         << broken.absent_reason();
+}
+
+TEST(AmdBackend, AHungCallIsAbandonedNamedAndTheOtherGpusAnswer) {
+    // GPUVET_FAKE_HANG (fake_hang.hpp): GPU 2's power reading never returns, as a wedged driver's.
+    setenv("GPUVET_FAKE_AMD_SCENARIO", (std::string(AMD_SCENARIOS) + "/amd_mi300x_healthy.toml").c_str(), 1);
+    setenv("GPUVET_FAKE_HANG", "amdsmi_get_power_info@2", 1);
+    set_driver_timeout_s(0.5);
+    // As gpuvet loads it (AmdSmiApi::load), so every call is under the deadline. Never destroyed:
+    // a thread stays inside the library for the rest of the process.
+    setenv(kEnvLibAmdSmi, FAKE_AMD_SMI, 1);
+    auto* session = new AmdSmiSession(AmdSmiApi::load());
+    unsetenv(kEnvLibAmdSmi);
+    AmdSmiBackend backend(*session);
+    ASSERT_TRUE(backend.usable()) << backend.absent_reason();
+
+    const std::string wedged =
+        "GPU 2: amdsmi_get_power_info did not return in 0.5 s: the driver is wedged; check `dmesg` for Xid and NVRM "
+        "messages, a reset or reboot is needed";
+    auto gpu2 = backend.open(2);
+    DeviceSample hung = gpu2->sample(kReadPower);
+    EXPECT_FALSE(hung.power_draw_w.has_value());
+    EXPECT_EQ(hung.power_draw_w.absent_reason, wedged);
+    EXPECT_TRUE(any_driver_wedged());
+    EXPECT_NE(driver_wedge_summary().find(wedged), std::string::npos) << driver_wedge_summary();
+    // GPU 2 is not asked again; GPU 1 still answers.
+    DeviceSample after = gpu2->sample(kReadThermal);
+    EXPECT_NE(after.temperature_c.absent_reason.find("not called: the driver stopped answering"), std::string::npos)
+        << after.temperature_c.absent_reason;
+    EXPECT_DOUBLE_EQ(backend.open(1)->sample(kReadPower).power_draw_w.value_or(0), 140);
 }
 
 TEST(AmdDecode, GfxTargetsFromAmdSmiNumbers) {

@@ -1,13 +1,21 @@
 // The deadline on driver calls (gpu/bindings/driver_deadline): a call that never returns is
 // abandoned at its budget, named with its GPU, and later calls to the same library or GPU fail
-// fast; a healthy call returns its answer and runs on a thread of its own.
+// fast; a healthy call returns its answer and runs on a thread of its own; what a call writes
+// through its pointers lands in the call's own storage and reaches the caller only when it
+// returned in time.
 #include "gpu/bindings/driver_deadline.hpp"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
 #include <thread>
 
+#include "gpu/bindings/cublaslt_api.hpp"
+#include "gpu/bindings/nvml_api.hpp"
 #include "gpu/bindings/symbol_table.hpp"
 
 namespace gpuvet {
@@ -37,11 +45,68 @@ Status get_handle(unsigned index, FakeHandle** out) {
     return kOk;
 }
 
+// A call the test lets return late, after its caller gave up: it writes its answer then.
+std::atomic<bool> g_release{false}, g_wrote{false};
+Status late(FakeHandle*, int* out) {
+    while (!g_release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    *out = 99;
+    g_wrote.store(true);
+    return kOk;
+}
+
+// A driver's usual shapes: an opaque handle, an array and its in-out count, a versioned struct,
+// a char buffer and its length, a C string. Each records the addresses it was given.
+struct Opaque;  // as nvmlDevice_st: never defined
+struct Versioned {
+    unsigned version;
+    unsigned long long total, used;
+};
+struct Seen {
+    const void *handle = nullptr, *count = nullptr, *items = nullptr, *info = nullptr, *name = nullptr, *key = nullptr;
+    std::string key_text;
+};
+Seen g_seen;
+Status list(Opaque* h, unsigned* count, int* items) {
+    g_seen.handle = h, g_seen.count = count, g_seen.items = items;
+    unsigned room = *count;
+    *count = 3;
+    if (room < 3) return kBad;
+    for (int i = 0; i < 3; ++i) items[i] = 10 + i;
+    return kOk;
+}
+Status info(Opaque*, Versioned* v) {
+    g_seen.info = v;
+    if (v->version != 2) return kBad;
+    v->total = 80, v->used = 5;
+    return kOk;
+}
+Status name(Opaque*, char* buf, unsigned len) {
+    g_seen.name = buf;
+    std::snprintf(buf, len, "%s", "NVIDIA H100 80GB HBM3");
+    return kOk;
+}
+Status echo(FakeHandle* h, FakeHandle** out) {
+    *out = h;
+    return kOk;
+}
+Status lookup_key(const char* key, int* out) {
+    g_seen.key = key;
+    g_seen.key_text = key;
+    *out = static_cast<int>(std::strlen(key));
+    return kOk;
+}
+
 struct MiniApi {
     Status (*query)(FakeHandle*, int*) = nullptr;
     Status (*stuck)(FakeHandle*, int*) = nullptr;
     Status (*who)(FakeHandle*, std::thread::id*) = nullptr;
     Status (*handle)(unsigned, FakeHandle**) = nullptr;
+    Status (*late)(FakeHandle*, int*) = nullptr;
+    Status (*list)(Opaque*, unsigned*, int*) = nullptr;
+    Status (*info)(Opaque*, Versioned*) = nullptr;
+    Status (*name)(Opaque*, char*, unsigned) = nullptr;
+    Status (*key)(const char*, int*) = nullptr;
+    Status (*echo)(FakeHandle*, FakeHandle**) = nullptr;
 };
 
 }  // namespace
@@ -51,6 +116,12 @@ struct NoAnswer<Status> {
     static Status value() { return static_cast<Status>(7); }
 };
 
+// A handle of a complete type, as cuBLASLt's descriptors are: the library's own object.
+template <>
+struct OpaqueHandle<FakeHandle> : std::true_type {};
+static_assert(!holdable<lt::cublasLtMatmulDesc_t>() && holdable<lt::cublasLtMatmulDesc_t*>());
+static_assert(!holdable<nvml::nvmlDevice_t>() && holdable<nvml::nvmlDevice_t*>());
+
 template <>
 struct DriverHooks<&MiniApi::handle> {
     static int gpu(DriverLib&, unsigned index, FakeHandle**) { return static_cast<int>(index); }
@@ -59,6 +130,10 @@ struct DriverHooks<&MiniApi::handle> {
     }
 };
 
+// The array's length is the in-out count before it.
+template <>
+struct DriverArgs<&MiniApi::list> : ArrayArgs<1, 2> {};
+
 namespace {
 
 const SymbolEntry<MiniApi> kMini[] = {
@@ -66,6 +141,12 @@ const SymbolEntry<MiniApi> kMini[] = {
     {{"miniStuck"}, Need::Required, &assign_member<&MiniApi::stuck, MiniApi>},
     {{"miniWho"}, Need::Required, &assign_member<&MiniApi::who, MiniApi>},
     {{"miniGetHandle_v2", "miniGetHandle"}, Need::Required, &assign_member<&MiniApi::handle, MiniApi>},
+    {{"miniLate"}, Need::Required, &assign_member<&MiniApi::late, MiniApi>},
+    {{"miniList"}, Need::Required, &assign_member<&MiniApi::list, MiniApi>},
+    {{"miniInfo"}, Need::Required, &assign_member<&MiniApi::info, MiniApi>},
+    {{"miniName"}, Need::Required, &assign_member<&MiniApi::name, MiniApi>},
+    {{"miniKey"}, Need::Required, &assign_member<&MiniApi::key, MiniApi>},
+    {{"miniEcho"}, Need::Required, &assign_member<&MiniApi::echo, MiniApi>},
 };
 
 void* lookup(const char* n) {
@@ -74,6 +155,12 @@ void* lookup(const char* n) {
     if (s == "miniStuck") return reinterpret_cast<void*>(&hang);
     if (s == "miniWho") return reinterpret_cast<void*>(&thread_id);
     if (s == "miniGetHandle") return reinterpret_cast<void*>(&get_handle);
+    if (s == "miniLate") return reinterpret_cast<void*>(&late);
+    if (s == "miniList") return reinterpret_cast<void*>(&list);
+    if (s == "miniInfo") return reinterpret_cast<void*>(&info);
+    if (s == "miniName") return reinterpret_cast<void*>(&name);
+    if (s == "miniKey") return reinterpret_cast<void*>(&lookup_key);
+    if (s == "miniEcho") return reinterpret_cast<void*>(&echo);
     return nullptr;
 }
 
@@ -146,6 +233,66 @@ TEST(DriverDeadline, AHungCallWithoutAGpuWedgesTheLibrary) {
     auto t = Clock::now();
     EXPECT_EQ(static_cast<int>(api.query(nullptr, &v)), 7);
     EXPECT_LT(seconds_since(t), 0.2);
+}
+
+TEST(DriverDeadline, AnAbandonedCallThatReturnsLateWritesIntoItsOwnStorage) {
+    set_driver_timeout_s(0.1);
+    MiniApi api;
+    DriverLib& lib = driver_lib("MiniLate", GpuFrom::Handle);
+    ASSERT_TRUE(resolve_symbols<MiniApi>(kMini, api, lookup, &lib).complete());
+    int answer = 7;  // the caller's: alive for the whole test, so a late write into it would show
+    EXPECT_EQ(static_cast<int>(api.late(nullptr, &answer)), 7);
+    EXPECT_NE(last_driver_no_answer().find("miniLate did not return"), std::string::npos);
+    g_release.store(true);  // the driver comes back and writes its answer
+    for (auto t = Clock::now(); !g_wrote.load() && seconds_since(t) < 30;)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ASSERT_TRUE(g_wrote.load());
+    EXPECT_EQ(answer, 7);  // the write went to the call's own storage
+}
+
+TEST(DriverDeadline, PointersGoThroughTheCallsOwnStorageAndBack) {
+    MiniApi api;
+    DriverLib& lib = driver_lib("MiniShapes", GpuFrom::Handle);
+    ASSERT_TRUE(resolve_symbols<MiniApi>(kMini, api, lookup, &lib).complete());
+    auto* handle = reinterpret_cast<Opaque*>(&g_gpu_handles[1]);
+
+    // An array and its in-out count: the library sees storage of the size the count says.
+    unsigned count = 4;
+    int items[4] = {0, 0, 0, -1};
+    EXPECT_EQ(api.list(handle, &count, items), kOk);
+    EXPECT_EQ(g_seen.handle, handle);  // an opaque handle is passed as it is
+    FakeHandle* back = nullptr;
+    EXPECT_EQ(api.echo(&g_gpu_handles[2], &back), kOk);
+    EXPECT_EQ(back, &g_gpu_handles[2]);  // so is a complete type declared OpaqueHandle
+    EXPECT_NE(g_seen.count, &count);
+    EXPECT_NE(g_seen.items, items);
+    EXPECT_EQ(count, 3u);
+    EXPECT_EQ(items[0], 10);
+    EXPECT_EQ(items[2], 12);
+    EXPECT_EQ(items[3], -1);  // beyond what the library wrote: the caller's value, copied in and back
+    unsigned none = 0;
+    EXPECT_EQ(api.list(handle, &none, nullptr), kBad);  // the size query: a null array stays null
+    EXPECT_EQ(g_seen.items, nullptr);
+    EXPECT_EQ(none, 3u);
+
+    // A versioned struct is copied in (its version) and back (its fields).
+    Versioned v{2, 0, 0};
+    EXPECT_EQ(api.info(handle, &v), kOk);
+    EXPECT_NE(g_seen.info, &v);
+    EXPECT_EQ(v.total, 80u);
+    EXPECT_EQ(v.used, 5u);
+
+    // A char buffer takes the length after it; a C string is held whole.
+    char buf[64] = {};
+    EXPECT_EQ(api.name(handle, buf, sizeof buf), kOk);
+    EXPECT_NE(g_seen.name, buf);
+    EXPECT_STREQ(buf, "NVIDIA H100 80GB HBM3");
+    std::string key = "gpu.memory_bandwidth";
+    int n = 0;
+    EXPECT_EQ(api.key(key.c_str(), &n), kOk);
+    EXPECT_NE(g_seen.key, key.c_str());
+    EXPECT_EQ(g_seen.key_text, key);
+    EXPECT_EQ(n, static_cast<int>(key.size()));
 }
 
 TEST(DriverDeadline, TimeoutEnvironmentIsValidated) {

@@ -453,6 +453,23 @@ TEST(RunSummary, SteadyWindowDropsWarmupAndTailOfTheGpuSpan) {
     EXPECT_DOUBLE_EQ(lw.end_s, 1990);
 }
 
+TEST(RunSummary, SteadyWindowNeverEndsAfterTheWallTime) {
+    // A 2.1 s run sampled each second: ticks at 0, 1 and 2 s, the last one counting until 3 s.
+    auto tl = timeline(3, 1, [](int, RunPoint& p) { p.gpus[0].utilization_percent = 0; });
+    SteadyWindow w = steady_window(tl.points(), kInterval, 2.1);
+    EXPECT_LE(w.end_s, 2.1);
+    EXPECT_LE(w.start_s, w.end_s);
+    EXPECT_NE(w.rule.find("(0.0 s to 2.1 s)"), std::string::npos) << w.rule;
+    SteadyWindow unbounded = steady_window(tl.points(), kInterval);
+    EXPECT_DOUBLE_EQ(unbounded.end_s, 3 - 0.05 * 3);
+    // GPU work until the last tick: the busy span ends at the wall time too.
+    auto busy = timeline(3, 1, [](int, RunPoint& p) { p.gpus[0].utilization_percent = 90; });
+    EXPECT_LE(steady_window(busy.points(), kInterval, 2.1).end_s, 2.1);
+    // The summary passes it on.
+    RunResult r = summarize_run(busy, facts(1), kInterval, 8, true, 2.1);
+    EXPECT_LE(r.window_end_s, 2.1);
+}
+
 TEST(RunSummary, WeightedStatsCountThinnedPointsForTheirTime) {
     Stat s = weighted_stat({0, 100}, {9, 1});
     EXPECT_DOUBLE_EQ(s.mean, 10);

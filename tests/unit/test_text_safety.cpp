@@ -6,6 +6,7 @@
 
 #include "core/text_safety.hpp"
 #include "monitor/listen_address.hpp"
+#include "report/style.hpp"
 #include "report/svg.hpp"
 
 using namespace gpuvet;
@@ -31,9 +32,25 @@ TEST(TextSafety, ControlsBecomeVisibleEscapes) {
 }
 
 TEST(TextSafety, TerminalKeepsOnlyStyleSequences) {
-    EXPECT_EQ(terminal_safe("\x1b[1mbold\x1b[0m \x1b[38;5;196mred\x1b[0m"),
-              "\x1b[1mbold\x1b[0m \x1b[38;5;196mred\x1b[0m");
+    EXPECT_EQ(terminal_safe("\x1b[1mbold\x1b[0m \x1b[1;31mFAIL\x1b[0m \x1b[2mdim\x1b[m"),
+              "\x1b[1mbold\x1b[0m \x1b[1;31mFAIL\x1b[0m \x1b[2mdim\x1b[m");
     EXPECT_EQ(terminal_safe("\x1b[2J\x1b[H\x1b]0;PWNED\x07"), "\\x1b[2J\\x1b[H\\x1b]0;PWNED\\x07");
+}
+
+TEST(TextSafety, TerminalShowsStylesGpuvetNeverWrites) {
+    // Conceal would hide what follows; blink, reverse, backgrounds and extended colours forge emphasis.
+    EXPECT_EQ(terminal_safe("\x1b[8mhidden\x1b[0m"), "\\x1b[8mhidden\x1b[0m");
+    EXPECT_EQ(terminal_safe("\x1b[1;8mx"), "\\x1b[1;8mx");
+    EXPECT_EQ(terminal_safe("\x1b[5m\x1b[7m\x1b[41m"), "\\x1b[5m\\x1b[7m\\x1b[41m");
+    EXPECT_EQ(terminal_safe("\x1b[38;5;196mred"), "\\x1b[38;5;196mred");
+    EXPECT_EQ(terminal_safe("\x1b[031m\x1b[0000m"), "\\x1b[031m\\x1b[0000m");  // no padded forms either
+    // gpuvet's own styles, as Style::paint and Style::verdict write them, pass.
+    Style st;
+    st.color = true;
+    for (Verdict v : {Verdict::Pass, Verdict::Warn, Verdict::Fail, Verdict::Error, Verdict::Skip})
+        EXPECT_EQ(terminal_safe(st.verdict(v)), st.verdict(v)) << to_string(v);
+    EXPECT_EQ(terminal_safe(st.bold("x") + st.dim("y") + st.paint("z", "36")),
+              st.bold("x") + st.dim("y") + st.paint("z", "36"));
 }
 
 TEST(TextSafety, MarkdownCellsCannotBreakOutOrOpenHtml) {

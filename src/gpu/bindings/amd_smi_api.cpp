@@ -2,6 +2,18 @@
 
 namespace gpuvet {
 
+// The arrays AMD SMI writes, with the in-out count of what they can take (driver_deadline.hpp).
+template <>
+struct DriverArgs<&AmdSmiApi::amdsmi_get_socket_handles> : ArrayArgs<0, 1> {};
+template <>
+struct DriverArgs<&AmdSmiApi::amdsmi_get_processor_handles> : ArrayArgs<1, 2> {};
+template <>
+struct DriverArgs<&AmdSmiApi::amdsmi_get_gpu_device_uuid> : ArrayArgs<1, 2> {};
+template <>
+struct DriverArgs<&AmdSmiApi::amdsmi_get_gpu_bad_page_info> : ArrayArgs<1, 2> {};
+template <>
+struct DriverArgs<&AmdSmiApi::amdsmi_get_gpu_process_list> : ArrayArgs<1, 2> {};
+
 namespace {
 
 using A = AmdSmiApi;
@@ -125,21 +137,26 @@ std::vector<std::string> amd_smi_candidates() {
     return {"libamd_smi.so.26", "libamd_smi.so.25", "libamd_smi.so.24", "libamd_smi.so", "/opt/rocm/lib/libamd_smi.so"};
 }
 
+DriverLib& amd_smi_driver_lib() { return driver_lib("AMD SMI", GpuFrom::Handle); }
+
 std::string amdsmi_status_name(unsigned code) {
+    if (code == kAmdSmiNoAnswer) return "no answer from the driver";
     if (auto* s = find_status(code)) return s->name;
     return "AMDSMI_STATUS_" + std::to_string(code);
 }
 
 std::string amdsmi_absent_reason(unsigned code) {
+    if (code == kAmdSmiNoAnswer) return last_driver_no_answer();
     if (auto* s = find_status(code)) return s->reason;
     return "AMD SMI error " + std::to_string(code);
 }
 
-AmdSmiApi AmdSmiApi::from_library(const DynLib& lib) {
+AmdSmiApi AmdSmiApi::from_library(const DynLib& lib, DriverLib* deadline) {
     AmdSmiApi api;
     api.path = lib.path();
-    api.symbols =
-        resolve_symbols<AmdSmiApi>(amd_smi_symbol_table(), api, [&lib](const char* n) { return lib.symbol(n); });
+    api.deadline = deadline;
+    api.symbols = resolve_symbols<AmdSmiApi>(
+        amd_smi_symbol_table(), api, [&lib](const char* n) { return lib.symbol(n); }, deadline);
     if (!api.symbols.complete()) {
         std::string names;
         for (const auto& m : api.symbols.missing_required) names += (names.empty() ? "" : ", ") + m;
@@ -155,7 +172,7 @@ AmdSmiApi AmdSmiApi::load() {
         api.error = "libamd_smi.so could not be loaded: " + lib.error();
         return api;
     }
-    return from_library(lib);
+    return from_library(lib, &amd_smi_driver_lib());  // the handle stays open for the process (see DynLib)
 }
 
 AmdSmiApi AmdSmiApi::load_file(const std::string& file) {
@@ -169,6 +186,7 @@ AmdSmiApi AmdSmiApi::load_file(const std::string& file) {
 }
 
 std::string AmdSmiApi::error_name(unsigned code) const {
+    if (code == kAmdSmiNoAnswer) return amdsmi_status_name(code);  // the absent reason names the call
     if (amdsmi_status_code_to_string) {
         const char* s = nullptr;
         if (amdsmi_status_code_to_string(static_cast<amdsmi::amdsmi_status_t>(code), &s) ==

@@ -403,9 +403,10 @@ using amdsmi_get_energy_count_fn = amdsmi_status_t (*)(H, uint64_t*, float*, uin
 namespace gpuvet {
 // A wrapped AMD SMI call that got no answer (driver_deadline.hpp): a value AMD SMI never returns (its
 // statuses stop far below it), inside the enum's unsigned range.
+inline constexpr unsigned kAmdSmiNoAnswer = 1000;
 template <>
 struct NoAnswer<amdsmi::amdsmi_status_t> {
-    static amdsmi::amdsmi_status_t value() { return static_cast<amdsmi::amdsmi_status_t>(1000u); }
+    static amdsmi::amdsmi_status_t value() { return static_cast<amdsmi::amdsmi_status_t>(kAmdSmiNoAnswer); }
 };
 }  // namespace gpuvet
 
@@ -462,17 +463,22 @@ struct AmdSmiApi {
     std::string path;
     std::string error;
     SymbolResolution symbols;
+    DriverLib* deadline = nullptr;  // the calls' deadline (driver_deadline.hpp); none: called directly
 
     bool ok() const { return error.empty(); }
-    // Loads through GPUVET_LIBAMD_SMI, else the usual sonames and /opt/rocm/lib. Never throws.
+    // Loads through GPUVET_LIBAMD_SMI, else the usual sonames and /opt/rocm/lib, every call under the
+    // deadline of amd_smi_driver_lib(). Never throws.
     static AmdSmiApi load();
     static AmdSmiApi load_file(const std::string& file);
-    static AmdSmiApi from_library(const DynLib& lib);
+    static AmdSmiApi from_library(const DynLib& lib, DriverLib* deadline = nullptr);
     // The library's own name for a status (amdsmi_status_code_to_string), else our table's.
     std::string error_name(unsigned code) const;
 };
 
 std::span<const SymbolEntry<AmdSmiApi>> amd_smi_symbol_table();
+// The deadline state of AMD SMI's calls: a GPU is named by its processor handle, recorded by the
+// session in the order it lists them.
+DriverLib& amd_smi_driver_lib();
 std::vector<std::string> amd_smi_candidates();
 
 // "AMDSMI_STATUS_NO_PERM"; "AMDSMI_STATUS_<code>" when unknown.

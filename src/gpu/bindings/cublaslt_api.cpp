@@ -3,6 +3,10 @@
 
 namespace gpuvet {
 
+// The heuristic's results: as many as were requested.
+template <>
+struct DriverArgs<&CublasLtApi::cublasLtMatmulAlgoGetHeuristic> : ArrayArgs<7, 8> {};
+
 namespace {
 
 using A = CublasLtApi;

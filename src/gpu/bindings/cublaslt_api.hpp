@@ -112,6 +112,14 @@ using cublasLtMatmul_fn = cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDes
 }  // namespace gpuvet::lt
 
 namespace gpuvet {
+// The descriptors are the library's objects: the declared structs size a caller's own storage for
+// the *Init calls only, so a wrapped call passes these handles as they are (driver_deadline.hpp).
+template <>
+struct OpaqueHandle<lt::cublasLtMatmulDescOpaque_t> : std::true_type {};
+template <>
+struct OpaqueHandle<lt::cublasLtMatrixLayoutOpaque_t> : std::true_type {};
+template <>
+struct OpaqueHandle<lt::cublasLtMatmulPreferenceOpaque_t> : std::true_type {};
 // A wrapped cuBLAS call that got no answer (driver_deadline.hpp): no cuBLAS status, inside the enum's range.
 inline constexpr int kCublasNoAnswer = 31;
 template <>

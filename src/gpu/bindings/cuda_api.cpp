@@ -2,6 +2,8 @@
 
 #include <tuple>
 
+#include "core/text_safety.hpp"
+
 namespace gpuvet {
 
 namespace {
@@ -53,6 +55,18 @@ struct DriverHooks<&CudaApi::cuCtxSetCurrent> {
         if (rc == cu::CUDA_SUCCESS) set_thread_gpu(gpu);
     }
 };
+
+// The JIT options are two arrays of `numOptions` elements (the log buffer they name is the caller's:
+// gpu/session.cpp keeps it alive when the load gets no answer); a kernel's parameters are read
+// during the launch, their number is the kernel's; a copy's host buffer takes `ByteCount`.
+template <>
+struct DriverArgs<&CudaApi::cuModuleLoadDataEx> : ArrayArgs<2, 3, 4> {};
+template <>
+struct DriverArgs<&CudaApi::cuLaunchKernel> : AsIsArgs<9, 10> {};
+template <>
+struct DriverArgs<&CudaApi::cuMemcpyDtoH> : ArrayArgs<2, 0> {};
+template <>
+struct DriverArgs<&CudaApi::cuMemcpyHtoD> : ArrayArgs<2, 1> {};
 
 namespace {
 
@@ -207,7 +221,7 @@ std::string CudaApi::error_name(int code) const {
     if (code == kCudaNoAnswer) return last_driver_no_answer();
     if (cuGetErrorName) {
         const char* s = nullptr;
-        if (cuGetErrorName(static_cast<cu::CUresult>(code), &s) == cu::CUDA_SUCCESS && s && *s) return s;
+        if (cuGetErrorName(static_cast<cu::CUresult>(code), &s) == cu::CUDA_SUCCESS && s && *s) return visible_text(s);
     }
     return cuda_status_name(code);
 }

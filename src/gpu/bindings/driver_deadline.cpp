@@ -30,6 +30,7 @@ constexpr double kStopGraceS = 1.0;
 constexpr auto kStopPoll = std::chrono::milliseconds(100);
 
 std::atomic<double> g_timeout_override_s{0};
+std::atomic<const char*> g_cut_when{nullptr};  // cut_driver_waits()
 
 // The wedged state of every library: what stopped answering, in the words of the first call.
 struct LibState {
@@ -53,20 +54,45 @@ std::string seconds_text(double s) {
     return buf;
 }
 
+// The management libraries: they only answer queries, and their device index is gpuvet's GPU index.
+bool is_management(const DriverLib& lib) {
+    std::string_view n = lib.name();
+    return n == "NVML" || n == "AMD SMI" || n == "ROCm SMI";
+}
+
 std::string gpu_label(const DriverLib& lib, int gpu) {
     if (gpu < 0) return "";
-    bool nvml = std::string_view(lib.name()) == "NVML";
-    return (nvml ? "GPU " : std::string(lib.name()) + " device ") + std::to_string(gpu) + ": ";
+    return (is_management(lib) ? "GPU " : std::string(lib.name()) + " device ") + std::to_string(gpu) + ": ";
 }
 
 // Calls that wait for work on the GPU (kernels, copies, synchronisation, module loads, collective
 // set-up) rather than answer from the driver's state: they get kDriverWorkFactor times the budget.
 bool is_query(const DriverLib& lib, std::string_view call) {
-    if (std::string_view(lib.name()) == "NVML") return true;
+    if (is_management(lib)) return true;
     if (call.starts_with("cuDevice")) return !call.starts_with("cuDevicePrimaryCtxRelease");
     static constexpr std::string_view kQueries[] = {
-        "cuInit",          "cuDriverGetVersion", "cuGetErrorName",           "cuGetErrorString", "cuCtxSetCurrent",
-        "cuMemGetInfo_v2", "cublasLtGetVersion", "cublasLtGetCudartVersion", "ncclGetVersion",   "ncclGetErrorString",
+        "cuInit",
+        "cuDriverGetVersion",
+        "cuGetErrorName",
+        "cuGetErrorString",
+        "cuCtxSetCurrent",
+        "cuMemGetInfo_v2",
+        "cublasLtGetVersion",
+        "cublasLtGetCudartVersion",
+        "ncclGetVersion",
+        "ncclGetErrorString",
+        "hipInit",
+        "hipGetDeviceCount",
+        "hipSetDevice",
+        "hipDriverGetVersion",
+        "hipRuntimeGetVersion",
+        "hipDeviceGet",
+        "hipDeviceGetName",
+        "hipDeviceGetPCIBusId",
+        "hipDeviceTotalMem",
+        "hipMemGetInfo",
+        "hipGetErrorName",
+        "hipGetErrorString",
     };
     for (auto q : kQueries)
         if (call == q) return true;
@@ -179,6 +205,8 @@ void mark_wedged(const DriverLib& lib, int gpu, const std::string& text) {
 
 void set_driver_timeout_s(double s) { g_timeout_override_s.store(s); }
 
+void cut_driver_waits(const char* when) { g_cut_when.store(when); }
+
 double driver_timeout_s() {
     if (double o = g_timeout_override_s.load(); o > 0) return o;
     static const double from_env = [] {
@@ -287,7 +315,7 @@ bool run_driver_call(DriverLib& lib, const char* call, int gpu, const std::share
         w.cv.wait_for(lk, kStopPoll, [&] { return w.done; });
         if (w.done) break;
         auto now = Clock::now();
-        if (!stop_seen && stop_flag().load()) stop_seen = now;
+        if (!stop_seen && (stop_flag().load() || g_cut_when.load())) stop_seen = now;
         if (std::chrono::duration<double>(now - start).count() >= budget_s) break;
         if (stop_seen && std::chrono::duration<double>(now - *stop_seen).count() >= kStopGraceS) {
             stopped = true;
@@ -300,8 +328,10 @@ bool run_driver_call(DriverLib& lib, const char* call, int gpu, const std::share
     std::string text = gpu_label(lib, gpu) + call;
     if (stopped) {
         double waited = std::chrono::duration<double>(Clock::now() - start).count();
-        text += " had not returned after " + seconds_text(waited) +
-                " s when gpuvet was stopped: the driver may be wedged; " + kWedgedAdvice;
+        const char* cut = g_cut_when.load();
+        text += " had not returned after " + seconds_text(waited) + " s when " +
+                (stop_flag().load() || !cut ? "gpuvet was stopped" : cut) + ": the driver may be wedged; " +
+                kWedgedAdvice;
     } else {
         text += " did not return in " + seconds_text(budget_s) + " s: the driver is wedged; " + kWedgedAdvice;
     }

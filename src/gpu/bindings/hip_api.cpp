@@ -1,6 +1,52 @@
 #include "gpu/bindings/hip_api.hpp"
 
+#include <tuple>
+
 namespace gpuvet {
+
+// Which GPU a HIP call names: the device argument of the device queries, else the device the
+// calling thread chose with hipSetDevice.
+template <auto M>
+struct HipLastArgDevice {
+    template <class... A>
+    static int gpu(DriverLib&, A... a) {
+        return static_cast<int>(std::get<sizeof...(A) - 1>(std::tie(a...)));
+    }
+    template <class R, class... A>
+    static void after(DriverLib&, int, R, A...) {}
+};
+template <>
+struct DriverHooks<&HipApi::hipDeviceGet> : HipLastArgDevice<&HipApi::hipDeviceGet> {};
+template <>
+struct DriverHooks<&HipApi::hipDeviceGetName> : HipLastArgDevice<&HipApi::hipDeviceGetName> {};
+template <>
+struct DriverHooks<&HipApi::hipDeviceGetPCIBusId> : HipLastArgDevice<&HipApi::hipDeviceGetPCIBusId> {};
+template <>
+struct DriverHooks<&HipApi::hipDeviceTotalMem> : HipLastArgDevice<&HipApi::hipDeviceTotalMem> {};
+template <>
+struct DriverHooks<&HipApi::hipSetDevice> {
+    static int gpu(DriverLib&, int dev) { return dev; }
+    static void after(DriverLib&, int gpu, hip::hipError_t rc, int) {
+        if (rc == hip::hipSuccess) set_thread_gpu(gpu);
+    }
+};
+
+// A kernel's parameters are read during the launch (their number is the kernel's); a copy's host
+// side is held by the call (driver_deadline.hpp), its device side passed as is.
+template <>
+struct DriverArgs<&HipApi::hipModuleLaunchKernel> : AsIsArgs<9, 10> {};
+template <>
+struct DriverArgs<&HipApi::hipMemcpy> {
+    template <std::size_t I, class... A>
+    static std::size_t extent(const std::tuple<A...>& a) {
+        const hip::hipMemcpyKind kind = std::get<3>(a);
+        const bool host_dst = kind == hip::hipMemcpyDeviceToHost || kind == hip::hipMemcpyHostToHost;
+        const bool host_src = kind == hip::hipMemcpyHostToDevice || kind == hip::hipMemcpyHostToHost;
+        if constexpr (I == 0) return host_dst ? std::get<2>(a) : kAsIs;
+        else if constexpr (I == 1) return host_src ? std::get<2>(a) : kAsIs;
+        else return default_extent<I>(a);
+    }
+};
 
 namespace {
 
@@ -103,19 +149,22 @@ std::vector<std::string> hip_candidates() {
 }
 
 std::string hip_status_name(unsigned code) {
+    if (code == kHipNoAnswer) return "no answer from the driver";
     if (auto* s = find_status(code)) return s->name;
     return "hipError" + std::to_string(code);
 }
 
 std::string hip_advice(unsigned code) {
+    if (code == kHipNoAnswer) return driver_no_answer_advice();
     if (auto* s = find_status(code)) return s->advice;
     return "check dmesg for amdgpu errors";
 }
 
-HipApi HipApi::from_library(const DynLib& lib) {
+HipApi HipApi::from_library(const DynLib& lib, DriverLib* deadline) {
     HipApi api;
     api.path = lib.path();
-    api.symbols = resolve_symbols<HipApi>(hip_symbol_table(), api, [&lib](const char* n) { return lib.symbol(n); });
+    api.symbols = resolve_symbols<HipApi>(
+        hip_symbol_table(), api, [&lib](const char* n) { return lib.symbol(n); }, deadline);
     if (!api.symbols.complete()) {
         std::string names;
         for (const auto& m : api.symbols.missing_required) names += (names.empty() ? "" : ", ") + m;
@@ -131,7 +180,7 @@ HipApi HipApi::load() {
         api.error = "libamdhip64.so could not be loaded: " + lib.error();
         return api;
     }
-    return from_library(lib);
+    return from_library(lib, &driver_lib("HIP", GpuFrom::CurrentCtx));  // the handle stays open (see DynLib)
 }
 
 HipApi HipApi::load_file(const std::string& file) {
@@ -145,6 +194,7 @@ HipApi HipApi::load_file(const std::string& file) {
 }
 
 std::string HipApi::error_name(unsigned code) const {
+    if (code == kHipNoAnswer) return last_driver_no_answer();
     if (hipGetErrorName) {
         if (const char* s = hipGetErrorName(static_cast<hip::hipError_t>(code)); s && *s) return s;
     }

@@ -101,9 +101,10 @@ using hipGetErrorName_fn = const char* (*)(hipError_t);
 namespace gpuvet {
 // A wrapped HIP call that got no answer (driver_deadline.hpp): a value HIP never returns (its
 // statuses stop far below it), inside the enum's unsigned range.
+inline constexpr unsigned kHipNoAnswer = 1000;
 template <>
 struct NoAnswer<hip::hipError_t> {
-    static hip::hipError_t value() { return static_cast<hip::hipError_t>(1000u); }
+    static hip::hipError_t value() { return static_cast<hip::hipError_t>(kHipNoAnswer); }
 };
 }  // namespace gpuvet
 
@@ -152,10 +153,11 @@ struct HipApi {
     SymbolResolution symbols;
 
     bool ok() const { return error.empty(); }
-    // Loads through GPUVET_LIBHIP, else the usual sonames and /opt/rocm/lib. Never throws.
+    // Loads through GPUVET_LIBHIP, else the usual sonames and /opt/rocm/lib, every call under the
+    // deadline of driver_lib("HIP") (driver_deadline.hpp). Never throws.
     static HipApi load();
     static HipApi load_file(const std::string& file);
-    static HipApi from_library(const DynLib& lib);
+    static HipApi from_library(const DynLib& lib, DriverLib* deadline = nullptr);
     // hipGetErrorName's answer, else our table's.
     std::string error_name(unsigned code) const;
 };

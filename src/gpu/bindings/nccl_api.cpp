@@ -2,6 +2,10 @@
 
 namespace gpuvet {
 
+// One communicator per device of the list (the list is held too).
+template <>
+struct DriverArgs<&NcclApi::ncclCommInitAll> : ArrayArgs<1, 0, 2> {};
+
 namespace {
 
 using A = NcclApi;

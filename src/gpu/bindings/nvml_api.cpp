@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "core/text_safety.hpp"
+
 namespace gpuvet {
 
 namespace {
@@ -20,6 +22,25 @@ struct DriverHooks<&NvmlApi::nvmlDeviceGetHandleByIndex> {
         if (rc == nvml::NVML_SUCCESS && out) record_gpu_handle(lib, *out, gpu);
     }
 };
+
+// The arrays NVML writes, with the argument that says how many elements they take
+// (driver_deadline.hpp: the job holds them, so an abandoned call never writes into its caller).
+template <>
+struct DriverArgs<&NvmlApi::nvmlDeviceGetRetiredPages> : ArrayArgs<2, 3> {};
+template <>
+struct DriverArgs<&NvmlApi::nvmlDeviceGetComputeRunningProcesses> : ArrayArgs<1, 2> {};
+template <>
+struct DriverArgs<&NvmlApi::nvmlDeviceGetComputeRunningProcesses_v1> : ArrayArgs<1, 2> {};
+template <>
+struct DriverArgs<&NvmlApi::nvmlDeviceGetGraphicsRunningProcesses> : ArrayArgs<1, 2> {};
+template <>
+struct DriverArgs<&NvmlApi::nvmlDeviceGetGraphicsRunningProcesses_v1> : ArrayArgs<1, 2> {};
+template <>
+struct DriverArgs<&NvmlApi::nvmlDeviceGetCpuAffinity> : ArrayArgs<1, 2> {};
+template <>
+struct DriverArgs<&NvmlApi::nvmlDeviceGetFieldValues> : ArrayArgs<1, 2> {};
+template <>
+struct DriverArgs<&NvmlApi::nvmlDeviceGetSamples> : ArrayArgs<4, 5> {};
 
 namespace {
 
@@ -238,7 +259,7 @@ NvmlApi NvmlApi::load_file(const std::string& file) {
 std::string NvmlApi::error_name(int code) const {
     if (code == kNvmlNoAnswer) return last_driver_no_answer();
     if (nvmlErrorString) {
-        if (const char* s = nvmlErrorString(static_cast<nvml::nvmlReturn_t>(code)); s && *s) return s;
+        if (const char* s = nvmlErrorString(static_cast<nvml::nvmlReturn_t>(code)); s && *s) return visible_text(s);
     }
     return nvml_status_name(code);
 }

@@ -2,6 +2,34 @@
 
 namespace gpuvet {
 
+// A call names its GPU by its first argument, the device index, except these two.
+template <>
+struct DriverHooks<&RocmSmiApi::rsmi_init> {
+    static int gpu(DriverLib&, uint64_t) { return -1; }  // flags
+    template <class R, class... A>
+    static void after(DriverLib&, int, R, A...) {}
+};
+template <>
+struct DriverHooks<&RocmSmiApi::rsmi_compute_process_gpus_get> {
+    static int gpu(DriverLib&, uint32_t, uint32_t*, uint32_t*) { return -1; }  // a process id
+    template <class R, class... A>
+    static void after(DriverLib&, int, R, A...) {}
+};
+
+// The arrays ROCm SMI writes, with the in-out count of what they can take (driver_deadline.hpp).
+// The frequency and bandwidth structs changed size in ROCm SMI 7 (frequencies_layout_of): the
+// caller's own struct is passed, which it must keep alive past a call that gets no answer.
+template <>
+struct DriverArgs<&RocmSmiApi::rsmi_dev_memory_reserved_pages_get> : ArrayArgs<1, 2> {};
+template <>
+struct DriverArgs<&RocmSmiApi::rsmi_compute_process_info_get> : ArrayArgs<1, 0> {};
+template <>
+struct DriverArgs<&RocmSmiApi::rsmi_compute_process_gpus_get> : ArrayArgs<2, 1> {};
+template <>
+struct DriverArgs<&RocmSmiApi::rsmi_dev_gpu_clk_freq_get> : AsIsArgs<2> {};
+template <>
+struct DriverArgs<&RocmSmiApi::rsmi_dev_pci_bandwidth_get> : AsIsArgs<1> {};
+
 namespace {
 
 using A = RocmSmiApi;
@@ -114,20 +142,22 @@ std::vector<std::string> rocm_smi_candidates() {
 }
 
 std::string rsmi_status_name(unsigned code) {
+    if (code == kRocmSmiNoAnswer) return "no answer from the driver";
     if (auto* s = find_status(code)) return s->name;
     return "RSMI_STATUS_" + std::to_string(code);
 }
 
 std::string rsmi_absent_reason(unsigned code) {
+    if (code == kRocmSmiNoAnswer) return last_driver_no_answer();
     if (auto* s = find_status(code)) return s->reason;
     return "ROCm SMI error " + std::to_string(code);
 }
 
-RocmSmiApi RocmSmiApi::from_library(const DynLib& lib) {
+RocmSmiApi RocmSmiApi::from_library(const DynLib& lib, DriverLib* deadline) {
     RocmSmiApi api;
     api.path = lib.path();
-    api.symbols =
-        resolve_symbols<RocmSmiApi>(rocm_smi_symbol_table(), api, [&lib](const char* n) { return lib.symbol(n); });
+    api.symbols = resolve_symbols<RocmSmiApi>(
+        rocm_smi_symbol_table(), api, [&lib](const char* n) { return lib.symbol(n); }, deadline);
     if (!api.symbols.complete()) {
         std::string names;
         for (const auto& m : api.symbols.missing_required) names += (names.empty() ? "" : ", ") + m;
@@ -143,7 +173,7 @@ RocmSmiApi RocmSmiApi::load() {
         api.error = "librocm_smi64.so could not be loaded: " + lib.error();
         return api;
     }
-    return from_library(lib);
+    return from_library(lib, &driver_lib("ROCm SMI", GpuFrom::FirstIndex));  // the handle stays open (see DynLib)
 }
 
 RocmSmiApi RocmSmiApi::load_file(const std::string& file) {
@@ -157,6 +187,7 @@ RocmSmiApi RocmSmiApi::load_file(const std::string& file) {
 }
 
 std::string RocmSmiApi::error_name(unsigned code) const {
+    if (code == kRocmSmiNoAnswer) return rsmi_status_name(code);  // the absent reason names the call
     if (rsmi_status_string) {
         const char* s = nullptr;
         if (rsmi_status_string(static_cast<rsmi::rsmi_status_t>(code), &s) == rsmi::RSMI_STATUS_SUCCESS && s && *s)

@@ -216,9 +216,10 @@ using rsmi_dev_partition_get_fn = rsmi_status_t (*)(uint32_t, char*, uint32_t); 
 namespace gpuvet {
 // A wrapped ROCm SMI call that got no answer (driver_deadline.hpp): a value ROCm SMI never returns (its
 // statuses stop far below it), inside the enum's unsigned range.
+inline constexpr unsigned kRocmSmiNoAnswer = 1000;
 template <>
 struct NoAnswer<rsmi::rsmi_status_t> {
-    static rsmi::rsmi_status_t value() { return static_cast<rsmi::rsmi_status_t>(1000u); }
+    static rsmi::rsmi_status_t value() { return static_cast<rsmi::rsmi_status_t>(kRocmSmiNoAnswer); }
 };
 }  // namespace gpuvet
 
@@ -288,10 +289,11 @@ struct RocmSmiApi {
     SymbolResolution symbols;
 
     bool ok() const { return error.empty(); }
-    // Loads through GPUVET_LIBROCM_SMI, else the usual sonames and /opt/rocm/lib. Never throws.
+    // Loads through GPUVET_LIBROCM_SMI, else the usual sonames and /opt/rocm/lib, every call under
+    // the deadline of driver_lib("ROCm SMI") (driver_deadline.hpp). Never throws.
     static RocmSmiApi load();
     static RocmSmiApi load_file(const std::string& file);
-    static RocmSmiApi from_library(const DynLib& lib);
+    static RocmSmiApi from_library(const DynLib& lib, DriverLib* deadline = nullptr);
     // The library's own name for a status (rsmi_status_string), else our table's.
     std::string error_name(unsigned code) const;
 };

@@ -41,7 +41,10 @@ std::string AmdSmiSession::list_gpus() {
             // Initialised for AMD GPUs only, but a library that lists CPUs too says which is which.
             processor_type_t t = AMDSMI_PROCESSOR_TYPE_AMD_GPU;
             if (api_.amdsmi_get_processor_type) api_.amdsmi_get_processor_type(h, &t);
-            if (t == AMDSMI_PROCESSOR_TYPE_AMD_GPU) gpus_.push_back(h);
+            if (t != AMDSMI_PROCESSOR_TYPE_AMD_GPU) continue;
+            gpus_.push_back(h);
+            // A call that names this handle names this GPU (driver_deadline.hpp).
+            if (api_.deadline) record_gpu_handle(*api_.deadline, h, static_cast<int>(gpus_.size() - 1));
         }
     }
     return {};

@@ -3,6 +3,7 @@
 
 #include <thread>
 
+#include "core/text_safety.hpp"
 #include "gpu/device/nvml_decode.hpp"
 
 namespace gpuvet {
@@ -15,7 +16,7 @@ Fact<std::string> system_text(const char* symbol, nvmlSystemGetString_fn fn) {
     char buf[96] = {0};
     if (!fn) return Fact<std::string>::absent(driver_lacks(symbol));
     if (int rc = fn(buf, sizeof buf - 1); rc != NVML_SUCCESS) return Fact<std::string>::absent(nvml_absent_reason(rc));
-    return std::string(buf);
+    return visible_text(buf, false);
 }
 
 // Xid events through an NVML event set, polled with a bounded wait.

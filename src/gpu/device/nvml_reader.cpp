@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/text_safety.hpp"
+
 namespace gpuvet::nvml_backend {
 
 using namespace nvml;
@@ -24,7 +26,7 @@ std::string Reader::status(const char* symbol, int rc) {
 Fact<std::string> Reader::text(const char* symbol, nvmlDeviceGetString_fn fn) {
     char buf[128] = {0};
     std::string why = call(symbol, fn, buf, static_cast<unsigned>(sizeof buf - 1));
-    return fact_of(why, std::string(buf));
+    return fact_of(why, visible_text(buf, false));  // the driver's text: shown, never obeyed by a terminal
 }
 
 }  // namespace gpuvet::nvml_backend
