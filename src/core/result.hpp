@@ -117,6 +117,9 @@ struct TimeSeries {
     std::optional<int> gpu;
     std::vector<double> t_s;  // seconds since the report started
     std::vector<double> values;
+    // How the values were obtained ("interval means of the driver's samples", "energy counter
+    // differences", "point reads"); empty where the signal has one way only.
+    std::string origin;
 };
 
 struct ReportError {

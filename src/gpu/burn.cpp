@@ -515,9 +515,13 @@ void add_series(Report& report, const TelemetryData& telemetry, const Lives& liv
         const auto& o = L->out;
         if (!o.batch_throughput.empty())
             series.push_back(TimeSeries{o.throughput_unit == "GB/s" ? "throughput_gbps" : "throughput_tflops",
-                                        o.throughput_unit, o.gpu, o.batch_t_s, o.batch_throughput});
+                                        o.throughput_unit,
+                                        o.gpu,
+                                        o.batch_t_s,
+                                        o.batch_throughput,
+                                        {}});
         if (!L->gbps.empty() && o.throughput_unit != "GB/s")
-            series.push_back(TimeSeries{"memory_gbps", "GB/s", o.gpu, L->gbps_t_s, L->gbps});
+            series.push_back(TimeSeries{"memory_gbps", "GB/s", o.gpu, L->gbps_t_s, L->gbps, {}});
     }
     for (auto& s : series) {
         s.key = "burn." + s.key;

@@ -50,34 +50,109 @@ std::optional<double> min_of(const std::vector<TelemetrySample>& s, F get) {
 
 }  // namespace
 
+namespace {
+
+// A counter share below this is the counter's granularity, not a slowdown (gpuvet's choice: 5 ms
+// of a 1 s interval).
+constexpr double kHeldPercentMin = 0.5;
+
+// The time-weighted share of the run a violation counter says the clocks were held down, each
+// sample weighing the time since the one before it, with the worst interval.
+struct HeldShare {
+    double mean_pct = 0, peak_pct = 0, peak_t_s = 0;
+    std::size_t intervals = 0;
+};
+std::optional<HeldShare> held_share(const std::vector<TelemetrySample>& s,
+                                    std::optional<double> TelemetrySample::*field) {
+    HeldShare h;
+    double weighted = 0, total = 0;
+    for (std::size_t i = 1; i < s.size(); ++i) {
+        const auto& v = s[i].*field;
+        double dt = s[i].t_s - s[i - 1].t_s;
+        if (!v || dt <= 0) continue;
+        weighted += *v * dt, total += dt, ++h.intervals;
+        if (*v > h.peak_pct) h.peak_pct = *v, h.peak_t_s = s[i].t_s;
+    }
+    if (h.intervals == 0) return std::nullopt;
+    h.mean_pct = weighted / total;
+    return h;
+}
+
+// "SM clock down to 1500 MHz from 1980 MHz" over the samples `during` selects.
+template <class F>
+std::string clock_dip(const std::vector<TelemetrySample>& s, F during) {
+    auto low = min_of(s, [&](const TelemetrySample& x) { return during(x) ? x.sm_clock_mhz : std::nullopt; });
+    auto top = max_of(s, [](const TelemetrySample& x) { return x.sm_clock_mhz; });
+    return low && top ? fmt(" (SM clock down to %.0f MHz", *low) + fmt(" from %.0f MHz)", *top) : "";
+}
+
+// One reason bit over the samples: how many caught it, the first time.
+struct BitCount {
+    std::size_t n = 0, of = 0;
+    double first_t_s = 0;
+};
+BitCount count_bit(const std::vector<TelemetrySample>& s, unsigned long long bit) {
+    BitCount c;
+    for (const auto& x : s) {
+        if (!x.clock_reasons) continue;
+        ++c.of;
+        if ((*x.clock_reasons & bit) && c.n++ == 0) c.first_t_s = x.t_s;
+    }
+    return c;
+}
+
+const char* const kPointBits = " (clock-event reason bits read at each sample: a slowdown between samples is not seen)";
+
+// Thermal slowdown from the thermal violation counter: the share of the time, so a dip between two
+// samples counts; the reason bits caught at the samples are named beside it.
+std::optional<Finding> thermal_counter_finding(const std::vector<TelemetrySample>& s, const HeldShare& h) {
+    BitCount sw = count_bit(s, nvml::kClocksEventReasonSwThermalSlowdown);
+    BitCount hw = count_bit(s, nvml::kClocksEventReasonHwThermalSlowdown);
+    if (h.peak_pct < kHeldPercentMin && sw.n == 0 && hw.n == 0) return std::nullopt;
+    std::string text = fmt("thermal slowdown held the clocks down %.1f%% of the time", h.mean_pct) +
+                       fmt(" (violation counter, %.0f%%", h.peak_pct) +
+                       fmt(" of the interval ending at %.0f s", h.peak_t_s) + " at worst)";
+    if (sw.n || hw.n)
+        text += "; the reason bits caught it in " + std::to_string(std::max(sw.n, hw.n)) + " of " +
+                std::to_string(std::max(sw.of, hw.of)) + " samples (" + (hw.n ? "HW" : "SW") + " thermal)";
+    text += clock_dip(s, [](const TelemetrySample& x) {
+        return x.throttled_thermal_pct.value_or(0) >= kHeldPercentMin ||
+               (x.clock_reasons && (*x.clock_reasons & (nvml::kClocksEventReasonSwThermalSlowdown |
+                                                        nvml::kClocksEventReasonHwThermalSlowdown)));
+    });
+    return Finding{Verdict::Fail, text};
+}
+
+}  // namespace
+
 std::vector<Finding> throttle_findings(const std::vector<TelemetrySample>& s) {
     std::vector<Finding> out;
-    size_t with_reasons = 0;
-    for (const auto& x : s) with_reasons += x.clock_reasons.has_value();
+    auto thermal = held_share(s, &TelemetrySample::throttled_thermal_pct);
+    if (thermal)
+        if (auto f = thermal_counter_finding(s, *thermal)) out.push_back(*f);
     for (const auto& r : kBadReasons) {
-        size_t n = 0;
-        double first = 0;
-        std::optional<double> clock_during;
-        for (const auto& x : s)
-            if (x.clock_reasons && (*x.clock_reasons & r.bit)) {
-                if (n++ == 0) first = x.t_s;
-                if (x.sm_clock_mhz)
-                    clock_during = clock_during ? std::min(*clock_during, *x.sm_clock_mhz) : *x.sm_clock_mhz;
-            }
-        if (!n) continue;
-        auto max_clock = max_of(s, [](const TelemetrySample& x) { return x.sm_clock_mhz; });
-        std::string text = std::string(r.name) + " active in " + std::to_string(n) + " of " +
-                           std::to_string(with_reasons) + " samples, first at " + fmt("%.0f s", first);
-        if (clock_during && max_clock)
-            text += fmt(" (SM clock down to %.0f MHz", *clock_during) + fmt(" from %.0f MHz)", *max_clock);
+        // With the thermal counter, the thermal bits are in its finding.
+        bool is_thermal =
+            r.bit == nvml::kClocksEventReasonSwThermalSlowdown || r.bit == nvml::kClocksEventReasonHwThermalSlowdown;
+        if (thermal && is_thermal) continue;
+        BitCount c = count_bit(s, r.bit);
+        if (!c.n) continue;
+        std::string text =
+            std::string(r.name) + " active in " + std::to_string(c.n) + " of " + std::to_string(c.of) +
+            " samples, first at " + fmt("%.0f s", c.first_t_s) +
+            clock_dip(s, [&](const TelemetrySample& x) { return x.clock_reasons && (*x.clock_reasons & r.bit); }) +
+            kPointBits;
         out.push_back({Verdict::Fail, text});
     }
-    size_t cap = 0;
-    for (const auto& x : s) cap += x.clock_reasons && (*x.clock_reasons & nvml::kClocksEventReasonSwPowerCap);
-    if (cap)
-        out.push_back({Verdict::Pass, "SW power cap active in " + std::to_string(cap) + " of " +
-                                          std::to_string(with_reasons) +
-                                          " samples (normal at full load: the GPU holds its power limit)"});
+    const char* normal = " (normal at full load: the GPU holds its power limit)";
+    if (auto cap = held_share(s, &TelemetrySample::throttled_power_pct)) {
+        if (cap->peak_pct >= kHeldPercentMin)
+            out.push_back({Verdict::Pass, fmt("SW power cap held the clocks down %.1f%% of the time", cap->mean_pct) +
+                                              " (violation counter)" + normal});
+    } else if (BitCount c = count_bit(s, nvml::kClocksEventReasonSwPowerCap); c.n) {
+        out.push_back({Verdict::Pass, "SW power cap active in " + std::to_string(c.n) + " of " + std::to_string(c.of) +
+                                          " samples" + normal + kPointBits});
+    }
     return out;
 }
 
@@ -325,13 +400,25 @@ std::vector<Measurement> burn_measurements(const GpuBurnOutcome& g, const GpuTel
     };
     if (auto m = peak_temperature_measurement(g, s)) out.push_back(std::move(*m));
     out.push_back(memory_temperature_measurement(g, tel));
-    add("power_peak_w", "Peak power", max_of(s, [](const TelemetrySample& x) { return x.power_w; }), "W");
+    // Power and the SM clock are each sample's mean over the time since the one before (energy
+    // counter, the driver's clock samples) where the driver has them: the peak is the highest such
+    // mean, not an instant.
+    add("power_peak_w", "Peak power (highest interval mean)",
+        max_of(s, [](const TelemetrySample& x) { return x.power_w; }), "W");
     add("power_limit_min_w", "Lowest enforced power limit",
         min_of(s, [](const TelemetrySample& x) { return x.power_limit_w; }), "W");
-    add("sm_clock_min_mhz", "Lowest SM clock", min_of(s, [](const TelemetrySample& x) { return x.sm_clock_mhz; }),
-        "MHz");
+    add("sm_clock_min_mhz", "Lowest SM clock (lowest interval mean)",
+        min_of(s, [](const TelemetrySample& x) { return x.sm_clock_mhz; }), "MHz");
     add("sm_clock_max_mhz", "Highest SM clock", max_of(s, [](const TelemetrySample& x) { return x.sm_clock_mhz; }),
         "MHz");
+    auto held = [&](std::optional<double> TelemetrySample::*f) {
+        auto h = held_share(s, f);
+        return h ? std::optional<double>(h->mean_pct) : std::nullopt;
+    };
+    add("thermal_throttle_pct", "Time held down by a thermal slowdown (violation counter)",
+        held(&TelemetrySample::throttled_thermal_pct), "%");
+    add("power_cap_pct", "Time held down by the power cap (violation counter)",
+        held(&TelemetrySample::throttled_power_pct), "%");
     add("mismatch_count", "Mismatched results", double(g.mismatches), "count");
     add("nan_count", "NaN results", double(g.nans), "count");
     add("results_checked_count", "Results checked", double(g.results_compared), "count");

@@ -122,6 +122,14 @@ void TelemetrySampler::sample_gpu(Gpu& g) {
     take(t, "ecc_uncorrected", s.ecc_uncorrected, d.ecc.volatile_uncorrected);
     take(t, "ecc_corrected", s.ecc_corrected, d.ecc.volatile_corrected);
     take(t, "pcie_replays", s.pcie_replays, d.pcie_replay_count);
+    // Absent on the first sample (a counter needs two reads): noted from the second on, when the
+    // driver lacks the counters, so the throttle findings can say why they read reason bits.
+    if (d.throttled_power_percent) s.throttled_power_pct = *d.throttled_power_percent;
+    if (d.throttled_thermal_percent) s.throttled_thermal_pct = *d.throttled_thermal_percent;
+    if (!g.history.empty()) take(t, "throttled_pct", s.throttled_thermal_pct, d.throttled_thermal_percent);
+    s.utilization_origin = d.utilization_gpu.origin.source;
+    s.power_origin = d.power_w.origin.source;
+    s.sm_clock_origin = d.clock_sm.origin.source;
     g.history.push(s);
     if (g.device->lost()) {
         t.lost = true;
@@ -137,31 +145,70 @@ void TelemetrySampler::collect_events() {
     }
 }
 
+std::string origin_words(const std::vector<FigureSource>& sources, const char* counter) {
+    auto words = [&](FigureSource f) -> std::string {
+        switch (f) {
+            case FigureSource::kIntervalMean: return "interval means of the driver's samples";
+            case FigureSource::kCounterDifference: return std::string(counter) + " differences";
+            case FigureSource::kPointRead: break;
+        }
+        return "point reads";
+    };
+    std::string out;
+    for (FigureSource f : {FigureSource::kIntervalMean, FigureSource::kCounterDifference, FigureSource::kPointRead}) {
+        auto n = std::count(sources.begin(), sources.end(), f);
+        if (n == 0) continue;
+        if (n == static_cast<long>(sources.size())) return words(f);
+        out += (out.empty() ? "" : ", ") + words(f) + " (" + std::to_string(n) + " of " +
+               std::to_string(sources.size()) + ")";
+    }
+    return out;
+}
+
 std::vector<TimeSeries> to_time_series(const TelemetryData& d) {
     std::vector<TimeSeries> out;
     for (const auto& g : d.gpus) {
-        auto add = [&](const char* key, const char* unit, auto get) {
-            TimeSeries ts{key, unit, g.gpu, {}, {}};
+        // `origin`: how each kept value was obtained (nullptr: one way only).
+        auto add = [&](const char* key, const char* unit, auto get,
+                       FigureSource (*origin)(const TelemetrySample&) = nullptr, const char* counter = "") {
+            TimeSeries ts{key, unit, g.gpu, {}, {}, {}};
+            std::vector<FigureSource> how;
             for (const auto& s : g.samples)
                 if (auto v = get(s)) {
                     ts.t_s.push_back(s.t_s);
                     ts.values.push_back(double(*v));
+                    if (origin) how.push_back(origin(s));
                 }
+            if (origin) ts.origin = origin_words(how, counter);
             if (!ts.values.empty()) out.push_back(std::move(ts));
         };
+        auto util_origin = [](const TelemetrySample& s) { return s.utilization_origin; };
+        auto counter_origin = [](const TelemetrySample&) { return FigureSource::kCounterDifference; };
         add("temperature_c", "C", [](const TelemetrySample& s) { return s.temperature_c; });
         add("memory_temperature_c", "C", [](const TelemetrySample& s) { return s.memory_temperature_c; });
-        add("power_w", "W", [](const TelemetrySample& s) { return s.power_w; });
+        add(
+            "power_w", "W", [](const TelemetrySample& s) { return s.power_w; },
+            [](const TelemetrySample& s) { return s.power_origin; }, "energy counter");
         add("power_limit_w", "W", [](const TelemetrySample& s) { return s.power_limit_w; });
-        add("sm_clock_mhz", "MHz", [](const TelemetrySample& s) { return s.sm_clock_mhz; });
+        add(
+            "sm_clock_mhz", "MHz", [](const TelemetrySample& s) { return s.sm_clock_mhz; },
+            [](const TelemetrySample& s) { return s.sm_clock_origin; });
         add("mem_clock_mhz", "MHz", [](const TelemetrySample& s) { return s.mem_clock_mhz; });
-        add("utilization_gpu_pct", "%", [](const TelemetrySample& s) { return s.utilization_gpu_pct; });
-        add("utilization_mem_pct", "%", [](const TelemetrySample& s) { return s.utilization_mem_pct; });
+        add(
+            "utilization_gpu_pct", "%", [](const TelemetrySample& s) { return s.utilization_gpu_pct; }, util_origin);
+        add(
+            "utilization_mem_pct", "%", [](const TelemetrySample& s) { return s.utilization_mem_pct; }, util_origin);
+        add(
+            "throttled_power_pct", "%", [](const TelemetrySample& s) { return s.throttled_power_pct; }, counter_origin,
+            "violation counter");
+        add(
+            "throttled_thermal_pct", "%", [](const TelemetrySample& s) { return s.throttled_thermal_pct; },
+            counter_origin, "violation counter");
         add("clock_reasons_mask", "bitmask", [](const TelemetrySample& s) { return s.clock_reasons; });
         add("ecc_uncorrected_count", "count", [](const TelemetrySample& s) { return s.ecc_uncorrected; });
         add("ecc_corrected_count", "count", [](const TelemetrySample& s) { return s.ecc_corrected; });
         add("pcie_replay_count", "count", [](const TelemetrySample& s) { return s.pcie_replays; });
-        TimeSeries x{"xid", "xid", g.gpu, {}, {}};
+        TimeSeries x{"xid", "xid", g.gpu, {}, {}, {}};
         for (const auto& e : d.xids)
             if (e.gpu == g.gpu) {
                 x.t_s.push_back(e.t_s);

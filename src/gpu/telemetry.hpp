@@ -23,6 +23,15 @@ struct TelemetrySample {
     std::optional<double> temperature_c, memory_temperature_c, power_w, power_limit_w, sm_clock_mhz, mem_clock_mhz,
         utilization_gpu_pct, utilization_mem_pct;
     std::optional<std::uint64_t> clock_reasons, ecc_uncorrected, ecc_corrected, pcie_replays;
+    // Share of the time since the previous sample the clocks were held down by the power cap or by
+    // a thermal slowdown (the driver's violation counters), so a dip between two samples counts;
+    // absent on the first sample and where the driver lacks the counters.
+    std::optional<double> throttled_power_pct, throttled_thermal_pct;
+    // How the interval figures were obtained: utilization and the SM clock as means of the
+    // driver's samples since the previous sample, power as the energy counter's difference, or
+    // each a point read at the instant.
+    FigureSource utilization_origin = FigureSource::kPointRead, power_origin = FigureSource::kPointRead,
+                 sm_clock_origin = FigureSource::kPointRead;
 };
 
 struct XidEvent {
@@ -46,7 +55,7 @@ struct TelemetryData {
 };
 
 // Per GPU: 16384 samples, 4.5 hours at the default 1 Hz, 13 minutes at 20 Hz before the older
-// half is thinned; about 3 MB per GPU.
+// half is thinned; about 4 MB per GPU.
 inline constexpr std::size_t kTelemetryHistory = 16384;
 
 class TelemetrySampler {
@@ -93,8 +102,15 @@ private:
 
 // The report's series: per GPU "temperature_c", "memory_temperature_c", "power_w", "power_limit_w", "sm_clock_mhz",
 // "mem_clock_mhz", "utilization_gpu_pct", "utilization_mem_pct", "clock_reasons_mask",
-// "ecc_uncorrected_count", "ecc_corrected_count", "pcie_replay_count"; plus "xid" (value = Xid).
+// "ecc_uncorrected_count", "ecc_corrected_count", "pcie_replay_count", "throttled_power_pct",
+// "throttled_thermal_pct"; plus "xid" (value = Xid). Power, SM clock, utilization and the
+// throttled shares say in `origin` how their values were obtained.
 std::vector<TimeSeries> to_time_series(const TelemetryData& d);
+
+// How a run of samples' figures were obtained, in words: "interval means of the driver's samples",
+// "energy counter differences", "point reads", or a mix with the counts ("point reads (2 of 60)").
+// `counter` names the counter a difference came from ("energy counter").
+std::string origin_words(const std::vector<FigureSource>& sources, const char* counter);
 
 // Xids the industry treats as critical (Azure's list in REFERENCES.md).
 bool is_critical_xid(std::uint64_t xid);

@@ -57,6 +57,32 @@ constexpr struct {
     {clock_reason::kDisplayClockSetting, "display_clock_setting"},
 };
 
+// The origin label's words for a source.
+const char* origin_label(FigureSource s) {
+    switch (s) {
+        case FigureSource::kIntervalMean: return "interval_mean";
+        case FigureSource::kCounterDifference: return "counter_difference";
+        case FigureSource::kPointRead: break;
+    }
+    return "point_read";
+}
+
+// How utilization, power, the SM clock and the throttle figures of this sample were obtained, so a
+// graph can tell an interval mean from a point read that a periodic job aliases with.
+void add_origins(Page& p, const Labels& l, const DeviceSample& s) {
+    auto info = [&](const char* figure, const char* origin) {
+        p.origin.add(with(with(l, "figure", figure), "origin", origin), 1);
+    };
+    // A backend that fills only the point fields (AMD) reads at the instant: its origin's default.
+    if (s.utilization_gpu_percent) info("utilization", origin_label(s.utilization_gpu.origin.source));
+    if (s.power_draw_w) info("power", origin_label(s.power_w.origin.source));
+    if (s.clock_sm_mhz) info("sm_clock", origin_label(s.clock_sm.origin.source));
+    if (s.throttled_power_percent || s.throttled_thermal_percent) info("throttle", "counter_difference");
+    else if (s.clock_event_reasons) info("throttle", "point_read");  // only the reason bits at the instant
+    add_if(p.held, with(l, "limiter", "power"), s.throttled_power_percent);
+    add_if(p.held, with(l, "limiter", "thermal"), s.throttled_thermal_percent);
+}
+
 void add_device(Page& p, const MonitoredGpu& g, const GpuReading& r, const ExportView& v) {
     const Labels l = gpu_labels(g, v);
     p.lost.add(l, r.lost ? 1 : 0);
@@ -117,6 +143,7 @@ void add_device(Page& p, const MonitoredGpu& g, const GpuReading& r, const Expor
     add_if(p.pcie_width_max, l, g.facts.pcie_width_max);
     add_if(p.nvlink_rx, l, r.nvlink_rx_bytes_per_s);
     add_if(p.nvlink_tx, l, r.nvlink_tx_bytes_per_s);
+    add_origins(p, l, s);
 }
 
 const char* const kCheckVerdicts[] = {"PASS", "WARN", "FAIL", "SKIP", "ERROR"};

@@ -85,6 +85,17 @@ struct Page {
     Family nvlink_rx{
         "gpuvet_nvlink_rx_bytes_per_second", "gauge", "NVLink data received over all links (bytes/s).", {}};
     Family nvlink_tx{"gpuvet_nvlink_tx_bytes_per_second", "gauge", "NVLink data sent over all links (bytes/s).", {}};
+    Family held{"gpuvet_clocks_held_down_percent",
+                "gauge",
+                "Share of the last sampling interval the power cap or a thermal slowdown held the clocks down "
+                "(violation counters, in %).",
+                {}};
+    Family origin{"gpuvet_figure_origin_info",
+                  "gauge",
+                  "How a figure of the last sample was obtained: interval_mean (the driver's samples over the "
+                  "interval), counter_difference (energy or violation counters) or point_read (at the instant); "
+                  "always 1.",
+                  {}};
     Family verdict{"gpuvet_check_verdict",
                    "gauge",
                    "Verdict of the last gpuvet check report per check and GPU: 1 for its verdict, 0 for the others.",
@@ -122,7 +133,7 @@ struct Page {
             &retired_pending, &nvlink, &rows_unc, &rows_cor, &remap_fail, &sm_active,
             &sm_occupancy, &tensor, &dram, &pcie_tx, &pcie_rx, &lost,
             &reason, &mig, &power_limit, &power_enforced, &power_default, &power_max, &pcie_gen,
-            &pcie_gen_max, &pcie_width, &pcie_width_max, &nvlink_rx, &nvlink_tx, &verdict,
+            &pcie_gen_max, &pcie_width, &pcie_width_max, &nvlink_rx, &nvlink_tx, &held, &origin, &verdict,
             &run_verdict, &measurement, &spec, &fail_below, &report_ok, &age,
             &duration, &stale, &samples, &build,
         };

@@ -17,6 +17,19 @@ using Json = nlohmann::ordered_json;
 
 Json value(double v) { return measured(v) && std::isfinite(v) ? Json(v) : Json(nullptr); }
 
+constexpr const char* kOriginUnit = "how the figure was obtained: interval mean, counter difference or point read";
+
+// How a figure was obtained, in the record's words; null when it was not measured.
+Json origin(TickOrigin o) {
+    switch (o) {
+        case TickOrigin::kIntervalMean: return "interval mean";
+        case TickOrigin::kCounterDifference: return "counter difference";
+        case TickOrigin::kPointRead: return "point read";
+        case TickOrigin::kUnmeasured: break;
+    }
+    return nullptr;
+}
+
 }  // namespace
 
 RunRecorder::RunRecorder(const std::string& path) : path_(path) {
@@ -83,7 +96,13 @@ void RunRecorder::header(const std::vector<int>& gpus, double interval_s, const 
                   {"gpus[].sm_occupancy_percent", "% (GPM)"},
                   {"gpus[].tensor_activity_percent", "% (GPM)"},
                   {"gpus[].dram_bandwidth_percent", "% (GPM)"},
-                  {"gpus[].job_processes", "count"}};
+                  {"gpus[].job_processes", "count"},
+                  {"gpus[].throttled_power_percent", "% of the tick (violation counter)"},
+                  {"gpus[].throttled_thermal_percent", "% of the tick (violation counter)"},
+                  {"gpus[].utilization_origin", kOriginUnit},
+                  {"gpus[].power_origin", kOriginUnit},
+                  {"gpus[].sm_clock_origin", kOriginUnit},
+                  {"gpus[].throttle_origin", kOriginUnit}};
     line(h.dump());
     // The header is written before the job starts: a target that takes nothing (/dev/full, a full
     // disk) refuses the run instead of losing its record.
@@ -134,7 +153,13 @@ void RunRecorder::write(const RunPoint& p) {
                              {"sm_occupancy_percent", value(g.sm_occupancy_percent)},
                              {"tensor_activity_percent", value(g.tensor_activity_percent)},
                              {"dram_bandwidth_percent", value(g.dram_bandwidth_percent)},
-                             {"job_processes", g.job_processes >= 0 ? Json(g.job_processes) : Json(nullptr)}});
+                             {"job_processes", g.job_processes >= 0 ? Json(g.job_processes) : Json(nullptr)},
+                             {"throttled_power_percent", value(g.throttled_power_percent)},
+                             {"throttled_thermal_percent", value(g.throttled_thermal_percent)},
+                             {"utilization_origin", origin(g.utilization_origin)},
+                             {"power_origin", origin(g.power_origin)},
+                             {"sm_clock_origin", origin(g.sm_clock_origin)},
+                             {"throttle_origin", origin(g.throttle_origin)}});
     line(j.dump());
 }
 

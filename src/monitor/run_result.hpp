@@ -45,12 +45,17 @@ struct GpuRunSummary {
     double utilization_peak_percent = kUnmeasured;  // over the whole run, not only the window
     double power_cap_fraction = kUnmeasured, thermal_fraction = kUnmeasured, power_brake_fraction = kUnmeasured;
     int job_processes_max = -1;
+    int gpu_processes_max = -1;  // every process NVML listed on the GPU, the job's or not
     bool lost = false;
     double lost_at_s = kUnmeasured;
-    // How the utilization figures were obtained: the share of ticks that were interval means of
-    // the driver's samples (the rest point reads) and the samples per such tick.
+    // How the figures were obtained, as the share of the window's ticks (the rest point reads):
+    // utilization and SM clock as interval means of the driver's samples (with the samples per
+    // such tick), power as the energy counter's difference, the throttled shares from the
+    // violation counters (else the reason bits at each tick).
     double utilization_interval_share = kUnmeasured;
     double utilization_samples_per_tick = kUnmeasured;
+    double power_counter_share = kUnmeasured, sm_clock_interval_share = kUnmeasured;
+    double throttle_counter_share = kUnmeasured;
 };
 
 struct HostRunSummary {

@@ -148,29 +148,84 @@ std::string gpu_list(const std::vector<int>& gpus) {
     return list;
 }
 
+// Why the job's processes cannot be matched on GPU `g`, empty when they can: its process list was
+// not read, or no GPU listed a process of the job although one of them worked (inside a container
+// NVML lists the host's PIDs, which are not the job's).
+std::string unmatched_why(const RunEvidence& e, const GpuRunSummary& g) {
+    if (g.job_processes_max < 0) {
+        std::string why = "its process list could not be read";
+        if (e.absent)
+            if (auto it = e.absent->find("gpu" + std::to_string(g.facts.index) + ".processes"); it != e.absent->end())
+                why += ": " + it->second;
+        return why;
+    }
+    bool any_job =
+        std::any_of(e.gpus.begin(), e.gpus.end(), [](const GpuRunSummary& o) { return o.job_processes_max > 0; });
+    bool any_work = std::any_of(e.gpus.begin(), e.gpus.end(), [](const GpuRunSummary& o) {
+        return measured(o.utilization_percent.p95) && o.utilization_percent.p95 > kOtherGpuBusyP95;
+    });
+    if (!any_job && any_work)
+        return "no GPU listed a process of the job although the others worked (inside a container NVML lists the "
+               "host's process ids)";
+    return {};
+}
+
+// What A4 knows of an idle GPU's context: held (a process of the job, or memory in use where the
+// processes cannot be matched), not held, or unknown; with the words that say how it knows.
+enum class Context { kHeld, kNotHeld, kUnknown };
+Context context_on(const RunEvidence& e, const GpuRunSummary& g, std::string& how) {
+    std::string why = unmatched_why(e, g);
+    if (why.empty()) return g.job_processes_max > 0 ? Context::kHeld : Context::kNotHeld;
+    double mem = g.memory_used_bytes.p50;
+    if (!measured(mem)) {
+        how = "whether the job holds a context there could not be told (" + why + ")";
+        return Context::kUnknown;
+    }
+    how =
+        fmt(mem / (1024 * 1024)) + " MiB of its memory in use (the job's processes could not be matched: " + why + ")";
+    return mem >= kContextMemoryBytes ? Context::kHeld : Context::kNotHeld;
+}
+
 // A4: GPUs idle while the others worked, told apart by whether the job holds a context there.
 std::optional<RuleFinding> rule_a4(const RunEvidence& e) {
     if (e.gpus.size() < 2) return std::nullopt;
-    std::vector<int> held, unheld;
-    for (const GpuRunSummary& g : e.gpus)
-        if (idle_among_busy(e, g)) (g.job_processes_max > 0 ? held : unheld).push_back(g.facts.index);
-    if (held.empty() && unheld.empty()) return std::nullopt;
-    std::size_t idle = held.size() + unheld.size(), n = e.gpus.size();
+    std::vector<int> by_pid[2];  // [0]: no process of the job, [1]: the job's process on it
+    std::vector<std::string> by_memory;
+    std::size_t idle = 0, held = 0, unheld = 0;
+    for (const GpuRunSummary& g : e.gpus) {
+        if (!idle_among_busy(e, g)) continue;
+        ++idle;
+        std::string how;
+        Context c = context_on(e, g, how);
+        held += c == Context::kHeld, unheld += c == Context::kNotHeld;
+        std::string id = "GPU " + std::to_string(g.facts.index);
+        if (how.empty()) by_pid[c == Context::kHeld].push_back(g.facts.index);
+        else if (c == Context::kHeld)
+            by_memory.push_back(id + " ran nothing with " + how + ": a context is held there");
+        else if (c == Context::kNotHeld) by_memory.push_back(id + " stayed at 0 % with " + how + ": no context there");
+        else by_memory.push_back(id + " stayed at 0 %; " + how);
+    }
+    if (idle == 0) return std::nullopt;
+    std::size_t n = e.gpus.size();
+    std::vector<std::string> parts = by_memory;
+    if (!by_pid[0].empty())
+        parts.insert(parts.begin(), "GPU " + gpu_list(by_pid[0]) + " stayed at 0 % with no process of the job on it");
+    if (!by_pid[1].empty())
+        parts.push_back("GPU " + gpu_list(by_pid[1]) + " held a context of the job but ran nothing there");
     std::string msg = "Only " + std::to_string(n - idle) + " of " + std::to_string(n) + " GPUs did work (" +
                       pct(double(idle) / double(n)) + " of the rented GPU capacity unused): ";
+    for (std::size_t i = 0; i < parts.size(); ++i) msg += (i ? "; " : "") + parts[i];
+    msg += ", while the others ran above " + fmt(kOtherGpuBusyP95) + " %.";
     std::string action;
-    if (!unheld.empty()) {
-        msg += "GPU " + gpu_list(unheld) + " stayed at 0 % with no process of the job on it";
+    const std::size_t unknown = idle - held - unheld;
+    if (unheld || unknown)
         action = "Launch one rank per GPU (torchrun --nproc-per-node=" + std::to_string(n) + ", DDP)";
-    }
-    if (!held.empty()) {
-        msg += std::string(unheld.empty() ? "" : "; ") + "GPU " + gpu_list(held) +
-               " held a context of the job but ran nothing there";
-        action += std::string(action.empty() ? "" : "; ") +
+    if (held || unknown)
+        action += std::string(action.empty() ? ""
+                              : unknown      ? "; or, if the job does hold a context there, "
+                                             : "; ") +
                   "fix the device placement: each rank should use its own GPU (torch.cuda.set_device(local_rank)), "
                   "or hide the unused GPU with CUDA_VISIBLE_DEVICES";
-    }
-    msg += ", while the others ran above " + fmt(kOtherGpuBusyP95) + " %.";
     return finding("A4", "Some GPUs idle", "high", "job", msg, action + "; or rent fewer GPUs.");
 }
 
@@ -655,16 +710,36 @@ std::optional<RuleFinding> rule_e7(const RunEvidence& e) {
 
 // ---- F: hardware or provider limits ------------------------------------------------------
 
+// The share of GPU k's busy time the power cap held its clocks down: the power violation
+// counter's share of each busy tick where the driver has it (a cap between ticks counts), else
+// the share of busy ticks whose reason bits caught the cap at the instant of the read.
+struct CapShare {
+    double share = kUnmeasured;
+    bool counter = false;
+};
+CapShare power_cap_share(const RunEvidence& e, std::size_t k) {
+    auto busy = [k](const RunPoint& p) {
+        return k < p.gpus.size() && measured(p.gpus[k].utilization_percent) &&
+               p.gpus[k].utilization_percent >= kCommBusy;
+    };
+    double held = 0, time = 0;
+    for (std::size_t i = 0; i < e.window.pts.size(); ++i) {
+        const RunPoint& p = *e.window.pts[i];
+        if (busy(p) && measured(p.gpus[k].throttled_power_percent))
+            held += e.window.w[i] * p.gpus[k].throttled_power_percent / 100, time += e.window.w[i];
+    }
+    if (time > 0) return {held / time, true};
+    double bits = e.window.share(
+        [k](const RunPoint& p) { return (p.gpus[k].clock_event_reasons & clock_reason::kSwPowerCap) != 0; },
+        [&](const RunPoint& p) { return busy(p) && p.gpus[k].reasons_known; });
+    return {bits, false};
+}
+
 std::optional<RuleFinding> rule_f1(const RunEvidence& e) {
     for (std::size_t k : job_gpus(e)) {
         const GpuRunSummary& g = e.gpus[k];
-        auto busy = [k](const RunPoint& p) {
-            return k < p.gpus.size() && p.gpus[k].reasons_known && measured(p.gpus[k].utilization_percent) &&
-                   p.gpus[k].utilization_percent >= kCommBusy;
-        };
-        double capped = e.window.share(
-            [k](const RunPoint& p) { return (p.gpus[k].clock_event_reasons & clock_reason::kSwPowerCap) != 0; }, busy);
-        if (!measured(capped) || capped < kPowerCapTicks) continue;
+        CapShare capped = power_cap_share(e, k);
+        if (!measured(capped.share) || capped.share < kPowerCapTicks) continue;
         double clk = measured(g.facts.sm_clock_max_mhz) && g.facts.sm_clock_max_mhz > 0
                          ? g.sm_clock_mhz.mean / g.facts.sm_clock_max_mhz
                          : kUnmeasured;
@@ -673,9 +748,12 @@ std::optional<RuleFinding> rule_f1(const RunEvidence& e) {
         bool lowered = measured(g.power_limit_w) && measured(g.facts.power_default_limit_w) &&
                        g.power_limit_w < kProviderLimit * g.facts.power_default_limit_w;
         if (lowered) limit += " (default " + fmt(g.facts.power_default_limit_w) + " W: lowered by the provider)";
+        std::string how = capped.counter ? " (power violation counter)"
+                                         : " (the sw_power_cap reason bit at each tick: a point read, which misses "
+                                           "a cap between ticks)";
         return finding("F1", "Throttled by the power cap", "high", "server",
-                       "GPU " + std::to_string(g.facts.index) + " hit its power cap in " + pct(capped) +
-                           " of the busy time: at the " + limit + " limit the SM clock averaged " +
+                       "GPU " + std::to_string(g.facts.index) + " hit its power cap in " + pct(capped.share) +
+                           " of the busy time" + how + ": at the " + limit + " limit the SM clock averaged " +
                            fmt(g.sm_clock_mhz.mean) + " MHz of " + fmt(g.facts.sm_clock_max_mhz) + " MHz.",
                        lowered ? "Ask the provider to restore the default power limit (nvidia-smi -pl)."
                                : "The GPU runs at its rated power: expected under heavy load; compare with "
@@ -774,8 +852,10 @@ const std::vector<RuleDef>& table() {
         {"A1", "Short run", "steady-window length", "< 60 s", "[G] SageMaker's patience idea", rule_a1},
         {"A3", "GPU not used", "max utilization, job processes on GPUs", "max == 0 on every GPU",
          "[P] SageMaker LowGPUUtilization 'GPU not used'", rule_a3},
-        {"A4", "Some GPUs idle", "per-GPU mean and p95 utilization, the job's processes per GPU",
-         "a GPU's mean < 2 % (with or without a context of the job) while another p95 > 50 %",
+        {"A4", "Some GPUs idle",
+         "per-GPU mean and p95 utilization, the job's processes per GPU (memory in use where they cannot be matched)",
+         "a GPU's mean < 2 % (with or without a context of the job; >= 128 MiB in use counts as a context) while "
+         "another p95 > 50 %",
          "[G] after SageMaker per-GPU checks", rule_a4},
         {"B1", "Input-bound (CPU preprocessing)", "GPU idle share (100 - utilization), worker CPU/runnable, host busy",
          "idle >= 10 % (moderate) / 20 % (high); workers >= 0.9 cores each or >= 75 % runnable, or host >= 90 %, "
@@ -834,9 +914,10 @@ const std::vector<RuleDef>& table() {
         {"E6", "GPU memory nearly full", "peak memory used / total", "> 90 %", "[P] TB plugin 90 %", rule_e6},
         {"E7", "Under-utilized, nothing saturated", "p95 GPU busy, host CPU, GPU memory", "all < 70 %",
          "[P] SageMaker BatchSize", rule_e7},
-        {"F1", "Throttled by the power cap", "sw_power_cap reason bit, SM clock / max",
-         "bit in >= 20 % of busy ticks and clock < 90 % of max; provider-lowered if limit < 95 % of default",
-         "[N] nvmlClocksEventReasonSwPowerCap; [G] shares", rule_f1},
+        {"F1", "Throttled by the power cap",
+         "power violation counter (else the sw_power_cap reason bit at each tick), SM clock / max",
+         "capped >= 20 % of the busy time and clock < 90 % of max; provider-lowered if limit < 95 % of default",
+         "[N] nvmlDeviceGetViolationStatus, nvmlClocksEventReasonSwPowerCap; [G] shares", rule_f1},
         {"F2", "Thermal slowdown", "sw/hw thermal reason bits, temperature", "any HW thermal, or SW thermal >= 5 %",
          "[N] nvmlClocksEventReason*ThermalSlowdown; [G] share", rule_f2},
         {"F3", "Hardware power brake", "hw_power_brake reason bit", "any tick", "[N] HwPowerBrakeSlowdown", rule_f3},

@@ -4,6 +4,7 @@
 // from: [N] an NVIDIA document, [P] a peer tool's default, [G] gpuvet's own, to calibrate.
 // The primary verdict is the first rule of kPrimaryOrder that fired; the others follow.
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,10 @@ inline constexpr double kIdleBusyPercent = 10;  // a tick below this is "GPU idl
 // [G] allows a little for the driver's own housekeeping).
 inline constexpr double kIdleGpuMeanPercent = 2;
 inline constexpr double kOtherGpuBusyP95 = 50;  // A4: while another GPU's p95 is above this [G]
+// A4: where the job's processes cannot be matched on the GPUs, this much memory in use on an idle
+// GPU is taken as a context held there: a CUDA context takes 250-500 MiB, an unused GPU a few MiB
+// beside the driver's reserve [G].
+inline constexpr double kContextMemoryBytes = 128.0 * 1024 * 1024;
 // Share of idle time: high at 20 % as xprof; moderate from 10 %, not xprof's 5 %: xprof measures
 // step time waiting for input exactly, while NVML's coarse windows read a GPU-bound job at 90-100 %.
 inline constexpr double kIdleModerate = 0.10, kIdleHigh = 0.20;  // [P: xprof 20 %; G: 10 %]
@@ -72,6 +77,8 @@ struct RunEvidence {
     HostRunSummary host;
     double window_s = 0;
     bool gpus_visible = false;
+    // Why a signal was not measured ("gpu3.processes" -> reason); null when not known.
+    const std::map<std::string, std::string>* absent = nullptr;
 };
 
 struct RuleDef {

@@ -1,5 +1,7 @@
 #include "monitor/run_session.hpp"
 
+#include <chrono>
+
 #include "core/error.hpp"
 #include "monitor/run_rules.hpp"
 #include "monitor/run_summary.hpp"
@@ -20,6 +22,15 @@ double num(const Fact<T>& f, RunTimeline& tl, int gpu, const char* key) {
     if (f) return static_cast<double>(*f);
     tl.note_absent("gpu" + std::to_string(gpu) + "." + key, f.absent_reason);
     return kUnmeasured;
+}
+
+TickOrigin tick_origin(FigureSource s) {
+    switch (s) {
+        case FigureSource::kIntervalMean: return TickOrigin::kIntervalMean;
+        case FigureSource::kCounterDifference: return TickOrigin::kCounterDifference;
+        case FigureSource::kPointRead: break;
+    }
+    return TickOrigin::kPointRead;
 }
 
 }  // namespace
@@ -63,17 +74,23 @@ GpuPoint run_gpu_point(const GpuReading& r, const std::set<int>& tree, RunTimeli
     // The interval mean where the driver buffers samples, unrounded; else the point read.
     g.utilization_percent =
         s.utilization_gpu.mean ? *s.utilization_gpu.mean : num(s.utilization_gpu_percent, tl, i, "utilization_percent");
-    if (measured(g.utilization_percent))
+    if (measured(g.utilization_percent)) {
+        g.utilization_origin = tick_origin(s.utilization_gpu.origin.source);
         g.utilization_samples =
             s.utilization_gpu.origin.source == FigureSource::kIntervalMean ? s.utilization_gpu.origin.samples : 0;
+    }
     // Absent on the first tick (a counter needs two reads): not a signal the GPU lacks.
     g.throttled_power_percent = s.throttled_power_percent.value_or(kUnmeasured);
     g.throttled_thermal_percent = s.throttled_thermal_percent.value_or(kUnmeasured);
+    if (s.throttled_power_percent || s.throttled_thermal_percent) g.throttle_origin = TickOrigin::kCounterDifference;
+    else if (s.clock_event_reasons) g.throttle_origin = TickOrigin::kPointRead;
     g.memory_used_bytes = num(s.memory_used_bytes, tl, i, "memory_used_bytes");
     g.power_w = num(s.power_draw_w, tl, i, "power_w");
+    if (measured(g.power_w)) g.power_origin = tick_origin(s.power_w.origin.source);
     g.power_limit_w =
         s.power_enforced_limit_w ? *s.power_enforced_limit_w : num(s.power_limit_w, tl, i, "power_limit_w");
     g.sm_clock_mhz = num(s.clock_sm_mhz, tl, i, "sm_clock_mhz");
+    if (measured(g.sm_clock_mhz)) g.sm_clock_origin = tick_origin(s.clock_sm.origin.source);
     g.temperature_c = num(s.temperature_c, tl, i, "temperature_c");
     if (s.clock_event_reasons) {
         g.reasons_known = true;
@@ -96,6 +113,7 @@ GpuPoint run_gpu_point(const GpuReading& r, const std::set<int>& tree, RunTimeli
         // NVML gives host pids: inside a container they do not match the tree (then 0 here, and
         // attribution falls back to the GPUs that did work).
         g.job_processes = 0;
+        g.gpu_processes = static_cast<int>(s.processes.size());
         double bytes = 0;
         for (const GpuProcess& p : s.processes)
             if (tree.count(static_cast<int>(p.pid))) {
@@ -138,11 +156,16 @@ RunSampler::RunSampler(std::string no_gpu_reason, int root, std::size_t capacity
     : host_(HostFs{}, root, -1), timeline_(capacity), no_gpu_(std::move(no_gpu_reason)) {}
 
 const RunPoint& RunSampler::tick(double t_s) {
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point entered = Clock::now();
     RunPoint p;
     p.t_s = t_s;
     p.host = host_.sample(gpu_pids_);
     if (monitor_) {
+        const Clock::time_point before = Clock::now();
         MonitorTick t = monitor_->sample();
+        // The GPUs are read one after the other: their figures end about the middle of the sample.
+        p.gpu_t_s = t_s + std::chrono::duration<double>(before - entered + (Clock::now() - before) / 2).count();
         gpu_pids_.clear();
         for (const GpuReading& r : t.gpus) {
             p.gpus.push_back(run_gpu_point(r, host_.tree(), timeline_));
@@ -179,6 +202,7 @@ RunResult summarize_run(const RunTimeline& tl, const std::vector<RunGpuFacts>& f
     e.all = &pts;
     e.window_s = win.end_s - win.start_s;
     e.gpus_visible = gpus_visible;
+    e.absent = &tl.absent;
     for (std::size_t k = 0; k < facts.size(); ++k) e.gpus.push_back(summarize_gpu(pts, e.window, k, facts[k]));
     e.host = summarize_host(pts, e.window, cpus);
     r.diagnosis = diagnose(e);

@@ -127,18 +127,30 @@ WindowView window_view(const std::vector<RunPoint>& pts, double interval_s, cons
     return v;
 }
 
-// How many of the window's utilization figures were interval means, and of how many samples.
+// The share of the window's measured ticks whose figure had origin `want` (unmeasured: none).
 template <class Get>
-void summarize_origin(const WindowView& v, Get g, GpuRunSummary& s) {
-    double ticks = 0, means = 0, samples = 0;
+double origin_share(const WindowView& v, Get g, TickOrigin GpuPoint::*field, TickOrigin want) {
+    double ticks = 0, hits = 0;
     for (const RunPoint* p : v.pts) {
         const GpuPoint* x = g(*p);
-        if (!x || x->utilization_samples < 0) continue;
+        if (!x || x->*field == TickOrigin::kUnmeasured) continue;
         ++ticks;
-        if (x->utilization_samples > 0) ++means, samples += x->utilization_samples;
+        hits += x->*field == want;
     }
-    if (ticks == 0) return;
-    s.utilization_interval_share = means / ticks;
+    return ticks > 0 ? hits / ticks : kUnmeasured;
+}
+
+// How the window's figures were obtained: interval means, counter differences or point reads.
+template <class Get>
+void summarize_origin(const WindowView& v, Get g, GpuRunSummary& s) {
+    s.utilization_interval_share = origin_share(v, g, &GpuPoint::utilization_origin, TickOrigin::kIntervalMean);
+    s.sm_clock_interval_share = origin_share(v, g, &GpuPoint::sm_clock_origin, TickOrigin::kIntervalMean);
+    s.power_counter_share = origin_share(v, g, &GpuPoint::power_origin, TickOrigin::kCounterDifference);
+    s.throttle_counter_share = origin_share(v, g, &GpuPoint::throttle_origin, TickOrigin::kCounterDifference);
+    double means = 0, samples = 0;
+    for (const RunPoint* p : v.pts)
+        if (const GpuPoint* x = g(*p); x && x->utilization_origin == TickOrigin::kIntervalMean)
+            ++means, samples += std::max(0, x->utilization_samples);
     if (means > 0) s.utilization_samples_per_tick = samples / means;
 }
 
@@ -177,6 +189,7 @@ GpuRunSummary summarize_gpu(const std::vector<RunPoint>& all, const WindowView& 
                                              ? std::max(s.utilization_peak_percent, x->utilization_percent)
                                              : x->utilization_percent;
         if (x->job_processes >= 0) s.job_processes_max = std::max(s.job_processes_max, x->job_processes);
+        if (x->gpu_processes >= 0) s.gpu_processes_max = std::max(s.gpu_processes_max, x->gpu_processes);
         if (x->lost && !s.lost) {
             s.lost = true;
             s.lost_at_s = p.t_s;

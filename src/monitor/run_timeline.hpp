@@ -1,7 +1,7 @@
 // The trial run's timeline: one point per tick, host and every GPU, in plain numbers with NaN
 // for "not measured" (the reason is kept once per signal in `absent`, not per tick, so a point
 // stays small). Bounded: SampleHistory thins the older half at capacity, so a 24-hour run keeps
-// the same memory as a 1-hour one; point_spans() (time until the next kept point) lets the
+// the same memory as a 1-hour one; point_spans() (time since the previous kept point) lets the
 // summary weight thinned points by the time they stand for.
 #pragma once
 #include <algorithm>
@@ -19,6 +19,11 @@ namespace gpuvet {
 
 inline constexpr double kUnmeasured = std::numeric_limits<double>::quiet_NaN();
 inline bool measured(double v) { return !std::isnan(v); }
+
+// How a tick's figure was obtained (the device backend's FigureSource, named here so the printers
+// need nothing of gpu/): the driver's samples over the interval, a counter's difference over it, or
+// one read at the tick's instant, which a periodic job can alias with.
+enum class TickOrigin : std::uint8_t { kUnmeasured, kPointRead, kIntervalMean, kCounterDifference };
 
 struct HostPoint {
     int processes = 0;                    // live processes of the job's tree
@@ -54,16 +59,23 @@ struct GpuPoint {
     double sm_activity_percent = kUnmeasured, sm_occupancy_percent = kUnmeasured;
     double tensor_activity_percent = kUnmeasured, dram_bandwidth_percent = kUnmeasured;
     int job_processes = -1;  // NVML processes of this GPU that belong to the job's tree; -1 unknown
+    int gpu_processes = -1;  // every process NVML lists on this GPU, the job's or not; -1 unknown
     double job_memory_bytes = kUnmeasured;
-    // How the tick's utilization was obtained: the driver samples averaged over the interval (0:
-    // a point read at the tick, which a periodic job can alias with); -1 when not measured.
+    // The driver samples averaged into the tick's utilization (0: none new); -1 when not measured.
     int utilization_samples = -1;
     // Share of the interval the clocks were held down (violation counters), percent.
     double throttled_power_percent = kUnmeasured, throttled_thermal_percent = kUnmeasured;
+    // How utilization, power and the SM clock were obtained; the throttle's origin is a counter
+    // difference where the violation counters gave the shares, else a point read (reason bits).
+    TickOrigin utilization_origin = TickOrigin::kUnmeasured, power_origin = TickOrigin::kUnmeasured,
+               sm_clock_origin = TickOrigin::kUnmeasured, throttle_origin = TickOrigin::kUnmeasured;
 };
 
 struct RunPoint {
     double t_s = 0;  // seconds since the job started
+    // When the GPUs were read, after the host (unmeasured without GPUs): their interval figures end
+    // there, so the time between two reads is what a tick's GPU figures stand for.
+    double gpu_t_s = kUnmeasured;
     HostPoint host;
     std::vector<GpuPoint> gpus;  // in the order of RunTimeline::gpu_indexes
 };
@@ -100,10 +112,18 @@ private:
     SampleHistory<RunPoint> points_;
 };
 
-// Each point's span: the time to the next kept point (the last keeps its own interval).
+// Each point's span: the time since the previous kept point (the first keeps its own interval).
+// A tick's figures cover the time since the tick before (interval means, counter differences, CPU
+// time over the interval), so a late tick, whose interval is long, weighs its whole interval. The
+// GPUs' read times measure it where both points have them: the host's sampling before them takes
+// a varying time, and the GPU figures are the ones a periodic job makes uneven.
 inline std::vector<double> point_spans(const std::vector<RunPoint>& pts, double interval_s) {
     std::vector<double> w(pts.size(), interval_s);
-    for (std::size_t i = 0; i + 1 < pts.size(); ++i) w[i] = std::max(0.0, pts[i + 1].t_s - pts[i].t_s);
+    for (std::size_t i = 1; i < pts.size(); ++i) {
+        const RunPoint &a = pts[i - 1], &b = pts[i];
+        bool gpu = measured(a.gpu_t_s) && measured(b.gpu_t_s);
+        w[i] = std::max(0.0, gpu ? b.gpu_t_s - a.gpu_t_s : b.t_s - a.t_s);
+    }
     return w;
 }
 

@@ -30,6 +30,16 @@ FieldValue text(const GpuView& v, const Fact<std::string>& f) {
 
 FieldValue text_value(std::string s) { return FieldValue{std::nullopt, std::move(s), {}}; }
 
+// How an interval figure was obtained ("interval mean", "counter difference", "point read"); a
+// backend that fills only the point field (AMD) reads at the instant. Absent with the figure's own
+// reason when it was not read.
+template <class T>
+FieldValue origin(const GpuView& v, const IntervalFigure& f, const Fact<T>& point) {
+    if (!v.gpu.unopened_reason.empty()) return unopened(v);
+    if (f.mean) return text_value(figure_source_name(f.origin.source));
+    return point ? text_value("point read") : absent(point.absent_reason);
+}
+
 // The link maximum both ends allow: NVML reports the GPU's and the host's separately.
 Fact<int> gen_max(const DeviceFacts& f) {
     if (!f.pcie_gen_max_gpu) return f.pcie_gen_max_gpu;
@@ -70,13 +80,16 @@ const TopField kFields[] = {
     {"utilization.gpu.max", "%", FieldKind::Number, 0, "the greatest driver sample since the previous tick",
      [](const GpuView& v) { return number(v, S(v).utilization_gpu.max); }},
     {"utilization.samples", "", FieldKind::Number, 0,
-     "driver samples averaged into utilization.gpu (0: a point read, the driver buffered none)",
+     "new driver samples averaged into utilization.gpu (0: none new, or a point read: see utilization.origin)",
      [](const GpuView& v) {
          const IntervalFigure& u = S(v).utilization_gpu;
          if (!u.mean) return number(v, u.mean);
          return FieldValue{
              u.origin.source == FigureSource::kIntervalMean ? double(u.origin.samples) : 0.0, std::nullopt, {}};
      }},
+    {"utilization.origin", "", FieldKind::Text, 0,
+     "how utilization was obtained: \"interval mean\" of the driver's samples, or \"point read\" at the tick",
+     [](const GpuView& v) { return origin(v, S(v).utilization_gpu, S(v).utilization_gpu_percent); }},
     {"utilization.memory", "%", FieldKind::Number, 0, "time device memory was being read or written (the same mean)",
      [](const GpuView& v) { return number(v, S(v).utilization_memory_percent); }},
     {"memory.total", "MiB", FieldKind::Number, 0, "total memory the driver reports",
@@ -90,6 +103,9 @@ const TopField kFields[] = {
     {"power.draw", "W", FieldKind::Number, 1,
      "board power: the energy counter's mean since the previous tick, else the driver's reading",
      [](const GpuView& v) { return number(v, S(v).power_draw_w); }},
+    {"power.origin", "", FieldKind::Text, 0,
+     "how power.draw was obtained: \"counter difference\" (energy counter) or \"point read\" (the driver's reading)",
+     [](const GpuView& v) { return origin(v, S(v).power_w, S(v).power_draw_w); }},
     {"power.limit", "W", FieldKind::Number, 0, "power limit in force (set by an administrator or the default)",
      [](const GpuView& v) { return number(v, S(v).power_limit_w); }},
     {"enforced.power.limit", "W", FieldKind::Number, 0, "power limit the board enforces (the lowest of all limits)",
@@ -104,6 +120,9 @@ const TopField kFields[] = {
      [](const GpuView& v) { return number(v, S(v).fan_percent); }},
     {"clocks.sm", "MHz", FieldKind::Number, 0, "SM clock: the mean of the driver's samples since the previous tick",
      [](const GpuView& v) { return number(v, S(v).clock_sm_mhz); }},
+    {"clocks.sm.origin", "", FieldKind::Text, 0,
+     "how clocks.sm was obtained: \"interval mean\" of the driver's clock samples or \"point read\"",
+     [](const GpuView& v) { return origin(v, S(v).clock_sm, S(v).clock_sm_mhz); }},
     {"clocks.mem", "MHz", FieldKind::Number, 0, "memory clock",
      [](const GpuView& v) { return number(v, S(v).clock_mem_mhz); }},
     {"clocks.max.sm", "MHz", FieldKind::Number, 0, "maximum SM clock",
@@ -130,6 +149,16 @@ const TopField kFields[] = {
     {"throttled.thermal", "%", FieldKind::Number, 0,
      "share of the time since the previous tick a thermal slowdown held the clocks down (violation counter)",
      [](const GpuView& v) { return number(v, S(v).throttled_thermal_percent); }},
+    {"throttled.origin", "", FieldKind::Text, 0,
+     "how throttling is known: \"counter difference\" (throttled.* from the violation counters) or \"point read\" "
+     "(only the reason bits at the tick, which miss a slowdown between ticks)",
+     [](const GpuView& v) {
+         const DeviceSample& s = S(v);
+         if (!v.gpu.unopened_reason.empty()) return unopened(v);
+         if (s.throttle_origin.source == FigureSource::kCounterDifference) return text_value("counter difference");
+         if (s.clock_event_reasons) return text_value("point read");
+         return absent(s.throttle_origin.note.empty() ? s.clock_event_reasons.absent_reason : s.throttle_origin.note);
+     }},
     {"pcie.link.gen.current", "", FieldKind::Number, 0, "PCIe generation in use (idle GPUs lower it)",
      [](const GpuView& v) { return number(v, S(v).pcie_gen_current); }},
     {"pcie.link.gen.max", "", FieldKind::Number, 0, "highest generation both the GPU and the host allow",

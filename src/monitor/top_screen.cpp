@@ -81,6 +81,20 @@ std::string shown(const TopGpu& g, std::string_view key) {
     return s.empty() ? "N/A" : s;
 }
 
+// " (point read)" after a figure read at the tick's instant rather than over the interval: a job
+// alternating with the refresh can read busier or idler than it is.
+std::string point_mark(const TopGpu& g, std::string_view origin_key) {
+    FieldValue o = value(g, origin_key);
+    return o.text && *o.text == "point read" ? " (point read)" : "";
+}
+
+// " power 35%" / " thermal 20%": the share of the time since the previous tick the clocks were
+// held down by that limiter (violation counters), when not 0; a dip between two ticks counts.
+std::string held_text(const TopGpu& g, std::string_view key, const char* name) {
+    FieldValue x = value(g, key);
+    return x.number && *x.number >= 0.5 ? std::string(" ") + name + " " + shown(g, key) + "%" : "";
+}
+
 std::string gib(const Fact<std::uint64_t>& b) {
     return b ? format_fixed(static_cast<double>(*b) / (1024.0 * 1024 * 1024), 1) : "?";
 }
@@ -135,14 +149,16 @@ int draw_gpu(const TopGpu& g, const ViewState& v, int y, int w, int level, bool 
                      tone_attr(temperature_tone(s.temperature_c, facts.temperature_slowdown_c)));
     l1.put(" mem ").put(shown(g, "temperature.memory") + "°C",
                         tone_attr(temperature_tone(s.temperature_memory_c, facts.temperature_memory_max_c)));
-    l1.put(std::string("  SM ") + shown(g, "clocks.sm") + " mem " + shown(g, "clocks.mem") + " MHz");
+    l1.put(std::string("  SM ") + shown(g, "clocks.sm") + point_mark(g, "clocks.sm.origin") + " mem " +
+           shown(g, "clocks.mem") + " MHz");
     l1.put(std::string("  PCIe Gen") + shown(g, "pcie.link.gen.current") + " x" + shown(g, "pcie.link.width.current") +
            " rx/tx " + shown(g, "pcie.rx") + "/" + shown(g, "pcie.tx") + " MB/s");
     if (value(g, "nvlink.rx").present() || value(g, "nvlink.tx").present())
         l1.put(std::string("  NVLink rx/tx ") + shown(g, "nvlink.rx") + "/" + shown(g, "nvlink.tx") + " MB/s");
     if (level < 2) {
-        l1.put(std::string("  ") + shown(g, "utilization.gpu") + "%  " + shown(g, "memory.used") + "/" +
-               shown(g, "memory.total") + " MiB  " + shown(g, "power.draw") + "/" + shown(g, "power.limit") + " W");
+        l1.put(std::string("  ") + shown(g, "utilization.gpu") + "%" + point_mark(g, "utilization.origin") + "  " +
+               shown(g, "memory.used") + "/" + shown(g, "memory.total") + " MiB  " + shown(g, "power.draw") + "/" +
+               shown(g, "power.limit") + " W" + point_mark(g, "power.origin"));
         return 1;
     }
     const int bw = bar_width(w);
@@ -152,18 +168,22 @@ int draw_gpu(const TopGpu& g, const ViewState& v, int y, int w, int level, bool 
     const Fact<double>& pwr = g.power_percent_of_limit.empty() ? Fact<double>() : g.power_percent_of_limit.back();
     l2.put("    UTIL ")
         .put(std::string("[") + fill_bar(util, bw) + "]", tone_attr(load_tone(util)))
-        .put(std::string(" ") + shown(g, "utilization.gpu") + "%");
+        .put(std::string(" ") + shown(g, "utilization.gpu") + "%" + point_mark(g, "utilization.origin"));
     l2.put("  MEM ")
         .put(std::string("[") + fill_bar(mem, bw) + "]", tone_attr(load_tone(mem)))
         .put(std::string(" ") + shown(g, "memory.used") + "/" + shown(g, "memory.total") + " MiB");
     l2.put("  PWR ")
         .put(std::string("[") + fill_bar(pwr, bw) + "]", tone_attr(load_tone(pwr)))
-        .put(std::string(" ") + shown(g, "power.draw") + "/" + shown(g, "power.limit") + " W");
+        .put(std::string(" ") + shown(g, "power.draw") + "/" + shown(g, "power.limit") + " W" +
+             point_mark(g, "power.origin"));
     if (s.clock_event_reasons) {
         std::uint64_t m = *s.clock_event_reasons;
         l2.put("  clocks: ")
             .put(clock_reasons_text(m), tone_attr(clock_reasons_alarming(m) ? Tone::Bad : Tone::Normal));
     }
+    std::string power = held_text(g, "throttled.power", "power"),
+                thermal = held_text(g, "throttled.thermal", "thermal");
+    if (!power.empty() || !thermal.empty()) l2.put("  held:").put(power).put(thermal, tone_attr(Tone::Warn));
     int lines = 2;
     if (level >= 3) {
         Line l3(y + lines++, w);

@@ -149,8 +149,9 @@ Json to_json(const Report& r) {
     for (auto& s : r.series) {
         Json v = Json::array();
         for (double x : s.values) v.push_back(number(x));
-        j["series"].push_back(
-            Json{{"key", s.key}, {"unit", s.unit}, {"gpu", opt(s.gpu)}, {"t_s", s.t_s}, {"values", v}});
+        Json one{{"key", s.key}, {"unit", s.unit}, {"gpu", opt(s.gpu)}, {"t_s", s.t_s}, {"values", v}};
+        if (!s.origin.empty()) one["origin"] = s.origin;
+        j["series"].push_back(std::move(one));
     }
     j["errors"] = Json::array();
     for (auto& e : r.errors) j["errors"].push_back(to_json(e));

@@ -279,6 +279,7 @@ Report parse_report(std::string_view text, const std::string& origin) {
         s.key = rd.str(series[i], "key", at, true);
         s.unit = rd.str(series[i], "unit", at);
         s.gpu = rd.gpu_index(series[i], at);
+        s.origin = rd.opt_str(series[i], "origin", at).value_or("");
         const J& t = rd.array(series[i], "t_s", at);
         const J& v = rd.array(series[i], "values", at);
         if (t.size() != v.size()) rd.fail(at, "t_s and values differ in length");

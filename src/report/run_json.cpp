@@ -51,6 +51,9 @@ Json gpu(const GpuRunSummary& g) {
                 {"power_brake_fraction", num(g.power_brake_fraction)},
                 {"utilization_interval_share", num(g.utilization_interval_share)},
                 {"utilization_samples_per_tick", num(g.utilization_samples_per_tick)},
+                {"sm_clock_interval_share", num(g.sm_clock_interval_share)},
+                {"power_counter_share", num(g.power_counter_share)},
+                {"throttle_counter_share", num(g.throttle_counter_share)},
                 {"job_processes_max", g.job_processes_max >= 0 ? Json(g.job_processes_max) : Json(nullptr)}};
 }
 

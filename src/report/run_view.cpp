@@ -100,26 +100,44 @@ void diagnosis_lines(std::ostringstream& o, const RunResult& r, const Style& st)
     }
 }
 
-// How the utilization figures were obtained: interval means of the driver's samples, or point
-// reads, which a job alternating with the tick's period can alias with.
-void utilization_origin_line(std::ostringstream& o, const RunResult& r) {
-    std::string means, points;
-    double per_tick = 0;
-    int n_means = 0;
+// One line per way a figure was obtained, naming its GPUs: "power of GPU 0, 1: the energy
+// counter's difference over each tick". A GPU counts for the better way when at least half its
+// window's ticks had it; `share` unmeasured: the GPU lacks the figure.
+void origin_lines(std::ostringstream& o, const RunResult& r, const char* figure, double GpuRunSummary::*share,
+                  const std::string& good, const std::string& point) {
+    std::string goods, points;
     for (const GpuRunSummary& g : r.gpus) {
-        if (!measured(g.utilization_interval_share)) continue;
-        std::string id = (g.utilization_interval_share >= 0.5 ? means : points).empty() ? "" : ", ";
-        (g.utilization_interval_share >= 0.5 ? means : points) += id + std::to_string(g.facts.index);
-        if (g.utilization_interval_share >= 0.5 && measured(g.utilization_samples_per_tick))
-            per_tick += g.utilization_samples_per_tick, ++n_means;
+        double x = g.*share;
+        if (!measured(x)) continue;
+        std::string& list = x >= 0.5 ? goods : points;
+        list += (list.empty() ? "" : ", ") + std::to_string(g.facts.index);
     }
-    if (!means.empty())
-        o << "  utilization of GPU " << means << ": interval means of the driver's samples ("
-          << f(per_tick / std::max(n_means, 1), 1) << " per tick)\n";
-    if (!points.empty())
-        o << "  utilization of GPU " << points
-          << ": point reads at each tick (the driver's sample buffer was absent or empty): a job that "
-             "alternates with the tick's period can read busier or idler than it was\n";
+    if (!goods.empty()) o << "  " << figure << " of GPU " << goods << ": " << good << "\n";
+    if (!points.empty()) o << "  " << figure << " of GPU " << points << ": " << point << "\n";
+}
+
+// How the figures were obtained: over each tick's interval (the driver's samples, a counter's
+// difference), or point reads at the tick, which a job alternating with the tick's period can
+// alias with.
+void figure_origin_lines(std::ostringstream& o, const RunResult& r) {
+    double per_tick = 0;
+    int n = 0;
+    for (const GpuRunSummary& g : r.gpus)
+        if (measured(g.utilization_interval_share) && g.utilization_interval_share >= 0.5 &&
+            measured(g.utilization_samples_per_tick))
+            per_tick += g.utilization_samples_per_tick, ++n;
+    const std::string alias = ": a job that alternates with the tick's period can read busier or idler than it was";
+    o << "  How the figures were obtained:\n";
+    origin_lines(o, r, "  utilization", &GpuRunSummary::utilization_interval_share,
+                 "interval means of the driver's samples (" + f(per_tick / std::max(n, 1), 1) + " per tick)",
+                 "point reads at each tick (the driver's sample buffer was absent or empty)" + alias);
+    origin_lines(o, r, "  power", &GpuRunSummary::power_counter_share, "the energy counter's difference over each tick",
+                 "point reads at each tick (the driver's power reading: no energy counter)" + alias);
+    origin_lines(o, r, "  SM clock", &GpuRunSummary::sm_clock_interval_share,
+                 "interval means of the driver's clock samples", "point reads at each tick");
+    origin_lines(o, r, "  throttling", &GpuRunSummary::throttle_counter_share,
+                 "the violation counters' share of each tick (a slowdown between ticks counts)",
+                 "point reads of the clock-event reason bits at each tick (a slowdown between ticks is not seen)");
 }
 
 void gpu_lines(std::ostringstream& o, const RunResult& r) {
@@ -150,7 +168,7 @@ void gpu_lines(std::ostringstream& o, const RunResult& r) {
                   << " GB/s, job processes on it "
                   << (g.job_processes_max >= 0 ? std::to_string(g.job_processes_max) : "n/a") << "\n";
         }
-        utilization_origin_line(o, r);
+        figure_origin_lines(o, r);
     }
 }
 

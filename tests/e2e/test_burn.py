@@ -133,6 +133,29 @@ def test_throttling_after_30s_fails_that_gpu():
 
 
 @slow
+def test_a_thermal_dip_between_samples_fails_by_the_violation_counter():
+    """A 0.2 s thermal slowdown between two 1 Hz telemetry samples: the finding gives the share of the
+    time from the thermal violation counter, the series carry it with their origin."""
+    code, doc, r, err = burn("burn_thermal_dip.toml")
+    assert r[1]["verdict"] == "FAIL", details(r[1])
+    text = details(r[1])
+    assert "thermal slowdown held the clocks down" in text and "(violation counter," in text, text
+    assert r[0]["verdict"] == "PASS", details(r[0])
+    assert "SW power cap held the clocks down 100.0% of the time (violation counter)" in details(r[0]), details(r[0])
+    held = [s for s in doc["series"] if s["key"] == "burn.throttled_thermal_pct" and s.get("gpu") == 1][0]
+    assert held["origin"] == "violation counter differences", held
+    # Each value covers the time since the sample before; the first one's, the 1 Hz interval.
+    dt = [1.0] + [b - a for a, b in zip(held["t_s"], held["t_s"][1:])]
+    held_s = sum(v / 100 * d for v, d in zip(held["values"], dt))
+    assert abs(held_s - 0.2) <= 0.05, held
+    power = [s for s in doc["series"] if s["key"] == "burn.power_w" and s.get("gpu") == 1][0]
+    assert power["origin"].startswith("energy counter differences"), power
+    m = measurement(r[1], "thermal_throttle_pct")
+    assert 0 < m["value"] < 10 and m["unit"] == "%", m
+    assert code == 1, err
+
+
+@slow
 def test_power_brake_fails():
     code, doc, r, err = burn("burn_power_brake.toml")
     assert r[0]["verdict"] == "FAIL" and "power brake" in details(r[0]), details(r[0])

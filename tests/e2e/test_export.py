@@ -229,6 +229,43 @@ def test_dcgm_names_labels_and_values():
         assert code == 0, err
 
 
+# GPU 5 on a driver without the sample buffers and counters (MIG, pre-Volta): its figures are point reads.
+POINT_READ_GPU5 = BUSY_GPU2 + """
+[gpu.5]
+samples_supported = false
+energy_supported = false
+violation_supported = false
+"""
+
+
+def test_each_figure_says_how_it_was_obtained():
+    """gpuvet_figure_origin_info names the way each figure of the last sample was obtained, and the
+    violation counters' shares are served beside the reason bits."""
+    with tempfile.TemporaryDirectory() as tmp, Exporter(scenario_file(tmp, POINT_READ_GPU5), "--interval", "0.2") as ex:
+        ex.wait_healthy()
+        # Past the first sample, whose counters have no earlier read to differ from.
+        wait_for(lambda: any(v >= 3 for _, v in series(ex.metrics(), "gpuvet_samples_total")), 20, "three samples")
+        page = ex.metrics()
+        assert "# TYPE gpuvet_figure_origin_info gauge\n" in page
+
+        def origin(gpu, figure):
+            found = [l["origin"] for l, v in series(page, "gpuvet_figure_origin_info", gpu=gpu, figure=figure)
+                     if v == 1]
+            assert len(found) == 1, (gpu, figure, found)
+            return found[0]
+
+        want = {"utilization": "interval_mean", "power": "counter_difference", "sm_clock": "interval_mean",
+                "throttle": "counter_difference"}
+        assert {f: origin("2", f) for f in want} == want
+        assert {f: origin("5", f) for f in want} == {f: "point_read" for f in want}
+        # GPU 2 is power-capped all along: the counter holds the clocks down the whole interval.
+        assert abs(one(page, "gpuvet_clocks_held_down_percent", gpu="2", limiter="power")[1] - 100) <= 0.5
+        assert one(page, "gpuvet_clocks_held_down_percent", gpu="2", limiter="thermal")[1] == 0
+        assert series(page, "gpuvet_clocks_held_down_percent", gpu="5") == []
+        code, err = ex.stop()
+        assert code == 0, err
+
+
 def test_promtool_accepts_the_page():
     """promtool parses the page; its only lint findings are about dcgm-exporter's own names, which are
     kept on purpose (upper case, counters without _total, the camelCase modelName label)."""
@@ -619,7 +656,7 @@ def test_top_run_and_export_agree_on_a_periodic_job():
         with open(log) as f:
             rows = [json.loads(line) for line in f][1:]
         top = [r["utilization.gpu"] for r in rows if r["index"] == 0 and r["t_s"] >= 0.5]
-        assert top and all(r["utilization.samples"] >= 1 for r in rows if r["t_s"] >= 0.5), rows[-2:]
+        assert top and all(r["utilization.origin"] == "interval mean" for r in rows if r["t_s"] >= 0.5), rows[-2:]
         with Exporter(path, "--interval", "0.2") as ex:
             ex.wait_healthy()
             time.sleep(0.6)  # past the first ticks, whose intervals start at NVML's start

@@ -485,22 +485,19 @@ def periodic_env(tmp, period, phase, duty=0.6, gpus=2, extra=""):
 ALIASING = [(2.0, 1.0, 0.0), (2.0, 1.0, 0.45), (1.0, 1.0, 0.0), (1.0, 1.0, 0.3), (4.0, 2.0, 0.0), (4.0, 2.0, 1.1)]
 
 
-@slow
-def test_periodic_load_is_measured_at_its_duty_whatever_the_phase():
-    """A job busy 60 % of every period, the period a multiple of the tick, in phase with the ticks or
-    not: the busy share is the duty within 5 points on every GPU, the figures say they are interval
-    means, and the job with busy data-loader workers is input-bound (B1). Point reads at the tick land
-    in the same phase every time and read 100 % or 0 %."""
+def aliasing_cases(extra=""):
+    """Runs every ALIASING case: the busy share is the duty within 5 points on every GPU, the figures
+    say they are interval means, the energy counter's power is the duty's mix, and B1 fires."""
     with tempfile.TemporaryDirectory() as tmp:
         burner = script(tmp, "b.py", BURNER)
         for period, tick, phase in ALIASING:
-            env = periodic_env(tmp, period, phase)
+            env = periodic_env(tmp, period, phase, extra=extra)
             with tempfile.TemporaryDirectory() as d:
                 code, _, err = run("run", "--interval", str(tick / 10), "--report", d, "--", PY, burner, "3", "2",
                                    env=env, timeout=120)
                 doc = json.load(open(os.path.join(d, "gpuvet-run.json")))
                 text = open(os.path.join(d, "gpuvet-run.txt")).read()
-            case = f"period {period} s, tick {tick} s, phase {phase} s"
+            case = f"period {period} s, tick {tick} s, phase {phase} s {extra.strip()}"
             assert code == 0, (case, err)
             for g in doc["run"]["gpus"]:
                 busy = g["utilization_percent"]["mean"]
@@ -508,9 +505,81 @@ def test_periodic_load_is_measured_at_its_duty_whatever_the_phase():
                 assert g["utilization_interval_share"] >= 0.9, (case, g)
                 # 600 W busy, 90 W idle: the energy counter's mean is the duty's mix (396 W).
                 assert abs(g["power_w"]["mean"] - 396) <= 0.05 * 396 + 15, (case, g["power_w"])
+                assert g["power_counter_share"] >= 0.9, (case, g)
             primary, fired = ids(doc)
             assert "B1" in fired, (case, primary, fired, err)
             assert "interval means of the driver's samples" in text, text
+            assert "power of GPU 0, 1: the energy counter's difference" in text, text
+
+
+@slow
+def test_periodic_load_is_measured_at_its_duty_whatever_the_phase():
+    """A job busy 60 % of every period, the period a multiple of the tick, in phase with the ticks or
+    not: the busy share is the duty within 5 points on every GPU, the figures say they are interval
+    means, and the job with busy data-loader workers is input-bound (B1). Point reads at the tick land
+    in the same phase every time and read 100 % or 0 %."""
+    aliasing_cases()
+
+
+@slow
+def test_periodic_load_with_a_driver_that_skips_idle_periods():
+    """The same cases on a driver that writes no utilization sample while the GPU is idle: the holes
+    in its buffer are the idle 40 %, not time to leave out (which read the job as 100 % busy)."""
+    aliasing_cases("samples_skip_idle = true\n")
+
+
+def periodic_run(tmp, scenario, interval, seconds):
+    """gpuvet run of the CPU-burning job for `seconds` on a scenario text; (code, doc, text, err)."""
+    path = os.path.join(tmp, "periodic.toml")
+    with open(path, "w") as f:
+        f.write(scenario)
+    env = fake("run_steady_busy")
+    env["GPUVET_FAKE_SCENARIO"] = path
+    with tempfile.TemporaryDirectory() as d:
+        code, _, err = run("run", "--interval", str(interval), "--report", d, "--", PY, script(tmp, "b.py", BURNER),
+                           str(seconds), "2", env=env, timeout=120)
+        doc = json.load(open(os.path.join(d, "gpuvet-run.json")))
+        text = open(os.path.join(d, "gpuvet-run.txt")).read()
+    return code, doc, text, err
+
+
+@slow
+def test_a_fifth_of_a_second_period_reads_at_its_duty():
+    """A job busy 60 % of every 0.2 s, on the wall clock (each driver sample of 1/6 s straddles the
+    busy and idle phases), read every 0.2 s and every 0.5 s, with a driver that skips idle periods
+    and one that does not: the busy share is the duty within 5 points."""
+    for interval, skip in ((0.2, False), (0.5, True)):
+        with tempfile.TemporaryDirectory() as tmp:
+            text = PERIODIC.format(gpus=1, period=0.2, duty=0.6, phase=0.03).replace("time_scale = 10", "time_scale = 1")
+            if skip:
+                text += "samples_skip_idle = true\n"
+            code, doc, _, err = periodic_run(tmp, text, interval, 4)
+        assert code == 0, err
+        g = doc["run"]["gpus"][0]
+        assert abs(g["utilization_percent"]["mean"] - 60) <= 5, (interval, skip, g["utilization_percent"], err)
+        assert g["utilization_interval_share"] >= 0.9, (interval, skip, g)
+
+
+@slow
+def test_a_minutes_long_period_reads_each_phase():
+    """A job busy 72 s of every 2 minutes, on a driver that writes no sample in the idle 48 s: scenario
+    time runs 60x the wall clock (one driver sample per 10 scenario seconds, 1/6 s of wall time), so
+    four periods pass in 8 s. Ticks of 0.2 s (12 scenario seconds) see whole idle stretches with no
+    new sample: they read 0 %, not the last busy sample, and the job reads at its duty."""
+    with tempfile.TemporaryDirectory() as tmp:
+        text = PERIODIC.format(gpus=1, period=120, duty=0.6, phase=7).replace("time_scale = 10", "time_scale = 60")
+        text += "samples_skip_idle = true\nsample_period_s = 10\n"
+        code, doc, _, err = periodic_run(tmp, text, 0.2, 8)
+    assert code == 0, err
+    g = doc["run"]["gpus"][0]
+    assert abs(g["utilization_percent"]["mean"] - 60) <= 5, (g["utilization_percent"], err)
+    util = next(s for s in doc["series"] if s["key"] == "utilization_percent" and s["gpu"] == 0)["values"]
+    idle = [v for v in util if v is not None and v < 1]
+    busy = [v for v in util if v is not None and v > 99]
+    assert len(idle) >= 8 and len(busy) >= 12, util  # whole ticks in each phase, read as such
+    assert g["utilization_interval_share"] >= 0.9, g
+    primary, fired = ids(doc)
+    assert "B1" in fired, (primary, fired, err)
 
 
 def test_without_a_sample_buffer_the_summary_says_point_reads():

@@ -75,8 +75,11 @@ def test_log_csv_follows_the_timeline():
         got = between(rows, 0, lo, hi)
         assert got, f"no GPU 0 row between {lo} and {hi} s"
         for r in got:
+            # The driver's samples of the tick are the step's value; the mean may carry up to a
+            # sample period's correction of the tick before, whose end fell between two samples.
+            assert r["utilization.gpu.min [%]"] == r["utilization.gpu.max [%]"] == util, (lo, hi, r)
+            assert abs(float(r["utilization.gpu [%]"]) - float(util)) <= 5, (lo, hi, r)
             # Power is the energy counter's mean over the tick: within 1 % of the scenario's watts.
-            assert r["utilization.gpu [%]"] == util, (lo, hi, r)
             assert abs(float(r["power.draw [W]"]) - float(watts)) <= 0.01 * float(watts), (lo, hi, r)
     # The process of GPU 0 (20 GiB from 10 s to 30 s) shows as memory in use.
     assert {r["memory.used [MiB]"] for r in between(rows, 0, 1.2, 2.8)} == {"20480"}
@@ -122,8 +125,9 @@ def test_log_jsonl_header_and_absent_values():
 
 
 def busy_scenario(pid, timed=True):
-    """`pid` (a real process here) on GPU 0, which is busy from 0.01 s (`timed`: before gpuvet's first
-    read, so no interval of it straddles the change) or from the start; GPU 1 idle."""
+    """`pid` (a real process here) on GPU 0, which is busy from a timed change at 0 s (`timed`: due at
+    the driver's first call, before gpuvet's first read, so no interval straddles it) or from the
+    start; GPU 1 idle."""
     busy = """utilization_gpu_percent = 50
 power_draw_w = 400.0
 temperature_c = 61
@@ -132,7 +136,7 @@ temperature_c = 61
 [gpu.0]
 processes = [{{ pid = {pid}, used_memory_mib = 20480, name = "sleep" }}]
 """ + (f"""[[gpu.0.changes]]
-after_s = 0.01
+after_s = 0
 {busy}[[gpu.0.changes]]
 after_s = 60
 utilization_gpu_percent = 95
@@ -383,6 +387,53 @@ def test_gpustat_agrees_with_top_json():
         sleeper.kill()
         shutil.rmtree(lib)
         os.unlink(path)
+
+
+THERMAL_DIP = """gpu_count = 1
+[[gpu.0.changes]]
+after_s = 1.4
+clock_event_reasons = ["sw_thermal_slowdown"]
+sm_clock_mhz = 1500
+[[gpu.0.changes]]
+after_s = 1.6
+clock_event_reasons = []
+sm_clock_mhz = 1980
+"""
+
+
+def test_a_thermal_dip_between_ticks_shows_as_a_throttled_share():
+    """A 200 ms thermal slowdown between two 1 s ticks: the reason bits read at the ticks miss it, the
+    violation counter counts it as the share of the interval it fell in (20 % of that second), and
+    the SM clock's interval mean dips with it; each row says how its figures were obtained."""
+    path = scenario_file(THERMAL_DIP)
+    out = tempfile.mktemp(suffix=".jsonl")
+    try:
+        code, _, err = run("top", "--log", out, "--interval", "1", "--duration", "3.5", env=env_for(path), timeout=60)
+        assert code == 0, err
+        with open(out) as f:
+            rows = [r for r in map(json.loads, f) if r["record"] == "sample"]
+    finally:
+        os.unlink(path)
+        if os.path.exists(out):
+            os.unlink(out)
+    assert len(rows) >= 3, rows
+    assert rows[0]["throttled.thermal"] is None, rows[0]  # a counter needs two reads
+    shares = [(r["t_s"], r["throttled.thermal"]) for r in rows[1:]]
+    held_s = sum(pct / 100 * (t - prev["t_s"]) for (t, pct), prev in zip(shares, rows))
+    assert abs(held_s - 0.2) <= 0.03, shares
+    dip = max(rows[1:], key=lambda r: r["throttled.thermal"])
+    assert dip["throttled.origin"] == "counter difference", dip
+    # Scenario time runs a few ms ahead of t_s; a read delayed into the dip (a loaded machine)
+    # splits it between two intervals, whose sum is checked above.
+    if not any(1.3 <= r["t_s"] <= 1.7 for r in rows):
+        assert 15 <= dip["throttled.thermal"] <= 25, shares
+        # That interval's SM clock is its mean: 0.2 s at 1500 MHz in about a second at 1980 MHz.
+        assert 1850 <= dip["clocks.sm"] <= 1920 and dip["clocks.sm.origin"] == "interval mean", dip
+    # The bits are what the driver said at each read: at most one read can have landed in the dip.
+    caught = [r for r in rows if "thermal" in (r["clocks_event_reasons.words"] or "")]
+    assert len(caught) <= 1, caught
+    assert all(r["power.origin"] in ("counter difference", "point read") for r in rows), rows
+    assert rows[-1]["power.origin"] == "counter difference" and rows[0]["power.origin"] == "point read", rows
 
 
 if __name__ == "__main__":

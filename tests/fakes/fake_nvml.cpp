@@ -65,8 +65,10 @@ std::vector<Dev> g_devs;
 std::set<EventSet*> g_sets;
 long long g_epoch_us = 0;  // the CPU clock (microseconds) at scenario second 0
 
+// A driver stamps its samples and counters with the CPU clock (microseconds since 1970), which
+// runs at wall-clock speed whatever the scenario's time_scale: scenario seconds / time_scale.
 unsigned long long cpu_us(double scenario_s) {
-    return static_cast<unsigned long long>(g_epoch_us + std::llround(scenario_s * 1e6));
+    return static_cast<unsigned long long>(g_epoch_us + std::llround(scenario_s * 1e6 / g_sc.time_scale));
 }
 
 // Seconds of [-inf, t] phase-shifted by whole periods that the square wave is busy: differences of
@@ -99,8 +101,10 @@ void integrate(Dev& d, double to_s) {
     // Energy in wall-clock terms: gpuvet divides it by the wall time between its reads, so under a
     // scenario time_scale the watts stay the scenario's.
     a.energy_mj += (busy * g.power_draw_w + (dt - busy) * idle_w) * 1000.0 / g_sc.time_scale;
-    if (g.clock_event_reasons & 0x4ULL) a.violation_power_ns += dt * 1e9;     // SW power cap
-    if (g.clock_event_reasons & 0x60ULL) a.violation_thermal_ns += dt * 1e9;  // SW or HW thermal
+    // In wall-clock nanoseconds, as the reference time they are read against.
+    const double ns = dt * 1e9 / g_sc.time_scale;
+    if (g.clock_event_reasons & 0x4ULL) a.violation_power_ns += ns;     // SW power cap
+    if (g.clock_event_reasons & 0x60ULL) a.violation_thermal_ns += ns;  // SW or HW thermal
     a.t_s = to_s;
 }
 
@@ -249,7 +253,7 @@ nvmlReturn_t init_locked() {
     g_epoch_us =
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
             .count() -
-        std::llround(g_sc.seconds() * 1e6);
+        std::llround(g_sc.seconds() * 1e6 / g_sc.time_scale);
     g_init_count = 1;
     return NVML_SUCCESS;
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <string>
 #include <thread>
 
 #include "gpu/device/nvml_backend.hpp"
@@ -277,25 +278,30 @@ TEST(DeviceBackend, GpmOfALostGpuSaysLost) {
     EXPECT_EQ(dev->sample(kReadGpm).gpm_sm_activity_percent.absent_reason, "GPU is lost");
 }
 
-TEST(DeviceBackend, IntervalFiguresComeFromTheDriversBuffersAndCounters) {
-    NvmlSession session(fake_nvml("interval_wave.toml"));
+namespace {
+
+// Samples a square wave (busy 60 % of every 2 scenario seconds, 500 W busy, 100 W idle, time_scale
+// 50) every 20 ms until 40 scenario seconds (20 periods) are covered, so partial periods weigh
+// little: the interval figures add up to the wave's duty and mean power.
+void expect_the_waves_figures(const char* scenario) {
+    NvmlSession session(fake_nvml(scenario));
     NvmlBackend backend(session);
     auto dev = backend.open(0);
     const unsigned what = kReadUtilization | kReadPower | kReadClocks;
     dev->sample(what);  // the first: counters need a second read
-    // Sample until 40 scenario seconds (20 periods) are covered, so partial periods weigh little.
-    double busy_s = 0, span_s = 0, energy_j = 0, power_span_s = 0, lo = 100, hi = 0;
+    double busy_s = 0, span_s = 0, energy_j = 0, power_span_s = 0, lo = 100, hi = 0, idle_s = 0;
     int means = 0;
     DeviceSample s;
-    for (int i = 0; i < 2000 && span_s < 40; ++i) {
+    for (int i = 0; i < 2000 && span_s < 40.0 / 50; ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
         s = dev->sample(what);
         ASSERT_TRUE(s.utilization_gpu.mean) << s.utilization_gpu.mean.absent_reason;
-        if (s.utilization_gpu.origin.source != FigureSource::kIntervalMean) continue;
+        ASSERT_EQ(s.utilization_gpu.origin.source, FigureSource::kIntervalMean) << s.utilization_gpu.origin.note;
         ++means;
         double covered = s.utilization_gpu.origin.interval_s;
         busy_s += *s.utilization_gpu.mean * covered / 100;
         span_s += covered;
+        idle_s += s.utilization_gpu.origin.idle_s;
         lo = std::min(lo, *s.utilization_gpu.min);
         hi = std::max(hi, *s.utilization_gpu.max);
         EXPECT_EQ(s.utilization_gpu_percent.value_or(-1), int(std::lround(*s.utilization_gpu.mean)));
@@ -305,9 +311,9 @@ TEST(DeviceBackend, IntervalFiguresComeFromTheDriversBuffersAndCounters) {
             EXPECT_DOUBLE_EQ(*s.power_draw_w, *s.power_w.mean);
         }
     }
-    ASSERT_GE(span_s, 40);
+    ASSERT_GE(span_s, 40.0 / 50);
     EXPECT_GT(means, 0);
-    EXPECT_NEAR(100 * busy_s / span_s, 60, 3);
+    EXPECT_NEAR(100 * busy_s / span_s, 60, 3) << scenario;
     EXPECT_EQ(lo, 0);
     EXPECT_EQ(hi, 100);
     // 0.6 x 500 W + 0.4 x 100 W over wall-clock time.
@@ -319,6 +325,24 @@ TEST(DeviceBackend, IntervalFiguresComeFromTheDriversBuffersAndCounters) {
     EXPECT_NEAR(s.throttled_thermal_percent.value_or(-1), 0, 0.01);
     EXPECT_EQ(s.throttle_origin.source, FigureSource::kCounterDifference);
     EXPECT_TRUE(dev->errors().empty()) << dev->errors()[0];
+    if (std::string(scenario).find("skip_idle") != std::string::npos) {
+        // The idle 40 % is the holes the driver left: most of the idle time is counted from them.
+        EXPECT_GT(idle_s, 0.25 * span_s) << scenario;
+    } else {
+        EXPECT_EQ(idle_s, 0) << scenario;
+    }
+}
+
+}  // namespace
+
+TEST(DeviceBackend, IntervalFiguresComeFromTheDriversBuffersAndCounters) {
+    expect_the_waves_figures("interval_wave.toml");
+}
+
+// A driver that writes no utilization sample while the GPU is idle: the holes are idle time, not
+// dropped (which read a 60 % duty job as 100 % busy).
+TEST(DeviceBackend, HolesTheDriverLeavesWhileIdleAreIdleTime) {
+    expect_the_waves_figures("interval_wave_skip_idle.toml");
 }
 
 TEST(DeviceBackend, WithoutBuffersOrCountersTheFiguresArePointReadsThatSaySo) {

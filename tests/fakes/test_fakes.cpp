@@ -661,7 +661,12 @@ TEST(FakeNvml, SampleBufferFollowsTheSquareWave) {
     auto s = wait_samples(n, NVML_GPU_UTILIZATION_SAMPLES, 64);
     ASSERT_EQ(s.size(), 64u);  // the buffer keeps its newest entries only
     double sum = 0;
-    for (size_t i = 1; i < s.size(); ++i) EXPECT_EQ(s[i].timeStamp - s[i - 1].timeStamp, 250000u);
+    // 0.25 scenario seconds apart: 5 ms of the CPU clock at time_scale 50, as a driver stamps them.
+    for (size_t i = 1; i < s.size(); ++i) EXPECT_EQ(s[i].timeStamp - s[i - 1].timeStamp, 5000u);
+    auto now_us =
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    EXPECT_NEAR(double(s.back().timeStamp), double(now_us), 1e6);
     for (size_t i = s.size() - 32; i < s.size(); ++i) sum += s[i].sampleValue.uiVal;  // 4 whole periods
     EXPECT_NEAR(sum / 32, 60, 1);
     // Newer than the last seen: nothing yet, or only what came since.
@@ -696,8 +701,9 @@ TEST(FakeNvml, EnergyAndViolationCountersIntegrate) {
     nvmlViolationTime_t t{};
     ASSERT_EQ(SYM(n.lib, nvmlDeviceGetViolationStatus)(n.dev(0), NVML_PERF_POLICY_THERMAL, &t), NVML_SUCCESS);
     EXPECT_EQ(t.violationTime, 0u);  // no thermal reason was ever set
-    // Power-capped all along: the counter holds (nearly) every nanosecond since the load.
-    double scenario_s = v.violationTime * 1e-9;
+    // Power-capped all along: the counter holds (nearly) every nanosecond since the load, on the
+    // wall clock (time_scale 50) like its reference time.
+    double scenario_s = v.violationTime * 1e-9 * 50;
     ASSERT_GT(scenario_s, 11.0);
     // Mean power 0.6 x 500 + 0.4 x 100 = 340 W, in wall-clock joules (time_scale 50); the partial
     // period at the end is off the mean by at most 2 s x 400 W.

@@ -78,6 +78,28 @@ TEST(Telemetry, SamplesTimedChangesAndXids) {
     EXPECT_TRUE(temp);
     EXPECT_TRUE(mem_temp);
     EXPECT_TRUE(xid);
+    // Each sample keeps how its figures were obtained, and the series say it: power from the
+    // energy counter but for the first sample (a counter needs two reads), utilization from the
+    // driver's buffer, the throttled shares from the violation counters (none held here).
+    for (const auto& ts : series) {
+        if (ts.key == "power_w" && ts.gpu == 0) {
+            EXPECT_EQ(ts.origin.rfind("energy counter differences (", 0), 0u) << ts.origin;
+            EXPECT_NE(ts.origin.find("point reads (1 of"), std::string::npos) << ts.origin;
+        }
+        if (ts.key == "utilization_gpu_pct") {
+            EXPECT_NE(ts.origin.find("interval means of the driver's samples"), std::string::npos) << ts.origin;
+        }
+        if (ts.key == "throttled_thermal_pct") {
+            EXPECT_EQ(ts.origin, "violation counter differences");
+            EXPECT_EQ(ts.values.size() + 1, d.gpus[std::size_t(*ts.gpu)].samples.size());  // not the first
+        }
+        if (ts.key == "temperature_c") {
+            EXPECT_EQ(ts.origin, "");
+        }
+    }
+    EXPECT_EQ(d.gpus[0].samples.front().power_origin, FigureSource::kPointRead);
+    EXPECT_EQ(d.gpus[0].samples.back().power_origin, FigureSource::kCounterDifference);
+    EXPECT_TRUE(d.gpus[0].samples.back().throttled_power_pct);
     auto f = throttle_findings(g1);
     ASSERT_FALSE(f.empty());
     EXPECT_EQ(f[0].verdict, Verdict::Fail);

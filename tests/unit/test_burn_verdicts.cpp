@@ -1,6 +1,8 @@
 // Burn verdict rules on synthetic telemetry and throughput series.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "gpu/burn_verdicts.hpp"
 #include "gpu/bindings/nvml_api.hpp"
 
@@ -94,6 +96,70 @@ TEST(BurnThrottle, IdleAndOtherBitsAreNotFailures) {
 TEST(BurnThrottle, MissingReasonsGiveNoFinding) {
     auto s = series(10, [](int, TelemetrySample& x) { x.clock_reasons.reset(); });
     EXPECT_TRUE(throttle_findings(s).empty());
+}
+
+TEST(BurnThrottle, PointBitsSayTheyMissWhatHappensBetweenSamples) {
+    auto s = series(60, [](int i, TelemetrySample& x) {
+        if (i >= 30) x.clock_reasons = *x.clock_reasons | 0x8;
+    });
+    auto f = throttle_findings(s);
+    ASSERT_FALSE(f.empty());
+    EXPECT_NE(f[0].text.find("reason bits read at each sample: a slowdown between samples is not seen"),
+              std::string::npos)
+        << f[0].text;
+}
+
+// With the violation counters, a thermal dip between two samples shows as the share of the
+// interval it held the clocks down, though no sample caught a reason bit.
+TEST(BurnThrottle, AThermalDipBetweenSamplesIsTheCountersShare) {
+    auto s = series(60, [](int i, TelemetrySample& x) {
+        x.clock_reasons = nvml::kClocksEventReasonSwPowerCap;
+        if (i > 0) x.throttled_thermal_pct = i == 20 ? 20.0 : 0.0;  // 200 ms of the second ending at 20 s
+        if (i > 0) x.throttled_power_pct = 100;
+        if (i == 20) x.sm_clock_mhz = 1800;  // the interval's mean clock dipped
+    });
+    auto f = throttle_findings(s);
+    ASSERT_EQ(f.size(), 2u);
+    EXPECT_EQ(f[0].verdict, Verdict::Fail);
+    EXPECT_NE(f[0].text.find("thermal slowdown held the clocks down 0.3% of the time"), std::string::npos) << f[0].text;
+    EXPECT_NE(f[0].text.find("violation counter, 20% of the interval ending at 20 s at worst"), std::string::npos)
+        << f[0].text;
+    EXPECT_NE(f[0].text.find("1800 MHz from 1980 MHz"), std::string::npos) << f[0].text;
+    EXPECT_EQ(f[0].text.find("reason bits caught"), std::string::npos) << f[0].text;
+    EXPECT_EQ(f[1].verdict, Verdict::Pass);
+    EXPECT_NE(f[1].text.find("SW power cap held the clocks down 100.0% of the time (violation counter)"),
+              std::string::npos)
+        << f[1].text;
+    // The figures: the share of the run, from the counters.
+    GpuBurnOutcome g = outcome(0, 60);
+    GpuTelemetry tel{0, s, {}, false};
+    auto m = burn_measurements(g, &tel);
+    auto thermal =
+        std::find_if(m.begin(), m.end(), [](const Measurement& x) { return x.key == "thermal_throttle_pct"; });
+    ASSERT_NE(thermal, m.end());
+    EXPECT_NEAR(thermal->value.value_or(-1), 20.0 / 59, 1e-9);
+}
+
+TEST(BurnThrottle, CountersAtZeroAndNoBitsAreNoFinding) {
+    auto s = series(30, [](int i, TelemetrySample& x) {
+        x.clock_reasons = 0;
+        if (i > 0) x.throttled_thermal_pct = 0.1, x.throttled_power_pct = 0;  // below the counter's granularity
+    });
+    EXPECT_TRUE(throttle_findings(s).empty());
+}
+
+TEST(BurnThrottle, ThermalBitsTheCounterMissedStillFail) {
+    // A driver whose thermal counter stays at 0 while a sample caught the HW thermal bit: the bit
+    // is named, beside the counter's share.
+    auto s = series(30, [](int i, TelemetrySample& x) {
+        if (i > 0) x.throttled_thermal_pct = 0;
+        if (i == 10) x.clock_reasons = *x.clock_reasons | nvml::kClocksEventReasonHwThermalSlowdown;
+    });
+    auto f = throttle_findings(s);
+    ASSERT_FALSE(f.empty());
+    EXPECT_EQ(f[0].verdict, Verdict::Fail);
+    EXPECT_NE(f[0].text.find("the reason bits caught it in 1 of 30 samples (HW thermal)"), std::string::npos)
+        << f[0].text;
 }
 
 TEST(BurnTemperature, WarnWithinFiveDegreesOfSlowdown) {

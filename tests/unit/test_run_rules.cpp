@@ -309,6 +309,7 @@ TEST(RunRules, AnIdleGpuHoldingAContextIsA4WithThePlacementAdvice) {
                                     p.gpus[g].power_w = g == 7 ? 70 : 600;
                                     p.gpus[g].job_processes = 1;
                                     p.gpus[g].utilization_samples = 6;
+                                    p.gpus[g].utilization_origin = TickOrigin::kIntervalMean;
                                 }
                             }),
                    8);
@@ -350,9 +351,131 @@ TEST(RunRules, PointReadsAreCountedAsSuch) {
                                 p.gpus[0].utilization_percent = 95;
                                 p.gpus[0].power_w = 600;
                                 p.gpus[0].utilization_samples = i % 2 ? 0 : 6;
+                                p.gpus[0].utilization_origin =
+                                    i % 2 ? TickOrigin::kPointRead : TickOrigin::kIntervalMean;
+                                p.gpus[0].power_origin = TickOrigin::kCounterDifference;
+                                p.gpus[0].throttle_origin = TickOrigin::kPointRead;
                             }),
                    1);
     EXPECT_NEAR(r.gpus[0].utilization_interval_share, 0.5, 0.05);
+    EXPECT_DOUBLE_EQ(r.gpus[0].utilization_samples_per_tick, 6.0);
+    EXPECT_DOUBLE_EQ(r.gpus[0].power_counter_share, 1.0);
+    EXPECT_DOUBLE_EQ(r.gpus[0].throttle_counter_share, 0.0);
+    EXPECT_FALSE(measured(r.gpus[0].sm_clock_interval_share));  // never said: not measured
+}
+
+// An idle tick of a driver that writes no samples while idle is an interval mean of no new sample,
+// not a point read.
+TEST(RunRules, AnIntervalMeanOfNoNewSampleIsNoPointRead) {
+    auto r = judge(timeline(60, 1,
+                            [](int i, RunPoint& p) {
+                                p.gpus[0].utilization_percent = i % 2 ? 0 : 95;
+                                p.gpus[0].power_w = 600;
+                                p.gpus[0].utilization_samples = i % 2 ? 0 : 6;
+                                p.gpus[0].utilization_origin = TickOrigin::kIntervalMean;
+                            }),
+                   1);
+    EXPECT_DOUBLE_EQ(r.gpus[0].utilization_interval_share, 1.0);
+    EXPECT_NEAR(r.gpus[0].utilization_samples_per_tick, 3.0, 0.2);
+}
+
+namespace {
+
+// Four GPUs, GPU 3 idle while the others work; `fill` sets what is known of the processes.
+RunTimeline one_idle_of_four(const std::function<void(int gpu, GpuPoint&)>& fill) {
+    return timeline(120, 4, [&](int, RunPoint& p) {
+        for (int g = 0; g < 4; ++g) {
+            p.gpus[g].utilization_percent = g == 3 ? 0 : 96;
+            p.gpus[g].power_w = g == 3 ? 70 : 600;
+            fill(g, p.gpus[g]);
+        }
+    });
+}
+
+}  // namespace
+
+TEST(RunRules, A4WithUnreadableProcessListsReadsTheMemoryInUse) {
+    // No process list (no permission): the idle GPU's 2 GiB in use is a context held there; A4
+    // does not claim that no process of the job is on it.
+    auto tl = one_idle_of_four([](int g, GpuPoint& x) { x.memory_used_bytes = g == 3 ? 2048.0 * 1024 * 1024 : 30e9; });
+    for (int g = 0; g < 4; ++g) tl.note_absent("gpu" + std::to_string(g) + ".processes", "no permission: run as root");
+    auto r = judge(tl, 4);
+    ASSERT_EQ(primary(r), "A4");
+    const std::string& m = r.diagnosis.primary->message;
+    EXPECT_NE(m.find("GPU 3 ran nothing with 2048 MiB of its memory in use (the job's processes could not be matched: "
+                     "its process list could not be read: no permission: run as root): a context is held there"),
+              std::string::npos)
+        << m;
+    EXPECT_EQ(m.find("no process of the job"), std::string::npos) << m;
+    EXPECT_NE(r.diagnosis.primary->action.find("CUDA_VISIBLE_DEVICES"), std::string::npos);
+    EXPECT_EQ(r.diagnosis.primary->action.find("torchrun"), std::string::npos);
+}
+
+TEST(RunRules, A4InAContainerWhosePidsDoNotMatch) {
+    // NVML lists processes (the host's pids) but none of the job's although three GPUs work: the
+    // idle GPU's empty memory says nothing holds a context there.
+    auto r = judge(one_idle_of_four([](int g, GpuPoint& x) {
+                       x.job_processes = 0;
+                       x.gpu_processes = g == 3 ? 0 : 1;
+                       x.memory_used_bytes = g == 3 ? 2.0 * 1024 * 1024 : 30e9;
+                   }),
+                   4);
+    ASSERT_EQ(primary(r), "A4");
+    const std::string& m = r.diagnosis.primary->message;
+    EXPECT_NE(m.find("GPU 3 stayed at 0 % with 2 MiB of its memory in use (the job's processes could not be matched: "
+                     "no GPU listed a process of the job although the others worked"),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("no context there"), std::string::npos) << m;
+    EXPECT_EQ(m.find("no process of the job on it"), std::string::npos) << m;
+    EXPECT_NE(r.diagnosis.primary->action.find("torchrun --nproc-per-node=4"), std::string::npos);
+}
+
+TEST(RunRules, A4SaysWhenItCannotTellWhetherAContextIsHeld) {
+    auto r = judge(one_idle_of_four([](int, GpuPoint& x) { x.memory_used_bytes = kUnmeasured; }), 4);
+    ASSERT_EQ(primary(r), "A4");
+    const std::string& m = r.diagnosis.primary->message;
+    EXPECT_NE(m.find("GPU 3 stayed at 0 %; whether the job holds a context there could not be told (its process "
+                     "list could not be read)"),
+              std::string::npos)
+        << m;
+    const std::string& a = r.diagnosis.primary->action;
+    EXPECT_NE(a.find("torchrun"), std::string::npos) << a;
+    EXPECT_NE(a.find("if the job does hold a context there"), std::string::npos) << a;
+}
+
+TEST(RunRules, F1ReadsThePowerViolationCounterOverTheReasonBits) {
+    // The bit is set at every tick's read, but the counter says the cap held the clocks 5 % of the
+    // time: no F1. The counter at 40 % with no bit caught: F1, with the counter's share.
+    auto with = [](double counter_pct, std::uint64_t bits) {
+        return judge(timeline(120, 1,
+                              [=](int, RunPoint& p) {
+                                  p.gpus[0].utilization_percent = 97;
+                                  p.gpus[0].power_w = 690;
+                                  p.gpus[0].sm_clock_mhz = 1500;
+                                  p.gpus[0].clock_event_reasons = bits;
+                                  p.gpus[0].throttled_power_percent = counter_pct;
+                                  p.gpus[0].throttled_thermal_percent = 0;
+                              }),
+                     1);
+    };
+    EXPECT_FALSE(fired(with(5, clock_reason::kSwPowerCap), "F1"));
+    auto r = with(40, 0);
+    ASSERT_EQ(primary(r), "F1");
+    const std::string& m = r.diagnosis.primary->message;
+    EXPECT_NE(m.find("hit its power cap in 40 % of the busy time (power violation counter)"), std::string::npos) << m;
+    // Without the counters, the bits at each tick, said to be point reads.
+    auto bits = judge(timeline(120, 1,
+                               [](int, RunPoint& p) {
+                                   p.gpus[0].utilization_percent = 97;
+                                   p.gpus[0].power_w = 690;
+                                   p.gpus[0].sm_clock_mhz = 1500;
+                                   p.gpus[0].clock_event_reasons = clock_reason::kSwPowerCap;
+                               }),
+                      1);
+    ASSERT_EQ(primary(bits), "F1");
+    EXPECT_NE(bits.diagnosis.primary->message.find("a point read, which misses a cap between ticks"), std::string::npos)
+        << bits.diagnosis.primary->message;
 }
 
 TEST(RunRules, ViolationCountersGiveTheThrottledShareOfTheTime) {

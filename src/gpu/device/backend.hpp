@@ -114,10 +114,21 @@ enum class FigureSource { kPointRead, kIntervalMean, kCounterDifference };
 
 struct FigureOrigin {
     FigureSource source = FigureSource::kPointRead;
-    int samples = 0;        // driver samples averaged (kIntervalMean)
+    int samples = 0;        // driver samples averaged (kIntervalMean; 0: none new, see note)
     double interval_s = 0;  // time the figure covers (0: an instant)
+    double idle_s = 0;      // of interval_s, time the driver wrote no sample in (an idle GPU), counted as 0
     std::string note;       // why a point read stands in ("driver lacks nvmlDeviceGetSamples")
 };
+
+// How the outputs name a source.
+inline const char* figure_source_name(FigureSource s) {
+    switch (s) {
+        case FigureSource::kIntervalMean: return "interval mean";
+        case FigureSource::kCounterDifference: return "counter difference";
+        case FigureSource::kPointRead: break;
+    }
+    return "point read";
+}
 
 // One figure over the interval since the previous sample: the time-weighted mean with the least
 // and greatest driver sample (a counter difference or a point read has no spread: min == max ==

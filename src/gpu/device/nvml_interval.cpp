@@ -10,9 +10,13 @@ using namespace nvml;
 
 namespace {
 
-constexpr unsigned kSampleBatch = 256;       // entries fetched per call; more rounds when it fills
-constexpr int kMaxBatches = 8;               // a buffer is never that long; stops a looping driver
-constexpr double kEnergyTimingShare = 0.01;  // gpuvet's choice: the energy mean is within 1 % in time
+constexpr unsigned kSampleBatch = 256;  // entries fetched per call; more rounds when it fills
+constexpr int kMaxBatches = 8;          // a buffer is never that long; stops a looping driver
+// gpuvet's choice: the energy mean is taken while the reads' timing leaves the interval uncertain
+// by at most a quarter. A read's error cancels over two ticks (it ends one interval and starts the
+// next), so on a busy CPU, where a call waits for a core, the counter's means still add up to the
+// energy; a point read in its place would land in one phase of a periodic job.
+constexpr double kEnergyTimingShare = 0.25;
 
 double sample_number(nvmlValueType_t t, const nvmlValue_t& v) {
     switch (t) {
@@ -39,19 +43,30 @@ Fact<int> rounded(const Fact<double>& v) {
 
 }  // namespace
 
-std::string IntervalReader::buffered_mean(nvmlSamplingType_t type, Buffered& b, double hi, IntervalFigure& out) {
+// The driver stamps its samples with the CPU clock in microseconds since 1970 (the system clock):
+// that clock's "now" tells how long the buffer has gone without a sample.
+std::uint64_t system_now_us() {
+    return static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count());
+}
+
+std::string IntervalReader::buffered_mean(nvmlSamplingType_t type, Buffered& b, double hi, bool holes_are_idle,
+                                          IntervalFigure& out) {
     const char* symbol = "nvmlDeviceGetSamples";
     if (!b.unsupported.empty()) return b.unsupported;
     if (r_.lost) return "GPU is lost";
     if (!r_.api.nvmlDeviceGetSamples) return b.unsupported = driver_lacks(symbol);
     std::vector<TimedValue> got;
     buf_.resize(kSampleBatch);
-    std::uint64_t since = b.last_seen_us;
+    // From just before the last sample used: while the buffer still holds it, it comes back and
+    // shows that no sample was overwritten between the reads.
+    std::uint64_t since = b.cursor.last_seen_us ? b.cursor.last_seen_us - 1 : 0;
     for (int round = 0; round < kMaxBatches; ++round) {
         nvmlValueType_t vt = NVML_VALUE_TYPE_UNSIGNED_INT;
         unsigned n = kSampleBatch;
         int rc = r_.api.nvmlDeviceGetSamples(r_.dev, type, since, &vt, &n, buf_.data());
-        if (rc == NVML_ERROR_NOT_FOUND) break;  // nothing newer: the driver buffers none while idle
+        if (rc == NVML_ERROR_NOT_FOUND) break;  // nothing newer: the driver may keep none while the GPU is idle
         if (rc != NVML_SUCCESS) {
             std::string why = r_.status(symbol, rc);
             if (rc == NVML_ERROR_NOT_SUPPORTED) b.unsupported = why;
@@ -63,18 +78,18 @@ std::string IntervalReader::buffered_mean(nvmlSamplingType_t type, Buffered& b, 
         }
         if (n < kSampleBatch) break;
     }
-    auto m = interval_mean(std::move(got), b.last_seen_us, 0, hi);
-    if (!m) return "no driver samples since the previous read (the driver keeps none while the GPU is idle)";
-    b.last_seen_us = m->newest_us;
+    auto m = buffered_interval_mean(std::move(got), b.cursor, system_now_us(), 0, hi, holes_are_idle);
+    if (!m) return "no driver samples yet (the driver keeps none while the GPU is idle)";
     out.mean = m->mean, out.min = m->min, out.max = m->max;
-    out.origin = {FigureSource::kIntervalMean, m->samples, m->span_s, {}};
+    out.origin = {FigureSource::kIntervalMean, m->samples, m->span_s, m->idle_s, {}};
+    if (m->carried) out.origin.note = "no new driver sample since the previous read: its latest period";
     return {};
 }
 
 void IntervalReader::read_utilization(DeviceSample& s) {
     IntervalFigure g, m;
-    std::string why_g = buffered_mean(NVML_GPU_UTILIZATION_SAMPLES, gpu_, 100, g);
-    std::string why_m = buffered_mean(NVML_MEMORY_UTILIZATION_SAMPLES, memory_, 100, m);
+    std::string why_g = buffered_mean(NVML_GPU_UTILIZATION_SAMPLES, gpu_, 100, true, g);
+    std::string why_m = buffered_mean(NVML_MEMORY_UTILIZATION_SAMPLES, memory_, 100, true, m);
     if (!why_g.empty() || !why_m.empty()) {
         nvmlUtilization_t u{};
         std::string why = r_.call("nvmlDeviceGetUtilizationRates", r_.api.nvmlDeviceGetUtilizationRates, &u);
@@ -91,7 +106,7 @@ void IntervalReader::read_power(DeviceSample& s) {
     std::string note;
     unsigned long long mj = 0;
     // The counter carries no timestamp: the read's time is the middle of the call, and a mean is
-    // taken only when the calls' durations leave it within 1 % of the interval.
+    // taken only when the calls' durations leave it within a quarter of the interval.
     auto before = std::chrono::steady_clock::now();
     std::string why = r_.call("nvmlDeviceGetTotalEnergyConsumption", r_.api.nvmlDeviceGetTotalEnergyConsumption, &mj);
     auto after = std::chrono::steady_clock::now();
@@ -112,7 +127,7 @@ void IntervalReader::read_power(DeviceSample& s) {
         energy_ = now;
         if (note.empty()) {
             s.power_w.mean = s.power_w.min = s.power_w.max = watts;
-            s.power_w.origin = {FigureSource::kCounterDifference, 0, elapsed_s, {}};
+            s.power_w.origin = {FigureSource::kCounterDifference, 0, elapsed_s, 0, {}};
             s.power_draw_w = watts;
             return;
         }
@@ -144,7 +159,7 @@ void IntervalReader::read_violation(nvmlPerfPolicyType_t policy, Counter& c, Fac
 
 void IntervalReader::read_clocks(DeviceSample& s) {
     IntervalFigure c;
-    std::string why = buffered_mean(NVML_PROCESSOR_CLK_SAMPLES, clock_, 1e6, c);
+    std::string why = buffered_mean(NVML_PROCESSOR_CLK_SAMPLES, clock_, 1e6, false, c);
     if (why.empty()) {
         s.clock_sm_mhz = rounded(c.mean);
     } else {
@@ -157,7 +172,7 @@ void IntervalReader::read_clocks(DeviceSample& s) {
     read_violation(NVML_PERF_POLICY_POWER, violation_power_, s.throttled_power_percent, why_p);
     read_violation(NVML_PERF_POLICY_THERMAL, violation_thermal_, s.throttled_thermal_percent, why_t);
     if (s.throttled_power_percent || s.throttled_thermal_percent)
-        s.throttle_origin = {FigureSource::kCounterDifference, 0, 0, {}};
+        s.throttle_origin = {FigureSource::kCounterDifference, 0, 0, 0, {}};
     else s.throttle_origin.note = why_p.empty() ? why_t : why_p;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpu/device/backend.hpp"
+#include "gpu/device/interval_mean.hpp"
 #include "gpu/device/nvml_reader.hpp"
 
 namespace gpuvet::nvml_backend {
@@ -24,8 +25,8 @@ public:
 
 private:
     struct Buffered {
-        std::uint64_t last_seen_us = 0;  // newest timestamp already used
-        std::string unsupported;         // non-empty: the buffer cannot be read (asked once per reason)
+        BufferCursor cursor;      // what the previous reads used
+        std::string unsupported;  // non-empty: the buffer cannot be read (asked once per reason)
     };
     struct Counter {
         bool have = false;
@@ -33,8 +34,10 @@ private:
         std::chrono::steady_clock::time_point at{};  // the middle of the call that read it
         double uncertainty_s = 0;                    // half the call's duration
     };
-    // The mean of the samples of `type` since the last seen, or why there is none.
-    std::string buffered_mean(nvml::nvmlSamplingType_t type, Buffered& b, double hi, IntervalFigure& out);
+    // The mean of the samples of `type` since the previous read, or why there is none. With
+    // `holes_are_idle`, time the driver wrote no sample in is idle (utilization).
+    std::string buffered_mean(nvml::nvmlSamplingType_t type, Buffered& b, double hi, bool holes_are_idle,
+                              IntervalFigure& out);
     void read_violation(nvml::nvmlPerfPolicyType_t policy, Counter& c, Fact<double>& out, std::string& why);
 
     Reader& r_;
