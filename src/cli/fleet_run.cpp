@@ -136,8 +136,14 @@ std::string shell_words(const std::vector<std::string>& argv) {
 NodeAction plan_node(const Fleet& f, const FleetNode& n, const SlurmNodeState& state) {
     std::vector<std::string> cleared = node_cleared(f, n);
     if (n.status != NodeStatus::NoGo) return plan_resume(state, cleared);
+    // The reason's text: the first hardware finding, not a check that could not run ("... ERROR: ...").
     auto why = node_problems(f, n);
-    return plan_drain(state, why.empty() ? "NO-GO" : why.front(), node_causes(f, n), cleared);
+    auto first = std::find_if(why.begin(), why.end(), [](const std::string& w) {
+        auto colon = w.find(": ");
+        return colon == std::string::npos || !w.substr(0, colon).ends_with(" ERROR");
+    });
+    std::string text = first != why.end() ? *first : why.empty() ? "NO-GO" : why.front();
+    return plan_drain(state, text, node_causes(f, n), cleared);
 }
 
 // The drain and resume commands for the fleet's nodes: run with the flag, else printed.

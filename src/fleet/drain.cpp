@@ -19,8 +19,8 @@ bool SlurmNodeState::ours() const { return reason.rfind(kDrainPrefix, 0) == 0; }
 namespace {
 
 constexpr const char* kCausesHead = " (checks: ";
-// More causes than fit: recorded as this, which no run clears (an operator resumes the node).
-constexpr const char* kTooManyCauses = "too-many-to-list";
+// No cause, or more than fit: recorded as this, which no run clears (an operator resumes the node).
+constexpr const char* kUnlisted = "unlisted";
 
 std::string one_line(std::string s) {
     for (char& c : s)
@@ -59,7 +59,7 @@ std::string drain_reason(const std::string& what_failed, const std::vector<std::
         if (!list.empty()) list += ',';
         list += one_line(c);
     }
-    if (list.empty() || list.size() > kDrainReasonMaxChars / 2) list = kTooManyCauses;
+    if (list.empty() || list.size() > kDrainReasonMaxChars / 2) list = kUnlisted;
     std::string tail = kCausesHead + list + ")";
     std::string text = std::string(kDrainPrefix) + " " + trim(one_line(what_failed));
     std::size_t room = kDrainReasonMaxChars - tail.size();
@@ -75,6 +75,7 @@ std::vector<std::string> drain_causes(const std::string& reason) {
         std::vector<std::string> out;
         for (auto& c : split(list, ','))
             if (!trim(c).empty()) out.push_back(trim(c));
+        if (out.size() == 1 && out[0] == kUnlisted) out.clear();
         return out;
     }
     std::string rest = trim(reason.substr(std::min(reason.size(), std::string(kDrainPrefix).size())));

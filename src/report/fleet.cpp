@@ -187,7 +187,10 @@ FleetNodeInput summarise_node(std::string name, std::string path, const Report& 
         if (!fresh) it->second = worst(it->second, c.verdict);
     }
     for (auto& [key, v] : by_key) {
-        if (v == Verdict::Fail || v == Verdict::Error) n.failed_checks.push_back(key);
+        // A FAIL on any GPU is a hardware cause; an ERROR alone (the check could not run) is not.
+        if (std::any_of(r.checks.begin(), r.checks.end(),
+                        [&](const CheckResult& c) { return c.key == key && c.verdict == Verdict::Fail; }))
+            n.failed_checks.push_back(key);
         if (v == Verdict::Pass || v == Verdict::Warn) n.passed_checks.push_back(key);
     }
     if (r.fatal) n.problem = r.fatal->message;

@@ -53,7 +53,7 @@ struct FleetNodeInput {
     RunVerdict verdict = RunVerdict::CouldNotRun;
     int exit_code = 3;
     std::vector<std::string> failed;         // "gpu.health GPU 1 FAIL: ..."
-    std::vector<std::string> failed_checks;  // the keys of those checks, once each: "gpu.health"
+    std::vector<std::string> failed_checks;  // the keys that FAILed (not ERROR), once each: "gpu.health"
     std::vector<std::string> passed_checks;  // keys that ran (PASS or WARN) and failed on no GPU
     std::vector<FleetFigure> worst;          // one per figure the node measured
 };

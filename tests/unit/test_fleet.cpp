@@ -133,6 +133,11 @@ TEST(FleetDrain, TheReasonRecordsTheCausesAndKeepsThemWholeWhenShortened) {
     EXPECT_EQ(drain_causes("gpuvet: gpu.health GPU 1 FAIL: rows"), (std::vector<std::string>{"gpu.health"}));
     EXPECT_TRUE(drain_causes("gpuvet: low outlier: BF16 GEMM GPU 3").empty());
     EXPECT_TRUE(drain_causes("PSU swap (checks: gpu.health").empty());
+    // No cause to name: recorded as such, and only an operator resumes the node.
+    std::string none = drain_reason("run verdict NO-GO", {});
+    EXPECT_EQ(none, "gpuvet: run verdict NO-GO (checks: unlisted)");
+    EXPECT_TRUE(drain_causes(none).empty());
+    EXPECT_TRUE(plan_resume(SlurmNodeState{"n1", "drained", none}, {"gpu.health"}).argv.empty());
 }
 
 TEST(FleetDrain, ResumedOnlyWhenThisRunRanWhatCausedTheDrainAndItPasses) {
