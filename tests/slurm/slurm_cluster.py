@@ -116,7 +116,9 @@ class Cluster:
         self.stop()
 
     def _start(self):
-        self.dir = tempfile.mkdtemp(prefix="gpuvet-slurm-")
+        # Under /tmp, whatever TMPDIR says: munged's and slurmstepd's sockets live in this folder, and
+        # a socket path has at most 107 characters.
+        self.dir = tempfile.mkdtemp(prefix="gpuvet-slurm-", dir="/tmp" if os.path.isdir("/tmp") else None)
         os.chmod(self.dir, 0o755)  # munged refuses a socket folder others cannot traverse
         self.name = "gv" + os.path.basename(self.dir)[-8:].lower().replace("_", "x")
         for sub in ("ctld", "munge", "scenarios", "log"):

@@ -185,11 +185,14 @@ def test_the_node_deadline_starts_when_the_node_starts_not_while_the_allocation_
     holder = allocation("n1", "--exclusive")  # the node is busy: the fleet check's srun waits for it
     try:
         with tempfile.TemporaryDirectory() as d:
-            p = start_fleet("-N", "1", "-w", "n1", "--only", ONLY, "--node-timeout", "5s", "--out", d, "--json")
+            # Long enough for a healthy node's check on a loaded machine, short enough to wait out.
+            node_timeout_s = int(scaled(20))
+            p = start_fleet("-N", "1", "-w", "n1", "--only", ONLY, "--node-timeout", f"{node_timeout_s}s", "--out", d,
+                            "--json")
             try:
                 CLUSTER.poll(lambda: any(j.endswith("PENDING") for j in CLUSTER.jobs()), 60,
                              "the fleet check's job was not pending")
-                time.sleep(8)  # longer than the node deadline: the time under test, not a wait for something
+                time.sleep(node_timeout_s + 3)  # past the node deadline: the time under test, not a wait
                 assert p.poll() is None, ("the fleet check ended while its job waited", p.communicate())
             finally:
                 CLUSTER.run("scancel", holder)
