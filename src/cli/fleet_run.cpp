@@ -272,7 +272,7 @@ int node_mode_body(const NodeModeArgs& a, NodeMode mode, const std::string& self
     }
     if (!hc) return n.status == NodeStatus::NoGo ? exit_code::check_failed : exit_code::ok;
     const int verdict_code = n.status == NodeStatus::NoGo ? exit_code::check_failed : exit_code::ok;
-    std::vector<SlurmNodeState> states = query_node_states({node}, std::min(kSlurmCallS, left_s() - kReapWaitS));
+    std::vector<SlurmNodeState> states = query_node_states({node}, std::clamp(left_s() - kReapWaitS, 1.0, kSlurmCallS));
     if (states.empty()) throw runtime_error("sinfo does not know node " + node, "run it on a node of the cluster");
     NodeAction act = plan_node(f, n, states.front());
     if (act.argv.empty()) {
