@@ -7,6 +7,7 @@
 
 #include "cli/common.hpp"
 #include "cli/fleet_cmd.hpp"
+#include "cli/fleet_run.hpp"
 #include "cli/history_cmd.hpp"
 #include "cli/number_option.hpp"
 #include "cli/output_guard.hpp"
@@ -69,6 +70,9 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
+        // Slurm drains a node whose Prolog exits nonzero: a prolog the tool could not even parse
+        // says why in the log and lets the job run.
+        if (is_prolog_invocation(argc, argv)) return prolog_tool_error(e.what());
         std::string msg = e.what();
         if (auto hint = suggest_fix(app, argc, argv)) msg = *hint;
         // CLI11 may stop before it reaches --json: the argument list still says what was asked for.
@@ -101,6 +105,8 @@ int main(int argc, char** argv) {
         emit_fatal_json(global, "internal", e.what(), "please report this", code);
     }
     code = finish_output(code);
+    if (code != exit_code::ok && code != exit_code::check_failed && is_prolog_invocation(argc, argv))
+        code = prolog_tool_error("gpuvet would have exited " + std::to_string(code) + ", for the reason above");
     // A driver call that never returned still runs on a thread of its own: the driver's atexit
     // handlers and nvmlShutdown would wait for it. The report is written; leave without them.
     if (exit_without_teardown()) {

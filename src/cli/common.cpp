@@ -13,6 +13,7 @@
 #include "core/atomic_file.hpp"
 #include "core/text_safety.hpp"
 #include "core/error.hpp"
+#include "core/slurm_env.hpp"
 #include "gpu/bindings/driver_deadline.hpp"
 #include "report/html_report.hpp"
 #include "report/json.hpp"
@@ -42,7 +43,11 @@ std::string utc_now_rfc3339() {
 
 void add_output_flags(CLI::App& sub, GlobalOptions& g, bool with_report, bool with_specs) {
     sub.add_flag("--json", g.json, "print the machine-readable JSON document on stdout");
-    if (with_report) sub.add_option("--report", g.report_dir, "also write the report files into DIR")->type_name("DIR");
+    if (with_report)
+        sub.add_option(
+               "--report", g.report_dir,
+               "also write the report files into DIR (DIR/<node>/ for each task of a Slurm step of several tasks)")
+            ->type_name("DIR");
     sub.add_flag("--no-color", g.no_color, "no colour (colour is used only on a terminal)");
     if (with_report) {
         sub.add_flag("-v,--verbose", g.verbose, "show every measurement and finding, also of passing checks");
@@ -133,7 +138,12 @@ void on_chosen(Cli cli, CLI::App& sub, std::string name, std::function<int(const
         action = [&g, run] {
             g_report_started = std::chrono::steady_clock::now();
             g_started_at = utc_now_rfc3339();
-            if (g.report_dir) claim_report_dir(*g.report_dir);  // before anything is measured
+            if (g.report_dir) {
+                // One of several tasks of a Slurm step: its own folder of DIR, named by its node.
+                if (auto sub = slurm_report_subfolder())
+                    g.report_dir = (std::filesystem::path(*g.report_dir) / *sub).string();
+                claim_report_dir(*g.report_dir);  // before anything is measured
+            }
             return run(g);
         };
     };

@@ -48,8 +48,14 @@ std::vector<std::string> fleet_files(const std::string& dir) {
     if (!fs::is_directory(dir, ec))
         throw usage_error("--fleet " + dir + ": not a folder", "give the folder that holds the nodes' JSON reports");
     std::vector<std::string> out;
-    for (auto& e : fs::directory_iterator(dir, ec))
-        if (e.path().extension() == ".json" && e.is_regular_file(ec)) out.push_back(e.path().string());
+    for (auto& e : fs::directory_iterator(dir, ec)) {
+        std::error_code probe;  // an entry that cannot be looked at is not a report: the listing goes on
+        if (e.path().extension() == ".json" && e.is_regular_file(probe)) out.push_back(e.path().string());
+        // A node's folder, as --report DIR writes one per node under a Slurm step of several tasks.
+        if (e.is_directory(probe))
+            for (const char* name : {"gpuvet-run.json", "gpuvet-report.json"})
+                if (fs::is_regular_file(e.path() / name, probe)) out.push_back((e.path() / name).string());
+    }
     if (ec) throw usage_error("--fleet " + dir + ": " + ec.message(), "give a readable folder");
     std::sort(out.begin(), out.end());
     return out;

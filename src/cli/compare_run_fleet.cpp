@@ -1,5 +1,6 @@
 #include "cli/compare_run_fleet.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -58,28 +59,46 @@ RunResult reread(const RunNode& n) {
 int compare_run_fleet(const GlobalOptions& g, const std::vector<std::string>& files, bool json) {
     std::vector<RunNode> nodes;
     for (auto& f : files) nodes.push_back(read_node(f));
-    const RunNode *slow = nullptr, *fast = nullptr;
+    std::vector<const RunNode*> done;
     bool failed = false;
     for (auto& n : nodes) {
         failed = failed || !n.problem.empty();
-        if (!n.problem.empty()) continue;
-        if (!slow || n.wall_s > slow->wall_s) slow = &n;
-        if (!fast || n.wall_s < fast->wall_s) fast = &n;
+        if (n.problem.empty()) done.push_back(&n);
     }
-    if (!slow || slow == fast)
+    if (done.size() < 2)
         throw input_error("--fleet: fewer than two run reports of finished jobs",
                           "put the gpuvet-run.json of each node (gpuvet run --report DIR under srun) into the folder");
-    RunComparison c = compare_runs(reread(*fast), reread(*slow), fast->name, slow->name);
-    bool straggler = slow->wall_s > fast->wall_s * (1 + kRunSameWithin);
-    std::string head;
+    // The centre is a node's own run (the lower median), so that "why" compares two real runs; with
+    // two nodes it is the faster one, and the rule is the two-run rule.
+    std::vector<const RunNode*> by_time = done;
+    std::stable_sort(by_time.begin(), by_time.end(), [](auto* a, auto* b) { return a->wall_s < b->wall_s; });
+    const RunNode* centre = by_time[(by_time.size() - 1) / 2];
+    const RunNode* slow = by_time.back();
+    auto gap = [&](const RunNode& n) { return centre->wall_s > 0 ? n.wall_s / centre->wall_s - 1 : 0.0; };
+    auto straggles = [&](const RunNode& n) { return n.problem.empty() && gap(n) > kRunSameWithin; };
+    std::vector<std::string> stragglers;
     for (auto& n : nodes)
-        head += n.name + " | " +
-                (n.problem.empty() ? format_number(n.wall_s, 4) + " s" + (&n == slow && straggler ? " (slowest)" : "")
-                                   : "ERROR: " + n.problem) +
-                "\n";
-    head += straggler ? "slowest node: " + slow->name + ", " + format_number(slow->wall_s / fast->wall_s, 3) +
-                            "x the time of " + fast->name + "\n\n"
-                      : "the nodes took about the same time (within 3%)\n\n";
+        if (straggles(n)) stragglers.push_back(n.name);
+    RunComparison c = compare_runs(reread(*centre), reread(*slow), centre->name, slow->name);
+    std::string head;
+    for (auto& n : nodes) {
+        std::string line = n.name + " | ";
+        if (!n.problem.empty()) line += "ERROR: " + n.problem;
+        else {
+            line += format_number(n.wall_s, 4) + " s";
+            if (&n == centre) line += ", the median";
+            else
+                line += ", " + std::string(gap(n) >= 0 ? "+" : "") + format_number(gap(n) * 100, 3) +
+                        "% against the median";
+            if (straggles(n)) line += &n == slow ? " (straggler, slowest)" : " (straggler)";
+        }
+        head += line + "\n";
+    }
+    head += !stragglers.empty()
+                ? "slowest node: " + slow->name + ", " + format_number(slow->wall_s / centre->wall_s, 3) +
+                      "x the time of the median node " + centre->name + "; " + std::to_string(stragglers.size()) +
+                      " of " + std::to_string(done.size()) + " nodes more than 3% slower than the median\n\n"
+                : "the nodes took about the same time (within 3% of the median)\n\n";
     if (json) {
         Json j = nlohmann::ordered_json::parse(render_run_comparison_json(c, finished_envelope(g)));
         Json list = Json::array();
@@ -87,15 +106,20 @@ int compare_run_fleet(const GlobalOptions& g, const std::vector<std::string>& fi
             list.push_back(Json{{"name", n.name},
                                 {"report", n.path},
                                 {"wall_s", n.problem.empty() ? Json(n.wall_s) : Json(nullptr)},
+                                {"gap_fraction", n.problem.empty() ? Json(gap(n)) : Json(nullptr)},
+                                {"straggler", straggles(n)},
                                 {"problem", n.problem.empty() ? Json(nullptr) : Json(n.problem)}});
         j["nodes"] = list;
-        j["slowest"] = straggler ? Json(slow->name) : Json(nullptr);
+        j["median_node"] = centre->name;
+        j["median_wall_s"] = centre->wall_s;
+        j["stragglers"] = stragglers;
+        j["slowest"] = !stragglers.empty() ? Json(slow->name) : Json(nullptr);
         std::cout << j.dump(2) << "\n";
     } else {
-        // Node names are the reports' file names, tags come from the reports.
+        // Node names are the reports' folder or file names, tags come from the reports.
         std::cout << terminal_safe(head + render_run_comparison(c, detect_style(g.no_color)));
     }
-    return failed || straggler ? exit_code::check_failed : exit_code::ok;
+    return failed || !stragglers.empty() ? exit_code::check_failed : exit_code::ok;
 }
 
 }  // namespace gpuvet

@@ -73,12 +73,15 @@ void add_fleet_node_modes(CLI::App& fleet, Cli cli) {
     auto hc =
         fleet.add_subcommand("health-check", "For slurm.conf's HealthCheckProgram: passive checks, drain this node");
     auto h = std::make_shared<NodeModeArgs>();
-    hc->add_flag("--dry-run", h->dry_run, "print the scontrol command instead of running it");
-    hc->add_option("--node-timeout", h->timeout, "stop the checks after this long (default 40s, Slurm kills at 60 s)");
+    hc->add_flag("--dry-run", h->dry_run, "print the scontrol command (drain or resume) instead of running it");
+    hc->add_option("--node-timeout", h->timeout,
+                   "the whole run, sinfo and scontrol included (default 50s; Slurm 22.05 kills it at 60 s)");
     hc->footer(
         "slurm.conf:\n  HealthCheckProgram=/usr/local/bin/gpuvet-healthcheck   (a script: exec gpuvet fleet "
         "health-check)\n"
         "  HealthCheckInterval=300\n"
+        "It resumes only a node gpuvet drained for these passive checks, once they pass; a node drained for GEMM,\n"
+        "burn or an outlier by fleet check stays drained until a fleet check that runs those passes it.\n"
         "Exit codes: 0 healthy, 1 a check failed (the node was drained with 'gpuvet: ...'), 3 the checks could not run "
         "(nothing drained).");
     on_chosen(cli, *hc, "fleet health-check",
@@ -91,8 +94,9 @@ void add_fleet_node_modes(CLI::App& fleet, Cli cli) {
     pr->footer(
         "slurm.conf:\n  Prolog=/usr/local/bin/gpuvet-prolog   (a script: exec gpuvet fleet prolog --details "
         "/var/log/gpuvet)\n"
-        "Exit codes: 0 healthy, or the checks could not run (a broken tool never drains a node); 1 a check failed "
-        "(Slurm drains the node, 'Prolog error', and requeues the job).");
+        "Exit codes: 0 healthy, or the checks could not run: a tool error (a bad option, an unwritable --details\n"
+        "folder, a driver that does not answer) is logged to stderr and syslog and never drains a node;\n"
+        "1 a check failed (Slurm drains the node, 'Prolog error', and requeues the job).");
     on_chosen(cli, *pr, "fleet prolog",
               [p](const GlobalOptions& g) { return run_node_mode(g, *p, NodeMode::Prolog, self_path()); });
 }

@@ -1,13 +1,16 @@
 #include "cli/fleet_run.hpp"
 
+#include <syslog.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -30,7 +33,12 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr double kDefaultNodeTimeoutS = 1800;
-constexpr double kNodeModeTimeoutS = 40;  // Slurm 22.05 kills a health check at 60 s
+// The health check's whole run, its Slurm calls included: Slurm 22.05 kills HealthCheckProgram at a
+// fixed 60 s, and a killed health check drains nothing and resumes nothing.
+constexpr double kHealthCheckBudgetS = 50;
+constexpr double kSlurmCallS = 8;  // sinfo, then scontrol: each at most this, inside the budget
+constexpr double kPrologTimeoutS = 40;
+constexpr double kNodeModeChecksMinS = 5;
 
 // A node name as a file name: Slurm's names are [A-Za-z0-9._-] in practice; anything else becomes _.
 std::string file_stem(const std::string& node) {
@@ -78,9 +86,12 @@ std::string last_line(const std::string& text) {
 
 // One finished node: its report written under --out, its summary kept, its text released.
 FleetNodeInput take_node(NodeOutput& n, const std::optional<fs::path>& out) {
-    if (n.refused == "version")
+    // The agent refuses another version itself; an agent that says another version and did not
+    // refuse (one that predates the check) is held to the same rule here.
+    if (n.refused == "version" || (!n.version.empty() && n.version != GPUVET_VERSION))
         return failed_node(n.node, "",
-                           "runs gpuvet " + n.version + ", this fleet check is gpuvet " + GPUVET_VERSION +
+                           "runs gpuvet " + (n.version.empty() ? std::string("(unknown version)") : n.version) +
+                               ", this fleet check is gpuvet " + GPUVET_VERSION +
                                ": install the same gpuvet on every node");
     if (trim(n.out).empty())
         return failed_node(n.node, "",
@@ -116,6 +127,28 @@ void write_fleet_files(const Fleet& f, const fs::path& dir, const Envelope& env)
     write_file_atomically(dir / "fleet.html", render_fleet_html(f));
 }
 
+// argv as a shell would take it back: words with a space quoted.
+std::string shell_words(const std::vector<std::string>& argv) {
+    std::string cmd;
+    for (auto& x : argv) cmd += (cmd.empty() ? "" : " ") + (x.find(' ') != std::string::npos ? "'" + x + "'" : x);
+    return cmd;
+}
+
+// What to do with a judged node in Slurm: drain a NO-GO one (the reason records what caused it),
+// resume a GO one that gpuvet drained for causes this run has cleared.
+NodeAction plan_node(const Fleet& f, const FleetNode& n, const SlurmNodeState& state) {
+    std::vector<std::string> cleared = node_cleared(f, n);
+    if (n.status != NodeStatus::NoGo) return plan_resume(state, cleared);
+    // The reason's text: the first hardware finding, not a check that could not run ("... ERROR: ...").
+    auto why = node_problems(f, n);
+    auto first = std::find_if(why.begin(), why.end(), [](const std::string& w) {
+        auto colon = w.find(": ");
+        return colon == std::string::npos || !w.substr(0, colon).ends_with(" ERROR");
+    });
+    std::string text = first != why.end() ? *first : why.empty() ? "NO-GO" : why.front();
+    return plan_drain(state, text, node_causes(f, n), cleared);
+}
+
 // The drain and resume commands for the fleet's nodes: run with the flag, else printed.
 void keep_bad_nodes_out(const Fleet& f, bool drain, bool resume, std::ostream& os) {
     std::vector<std::string> names;
@@ -127,20 +160,15 @@ void keep_bad_nodes_out(const Fleet& f, bool drain, bool resume, std::ostream& o
         auto it = std::find_if(states.begin(), states.end(), [&](auto& s) { return s.node == n.in.name; });
         if (it == states.end() || n.status == NodeStatus::Error) continue;
         bool failing = n.status == NodeStatus::NoGo;
-        auto why = node_problems(f, n);
-        NodeAction act =
-            failing ? plan_drain(*it, drain_reason(why.empty() ? "NO-GO" : why.front())) : plan_resume(*it);
+        NodeAction act = plan_node(f, n, *it);
         if (act.note.empty()) continue;
-        bool run = !act.argv.empty() && (failing ? drain : resume);
-        std::string cmd;
-        for (auto& x : act.argv)
-            cmd += (cmd.empty() ? "" : " ") + (x.find(' ') != std::string::npos ? "'" + x + "'" : x);
         // The name went through visible_text (failed_node, summarise_node); a note may quote sinfo.
         act.note = visible_text(act.note, false);
+        bool run = !act.argv.empty() && (failing ? drain : resume);
         if (act.argv.empty()) os << n.in.name << ": " << act.note << "\n";
         else if (!run)
             os << n.in.name << ": " << act.note << " (not done without " << (failing ? "--drain" : "--resume")
-               << "): " << cmd << "\n";
+               << "): " << shell_words(act.argv) << "\n";
         else if (std::string err = apply_action(act); !err.empty()) os << n.in.name << ": " << err << "\n";
         else os << n.in.name << ": " << act.note << "\n";
     }
@@ -192,47 +220,107 @@ std::string this_node() {
     return host;
 }
 
-}  // namespace
+using Clock = std::chrono::steady_clock;
 
-int run_node_mode(const GlobalOptions& g, const NodeModeArgs& a, NodeMode mode, const std::string& self) {
-    double timeout_s = a.timeout ? parse_duration_s(*a.timeout, "--node-timeout") : kNodeModeTimeoutS;
+// The node modes' words: on stderr, and in syslog, since Slurm keeps neither a health check's nor a
+// prolog's output.
+void log_line(const std::string& text) {
+    std::cerr << "gpuvet: " << text << "\n";
+    ::syslog(LOG_WARNING, "%s", text.c_str());
+}
+
+int node_mode_body(const NodeModeArgs& a, NodeMode mode, const std::string& self, const Clock::time_point start) {
+    const bool hc = mode == NodeMode::HealthCheck;
+    const char* option = "--node-timeout";
+    double budget_s = a.timeout ? parse_duration_s(*a.timeout, option) : hc ? kHealthCheckBudgetS : kPrologTimeoutS;
+    // The checks get what the Slurm calls (health check only) and reaping a killed child leave.
+    double reserve_s = hc ? 2 * kSlurmCallS + 2 * kReapWaitS : kReapWaitS;
+    double checks_s = budget_s - reserve_s;
+    if (checks_s < kNodeModeChecksMinS)
+        throw usage_error(
+            std::string(option) + " " + *a.timeout + " is too short: " +
+                (hc ? "sinfo, scontrol and ending a stuck child take up to " : "ending a stuck check takes ") +
+                format_number(reserve_s, 3) + " s of it, and the checks need " + format_number(kNodeModeChecksMinS, 3) +
+                " s",
+            "give at least " + format_number(reserve_s + kNodeModeChecksMinS, 3) + "s");
+    auto left_s = [&] { return budget_s - std::chrono::duration<double>(Clock::now() - start).count(); };
     std::string node = this_node();
     std::optional<fs::path> details;
-    if (a.details) details = report_folder(*a.details);
-    // A wedged driver is named inside the node's budget: the checks' driver calls get a quarter of
-    // it at most, so the report saying which call hung arrives before the checks are stopped.
-    if (double fit_s = timeout_s / 4; driver_timeout_s() > fit_s) {
+    if (a.details) {
+        try {
+            details = report_folder(*a.details);
+        } catch (const Error& e) {  // the checks still run: the folder is for the details, not the verdict
+            log_line(std::string("fleet prolog: no details file: ") + e.what());
+        }
+    }
+    // A wedged driver is named inside the checks' time: their driver calls get a quarter of it at
+    // most, so the report saying which call hung arrives before the checks are stopped.
+    if (double fit_s = checks_s / 4; driver_timeout_s() > fit_s) {
         char text[32];
         std::snprintf(text, sizeof text, "%.3f", fit_s);
         ::setenv(kEnvDriverTimeout, text, 1);
     }
-    CommandResult r = run_command({self, "check", "--quick", "--only", kPassiveChecks, "--json"}, timeout_s);
+    CommandResult r = run_command({self, "check", "--quick", "--only", kPassiveChecks, "--json"}, checks_s);
     FleetNodeInput in = trim(r.out).empty()
                             ? failed_node(node, "",
-                                          "the checks gave no report within " + format_number(timeout_s, 3) + " s" +
+                                          "the checks gave no report within " + format_number(checks_s, 3) + " s" +
                                               (r.err.empty() ? "" : ": " + last_line(r.err)))
                             : read_fleet_node(node, "", r.out);
-    if (details && nlohmann::json::accept(r.out)) write_file_atomically(*details / (file_stem(node) + ".json"), r.out);
+    if (details && nlohmann::json::accept(r.out)) {
+        try {
+            write_file_atomically(*details / (file_stem(node) + ".json"), r.out);
+        } catch (const Error& e) {
+            log_line(std::string("fleet prolog: no details file: ") + e.what());
+        }
+    }
     Fleet f = analyse_fleet({std::move(in)});
     const FleetNode& n = f.nodes.front();
     std::cout << terminal_safe(nhc_line(f, n)) << "\n";
-    if (mode == NodeMode::Prolog || n.status == NodeStatus::Error)
-        return n.status == NodeStatus::NoGo ? exit_code::check_failed
-               : n.status == NodeStatus::Go ? exit_code::ok
-               : mode == NodeMode::Prolog   ? exit_code::ok  // a broken tool never drains a node
-                                            : exit_code::could_not_run;
-    std::vector<SlurmNodeState> states = query_node_states({node});
+    std::cout.flush();
+    if (n.status == NodeStatus::Error) {
+        log_line(std::string(hc ? "fleet health-check" : "fleet prolog") + ": the checks could not run on " + node +
+                 ", nothing drained: " + node_problems(f, n).front());
+        return hc ? exit_code::could_not_run : exit_code::ok;  // a broken tool never drains a node
+    }
+    if (!hc) return n.status == NodeStatus::NoGo ? exit_code::check_failed : exit_code::ok;
+    const int verdict_code = n.status == NodeStatus::NoGo ? exit_code::check_failed : exit_code::ok;
+    std::vector<SlurmNodeState> states = query_node_states({node}, std::clamp(left_s() - kReapWaitS, 1.0, kSlurmCallS));
     if (states.empty()) throw runtime_error("sinfo does not know node " + node, "run it on a node of the cluster");
-    auto why = node_problems(f, n);
-    NodeAction act = n.status == NodeStatus::NoGo ? plan_drain(states.front(), drain_reason(why.front()))
-                                                  : plan_resume(states.front());
-    // The note names the node (SLURMD_NODENAME, the host's name) and quotes Slurm's words.
-    if (!act.argv.empty() && a.dry_run)
-        std::cout << terminal_safe("would run: " + act.argv[0] + " ... " + act.note) << "\n";
-    else if (!act.argv.empty())
-        if (std::string err = apply_action(act); !err.empty()) std::cerr << "gpuvet: " << terminal_safe(err) << "\n";
-    (void)g;
-    return n.status == NodeStatus::NoGo ? exit_code::check_failed : exit_code::ok;
+    NodeAction act = plan_node(f, n, states.front());
+    if (act.argv.empty()) {
+        if (!act.note.empty()) std::cout << terminal_safe(node + ": " + act.note) << "\n";
+    } else if (a.dry_run) {
+        std::cout << terminal_safe(node + ": " + act.note + " (not done with --dry-run): " + shell_words(act.argv))
+                  << "\n";
+    } else if (std::string err = apply_action(act, std::max(1.0, left_s() - kReapWaitS)); !err.empty()) {
+        log_line("fleet health-check: " + err);
+        return exit_code::could_not_run;
+    } else {
+        std::cout << terminal_safe(node + ": " + act.note) << "\n";
+    }
+    return verdict_code;
+}
+
+}  // namespace
+
+int run_node_mode(const GlobalOptions&, const NodeModeArgs& a, NodeMode mode, const std::string& self) {
+    const auto start = Clock::now();
+    if (mode == NodeMode::HealthCheck) return node_mode_body(a, mode, self, start);
+    try {
+        return node_mode_body(a, mode, self, start);
+    } catch (const std::exception& e) {
+        return prolog_tool_error(e.what());
+    }
+}
+
+bool is_prolog_invocation(int argc, char** argv) {
+    return argc >= 3 && std::string_view(argv[1]) == "fleet" && std::string_view(argv[2]) == "prolog";
+}
+
+int prolog_tool_error(const std::string& what) {
+    log_line("fleet prolog: the checks could not run (" + what +
+             "); exit 0: a tool that cannot run never drains a node");
+    return exit_code::ok;
 }
 
 }  // namespace gpuvet

@@ -258,7 +258,9 @@ void add_run_command(Cli cli) {
     sub->add_option("--note", args->note, "a free-text note kept in the report");
     sub->add_flag("--judge", args->judge,
                   "exit with the verdict (0 healthy, 1 bottleneck found, 3 the job failed) instead of the job's code");
-    sub->add_option("--report", cli.global.report_dir, "write gpuvet-run.json, gpuvet-run.txt and report.html into DIR")
+    sub->add_option("--report", cli.global.report_dir,
+                    "write gpuvet-run.json, gpuvet-run.txt and report.html into DIR (DIR/<node>/ for each task of "
+                    "a Slurm step of several tasks)")
         ->type_name("DIR");
     sub->add_flag("--no-color", cli.global.no_color, "no colours in the summary");
     sub->add_flag("-v,--verbose", cli.global.verbose, "also list every signal that was not measured, and why");

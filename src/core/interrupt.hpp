@@ -1,10 +1,14 @@
 // Ctrl-C and SIGTERM. The first signal sets the stop flag: long work polls it, ends within a second
 // and the report of what was measured is printed (INCOMPLETE). A second signal exits at once with
-// exit code 3, after clearing the progress line and removing the files registered here: the
-// handler does only async-signal-safe things (write, unlink of pre-registered paths, _exit).
+// exit code 3, after clearing the progress line, removing the files registered here, starting the
+// cleanup command and ending the process groups registered here: the handler does only
+// async-signal-safe things (write, unlink of pre-registered paths, _Fork and execve, kill,
+// waitpid, nanosleep, _exit).
 #pragma once
 #include <atomic>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 namespace gpuvet {
 
@@ -47,16 +51,38 @@ private:
 };
 
 // A child's process group that the second signal kills (SIGKILL) before exiting, so that an
-// immediate exit leaves no framework process behind; the slot is freed on destruction.
+// immediate exit leaves no framework process behind; the slot is freed on destruction. With
+// `terminate_first`, the group gets SIGTERM and up to kTerminateGraceS to end (its leader, our
+// child, is waited for) before the SIGKILL: a client such as srun then ends what it started on
+// other machines while its pipes to us are still open.
+inline constexpr double kTerminateGraceS = 2;
 class CleanupProcessGroup {
 public:
-    explicit CleanupProcessGroup(int pgid);
+    explicit CleanupProcessGroup(int pgid, bool terminate_first = false);
     ~CleanupProcessGroup();
     CleanupProcessGroup(const CleanupProcessGroup&) = delete;
     CleanupProcessGroup& operator=(const CleanupProcessGroup&) = delete;
 
 private:
     int slot_ = -1;
+};
+
+// A command the second signal starts (fork and execve, in a process group of its own, not waited
+// for) before it exits, e.g. `scancel 42.0`: what gpuvet started through a scheduler on other
+// machines is ended even when gpuvet leaves at once. One command at a time; arm() replaces it and
+// the destructor disarms it. argv[0] is looked up in PATH when armed (a signal handler cannot).
+class CleanupCommand {
+public:
+    CleanupCommand() = default;
+    ~CleanupCommand();
+    CleanupCommand(const CleanupCommand&) = delete;
+    CleanupCommand& operator=(const CleanupCommand&) = delete;
+    // False when argv[0] is not found or the command does not fit the handler's fixed buffer.
+    bool arm(const std::vector<std::string>& argv);
+    void disarm();
+
+private:
+    bool armed_ = false;
 };
 
 }  // namespace gpuvet

@@ -1,5 +1,6 @@
 #include "core/slurm_env.hpp"
 
+#include <cctype>
 #include <cstdlib>
 
 namespace gpuvet {
@@ -23,6 +24,32 @@ std::optional<SlurmContext> slurm_context(const EnvLookup& env) {
     s.cuda_visible_devices = env("CUDA_VISIBLE_DEVICES");
     s.gpus_on_node = env("SLURM_GPUS_ON_NODE");
     return s;
+}
+
+namespace {
+
+long count_of(const std::optional<std::string>& v) {
+    if (!v || v->empty()) return 0;
+    char* end = nullptr;
+    long n = std::strtol(v->c_str(), &end, 10);
+    return *end == '\0' ? n : 0;
+}
+
+}  // namespace
+
+std::optional<std::string> slurm_report_subfolder(const EnvLookup& env) {
+    auto node = env("SLURMD_NODENAME");
+    long tasks = count_of(env("SLURM_STEP_NUM_TASKS")), nodes = count_of(env("SLURM_STEP_NUM_NODES"));
+    if (!node || node->empty() || tasks <= 1) return std::nullopt;
+    std::string name = *node;
+    if (tasks > nodes) {
+        name += '-';
+        name += env("SLURM_LOCALID").value_or("0");
+    }
+    for (char& c : name)  // a file name: Slurm's node names are [A-Za-z0-9._-] in practice
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+    if (name == "." || name == "..") name = std::string("_").append(name);
+    return name;
 }
 
 namespace {

@@ -26,6 +26,12 @@ std::optional<std::string> process_env(const char* name);
 // The context when the process runs in a Slurm job (SLURM_JOB_ID set), else nothing.
 std::optional<SlurmContext> slurm_context(const EnvLookup& env = process_env);
 
+// The folder a --report of this process goes into under its --report DIR, when the process is one of
+// several tasks of a Slurm step (SLURM_STEP_NUM_TASKS above 1): the node's name (SLURMD_NODENAME),
+// with "-<SLURM_LOCALID>" when the step runs several tasks per node. Every task then writes its own
+// folder of a shared DIR, none overwrites another's. Nothing outside such a step.
+std::optional<std::string> slurm_report_subfolder(const EnvLookup& env = process_env);
+
 // When Slurm gave the task GPUs but CUDA_VISIBLE_DEVICES is empty or unset (what gres.conf File=
 // lines that do not name character devices produce, so the job would silently use every GPU):
 // the message that says so. Nothing when the GPU variables agree.

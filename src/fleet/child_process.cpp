@@ -7,9 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <string_view>
 #include <thread>
 
 #include "core/error.hpp"
@@ -29,7 +31,7 @@ int status_of(int ws) { return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(
 
 }  // namespace
 
-ChildProcess::ChildProcess(const std::vector<std::string>& argv) {
+ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::vector<std::string>& drop_env) {
     int out[2], err[2];
     if (::pipe2(out, O_CLOEXEC) != 0) throw runtime_error("cannot create a pipe: " + std::string(strerror(errno)), "");
     if (::pipe2(err, O_CLOEXEC) != 0) {
@@ -56,7 +58,16 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv) {
     std::vector<char*> args;
     for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
-    int rc = posix_spawnp(&pid_, args[0], &fa, &attr, args.data(), environ);
+    std::vector<char*> env;
+    for (char** e = environ; *e; ++e) {
+        std::string_view var(*e);
+        bool dropped = false;
+        for (auto& name : drop_env)
+            dropped = dropped || (var.size() > name.size() && var.starts_with(name) && var[name.size()] == '=');
+        if (!dropped) env.push_back(*e);
+    }
+    env.push_back(nullptr);
+    int rc = posix_spawnp(&pid_, args[0], &fa, &attr, args.data(), env.data());
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
     ::close(out[1]), ::close(err[1]);
@@ -70,10 +81,9 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv) {
 }
 
 ChildProcess::~ChildProcess() {
-    if (pid_ > 0 && !status_) {
+    if (pid_ > 0 && !status_ && !killed_) {
         ::kill(-pid_, SIGKILL);
-        int ws;
-        while (::waitpid(pid_, &ws, 0) < 0 && errno == EINTR) {}
+        wait_exit(kReapWaitS);  // not reaped by then: left to init when gpuvet exits
     }
     close_fd(out_), close_fd(err_);
 }
@@ -91,8 +101,9 @@ bool ChildProcess::read_ready(int& fd, std::string& into) {
     return false;
 }
 
-void ChildProcess::signal_group(int sig) const {
+void ChildProcess::signal_group(int sig) {
     if (pid_ > 0 && !status_) ::kill(-pid_, sig);
+    killed_ = killed_ || sig == SIGKILL;
 }
 
 std::optional<int> ChildProcess::poll_exit() {
@@ -130,13 +141,15 @@ CommandResult run_command(const std::vector<std::string>& argv, double timeout_s
         if (p[0].revents) child->read_ready(out, r.out);
         if (p[1].revents) child->read_ready(err, r.err);
     }
-    auto st = child->wait_exit(out < 0 && err < 0 ? timeout_s : 0);
+    auto left_s = std::chrono::duration<double>(end - std::chrono::steady_clock::now()).count();
+    auto st = child->wait_exit(std::max(0.0, left_s));
     if (!st) {
         child->signal_group(SIGKILL);
-        st = child->wait_exit(5);
+        child->wait_exit(kReapWaitS);
         r.err += argv[0] + " did not finish within " + std::to_string(int(timeout_s)) + " s";
+        st = 137;
     }
-    r.status = st.value_or(137);
+    r.status = *st;
     return r;
 }
 

@@ -10,11 +10,16 @@
 
 namespace gpuvet {
 
+inline constexpr double kReapWaitS = 2;
+
 class ChildProcess {
 public:
-    // Starts `argv` (argv[0] looked up in PATH); a Runtime error when it cannot be started.
-    explicit ChildProcess(const std::vector<std::string>& argv);
-    ~ChildProcess();  // kills the group (SIGKILL) and reaps it when still running
+    // Starts `argv` (argv[0] looked up in PATH) with this process's environment less the variables
+    // named in `drop_env`; a Runtime error when it cannot be started.
+    explicit ChildProcess(const std::vector<std::string>& argv, const std::vector<std::string>& drop_env = {});
+    // Kills the group (SIGKILL) when still running and reaps it, waiting at most kReapWaitS: a
+    // child stuck in the kernel (a wedged driver) must not hold gpuvet.
+    ~ChildProcess();
     ChildProcess(const ChildProcess&) = delete;
     ChildProcess& operator=(const ChildProcess&) = delete;
 
@@ -23,7 +28,7 @@ public:
     pid_t pid() const { return pid_; }
     // Reads what is ready on `fd` into `into`; false at end of file (the fd is then closed).
     bool read_ready(int& fd, std::string& into);
-    void signal_group(int sig) const;
+    void signal_group(int sig);
     // The exit status when the child has ended (128 + signal for a signal), without waiting.
     std::optional<int> poll_exit();
     // Waits up to `timeout_s` for the end; nothing when it did not end.
@@ -33,10 +38,12 @@ private:
     pid_t pid_ = -1;
     int out_ = -1, err_ = -1;
     std::optional<int> status_;
+    bool killed_ = false;  // SIGKILL sent and waited for once: the destructor does not wait again
 };
 
-// Runs `argv` to its end (at most `timeout_s`, then killed): its exit status and stdout; stderr is
-// appended to `err` when given. A command that cannot start is status 127.
+// Runs `argv` to its end (at most `timeout_s`, then killed; the whole call takes at most
+// timeout_s + kReapWaitS): its exit status, stdout and stderr. A command that cannot start is
+// status 127, one killed at its timeout 137.
 struct CommandResult {
     int status = 127;
     std::string out, err;

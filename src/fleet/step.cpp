@@ -14,9 +14,11 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "core/error.hpp"
 #include "core/strings.hpp"
+#include "core/interrupt.hpp"
 #include "fleet/child_process.hpp"
 
 extern char** environ;
@@ -86,6 +88,50 @@ bool split_label(const std::string& line, std::string& task, std::string& text) 
     return true;
 }
 
+// srun -v's line for each node as the step starts: "srun: launching StepId=42.0 on host n1, 1 tasks: 0".
+struct Launch {
+    std::string job_id, step_id, node;
+    std::vector<std::string> tasks;
+};
+
+// "0", "0-2", "0,3": the task ids of a launch line.
+std::vector<std::string> task_ids(const std::string& list) {
+    std::vector<std::string> out;
+    for (auto& part : split(list, ',')) {
+        auto dash = part.find('-');
+        auto lo = parse_int(trim(part.substr(0, dash)));
+        auto hi = dash == std::string::npos ? lo : parse_int(trim(part.substr(dash + 1)));
+        if (!lo || !hi || *hi < *lo || *hi - *lo > 100000) continue;
+        for (long t = *lo; t <= *hi; ++t) out.push_back(std::to_string(t));
+    }
+    return out;
+}
+
+std::optional<Launch> parse_launch(const std::string& line) {
+    static const std::string kHead = "srun: launching StepId=";
+    if (line.rfind(kHead, 0) != 0) return std::nullopt;
+    std::string rest = line.substr(kHead.size());
+    auto dot = rest.find('.'), on = rest.find(" on host "), comma = rest.find(", "), colon = rest.find("tasks: ");
+    if (dot == std::string::npos || on == std::string::npos || comma == std::string::npos ||
+        colon == std::string::npos || dot > on || on > comma)
+        return std::nullopt;
+    Launch l{rest.substr(0, dot), rest.substr(dot + 1, on - dot - 1), rest.substr(on + 9, comma - on - 9),
+             task_ids(rest.substr(colon + 7))};
+    if (l.job_id.empty() || l.node.empty() || l.tasks.empty()) return std::nullopt;
+    return l;
+}
+
+// What srun -v says about itself (its options, plugins, the launch and end of each task): not kept
+// among srun's messages, which name what went wrong.
+bool srun_chatter(const std::string& line, bool& in_options) {
+    if (line == "srun: defined options") return in_options = true;
+    if (line == "srun: end of defined options") return !(in_options = false);
+    if (in_options) return true;
+    for (const char* p : {"srun: launching ", "srun: jobid ", "srun: launch/", "srun: route/", "srun: CpuBindType"})
+        if (line.rfind(p, 0) == 0) return true;
+    return false;
+}
+
 class StepRun {
 public:
     StepRun(const StepRequest& req, const std::function<void(NodeOutput&)>& on_done)
@@ -107,11 +153,13 @@ public:
             return;
         }
         auto f = fields_of(text.substr(std::string(kStepMark).size()));
-        if (text.find(" hello ") != std::string::npos || text.rfind(std::string(kStepMark) + "hello", 0) == 0) {
+        if (text.rfind(std::string(kStepMark) + "hello", 0) == 0) {
             n.node = f["node"], n.host = f["host"], n.version = f["version"];
             n.job_id = f["job"], n.step_id = f["step"];
+            if (!started_.count(task)) started_[task] = Clock::now();
+            if (!launched_) launched_ = Clock::now();
             if (outcome_.job_id.empty()) first_hello(n);
-        } else if (f.count("exit") && !cancelled) {
+        } else if (f.count("exit") && !cancelled && !n.finished) {
             n.finished = true;
             n.refused = f.count("refused") ? f["refused"] : "";
             if (auto code = parse_int(f["exit"])) n.exit_code = int(*code);
@@ -122,7 +170,8 @@ public:
     void err_line(const std::string& line) {
         std::string task, text;
         if (!split_label(line, task, text)) {
-            outcome_.srun_messages += line + "\n";
+            if (auto l = parse_launch(line)) launched(*l);
+            if (!srun_chatter(line, in_options_)) outcome_.srun_messages += line + "\n";
             return;
         }
         NodeOutput& n = tasks_[task];
@@ -131,9 +180,22 @@ public:
         if (n.err.size() > kErrKeepBytes) n.err.erase(0, n.err.size() - kErrKeepBytes);
     }
 
-    // The step's node list, read once from Slurm: names for nodes that never say hello.
+    // The step has started on a node: its ids (scancel needs them) and which task runs there.
+    void launched(const Launch& l) {
+        if (!launched_) launched_ = Clock::now();
+        if (outcome_.job_id.empty()) {
+            outcome_.job_id = l.job_id, outcome_.step_id = l.step_id;
+            if (on_ids_) on_ids_(outcome_.job_id, outcome_.step_id);
+        }
+        for (auto& t : l.tasks) task_node_[t] = l.node;
+    }
+
+    // The step's node list, read from Slurm at the first hello when srun named no launch (other
+    // versions word it otherwise): names for nodes that never say hello.
     void first_hello(const NodeOutput& n) {
         outcome_.job_id = n.job_id, outcome_.step_id = n.step_id;
+        if (on_ids_) on_ids_(outcome_.job_id, outcome_.step_id);
+        if (!task_node_.empty()) return;
         CommandResult r = run_command({req_.scontrol, "show", "step", n.job_id + "." + n.step_id}, 30);
         auto at = r.out.find(" NodeList=");
         if (r.status != 0 || at == std::string::npos) return;
@@ -143,14 +205,31 @@ public:
         } catch (const Error&) {}
     }
 
+    // True when every node of the step that has not finished is past its deadline: deadline_s from
+    // its hello line, or from the step's launch for a node that has said none. Nothing is late
+    // before the step has started (srun may wait for its allocation for as long as Slurm makes it).
+    bool all_late(Clock::time_point now) const {
+        if (!launched_) return false;
+        const auto span = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(req_.deadline_s));
+        bool unfinished = false;
+        for (auto& t : known_tasks()) {
+            auto it = tasks_.find(t);
+            if (it != tasks_.end() && it->second.finished) continue;
+            unfinished = true;
+            auto start = started_.find(t);
+            if (now < (start != started_.end() ? start->second : *launched_) + span) return false;
+        }
+        return unfinished;
+    }
+
+    void on_ids(std::function<void(const std::string&, const std::string&)> f) { on_ids_ = std::move(f); }
+
     StepOutcome finish() {
-        std::map<std::string, bool> seen;
         std::vector<NodeOutput> by_task;
-        for (auto& [task, n] : tasks_) {
-            // No hello (its gpuvet never started): one task per node, in node-list order (srun's block
-            // distribution), so task k ran on the k-th node of the step.
-            auto k = parse_int(task);
-            if (n.node.empty() && k && *k >= 0 && std::size_t(*k) < step_nodes_.size()) n.node = step_nodes_[*k];
+        for (auto& t : known_tasks()) {
+            NodeOutput n = tasks_.count(t) ? std::move(tasks_[t]) : NodeOutput{};
+            n.task = t;
+            if (n.node.empty()) n.node = node_of(t);
             by_task.push_back(std::move(n));
         }
         for (auto& name : step_nodes_) {
@@ -167,10 +246,35 @@ public:
     StepOutcome outcome_;
 
 private:
+    // Every task the step is known to have: those that spoke, those srun launched, and one per node
+    // of the step's list (one task per node, in node-list order: srun's block distribution).
+    std::vector<std::string> known_tasks() const {
+        std::set<std::string> ids;
+        for (auto& [t, n] : tasks_) ids.insert(t);
+        for (auto& [t, node] : task_node_) ids.insert(t);
+        if (task_node_.empty())
+            for (std::size_t k = 0; k < step_nodes_.size(); ++k) ids.insert(std::to_string(k));
+        std::vector<std::string> out(ids.begin(), ids.end());
+        std::sort(out.begin(), out.end(), node_name_less);
+        return out;
+    }
+
+    std::string node_of(const std::string& task) const {
+        if (auto it = task_node_.find(task); it != task_node_.end()) return it->second;
+        auto k = parse_int(task);
+        if (k && *k >= 0 && std::size_t(*k) < step_nodes_.size()) return step_nodes_[std::size_t(*k)];
+        return {};
+    }
+
     const StepRequest& req_;
     const std::function<void(NodeOutput&)>& on_done_;
+    std::function<void(const std::string&, const std::string&)> on_ids_;
     std::map<std::string, NodeOutput> tasks_;
+    std::map<std::string, std::string> task_node_;  // from srun's launch lines
+    std::map<std::string, Clock::time_point> started_;
+    std::optional<Clock::time_point> launched_;
     std::vector<std::string> step_nodes_;
+    bool in_options_ = false;
 };
 
 void take_lines(std::string& buf, bool all, const std::function<void(const std::string&)>& each) {
@@ -183,24 +287,42 @@ void take_lines(std::string& buf, bool all, const std::function<void(const std::
     if (all && !buf.empty()) each(buf), buf.clear();
 }
 
+// -v: srun then names each node as the step launches there (the step's ids and the node of every
+// task, before any task has printed a line).
 std::vector<std::string> srun_argv(const StepRequest& req) {
-    std::vector<std::string> a{req.srun, "--label", "--ntasks-per-node=1", "--kill-on-bad-exit=0"};
+    std::vector<std::string> a{req.srun, "-v", "--label", "--ntasks-per-node=1", "--kill-on-bad-exit=0"};
     a.insert(a.end(), req.srun_options.begin(), req.srun_options.end());
     a.insert(a.end(), {req.gpuvet, "fleet", "agent", "--expect-version", req.version, "--"});
     a.insert(a.end(), req.command.begin(), req.command.end());
     return a;
 }
 
+// What ends the step: scancel of the step inside someone's allocation; of the whole job when srun
+// asked for the allocation itself (srun, killed, could not give it back).
+std::vector<std::string> scancel_argv(const StepRequest& req, const std::string& job, const std::string& step,
+                                      bool own_allocation) {
+    return {req.scancel, own_allocation ? job : job + "." + step};
+}
+
 }  // namespace
 
 StepOutcome run_step(const StepRequest& req, const std::atomic<bool>& stop,
                      const std::function<void(NodeOutput&)>& on_done) {
-    ChildProcess srun(srun_argv(req));
+    ChildProcess srun(srun_argv(req), req.drop_env);
+    // A second Ctrl-C leaves at once: srun gets SIGTERM (it ends the step and gives back its
+    // allocation) and scancel runs, so nothing gpuvet started keeps running on the nodes.
+    CleanupProcessGroup srun_group(srun.pid(), true);
+    CleanupCommand scancel_on_exit;
+    const char* outer_job = std::getenv("SLURM_JOB_ID");
+    const bool own_allocation = !(outer_job && *outer_job);
     StepRun run(req, on_done);
+    run.on_ids([&](const std::string& job, const std::string& step) {
+        scancel_on_exit.arm(scancel_argv(req, job, step, own_allocation));
+    });
     int out = srun.out_fd(), err = srun.err_fd();
     std::string obuf, ebuf;
-    auto deadline = Clock::now() + std::chrono::duration<double>(req.deadline_s);
     std::optional<Clock::time_point> cancelled_at;
+    bool killed = false;
     while (out >= 0 || err >= 0) {
         pollfd p[2] = {{out, POLLIN, 0}, {err, POLLIN, 0}};
         if (::poll(p, 2, 200) < 0 && errno != EINTR) break;
@@ -208,23 +330,30 @@ StepOutcome run_step(const StepRequest& req, const std::atomic<bool>& stop,
         if (p[1].revents) srun.read_ready(err, ebuf);
         take_lines(obuf, out < 0, [&](const std::string& l) { run.out_line(l); });
         take_lines(ebuf, err < 0, [&](const std::string& l) { run.err_line(l); });
-        bool late = Clock::now() >= deadline, stopped = stop.load();
+        bool stopped = stop.load(), late = !stopped && run.all_late(Clock::now());
         if ((late || stopped) && !cancelled_at) {
-            run.outcome_.deadline_passed = late && !stopped;
+            run.outcome_.deadline_passed = late;
             run.outcome_.stopped = stopped;
             cancelled_at = Clock::now();
             run.cancelled = true;
             if (!run.outcome_.job_id.empty())
-                run_command({req.scancel, run.outcome_.job_id + "." + run.outcome_.step_id}, 30);
+                run_command(scancel_argv(req, run.outcome_.job_id, run.outcome_.step_id, false), 30);
             else srun.signal_group(SIGTERM);  // still waiting for an allocation: srun withdraws it
         }
         if (cancelled_at && Clock::now() - *cancelled_at > std::chrono::duration<double>(kCancelWaitS)) {
             srun.signal_group(SIGKILL);
+            killed = true;
             break;
         }
     }
     run.outcome_.srun_status = srun.wait_exit(cancelled_at ? 10 : kCancelWaitS);
-    if (!run.outcome_.srun_status) srun.signal_group(SIGKILL);
+    if (!run.outcome_.srun_status) {
+        srun.signal_group(SIGKILL);
+        killed = true;
+    }
+    // srun did not end by itself: what it started is ended through Slurm.
+    if (killed && !run.outcome_.job_id.empty())
+        run_command(scancel_argv(req, run.outcome_.job_id, run.outcome_.step_id, own_allocation), 30);
     return run.finish();
 }
 

@@ -3,8 +3,10 @@
 //
 // On each node srun starts `gpuvet fleet agent`, which says hello (its version, node, host, job and
 // step) on the first line, runs the subcommand with the same stdout, and closes with an end line
-// carrying the subcommand's exit status. A node that has said no end line when the deadline passes,
-// or when a stop comes, did not finish: the step is cancelled (scancel) and that node is named.
+// carrying the subcommand's exit status. A node that has said no end line when its deadline passes
+// (counted from its hello), or when a stop comes, did not finish: the step is cancelled (scancel)
+// and that node is named. srun -v names each node as the step launches there, so a node whose
+// gpuvet never starts is named too, and the step can be cancelled before any node has spoken.
 //
 // This is the layer fleet check and the multi-node tests build on: it knows Slurm, not checks.
 #pragma once
@@ -19,13 +21,18 @@ namespace gpuvet {
 inline constexpr const char* kStepMark = "@gpuvet-step ";
 
 struct StepRequest {
-    std::vector<std::string> command;         // the subcommand on each node: {"check", "--quick", "--json"}
-    std::vector<std::string> srun_options;    // which nodes and GPUs: -N 3, --partition p, --gpus-per-node 8
-    double deadline_s = 1800;                 // from the step's start; a node not done by then is named
+    std::vector<std::string> command;       // the subcommand on each node: {"check", "--quick", "--json"}
+    std::vector<std::string> srun_options;  // which nodes and GPUs: -N 3, --partition p, --gpus-per-node 8
+    // From the node's hello line (from the step's launch for a node that says none), so that a wait
+    // for the allocation never counts: a node not done by then is named, the step cancelled.
+    double deadline_s = 1800;
     std::vector<std::string> expected_nodes;  // when known beforehand: named even if none says hello
     std::string gpuvet;                       // gpuvet's path on the nodes
     std::string version;                      // what the nodes must run (the agent refuses another)
     std::string srun = "srun", scancel = "scancel", scontrol = "scontrol", squeue = "squeue";
+    // Left out of srun's environment: the caller's own GPU selection would reach a node where Slurm
+    // bound no GPU and hide that it did not (srun exports the caller's environment).
+    std::vector<std::string> drop_env = {"CUDA_VISIBLE_DEVICES"};
 };
 
 struct NodeOutput {

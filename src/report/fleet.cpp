@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
+#include <unordered_map>
 
 #include "core/stats.hpp"
 #include "core/strings.hpp"
@@ -123,6 +125,34 @@ std::string model_difference(const FleetNodeInput& n, const std::string& fleet_m
     return out + ", the fleet is " + fleet_model;
 }
 
+// A UUID on two nodes: both are NO-GO and say which GPU of which other node it is.
+void flag_shared_gpus(Fleet& f) {
+    std::unordered_map<std::string, std::pair<std::size_t, std::size_t>> first;  // uuid -> node, GPU
+    std::set<std::string> shared;
+    for (std::size_t i = 0; i < f.nodes.size(); ++i) {
+        if (f.nodes[i].status == NodeStatus::Error) continue;
+        const auto& uuids = f.nodes[i].in.gpu_uuids;
+        for (std::size_t g = 0; g < uuids.size(); ++g) {
+            if (uuids[g].empty()) continue;
+            auto [it, fresh] = first.emplace(uuids[g], std::make_pair(i, g));
+            if (fresh || it->second.first == i) continue;
+            auto [j, h] = it->second;
+            auto say = [&](FleetNode& n, std::size_t gpu, const FleetNode& other, std::size_t other_gpu) {
+                n.status = NodeStatus::NoGo;
+                n.shared_gpus.push_back("GPU " + std::to_string(gpu) + " " + uuids[g] + " is also GPU " +
+                                        std::to_string(other_gpu) + " of " + other.in.name);
+            };
+            say(f.nodes[i], g, f.nodes[j], h);
+            if (!shared.insert(uuids[g]).second) continue;  // the first node and the note: once per UUID
+            say(f.nodes[j], h, f.nodes[i], g);
+            f.notes.push_back("GPU " + uuids[g] + " is reported by " + f.nodes[j].in.name + " and " +
+                              f.nodes[i].in.name +
+                              ": two Slurm nodes give out the same GPU (gres.conf of two slurmd on one host), or "
+                              "a report was copied under another node's name");
+        }
+    }
+}
+
 }  // namespace
 
 const char* to_string(NodeStatus s) {
@@ -144,10 +174,26 @@ FleetNodeInput summarise_node(std::string name, std::string path, const Report& 
         n.gpu_ids.push_back("GPU " + std::to_string(g.index) + " " + g.uuid.value_or("(no UUID)"));
         n.gpu_models.push_back(g.sku.value_or(g.name.value_or("unknown GPU")));
     }
+    for (auto& g : r.gpus) {
+        if (!g.uuid || g.uuid->empty() || g.index < 0 || g.index > 4096) continue;
+        if (n.gpu_uuids.size() <= std::size_t(g.index)) n.gpu_uuids.resize(std::size_t(g.index) + 1);
+        n.gpu_uuids[std::size_t(g.index)] = *g.uuid;
+    }
     n.verdict = r.verdict, n.exit_code = r.exit_code;
-    for (auto& c : r.checks)
+    std::map<std::string, Verdict> by_key;  // each key's worst verdict over its GPUs
+    for (auto& c : r.checks) {
         if (c.verdict == Verdict::Fail || c.verdict == Verdict::Error)
             n.failed.push_back(c.key + gpu_word(c.gpu) + " " + to_string(c.verdict) + ": " + c.summary);
+        auto [it, fresh] = by_key.emplace(c.key, c.verdict);
+        if (!fresh) it->second = worst(it->second, c.verdict);
+    }
+    for (auto& [key, v] : by_key) {
+        // A FAIL on any GPU is a hardware cause; an ERROR alone (the check could not run) is not.
+        if (std::any_of(r.checks.begin(), r.checks.end(),
+                        [&](const CheckResult& c) { return c.key == key && c.verdict == Verdict::Fail; }))
+            n.failed_checks.push_back(key);
+        if (v == Verdict::Pass || v == Verdict::Warn) n.passed_checks.push_back(key);
+    }
     if (r.fatal) n.problem = r.fatal->message;
     else if (r.verdict == RunVerdict::CouldNotRun || r.verdict == RunVerdict::Incomplete)
         if (n.failed.empty()) n.problem = std::string("its check run was ") + to_string(r.verdict);
@@ -164,7 +210,7 @@ FleetNodeInput failed_node(std::string name, std::string path, std::string probl
 Fleet analyse_fleet(std::vector<FleetNodeInput> inputs) {
     Fleet f;
     for (auto& in : inputs) {
-        FleetNode n{std::move(in), NodeStatus::Error, std::nullopt};
+        FleetNode n{std::move(in), NodeStatus::Error, std::nullopt, false, {}};
         bool passed = n.in.verdict == RunVerdict::Go || n.in.verdict == RunVerdict::GoWithWarnings;
         n.status = n.in.verdict == RunVerdict::NoGo ? NodeStatus::NoGo
                    : passed && n.in.problem.empty() ? NodeStatus::Go
@@ -175,8 +221,10 @@ Fleet analyse_fleet(std::vector<FleetNodeInput> inputs) {
     for (auto& n : f.nodes)
         if (n.status != NodeStatus::Error && n.in.gpu_model != f.gpu_model) {
             n.status = NodeStatus::NoGo;
+            n.other_model = true;
             n.in.failed.push_back("GPU model: " + model_difference(n.in, f.gpu_model));
         }
+    flag_shared_gpus(f);
     for (const MetricDef& def : offer_metrics()) judge_metric(def, f.nodes, f);
     for (auto& n : f.nodes)
         for (auto& fig : n.in.worst)
@@ -196,6 +244,7 @@ std::vector<std::string> node_problems(const Fleet& f, const FleetNode& n) {
     std::vector<std::string> why;
     if (!n.in.problem.empty()) why.push_back(n.in.problem);
     for (auto& x : n.in.failed) why.push_back(x);
+    for (auto& x : n.shared_gpus) why.push_back("GPU identity: " + x);
     for (auto& o : f.outliers)
         if (o.node == n.in.name && o.low)
             why.push_back("low outlier: " + o.label + gpu_word(o.gpu) + " " + format_number(o.value, 4) + " " + o.unit +
@@ -209,6 +258,45 @@ std::string nhc_line(const Fleet& f, const FleetNode& n) {
     if (why.empty()) return n.in.name + " | Healthy";
     std::string out = n.in.name + " | ERROR: gpuvet: ";
     for (std::size_t i = 0; i < why.size(); ++i) out += (i ? "; " : "") + why[i];
+    return out;
+}
+
+namespace {
+
+void add_once(std::vector<std::string>& v, const std::string& x) {
+    if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+}
+
+std::size_t comparable_nodes(const Fleet& f) {
+    std::size_t k = 0;
+    for (auto& n : f.nodes) k += n.status != NodeStatus::Error ? 1 : 0;
+    return k;
+}
+
+}  // namespace
+
+std::vector<std::string> node_causes(const Fleet& f, const FleetNode& n) {
+    std::vector<std::string> out;
+    for (auto& k : n.in.failed_checks) add_once(out, k);
+    for (auto& o : f.outliers)
+        if (o.node == n.in.name && o.low) add_once(out, "fleet." + o.metric);
+    if (n.other_model) add_once(out, kCauseGpuModel);
+    if (!n.shared_gpus.empty()) add_once(out, kCauseGpuUuid);
+    return out;
+}
+
+std::vector<std::string> node_cleared(const Fleet& f, const FleetNode& n) {
+    std::vector<std::string> out = n.in.passed_checks;
+    for (auto& m : f.metrics) {
+        bool measured = std::any_of(n.in.worst.begin(), n.in.worst.end(), [&](auto& w) { return w.metric == m.id; });
+        bool low = std::any_of(f.outliers.begin(), f.outliers.end(),
+                               [&](auto& o) { return o.node == n.in.name && o.metric == m.id && o.low; });
+        if (measured && !low && n.in.gpu_model == f.gpu_model) out.push_back("fleet." + m.id);
+    }
+    std::size_t others = comparable_nodes(f);
+    if (n.status != NodeStatus::Error && !n.other_model && others >= kOutlierMinNodes) out.push_back(kCauseGpuModel);
+    if (n.status != NodeStatus::Error && n.shared_gpus.empty() && others >= 2 && !n.in.gpu_uuids.empty())
+        out.push_back(kCauseGpuUuid);
     return out;
 }
 

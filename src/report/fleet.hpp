@@ -14,6 +14,10 @@
 // modified z-score 0.6745·|x − median| / MAD is above 3.5 (Iglewicz and Hoaglin, 1993) and it lies
 // more than 5% from the median (SuperBench's -5% rule). A low outlier fails the node; a high one is
 // listed only. With fewer than 3 baseline nodes a figure has no fleet-relative rule.
+//
+// A GPU UUID that two nodes report is a finding on both (NO-GO): two Slurm nodes handing out the
+// same GPU (two slurmd on one host whose gres.conf lists the same devices), or a report copied
+// under another node's name.
 #pragma once
 #include <optional>
 #include <string>
@@ -43,12 +47,15 @@ struct FleetNodeInput {
     std::string problem;  // set: no usable report (why), the node is ERROR
     std::string hostname, tool_version, gpu_model;
     std::vector<std::string> gpu_ids;     // "GPU 0 GPU-fa4e...", UUID or serial, in index order
+    std::vector<std::string> gpu_uuids;   // the UUIDs the driver gave, "GPU-fa4e..." (GPU i at [i])
     std::vector<std::string> gpu_models;  // per GPU: its SKU key or name
     std::optional<SlurmContext> slurm;
     RunVerdict verdict = RunVerdict::CouldNotRun;
     int exit_code = 3;
-    std::vector<std::string> failed;  // "gpu.health GPU 1 FAIL: ..."
-    std::vector<FleetFigure> worst;   // one per figure the node measured
+    std::vector<std::string> failed;         // "gpu.health GPU 1 FAIL: ..."
+    std::vector<std::string> failed_checks;  // the keys that FAILed (not ERROR), once each: "gpu.health"
+    std::vector<std::string> passed_checks;  // keys that ran (PASS or WARN) and failed on no GPU
+    std::vector<FleetFigure> worst;          // one per figure the node measured
 };
 
 // The node's name (a file's stem, a Slurm node) and a problem's text are made visible_text: they
@@ -81,6 +88,8 @@ struct FleetNode {
     FleetNodeInput in;
     NodeStatus status = NodeStatus::Error;
     std::optional<FleetFigure> worst_vs_floor;  // the figure nearest (or furthest below) its floor
+    bool other_model = false;                   // its GPUs are not the fleet's model
+    std::vector<std::string> shared_gpus;       // "GPU 0 GPU-fa4e... is also GPU 0 of n3"
 };
 
 struct Fleet {
@@ -92,6 +101,17 @@ struct Fleet {
 };
 
 Fleet analyse_fleet(std::vector<FleetNodeInput> nodes);
+
+// Why a NO-GO node is NO-GO, as the keys a drain records: the check keys that failed
+// ("gpu.health"), "fleet.<figure id>" for a low outlier ("fleet.bf16_tflops"), "fleet.gpu_model"
+// for another GPU model and "fleet.gpu_uuid" for a GPU another node also reported.
+inline constexpr const char* kCauseGpuModel = "fleet.gpu_model";
+inline constexpr const char* kCauseGpuUuid = "fleet.gpu_uuid";
+std::vector<std::string> node_causes(const Fleet& f, const FleetNode& n);
+// The causes this run has shown to be gone for the node: the checks it ran that passed, the
+// figures the fleet judged (3 nodes or more) that the node measured without being a low outlier,
+// the GPU model when 3 nodes or more were compared, the UUIDs when another node's were.
+std::vector<std::string> node_cleared(const Fleet& f, const FleetNode& n);
 // 0 every node GO; 1 a node NO-GO (a failed check, a low outlier, another GPU model); else 3 when a
 // node did not report; 3 as well for an empty fleet.
 int fleet_exit_code(const Fleet& f);

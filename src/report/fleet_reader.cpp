@@ -45,7 +45,11 @@ std::vector<FleetNodeInput> read_fleet_files(const std::vector<std::string>& fil
     // A hash of each text, not the text: the same report twice is caught without keeping every report.
     std::map<std::pair<std::size_t, std::size_t>, std::string> seen;
     for (auto& f : files) {
-        std::string name = std::filesystem::path(f).stem().string();
+        // A node's folder (--report DIR under Slurm) names the node; a loose file its stem.
+        std::filesystem::path path(f);
+        std::string name = path.stem() == "gpuvet-report" && path.has_parent_path()
+                               ? path.parent_path().filename().string()
+                               : path.stem().string();
         std::string text;
         try {
             text = read_input_file(f, "report", kReportFileLimitBytes);

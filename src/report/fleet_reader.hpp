@@ -13,7 +13,8 @@ namespace gpuvet {
 // that says what is wrong with the text.
 FleetNodeInput read_fleet_node(const std::string& name, const std::string& path, const std::string& text);
 
-// Every file, read and summarised in turn (the node is the file's stem). A file that cannot be read,
+// Every file, read and summarised in turn (the node is the file's stem, or its folder's name for a
+// gpuvet-report.json that --report wrote into a node's folder). A file that cannot be read,
 // a duplicate of another, or a document that is not a check report is that node's ERROR.
 std::vector<FleetNodeInput> read_fleet_files(const std::vector<std::string>& files);
 

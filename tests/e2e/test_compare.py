@@ -19,8 +19,11 @@ def fixture(name):
     return os.path.join(FIXTURES, name + ".json")
 
 
-def check_report(scenario, path, checks=CHECKS):
+def check_report(scenario, path, checks=CHECKS, machine=None):
+    """machine: a node's name, so that its GPUs have UUIDs of their own (GPUVET_FAKE_MACHINE)."""
     env = fake_env(scenario)
+    if machine:
+        env["GPUVET_FAKE_MACHINE"] = machine
     env["GPUVET_CUBLASLT"] = os.path.join(os.environ["GPUVET_BUILD_DIR"], "tests", "fakes", "libfakecublaslt.so")
     code, out, err = run("check", "--quick", "--only", checks, "--burn-duration", "1s", "--json", env=env)
     assert code in (0, 1), (scenario, code, err)
@@ -103,7 +106,8 @@ def test_fleet_of_16_names_exactly_the_two_planted_outliers():
         plan["node05"] = "fleet_slow_gpu"
         plan["node11"] = "fleet_slow_host_link"
         with ThreadPoolExecutor(max_workers=2) as pool:
-            list(pool.map(lambda kv: check_report(kv[1], os.path.join(d, kv[0] + ".json"), FLEET_CHECKS), plan.items()))
+            list(pool.map(lambda kv: check_report(kv[1], os.path.join(d, kv[0] + ".json"), FLEET_CHECKS, kv[0]),
+                          plan.items()))
         code, out, err = run("compare", "--fleet", d, "--json")
         assert code == 1, (code, err)  # a node is not healthy
         doc = json.loads(out)
@@ -132,8 +136,10 @@ def test_one_bad_node_never_hides_the_fleet():
     line; the other nodes are still judged (exit 1: a node is not healthy)."""
     with tempfile.TemporaryDirectory() as d:
         doc = json.load(open(fixture("healthy-8gpu")))
-        for i in range(1, 5):
+        for i in range(1, 5):  # four servers: each its own hostname and GPUs
             doc["machine"]["hostname"] = f"node{i}"
+            for g in doc["gpus"]:
+                g["uuid"] = f"GPU-{i:08x}-0000-4000-8000-{g['index'] + 1:012x}"
             write(os.path.join(d, f"node{i}.json"), json.dumps(doc))
         shutil.copy(fixture("healthy-1gpu"), os.path.join(d, "node5.json"))
         write(os.path.join(d, "node6.json"), open(fixture("healthy-8gpu")).read()[:500])

@@ -2,6 +2,7 @@
 // leave a default in place.
 #include "scenario.hpp"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -328,13 +329,25 @@ int topology_value(const std::string& name, const std::string& w) {
 const char* kHgxBusIds[] = {"00000000:18:00.0", "00000000:2A:00.0", "00000000:3A:00.0", "00000000:5D:00.0",
                             "00000000:9A:00.0", "00000000:AB:00.0", "00000000:BA:00.0", "00000000:DB:00.0"};
 
+// GPUVET_FAKE_MACHINE names the machine the scenario stands for (a fleet test's node): its GPUs'
+// default UUIDs and serials then carry a hash of the name, so two nodes never share a GPU's
+// identity. Unset: the fixed defaults of the README.
+unsigned machine_salt() {
+    const char* m = std::getenv("GPUVET_FAKE_MACHINE");
+    if (!m || !*m) return 0;
+    std::uint32_t h = 2166136261u;  // FNV-1a
+    for (const char* c = m; *c; ++c) h = (h ^ static_cast<unsigned char>(*c)) * 16777619u;
+    return h % 0xffffu + 1;
+}
+
 void derive(Gpu& g, unsigned i, unsigned count) {
     char buf[64];
+    const unsigned salt = machine_salt();
     if (g.uuid.empty()) {
-        std::snprintf(buf, sizeof buf, "GPU-fa4e0000-0000-4000-8000-%012x", i + 1);
+        std::snprintf(buf, sizeof buf, "GPU-fa4e%04x-0000-4000-8000-%012x", salt, i + 1);
         g.uuid = buf;
     }
-    if (g.serial.empty()) g.serial = std::to_string(1654922000000ull + i);
+    if (g.serial.empty()) g.serial = std::to_string(1654922000000ull + salt * 1000ull + i);
     if (g.pci_bus_id.empty()) {
         if (i < 8) g.pci_bus_id = kHgxBusIds[i];
         else {

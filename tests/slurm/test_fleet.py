@@ -9,11 +9,13 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
 import harness  # noqa: E402
 import slurm_cluster  # noqa: E402
+from slurm_cluster import scaled  # noqa: E402
 
 TESTS = os.environ.get("GPUVET_TEST_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 SCENARIOS = os.path.join(TESTS, "fakes", "scenarios")
@@ -35,28 +37,39 @@ def scenario_all(path):
         CLUSTER.set_scenario(n, path)
 
 
-def fleet(*args, timeout=300, env=None):
-    """gpuvet fleet check ARGS against the test cluster: (exit code, stdout, stderr)."""
+def doubles_env(env=None):
+    """The driver doubles for gpuvet on the nodes (each node's scenario comes from the TaskProlog)."""
     e = {k: v for k, v in harness.fake_env("offer_healthy_2x_h100").items() if k != "GPUVET_FAKE_SCENARIO"}
     e.update(env or {})
-    p = subprocess.run([harness.GPUVET, "fleet", "check", *args], env=CLUSTER.env(e), capture_output=True, text=True,
-                       timeout=timeout)
+    return e
+
+
+def fleet(*args, timeout=300, env=None):
+    """gpuvet fleet check ARGS against the test cluster: (exit code, stdout, stderr)."""
+    p = subprocess.run([harness.GPUVET, "fleet", "check", *args], env=CLUSTER.env(doubles_env(env)),
+                       capture_output=True, text=True, timeout=scaled(timeout))
     harness.check_no_crash(args, p.returncode, p.stderr)
     return p.returncode, p.stdout, p.stderr
 
 
-def wait_no_steps(timeout_s=60):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if not CLUSTER.steps():
-            return
-        time.sleep(0.5)
-    raise AssertionError(f"steps still running after {timeout_s} s: {CLUSTER.steps()}")
+def start_fleet(*args, env=None):
+    """gpuvet fleet check ARGS in the background (a Popen with text pipes)."""
+    return subprocess.Popen([harness.GPUVET, "fleet", "check", *args], env=CLUSTER.env(doubles_env(env)),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def allocation(nodes):
+def wait_for_files(d, names, p, timeout_s=180):
+    """Until every file of `names` is in folder d (the fleet check `p` must still be running)."""
+    def there():
+        assert p.poll() is None, ("the fleet check ended early", p.returncode, p.communicate())
+        return all(os.path.exists(os.path.join(d, n)) for n in names)
+
+    CLUSTER.poll(there, timeout_s, f"{names} were not written")
+
+
+def allocation(nodes, *more):
     """salloc --no-shell on `nodes`: the job id (scancel it at the end)."""
-    r = CLUSTER.run("salloc", "--no-shell", "-w", nodes, "-N", str(len(nodes.split(","))), "-J", "vetting")
+    r = CLUSTER.run("salloc", "--no-shell", "-w", nodes, "-N", str(len(nodes.split(","))), "-J", "vetting", *more)
     assert r.returncode == 0, r.stderr
     return r.stderr.split("Granted job allocation")[1].split()[0]
 
@@ -79,7 +92,7 @@ def test_healthy_fleet_is_go_with_one_report_per_node_and_the_slurm_ids():
             assert s["step_gpus"] == "0,1" and s["cuda_visible_devices"] == "0,1" and s["gpus_on_node"] == "2", s
             assert rep["verdict"] == "PASS" and len(rep["gpus"]) == 2, rep["verdict"]
         assert "n1" in out and "Fleet: GO" in out, out
-        wait_no_steps()
+        CLUSTER.wait_no_jobs()
 
 
 def test_faulty_node_is_drained_an_operators_drain_is_kept_and_resume_after_repair():
@@ -126,63 +139,145 @@ def test_without_drain_the_commands_are_printed_not_run():
     CLUSTER.set_scenario("n4", HEALTHY)
 
 
+class HungNode:
+    """`with HungNode("n3"):` the node's scenario is a FIFO nobody writes: the doubles' nvmlInit blocks
+    opening it, a driver that never answers (gpuvet's own driver deadline is set far beyond the
+    test's node deadline through HUNG_ENV)."""
+
+    def __init__(self, node):
+        self.node = node
+
+    def __enter__(self):
+        scenario_all(HEALTHY)
+        self.fifo = CLUSTER.path("scenarios", self.node + ".toml")
+        os.unlink(self.fifo)
+        os.mkfifo(self.fifo)
+        return self
+
+    def __exit__(self, *exc):
+        os.unlink(self.fifo)
+        CLUSTER.set_scenario(self.node, HEALTHY)
+
+
+HUNG_ENV = {"GPUVET_DRIVER_TIMEOUT_S": "3600"}
+NODE_TIMEOUT_S = int(scaled(30))  # a healthy node's check takes seconds; room for a loaded machine
+
+
 def test_a_hung_node_is_named_after_the_deadline_and_the_others_report():
+    with HungNode("n3"), tempfile.TemporaryDirectory() as d:
+        t0 = time.monotonic()
+        code, out, err = fleet("-N", "3", "-w", "n1,n2,n3", "--only", ONLY, "--node-timeout", f"{NODE_TIMEOUT_S}s",
+                               "--out", d, "--json", env=HUNG_ENV)
+        assert code == 3, (code, out, err)
+        doc = json.loads(out)
+        by = {n["name"]: n for n in doc["nodes"]}
+        assert by["n1"]["status"] == "GO" and by["n2"]["status"] == "GO", by
+        assert by["n3"]["status"] == "ERROR", by["n3"]
+        assert f"did not finish within the node deadline of {NODE_TIMEOUT_S} s" in by["n3"]["problem"], by["n3"]
+        assert sorted(f for f in os.listdir(d) if f.startswith("n")) == ["n1.json", "n2.json"], os.listdir(d)
+        assert time.monotonic() - t0 < NODE_TIMEOUT_S + scaled(120), "the run did not end soon after the deadline"
+    CLUSTER.wait_no_jobs()
+
+
+def test_the_node_deadline_starts_when_the_node_starts_not_while_the_allocation_waits():
+    """A fleet check that waits for its nodes longer than the node deadline still gets their reports."""
     scenario_all(HEALTHY)
-    fifo = CLUSTER.path("scenarios", "n3.toml")
-    os.unlink(fifo)
-    os.mkfifo(fifo)  # the doubles' nvmlInit blocks opening it: a driver that never answers
+    holder = allocation("n1", "--exclusive")  # the node is busy: the fleet check's srun waits for it
     try:
         with tempfile.TemporaryDirectory() as d:
-            t0 = time.monotonic()
-            code, out, err = fleet("-N", "3", "-w", "n1,n2,n3", "--only", ONLY, "--node-timeout", "20s", "--out", d,
-                                   "--json")
-            assert code == 3, (code, out, err)
-            doc = json.loads(out)
-            by = {n["name"]: n for n in doc["nodes"]}
-            assert by["n1"]["status"] == "GO" and by["n2"]["status"] == "GO", by
-            assert by["n3"]["status"] == "ERROR", by["n3"]
-            assert "did not finish within the node deadline of 20 s" in by["n3"]["problem"], by["n3"]
-            assert sorted(f for f in os.listdir(d) if f.startswith("n")) == ["n1.json", "n2.json"], os.listdir(d)
-            assert time.monotonic() - t0 < 120, "the run did not end soon after the deadline"
-        wait_no_steps()
+            # Long enough for a healthy node's check on a loaded machine, short enough to wait out.
+            node_timeout_s = int(scaled(20))
+            p = start_fleet("-N", "1", "-w", "n1", "--only", ONLY, "--node-timeout", f"{node_timeout_s}s", "--out", d,
+                            "--json")
+            try:
+                CLUSTER.poll(lambda: any(j.endswith("PENDING") for j in CLUSTER.jobs()), 60,
+                             "the fleet check's job was not pending")
+                time.sleep(node_timeout_s + 3)  # past the node deadline: the time under test, not a wait
+                assert p.poll() is None, ("the fleet check ended while its job waited", p.communicate())
+            finally:
+                CLUSTER.run("scancel", holder)
+            out, err = p.communicate(timeout=scaled(180))
+        assert p.returncode == 0, (p.returncode, out, err)
+        assert json.loads(out)["nodes"][0]["status"] == "GO", out
     finally:
-        os.unlink(fifo)
-        CLUSTER.set_scenario("n3", HEALTHY)
+        CLUSTER.run("scancel", holder)
+    CLUSTER.wait_no_jobs()
 
 
 def test_ctrl_c_keeps_the_finished_nodes_names_the_others_and_leaves_no_step():
+    with HungNode("n3"), tempfile.TemporaryDirectory() as d:
+        p = start_fleet("-N", "3", "-w", "n1,n2,n3", "--only", ONLY, "--out", d, env=HUNG_ENV)
+        wait_for_files(d, ["n1.json", "n2.json"], p)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=scaled(180))
+        assert p.returncode == 3, (p.returncode, out, err)
+        doc = json.load(open(os.path.join(d, "fleet.json")))
+        by = {n["name"]: n for n in doc["nodes"]}
+        assert by["n1"]["status"] == "GO" and by["n2"]["status"] == "GO", by
+        assert by["n3"]["status"] == "ERROR" and "interrupted" in by["n3"]["problem"], by["n3"]
+        assert any("interrupted" in n for n in doc["notes"]), doc["notes"]
+        assert not CLUSTER.processes("srun"), "srun outlived the fleet check"
+        CLUSTER.wait_no_jobs()  # a cancelled job is COMPLETING until its tasks are gone
+
+
+def stubborn_gpuvet(node):
+    """A --gpuvet for the fleet: gpuvet itself, except on `node`, whose task says hello and then ignores
+    SIGTERM, so that Slurm needs KillWait (5 s here) and a SIGKILL to end it."""
+    version = subprocess.run([harness.GPUVET, "--version"], capture_output=True, text=True).stdout.split()[-1]
+    path = CLUSTER.path("stubborn-gpuvet")
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\n"
+                f'if [ "$SLURMD_NODENAME" = {node} ]; then\n'
+                f'  echo "@gpuvet-step hello version={version} node={node} host=$(hostname) '
+                'job=$SLURM_JOB_ID step=$SLURM_STEP_ID"\n'
+                "  trap '' TERM INT\n"
+                "  while :; do sleep 1; done\n"
+                "fi\n"
+                f'exec {harness.GPUVET} "$@"\n')
+    os.chmod(path, 0o755)
+    return path
+
+
+def test_a_second_ctrl_c_exits_at_once_and_still_leaves_no_srun_and_no_step():
+    """The first Ctrl-C's scancel hangs (a slurmctld slow to answer: scancel is a wrapper that waits
+    20 s); the second one exits at once, and srun and the step must still end."""
     scenario_all(HEALTHY)
-    fifo = CLUSTER.path("scenarios", "n3.toml")
-    os.unlink(fifo)
-    os.mkfifo(fifo)
-    try:
-        with tempfile.TemporaryDirectory() as d:
-            e = {k: v for k, v in harness.fake_env("offer_healthy_2x_h100").items() if k != "GPUVET_FAKE_SCENARIO"}
-            p = subprocess.Popen([harness.GPUVET, "fleet", "check", "-N", "3", "-w", "n1,n2,n3", "--only", ONLY,
-                                  "--out", d], env=CLUSTER.env(e), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 text=True)
-            deadline = time.monotonic() + 120
-            while not (os.path.exists(os.path.join(d, "n1.json")) and os.path.exists(os.path.join(d, "n2.json"))):
-                assert time.monotonic() < deadline and p.poll() is None, "n1 and n2 did not report"
-                time.sleep(0.2)
-            p.send_signal(signal.SIGINT)
-            out, err = p.communicate(timeout=120)
-            assert p.returncode == 3, (p.returncode, out, err)
-            doc = json.load(open(os.path.join(d, "fleet.json")))
-            by = {n["name"]: n for n in doc["nodes"]}
-            assert by["n1"]["status"] == "GO" and by["n2"]["status"] == "GO", by
-            assert by["n3"]["status"] == "ERROR" and "interrupted" in by["n3"]["problem"], by["n3"]
-            assert any("interrupted" in n for n in doc["notes"]), doc["notes"]
-        wait_no_steps()
-        assert not CLUSTER.jobs(), CLUSTER.jobs()
-    finally:
-        os.unlink(fifo)
-        CLUSTER.set_scenario("n3", HEALTHY)
+    slow = CLUSTER.path("slow-bin")
+    os.makedirs(slow, exist_ok=True)
+    with open(os.path.join(slow, "scancel"), "w") as f:
+        f.write(f"#!/bin/sh\nsleep 20\nexec {slurm_cluster.sbin('scancel')} \"$@\"\n")
+    os.chmod(os.path.join(slow, "scancel"), 0o755)
+    env = {"PATH": slow + os.pathsep + os.environ.get("PATH", "/usr/bin:/bin")}
+    with tempfile.TemporaryDirectory() as d:
+        p = start_fleet("-N", "3", "-w", "n1,n2,n3", "--only", ONLY, "--out", d, "--gpuvet", stubborn_gpuvet("n3"),
+                        env=env)
+        wait_for_files(d, ["n1.json", "n2.json"], p)
+        err_lines = []
+        reader = threading.Thread(target=lambda: err_lines.extend(iter(p.stderr.readline, "")), daemon=True)
+        reader.start()
+        p.send_signal(signal.SIGINT)
+        CLUSTER.poll(lambda: any("stopping" in l for l in err_lines), 60, "the first Ctrl-C was not taken")
+        assert p.poll() is None, "the fleet check ended before the second Ctrl-C"
+        t0 = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        p.wait(timeout=scaled(30))
+        assert time.monotonic() - t0 < scaled(10), "the second Ctrl-C did not exit at once"
+        reader.join(timeout=scaled(10))  # nothing gpuvet left behind holds its stderr
+        assert not reader.is_alive(), "gpuvet's stderr is still held open"
+        err = "".join(err_lines)
+        assert p.returncode == 3, (p.returncode, err)
+        assert "interrupted again" in err, err
+        assert not os.path.exists(os.path.join(d, "fleet.json")), os.listdir(d)
+    CLUSTER.poll(lambda: not CLUSTER.processes("srun"), 30, "srun still running after the second Ctrl-C")
+    CLUSTER.wait_no_jobs()
 
 
 def test_gpus_requested_but_cuda_visible_devices_empty_is_an_error_that_says_so():
     scenario_all(HEALTHY)
-    code, out, err = fleet("-p", "broken", "-N", "1", "--gpus-per-node", "2", "--only", ONLY, "--json")
+    # The caller's own CUDA_VISIBLE_DEVICES must not reach the node: there it would hide that Slurm
+    # gave the task none.
+    code, out, err = fleet("-p", "broken", "-N", "1", "--gpus-per-node", "2", "--only", ONLY, "--json",
+                           env={"CUDA_VISIBLE_DEVICES": "0,1"})
     assert code == 3, (code, out, err)
     n5 = json.loads(out)["nodes"][0]
     assert n5["name"] == "n5" and n5["status"] == "ERROR", n5
@@ -199,23 +294,165 @@ def test_a_node_without_the_same_gpuvet_is_named():
 def test_trial_runs_on_three_nodes_give_one_run_report_each_and_compare_names_the_slowest():
     scenario_all(HEALTHY)
     runs = CLUSTER.path("runs")
-    job = ('case $SLURMD_NODENAME in n2) t=2.5;; *) t=0.5;; esac; '
-           f'exec {harness.GPUVET} run --tag $SLURMD_NODENAME --report {runs}/$SLURMD_NODENAME -- sleep $t')
-    e = {k: v for k, v in harness.fake_env("offer_healthy_2x_h100").items() if k != "GPUVET_FAKE_SCENARIO"}
-    r = CLUSTER.run("srun", "-N", "3", "-w", "n1,n2,n3", "--gpus-per-node", "2", "sh", "-c", job, env=e, timeout=180)
+    # One shared --report folder: each node's report goes into its own folder of it, by node name.
+    job = ('case $SLURMD_NODENAME in n2) t=3;; *) t=1;; esac; '
+           f'exec {harness.GPUVET} run --report {runs} -- sleep $t')
+    r = CLUSTER.run("srun", "-N", "3", "-w", "n1,n2,n3", "--gpus-per-node", "2", "sh", "-c", job, env=doubles_env())
     assert r.returncode == 0, (r.stdout, r.stderr)
-    with tempfile.TemporaryDirectory() as d:
-        for n in ("n1", "n2", "n3"):
-            doc = json.load(open(os.path.join(runs, n, "gpuvet-run.json")))
-            assert doc["command"] == "run" and doc["slurm"]["node"] == n, doc.get("slurm")
-            os.link(os.path.join(runs, n, "gpuvet-run.json"), os.path.join(d, n + ".json"))
-        code, out, err = harness.run("compare", "--fleet", d)
+    assert sorted(os.listdir(runs)) == ["n1", "n2", "n3"], os.listdir(runs)
+    for n in ("n1", "n2", "n3"):
+        doc = json.load(open(os.path.join(runs, n, "gpuvet-run.json")))
+        assert doc["command"] == "run" and doc["slurm"]["node"] == n, doc.get("slurm")
+    code, out, err = harness.run("compare", "--fleet", runs)
+    assert code == 1, (code, out, err)
+    assert "n2 | " in out and "(straggler, slowest)" in out.split("n2 | ")[1].splitlines()[0], out
+    assert "slowest node: n2, " in out, out
+    code, out, err = harness.run("compare", "--fleet", runs, "--json")
+    doc = json.loads(out)
+    assert doc["slowest"] == "n2" and [n["name"] for n in doc["nodes"]] == ["n1", "n2", "n3"], doc
+    assert doc["median_node"] in ("n1", "n3") and "n2" in doc["stragglers"], doc
+    n2 = next(n for n in doc["nodes"] if n["name"] == "n2")
+    assert n2["gap_fraction"] > 1, n2  # three times the median's one second, less the start-up
+
+
+def causes(reason):
+    """The checks a gpuvet drain reason records: "gpuvet: ... (checks: a,b)"."""
+    assert reason.startswith("gpuvet: ") and reason.endswith(")") and " (checks: " in reason, reason
+    return reason.rsplit(" (checks: ", 1)[1][:-1].split(",")
+
+
+def test_a_node_drained_for_an_outlier_is_resumed_only_by_a_run_that_judges_that_figure_again():
+    scenario_all(HEALTHY)
+    CLUSTER.set_scenario("n4", os.path.join(SCENARIOS, "fleet_slow_gpu.toml"))
+    gemm = {"GPUVET_CUBLASLT": os.path.join(os.environ["GPUVET_BUILD_DIR"], "tests", "fakes", "libfakecublaslt.so")}
+    job = allocation("n1,n2,n3,n4")
+    try:
+        env = dict(gemm, SLURM_JOB_ID=job, SLURM_JOB_NUM_NODES="4")
+        code, out, err = fleet("--only", "gpu.identity,gpu.gemm", "--nhc", "--drain", env=env)
         assert code == 1, (code, out, err)
-        assert "n2 | " in out and "(slowest)" in out.split("n2 | ")[1].splitlines()[0], out
-        assert "slowest node: n2, " in out, out
-        code, out, err = harness.run("compare", "--fleet", d, "--json")
-        doc = json.loads(out)
-        assert doc["slowest"] == "n2" and [n["name"] for n in doc["nodes"]] == ["n1", "n2", "n3"], doc
+        assert out.splitlines()[3].startswith("n4 | ERROR: gpuvet: ") and "low outlier: BF16 GEMM GPU 1" in out, out
+        state, reason = CLUSTER.node_state("n4")
+        assert "DRAIN" in state and "fleet.bf16_tflops" in causes(reason), (state, reason)
+        for n in ("n1", "n2", "n3"):
+            assert "DRAIN" not in CLUSTER.node_state(n)[0], n
+        CLUSTER.set_scenario("n4", HEALTHY)  # the card is replaced
+        # A run of the passive checks passes the node but did not measure GEMM: it stays drained.
+        code, out, err = fleet("--only", ONLY, "--nhc", "--resume", env=env)
+        assert code == 0, (code, out, err)
+        assert "n4: not resumed: drained for " in err and "fleet.bf16_tflops" in err, err
+        assert "DRAIN" in CLUSTER.node_state("n4")[0], CLUSTER.node_state("n4")
+        # GEMM measured again on the whole fleet, n4 among its peers: it is given back.
+        code, out, err = fleet("--only", "gpu.identity,gpu.gemm", "--nhc", "--resume", env=env)
+        assert code == 0, (code, out, err)
+        assert "n4: resume: " in err, err
+        state, reason = CLUSTER.node_state("n4")
+        assert "DRAIN" not in state and reason == "", (state, reason)
+    finally:
+        CLUSTER.run("scancel", job)
+        CLUSTER.set_scenario("n4", HEALTHY)
+        CLUSTER.resume("n4")
+    CLUSTER.wait_idle(["n1", "n2", "n3", "n4"])
+
+
+def test_another_gpuvet_version_on_a_node_is_named_with_both_versions():
+    # A node with another release: its agent says hello with its own version and refuses.
+    other = CLUSTER.path("other-gpuvet")
+    with open(other, "w") as f:
+        f.write("#!/bin/sh\n"
+                "echo \"@gpuvet-step hello version=0.0.9 node=$SLURMD_NODENAME host=$(hostname) "
+                "job=$SLURM_JOB_ID step=$SLURM_STEP_ID\"\n"
+                "echo 'gpuvet 0.0.9 is installed on this node, the fleet runs gpuvet another' >&2\n"
+                "echo '@gpuvet-step end exit=2 refused=version'\n"
+                "exit 2\n")
+    os.chmod(other, 0o755)
+    code, out, err = fleet("-w", "n1,n2", "-N", "2", "--only", ONLY, "--gpuvet", other, "--json")
+    assert code == 3, (code, out, err)
+    doc = json.loads(out)
+    for n in doc["nodes"]:
+        assert n["status"] == "ERROR", n
+        assert n["problem"].startswith("runs gpuvet 0.0.9, this fleet check is gpuvet " + doc["tool_version"]), n
+        assert n["problem"].endswith("install the same gpuvet on every node"), n
+    assert [n["name"] for n in doc["nodes"]] == ["n1", "n2"], doc["nodes"]
+    # The agent itself refuses a fleet of another version, before running anything.
+    p = subprocess.run([harness.GPUVET, "fleet", "agent", "--expect-version", "0.0.9", "--", "check"],
+                       capture_output=True, text=True, timeout=scaled(60))
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
+    lines = p.stdout.splitlines()
+    assert lines[0].startswith("@gpuvet-step hello version=" + doc["tool_version"]), lines
+    assert lines[-1] == "@gpuvet-step end exit=2 refused=version", lines
+    assert "the fleet runs gpuvet 0.0.9" in p.stderr, p.stderr
+
+
+def test_health_check_dry_run_prints_the_drain_and_the_resume_and_changes_nothing():
+    scenario_all(HEALTHY)
+    faulty = faulty_scenario(CLUSTER.path("faulty.toml"))
+
+    def health_check(node, scenario):
+        e = doubles_env({"SLURMD_NODENAME": node, "GPUVET_FAKE_SCENARIO": scenario, "GPUVET_FAKE_MACHINE": node})
+        p = subprocess.run([harness.GPUVET, "fleet", "health-check", "--dry-run"], env=CLUSTER.env(e),
+                           capture_output=True, text=True, timeout=scaled(120))
+        harness.check_no_crash(["fleet", "health-check"], p.returncode, p.stderr)
+        return p.returncode, p.stdout, p.stderr
+
+    code, out, err = health_check("n4", faulty)
+    assert code == 1, (code, out, err)
+    assert "n4: drain: gpuvet: gpu.health GPU 1 FAIL" in out and "(not done with --dry-run): " in out, out
+    assert "scontrol update NodeName=n4 State=DRAIN 'Reason=gpuvet: gpu.health GPU 1 FAIL" in out, out
+    assert "DRAIN" not in CLUSTER.node_state("n4")[0], CLUSTER.node_state("n4")
+    CLUSTER.drain("n4", "gpuvet: gpu.health GPU 1 FAIL: rows (checks: gpu.health)")
+    try:
+        code, out, err = health_check("n4", HEALTHY)
+        assert code == 0, (code, out, err)
+        assert "(not done with --dry-run): scontrol update NodeName=n4 State=RESUME" in out, out
+        assert "DRAIN" in CLUSTER.node_state("n4")[0], CLUSTER.node_state("n4")
+        CLUSTER.drain("n4", "gpuvet: gpu.gemm GPU 0 FAIL: 500 TFLOPS (checks: gpu.gemm)")
+        code, out, err = health_check("n4", HEALTHY)
+        assert code == 0 and "n4: not resumed: drained for gpu.gemm, which this run did not check" in out, out
+        assert "scontrol" not in out, out
+    finally:
+        CLUSTER.resume("n4")
+
+
+def hanging_bin(name):
+    """A folder for PATH whose `name` never answers (a slurmctld that does not reply)."""
+    d = CLUSTER.path("hang-" + name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "w") as f:
+        f.write("#!/bin/sh\nexec sleep 600\n")
+    os.chmod(os.path.join(d, name), 0o755)
+    return d + os.pathsep + os.environ.get("PATH", "/usr/bin:/bin")
+
+
+def test_the_health_check_ends_within_its_budget_when_slurm_does_not_answer():
+    faulty = faulty_scenario(CLUSTER.path("faulty.toml"))
+
+    def health_check(*args, path=None, scenario=faulty, extra=None):
+        e = doubles_env({"SLURMD_NODENAME": "n4", "GPUVET_FAKE_SCENARIO": scenario, "GPUVET_FAKE_MACHINE": "n4"})
+        if path:
+            e["PATH"] = path
+        e.update(extra or {})
+        t0 = time.monotonic()
+        p = subprocess.run([harness.GPUVET, "fleet", "health-check", *args], env=CLUSTER.env(e),
+                           capture_output=True, text=True, timeout=scaled(120))
+        harness.check_no_crash(["fleet", "health-check"], p.returncode, p.stderr)
+        return p.returncode, p.stdout, p.stderr, time.monotonic() - t0
+
+    # sinfo never answers: it gets 8 s of the default 50 s budget, then the run ends, nothing drained.
+    code, out, err, took = health_check(path=hanging_bin("sinfo"))
+    assert code == 3 and "sinfo did not finish within 8 s" in err, (code, out, err)
+    assert took < 50, took
+    # scontrol never answers: it gets what is left of a 25 s budget.
+    code, out, err, took = health_check("--node-timeout", "25s", path=hanging_bin("scontrol"))
+    assert code == 3 and "scontrol did not finish within" in err, (code, out, err)
+    assert 15 < took < 25 + scaled(3), took
+    assert "DRAIN" not in CLUSTER.node_state("n4")[0], CLUSTER.node_state("n4")
+    # The checks themselves hang (a driver that never answers): killed when their share runs out.
+    code, out, err, took = health_check("--node-timeout", "25s", scenario=HEALTHY,
+                                        extra={"GPUVET_FAKE_HANG": "nvmlInit", "GPUVET_DRIVER_TIMEOUT_S": "600"})
+    assert code == 3 and "the checks gave no report within 5 s" in out, (code, out, err)
+    assert took < 25, took
+    code, out, err, _ = health_check("--node-timeout", "19s")
+    assert code == 2 and "--node-timeout 19s is too short" in err and "give at least 25s" in err, (code, err)
 
 
 def test_outside_an_allocation_without_nodes_is_a_usage_error():

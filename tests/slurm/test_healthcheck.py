@@ -4,7 +4,6 @@ must stay in service, and after the repair the health check must give the node b
 Run: python3 test_healthcheck.py build/gpuvet."""
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
 import harness  # noqa: E402
@@ -20,37 +19,58 @@ CLUSTER = None
 SCRIPT = """#!/bin/sh
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin SLURM_CONF={conf}
 export GPUVET_LIBCUDA={build}/tests/fakes/libfakecuda.so GPUVET_LIBNVML={build}/tests/fakes/libfakenvml.so
-export GPUVET_FAKE_SCENARIO={dir}/scenarios/$SLURMD_NODENAME.toml
+export GPUVET_FAKE_SCENARIO={dir}/scenarios/$SLURMD_NODENAME.toml GPUVET_FAKE_MACHINE=$SLURMD_NODENAME
 exec {gpuvet} fleet health-check >>{dir}/log/hc.$SLURMD_NODENAME.log 2>&1
 """
 
 
-def wait_for(cond, timeout_s, what):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if cond():
-            return
-        time.sleep(0.5)
-    raise AssertionError(f"{what} within {timeout_s} s; health-check logs:\n" + CLUSTER.logs())
+def runs_on(node):
+    """How many times the health check has run on `node` (one NHC line per run in its log)."""
+    try:
+        with open(CLUSTER.path("log", f"hc.{node}.log"), errors="replace") as f:
+            return sum(1 for line in f if line.startswith(node + " | "))
+    except FileNotFoundError:
+        return 0
 
 
 def test_the_health_check_drains_its_own_faulty_node_and_resumes_it_after_repair():
-    wait_for(lambda: CLUSTER.node_state("n2")[1].startswith("gpuvet: gpu.health GPU 5"), 90,
-             "n2 was not drained with the gpuvet reason")
+    CLUSTER.poll(lambda: CLUSTER.node_state("n2")[1].startswith("gpuvet: gpu.health GPU 5"), 120,
+                 "n2 was not drained with the gpuvet reason")
     state, reason = CLUSTER.node_state("n2")
-    assert "DRAIN" in state, (state, reason)
+    assert "DRAIN" in state and reason.endswith("(checks: gpu.health)"), (state, reason)
     state, reason = CLUSTER.node_state("n1")
     assert "DRAIN" not in state and reason == "", (state, reason)
     CLUSTER.set_scenario("n2", HEALTHY)
-    wait_for(lambda: "DRAIN" not in CLUSTER.node_state("n2")[0], 90, "n2 was not resumed after the repair")
+    CLUSTER.poll(lambda: "DRAIN" not in CLUSTER.node_state("n2")[0], 120, "n2 was not resumed after the repair")
 
 
 def test_an_operators_drain_is_never_lifted_by_the_health_check():
     CLUSTER.drain("n1", "memory upgrade")
-    time.sleep(12)  # more than two health-check intervals
-    state, reason = CLUSTER.node_state("n1")
-    assert "DRAIN" in state and reason == "memory upgrade", (state, reason)
-    CLUSTER.resume("n1")
+    try:
+        seen = runs_on("n1")
+        CLUSTER.poll(lambda: runs_on("n1") >= seen + 2, 120, "the health check did not run twice more on n1")
+        state, reason = CLUSTER.node_state("n1")
+        assert "DRAIN" in state and reason == "memory upgrade", (state, reason)
+    finally:
+        CLUSTER.resume("n1")
+
+
+def test_a_node_drained_for_an_active_check_stays_drained_a_passive_cause_is_lifted():
+    """n1 passes the passive checks. Drained as fleet check drains for a GEMM failure, the health check
+    must leave it drained (it never measures GEMM); drained for gpu.health, it gives it back."""
+    CLUSTER.drain("n1", "gpuvet: gpu.gemm GPU 1 FAIL: BF16 GEMM 592 TFLOPS (floor 700) (checks: gpu.gemm)")
+    try:
+        seen = runs_on("n1")
+        CLUSTER.poll(lambda: runs_on("n1") >= seen + 2, 120, "the health check did not run twice more on n1")
+        state, reason = CLUSTER.node_state("n1")
+        assert "DRAIN" in state and reason.endswith("(checks: gpu.gemm)"), (state, reason)
+        with open(CLUSTER.path("log", "hc.n1.log"), errors="replace") as f:
+            assert "n1: not resumed: drained for gpu.gemm, which this run did not check" in f.read()
+        CLUSTER.drain("n1", "gpuvet: gpu.health GPU 0 FAIL: rows (checks: gpu.health)")
+        CLUSTER.poll(lambda: "DRAIN" not in CLUSTER.node_state("n1")[0], 120, "n1 was not resumed")
+        assert CLUSTER.node_state("n1")[1] == "", CLUSTER.node_state("n1")
+    finally:
+        CLUSTER.resume("n1")
 
 
 def main():

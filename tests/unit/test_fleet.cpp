@@ -2,6 +2,7 @@
 // drops failing nodes, worst GPU per node), the drain/resume ownership rule, the Slurm GPU variables.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "core/slurm_env.hpp"
@@ -10,6 +11,14 @@
 
 namespace gpuvet {
 namespace {
+
+// "n" + 3 (+ suffix): built by appending, which GCC 12's -Wrestrict does not misread at -O3.
+std::string numbered(const char* prefix, std::size_t i, const char* suffix = "") {
+    std::string s(prefix);
+    s += std::to_string(i);
+    s += suffix;
+    return s;
+}
 
 FleetNodeInput node(const std::string& name, double bf16, RunVerdict v = RunVerdict::Go, int gpu = 0) {
     FleetNodeInput n;
@@ -24,7 +33,7 @@ FleetNodeInput node(const std::string& name, double bf16, RunVerdict v = RunVerd
 
 TEST(FleetOutliers, IdenticalNodesNeverFlagEachOther) {
     std::vector<FleetNodeInput> in;
-    for (int i = 0; i < 8; ++i) in.push_back(node("n" + std::to_string(i), 790));
+    for (int i = 0; i < 8; ++i) in.push_back(node(numbered("n", i), 790));
     Fleet f = analyse_fleet(in);
     EXPECT_TRUE(f.outliers.empty());
     ASSERT_EQ(f.metrics.size(), 1u);
@@ -35,14 +44,14 @@ TEST(FleetOutliers, IdenticalNodesNeverFlagEachOther) {
 
 TEST(FleetOutliers, NoiseWithinFivePercentIsNotAnOutlier) {
     std::vector<FleetNodeInput> in;
-    for (double v : {790.0, 789.0, 791.0, 790.0, 752.0}) in.push_back(node("n" + std::to_string(in.size()), v));
+    for (double v : {790.0, 789.0, 791.0, 790.0, 752.0}) in.push_back(node(numbered("n", in.size()), v));
     Fleet f = analyse_fleet(in);  // 752 is 4.8% low: inside the 5% band
     EXPECT_TRUE(f.outliers.empty());
 }
 
 TEST(FleetOutliers, ALowNodeIsNamedWithItsWorstGpuAndFailsTheFleet) {
     std::vector<FleetNodeInput> in;
-    for (int i = 0; i < 6; ++i) in.push_back(node("n" + std::to_string(i), 790 + i % 2));
+    for (int i = 0; i < 6; ++i) in.push_back(node(numbered("n", i), 790 + i % 2));
     in.push_back(node("slow", 592, RunVerdict::Go, 3));
     Fleet f = analyse_fleet(in);
     ASSERT_EQ(f.outliers.size(), 1u);
@@ -60,8 +69,8 @@ TEST(FleetOutliers, ALowNodeIsNamedWithItsWorstGpuAndFailsTheFleet) {
 TEST(FleetOutliers, FailingNodesLeaveTheBaseline) {
     // Half the fleet failed its own checks at a low figure: the centre is the passing half's.
     std::vector<FleetNodeInput> in;
-    for (int i = 0; i < 4; ++i) in.push_back(node("good" + std::to_string(i), 790));
-    for (int i = 0; i < 3; ++i) in.push_back(node("bad" + std::to_string(i), 400, RunVerdict::NoGo));
+    for (int i = 0; i < 4; ++i) in.push_back(node(numbered("good", i), 790));
+    for (int i = 0; i < 3; ++i) in.push_back(node(numbered("bad", i), 400, RunVerdict::NoGo));
     Fleet f = analyse_fleet(in);
     ASSERT_EQ(f.metrics.size(), 1u);
     EXPECT_DOUBLE_EQ(f.metrics[0].median, 790);
@@ -71,7 +80,7 @@ TEST(FleetOutliers, FailingNodesLeaveTheBaseline) {
 
 TEST(FleetOutliers, TheBaselineDropsItsOwnOutliersRoundByRound) {
     std::vector<FleetNodeInput> in;
-    for (int i = 0; i < 5; ++i) in.push_back(node("n" + std::to_string(i), 790));
+    for (int i = 0; i < 5; ++i) in.push_back(node(numbered("n", i), 790));
     in.push_back(node("low1", 600));
     in.push_back(node("low2", 620));
     in.push_back(node("low3", 640));
@@ -83,7 +92,7 @@ TEST(FleetOutliers, TheBaselineDropsItsOwnOutliersRoundByRound) {
 
 TEST(FleetNodes, AnotherModelAndAMissingReportAreNamedTheRestJudged) {
     std::vector<FleetNodeInput> in;
-    for (int i = 0; i < 3; ++i) in.push_back(node("n" + std::to_string(i), 790));
+    for (int i = 0; i < 3; ++i) in.push_back(node(numbered("n", i), 790));
     FleetNodeInput other = node("rebadged", 790);
     other.gpu_model = "h100-sxm5-80gb + h800-sxm5-80gb";
     other.gpu_models = {"h100-sxm5-80gb", "h800-sxm5-80gb"};
@@ -107,22 +116,59 @@ TEST(FleetNodes, OnlyMissingReportsExitThree) {
 
 TEST(FleetDrain, AnOperatorsDrainIsKeptAndNeverResumed) {
     SlurmNodeState op{"n3", "drained", "PSU swap"};
-    NodeAction d = plan_drain(op, drain_reason("gpu.health GPU 1 FAIL: rows"));
+    NodeAction d = plan_drain(op, "gpu.health GPU 1 FAIL: rows", {"gpu.health"}, {});
     EXPECT_TRUE(d.argv.empty());
     EXPECT_EQ(d.note, "left alone: drained by someone else (PSU swap)");
-    EXPECT_TRUE(plan_resume(op).argv.empty());
+    EXPECT_TRUE(plan_resume(op, {"gpu.health", "gpu.gemm"}).argv.empty());
 }
 
-TEST(FleetDrain, OwnDrainIsRenewedAndResumedWhenPassing) {
-    SlurmNodeState idle{"n2", "idle", ""};
-    NodeAction d = plan_drain(idle, drain_reason("gpu.health GPU 1 FAIL:\nrows"));
+TEST(FleetDrain, TheReasonRecordsTheCausesAndKeepsThemWholeWhenShortened) {
+    EXPECT_EQ(drain_reason("gpu.health GPU 1 FAIL:\nrows", {"gpu.health"}),
+              "gpuvet: gpu.health GPU 1 FAIL: rows (checks: gpu.health)");
+    std::string long_one = drain_reason(std::string(500, 'x'), {"gpu.gemm", "fleet.bf16_tflops"});
+    EXPECT_LE(long_one.size(), kDrainReasonMaxChars);
+    EXPECT_EQ(drain_causes(long_one), (std::vector<std::string>{"gpu.gemm", "fleet.bf16_tflops"}));
+    EXPECT_NE(long_one.find("xxx... (checks: "), std::string::npos);
+    // An older gpuvet's reason: its first word, when a check key, is the cause.
+    EXPECT_EQ(drain_causes("gpuvet: gpu.health GPU 1 FAIL: rows"), (std::vector<std::string>{"gpu.health"}));
+    EXPECT_TRUE(drain_causes("gpuvet: low outlier: BF16 GEMM GPU 3").empty());
+    EXPECT_TRUE(drain_causes("PSU swap (checks: gpu.health").empty());
+    // No cause to name: recorded as such, and only an operator resumes the node.
+    std::string none = drain_reason("run verdict NO-GO", {});
+    EXPECT_EQ(none, "gpuvet: run verdict NO-GO (checks: unlisted)");
+    EXPECT_TRUE(drain_causes(none).empty());
+    EXPECT_TRUE(plan_resume(SlurmNodeState{"n1", "drained", none}, {"gpu.health"}).argv.empty());
+}
+
+TEST(FleetDrain, ResumedOnlyWhenThisRunRanWhatCausedTheDrainAndItPasses) {
+    const std::vector<std::string> passive = {"gpu.driver", "gpu.identity", "gpu.health", "gpu.pcie_link"};
+    SlurmNodeState gemm{"n2", "drained", drain_reason("gpu.gemm GPU 3 FAIL: 592 TFLOPS", {"gpu.gemm"})};
+    NodeAction hc = plan_resume(gemm, passive);  // a passive health check one interval later
+    EXPECT_TRUE(hc.argv.empty());
+    EXPECT_NE(hc.note.find("not resumed: drained for gpu.gemm, which this run did not check"), std::string::npos);
+    std::vector<std::string> with_gemm = passive;
+    with_gemm.push_back("gpu.gemm");
+    EXPECT_EQ(plan_resume(gemm, with_gemm).argv,
+              (std::vector<std::string>{"scontrol", "update", "NodeName=n2", "State=RESUME"}));
+    SlurmNodeState outlier{"n4", "draining", drain_reason("low outlier: BF16 GEMM", {"fleet.bf16_tflops"})};
+    EXPECT_TRUE(plan_resume(outlier, with_gemm).argv.empty());
+    with_gemm.push_back("fleet.bf16_tflops");
+    EXPECT_FALSE(plan_resume(outlier, with_gemm).argv.empty());
+    SlurmNodeState unknown{"n5", "drained", "gpuvet: low outlier: BF16 GEMM GPU 3"};
+    NodeAction u = plan_resume(unknown, with_gemm);
+    EXPECT_TRUE(u.argv.empty());
+    EXPECT_NE(u.note.find("resume it by hand"), std::string::npos);
+    EXPECT_TRUE(plan_resume(SlurmNodeState{"n6", "idle", ""}, passive).argv.empty());  // not drained
+}
+
+TEST(FleetDrain, ARenewedDrainKeepsTheEarlierCausesThisRunDidNotClear) {
+    SlurmNodeState gemm{"n2", "drained", drain_reason("gpu.gemm GPU 3 FAIL: 592 TFLOPS", {"gpu.gemm"})};
+    NodeAction d = plan_drain(gemm, "gpu.health GPU 1 FAIL: rows", {"gpu.health"}, {"gpu.driver"});
     ASSERT_EQ(d.argv.size(), 5u);
-    EXPECT_EQ(d.argv[4], "Reason=gpuvet: gpu.health GPU 1 FAIL: rows");
-    EXPECT_TRUE(plan_resume(idle).argv.empty());  // not drained: nothing to do
-    SlurmNodeState ours{"n2", "draining", "gpuvet: gpu.health GPU 1 FAIL: rows"};
-    EXPECT_EQ(plan_resume(ours).argv, (std::vector<std::string>{"scontrol", "update", "NodeName=n2", "State=RESUME"}));
-    EXPECT_FALSE(plan_drain(ours, drain_reason("x")).argv.empty());
-    EXPECT_LE(drain_reason(std::string(500, 'x')).size(), kDrainReasonMaxChars);
+    EXPECT_EQ(d.argv[4], "Reason=gpuvet: gpu.health GPU 1 FAIL: rows (checks: gpu.health,gpu.gemm)");
+    NodeAction again = plan_drain(gemm, "gpu.health GPU 1 FAIL: rows", {"gpu.health"}, {"gpu.gemm"});
+    EXPECT_EQ(again.argv[4], "Reason=gpuvet: gpu.health GPU 1 FAIL: rows (checks: gpu.health)");
+    EXPECT_TRUE(plan_drain(SlurmNodeState{"n7", "down*", "Not responding"}, "x", {"gpu.health"}, {}).argv.empty());
 }
 
 TEST(FleetDrain, SinfoLinesOncePerNode) {
@@ -130,6 +176,52 @@ TEST(FleetDrain, SinfoLinesOncePerNode) {
     ASSERT_EQ(s.size(), 2u);
     EXPECT_EQ(s[0].reason, "");
     EXPECT_TRUE(s[1].drained() && s[1].ours());
+}
+
+TEST(FleetCauses, AFailedCheckAnOutlierAndAnotherModelAreTheirOwnCauses) {
+    std::vector<FleetNodeInput> in;
+    for (int i = 0; i < 5; ++i) {
+        in.push_back(node(numbered("n", i), 790));
+        in.back().passed_checks = {"gpu.gemm", "gpu.health"};
+    }
+    in.push_back(node("slow", 592));
+    in.back().passed_checks = {"gpu.gemm", "gpu.health"};
+    in.push_back(node("broken", 790, RunVerdict::NoGo));
+    in.back().failed = {"gpu.health GPU 1 FAIL: rows"};
+    in.back().failed_checks = {"gpu.health"};
+    in.back().passed_checks = {"gpu.gemm"};
+    Fleet f = analyse_fleet(in);
+    EXPECT_EQ(node_causes(f, f.nodes[5]), (std::vector<std::string>{"fleet.bf16_tflops"}));
+    EXPECT_EQ(node_causes(f, f.nodes[6]), (std::vector<std::string>{"gpu.health"}));
+    auto cleared = node_cleared(f, f.nodes[0]);
+    for (const char* c : {"gpu.gemm", "gpu.health", "fleet.bf16_tflops", kCauseGpuModel})
+        EXPECT_NE(std::find(cleared.begin(), cleared.end(), c), cleared.end()) << c;
+    auto slow = node_cleared(f, f.nodes[5]);
+    EXPECT_EQ(std::find(slow.begin(), slow.end(), "fleet.bf16_tflops"), slow.end());
+    // One node alone judges no figure and no model against a fleet: it clears neither.
+    Fleet one = analyse_fleet({node("solo", 790)});
+    EXPECT_TRUE(node_cleared(one, one.nodes[0]).empty());
+}
+
+TEST(FleetNodes, AGpuUuidOnTwoNodesIsAFindingOnBoth) {
+    std::vector<FleetNodeInput> in;
+    for (int i = 0; i < 4; ++i) {
+        in.push_back(node(numbered("n", i), 790));
+        in.back().gpu_uuids = {numbered("GPU-", i, "-a"), numbered("GPU-", i, "-b")};
+    }
+    in[3].gpu_uuids[1] = "GPU-1-a";  // n3's GPU 1 is n1's GPU 0
+    Fleet f = analyse_fleet(in);
+    EXPECT_EQ(f.nodes[0].status, NodeStatus::Go);
+    EXPECT_EQ(f.nodes[1].status, NodeStatus::NoGo);
+    EXPECT_EQ(f.nodes[3].status, NodeStatus::NoGo);
+    EXPECT_EQ(nhc_line(f, f.nodes[3]), "n3 | ERROR: gpuvet: GPU identity: GPU 1 GPU-1-a is also GPU 0 of n1");
+    EXPECT_EQ(nhc_line(f, f.nodes[1]), "n1 | ERROR: gpuvet: GPU identity: GPU 0 GPU-1-a is also GPU 1 of n3");
+    EXPECT_EQ(node_causes(f, f.nodes[1]), (std::vector<std::string>{kCauseGpuUuid}));
+    ASSERT_EQ(f.notes.size(), 1u);
+    EXPECT_NE(f.notes[0].find("GPU GPU-1-a is reported by n1 and n3"), std::string::npos);
+    EXPECT_EQ(fleet_exit_code(f), 1);
+    auto cleared = node_cleared(f, f.nodes[0]);
+    EXPECT_NE(std::find(cleared.begin(), cleared.end(), kCauseGpuUuid), cleared.end());
 }
 
 TEST(SlurmEnv, GpusGivenButNoCudaVisibleDevicesIsAProblem) {
@@ -151,6 +243,26 @@ TEST(SlurmEnv, GpusGivenButNoCudaVisibleDevicesIsAProblem) {
     EXPECT_FALSE(slurm_gpu_problem(*s));
     auto none = slurm_context(env({{"SLURM_JOB_ID", "7"}}));
     EXPECT_FALSE(slurm_gpu_problem(*none));  // no GPUs asked for
+}
+
+TEST(SlurmEnv, AReportOfOneOfSeveralTasksGoesIntoItsNodesFolder) {
+    auto env = [](std::map<std::string, std::string> m) {
+        return [m](const char* k) -> std::optional<std::string> {
+            auto it = m.find(k);
+            if (it == m.end()) return std::nullopt;
+            return it->second;
+        };
+    };
+    EXPECT_FALSE(slurm_report_subfolder(env({})));
+    EXPECT_FALSE(slurm_report_subfolder(env({{"SLURMD_NODENAME", "n1"}, {"SLURM_STEP_NUM_TASKS", "1"}})));
+    EXPECT_EQ(slurm_report_subfolder(
+                  env({{"SLURMD_NODENAME", "gpu07"}, {"SLURM_STEP_NUM_TASKS", "4"}, {"SLURM_STEP_NUM_NODES", "4"}})),
+              "gpu07");
+    EXPECT_EQ(slurm_report_subfolder(env({{"SLURMD_NODENAME", "n/1"},
+                                          {"SLURM_STEP_NUM_TASKS", "16"},
+                                          {"SLURM_STEP_NUM_NODES", "2"},
+                                          {"SLURM_LOCALID", "3"}})),
+              "n_1-3");
 }
 
 }  // namespace
