@@ -33,6 +33,13 @@ CheckResult GpuIdentityCheck::assess(const GpuInfo& g, const GpuSpec*, CheckCont
     r.measurements.push_back(g.vbios_version
                                  ? Measurement::textual("vbios_version", "VBIOS", *g.vbios_version)
                                  : Measurement::absent("vbios_version", "VBIOS", "", g.vbios_version.absent_reason));
+    // A backend without this reading (AMD SMI) leaves it unread: no line rather than a blank one.
+    if (g.inforom_image_version || g.inforom_image_version.absent_reason != "not read")
+        r.measurements.push_back(
+            g.inforom_image_version
+                ? Measurement::textual("inforom_image_version", "InfoROM image", *g.inforom_image_version)
+                : Measurement::absent("inforom_image_version", "InfoROM image", "",
+                                      g.inforom_image_version.absent_reason));
     Measurement pci = g.pci_device_id
                           ? Measurement::textual("pci_device_id", "PCI device id", hex_device_id(*g.pci_device_id))
                           : Measurement::absent("pci_device_id", "PCI device id", "", g.pci_device_id.absent_reason);

@@ -63,7 +63,9 @@ int run_check(const GlobalOptions& g, const CheckArgs& a) {
     auto live = live_identity(*run->facts);
     if (selects_report_check(only, "history.drift"))
         if (auto drift = history_drift(run->report, a.history, live)) run->report.checks.push_back(std::move(*drift));
-    int code = emit_report(run->report, g);
+    // The HTML report shows the box's earlier runs; read before this run is recorded.
+    auto past = g.report_dir ? box_history_for(run->report, a.history, live) : std::nullopt;
+    int code = emit_report(run->report, g, past ? &*past : nullptr);
     record_in_history(run->report, a.history, live);
     return code;
 }

@@ -171,7 +171,7 @@ void add_driver_wedges(Report& r) {
 
 }  // namespace
 
-int emit_report(Report& r, const GlobalOptions& g) {
+int emit_report(Report& r, const GlobalOptions& g, const history::BoxHistory* history) {
     close_envelope(r);
     add_driver_wedges(r);
     r.finalize();
@@ -180,7 +180,7 @@ int emit_report(Report& r, const GlobalOptions& g) {
         write_file_atomically(dir / "gpuvet-report.json", report_json_text(r));
         write_file_atomically(dir / "gpuvet-report.txt", terminal_safe(render_scorecard(r, Style{false, 100, true})));
         write_file_atomically(dir / "report.md", render_markdown(r));
-        write_file_atomically(dir / "report.html", render_html(r));
+        write_file_atomically(dir / "report.html", render_html(r, history));
     }
     if (g.json) std::cout << report_json_text(r);
     else if (g.markdown) std::cout << render_markdown(r);

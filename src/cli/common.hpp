@@ -12,6 +12,10 @@
 #include "core/interrupt.hpp"  // stop_flag(): Ctrl-C / SIGTERM
 #include "core/result.hpp"
 
+namespace gpuvet::history {
+struct BoxHistory;
+}
+
 namespace gpuvet {
 
 class SpecDb;
@@ -84,7 +88,8 @@ Report new_report(const GlobalOptions& g);
 std::filesystem::path report_folder(const std::string& dir);
 
 // Prints the report (JSON or scorecard), writes --report files atomically, returns the exit code.
-int emit_report(Report& r, const GlobalOptions& g);
+// `history`: the box's earlier runs, a section of the HTML report when given.
+int emit_report(Report& r, const GlobalOptions& g, const history::BoxHistory* history = nullptr);
 
 // For a fatal error: when --json was asked for, a valid JSON document carrying the error.
 void emit_fatal_json(const GlobalOptions& g, const std::string& kind, const std::string& message,

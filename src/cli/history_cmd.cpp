@@ -62,16 +62,21 @@ int list(const GlobalOptions& g, const HistoryArgs& a) {
     auto store = open_existing(a);
     auto boxes = history::list_boxes(store.db());
     auto gpus = history::list_gpus(store.db());
-    return print(g, history_list_json(boxes, gpus), render_history_list(boxes, gpus));
+    auto moves = history::hostname_changes(store.db());
+    return print(g, history_list_json(boxes, gpus, moves), render_history_list(boxes, gpus, moves));
 }
 
 std::vector<ShownRun> shown(history::Database& db, const std::vector<history::RunRow>& runs,
                             const std::optional<std::string>& only_gpu) {
     std::vector<ShownRun> out;
     for (const auto& r : runs) {
-        ShownRun s{r, {}};
+        ShownRun s{r, {}, {}};
+        // A trial run's figures have no spec: its utilization, power and temperature are its key figures.
+        bool all = r.command == "run";
         for (auto& f : history::snapshot(db, r.id).figures)
-            if ((f.spec || f.fail_below || f.fail_above) && (!only_gpu || f.gpu == only_gpu)) s.figures.push_back(f);
+            if ((all || f.spec || f.fail_below || f.fail_above) && (!only_gpu || f.gpu == only_gpu))
+                s.figures.push_back(f);
+        if (all) s.findings = history::findings_of(db, r.id);
         out.push_back(std::move(s));
     }
     return out;

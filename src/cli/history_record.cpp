@@ -34,6 +34,7 @@ history::LiveIdentity live_identity(const RunFacts& facts) {
     for (const GpuInfo& g : facts.inventory().gpus) {
         if (g.serial) live.serials[g.index] = *g.serial;
         if (g.vbios_version) live.vbios_versions[g.index] = *g.vbios_version;
+        if (g.inforom_image_version) live.inforom_versions[g.index] = *g.inforom_image_version;
     }
     return live;
 }
@@ -59,7 +60,21 @@ std::optional<CheckResult> history_drift(const Report& r, const HistoryOptions& 
     }
 }
 
-void record_in_history(const Report& r, const HistoryOptions& o, const history::LiveIdentity& live) {
+std::optional<history::BoxHistory> box_history_for(const Report& r, const HistoryOptions& o,
+                                                   const history::LiveIdentity& live) {
+    if (o.off) return std::nullopt;
+    auto path = history::history_path(o.db);
+    std::error_code ec;
+    if (!path || !std::filesystem::exists(*path, ec)) return std::nullopt;
+    try {
+        history::Store store(*path, false);
+        return history::box_history(store.db(), history::record_of(r, &live));
+    } catch (const Error&) {
+        return std::nullopt;  // history.drift says why the history could not be read
+    }
+}
+
+void record_in_history(const history::RunRecord& rec, const HistoryOptions& o) {
     if (o.off) return;
     std::string why;
     auto path = history::history_path(o.db, &why);
@@ -70,12 +85,16 @@ void record_in_history(const Report& r, const HistoryOptions& o, const history::
     }
     try {
         history::Store store(*path, true);
-        store.record(history::record_of(r, &live), "recorded");
+        store.record(rec, "recorded");
     } catch (const std::exception& e) {
         std::cerr << "gpuvet: warning: this run is not in the history: " << e.what() << "\n";
         if (auto* ge = dynamic_cast<const Error*>(&e); ge && !ge->advice().empty())
             std::cerr << "  → " << ge->advice() << "\n";
     }
+}
+
+void record_in_history(const Report& r, const HistoryOptions& o, const history::LiveIdentity& live) {
+    if (!o.off) record_in_history(history::record_of(r, &live), o);
 }
 
 }  // namespace gpuvet

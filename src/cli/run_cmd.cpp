@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "cli/common.hpp"
+#include "cli/history_record.hpp"
 #include "cli/number_option.hpp"
 #include "cli/output_guard.hpp"
 #include "core/atomic_file.hpp"
@@ -40,6 +41,7 @@ struct RunArgs {
     std::string record;
     std::string tag, note;
     bool judge = false;
+    HistoryOptions history;
 };
 
 // 10 Hz is as fast as NVML refreshes most fields; a minute is the coarsest that still shows stalls.
@@ -165,6 +167,7 @@ int run_run_cmd(const GlobalOptions& g, const RunArgs& a) {
     std::unique_ptr<RunRecorder> recorder;
     if (!a.record.empty()) recorder = std::make_unique<RunRecorder>(a.record);
     std::vector<int> gpus = a.gpus.empty() ? std::vector<int>{} : parse_gpu_list(a.gpus);
+    require_usable_history(a.history);
     JobProcess job;  // first: blocks the signals its waiter takes before any library starts a thread
     const int root = static_cast<int>(::getpid());
     GpuOpener opener(gpus, root);
@@ -241,6 +244,7 @@ int run_run_cmd(const GlobalOptions& g, const RunArgs& a) {
     st.verbose = g.verbose;
     std::cerr << terminal_safe(render_run_summary(r, st));
     std::cerr.flush();
+    record_run_in_history(env, r, a.history, backend);
     return a.judge ? judged_exit(r) : r.exit_code;
 }
 
@@ -264,6 +268,7 @@ void add_run_command(Cli cli) {
         ->type_name("DIR");
     sub->add_flag("--no-color", cli.global.no_color, "no colours in the summary");
     sub->add_flag("-v,--verbose", cli.global.verbose, "also list every signal that was not measured, and why");
+    add_history_flags(*sub, args->history);
     sub->footer(
         "Examples:\n"
         "  gpuvet run -- python train.py --epochs 1         the job's own output as usual, then the diagnosis\n"

@@ -22,7 +22,7 @@ struct FigureChange {
 
 struct RunDiff {
     RunRow base, now;
-    std::vector<std::string> hardware;  // GPUs added/removed/replaced, driver and VBIOS changes
+    std::vector<std::string> hardware;  // GPUs added/removed/replaced, GPU count, driver, CUDA, VBIOS, InfoROM
     std::vector<FigureChange> figures;
     std::size_t compared = 0;  // figures present in both runs
 };

@@ -7,13 +7,6 @@
 
 namespace gpuvet::history {
 
-const std::vector<std::string>& counter_metrics() {
-    static const std::vector<std::string> k = {
-        "gpu.health.ecc_aggregate_uncorrected", "gpu.health.remapped_rows_uncorrectable",
-        "gpu.health.remapped_rows_correctable", "gpu.health.retired_pages_double_bit"};
-    return k;
-}
-
 double median_of(std::vector<double> v) {
     if (v.empty()) return 0;
     std::sort(v.begin(), v.end());
@@ -59,8 +52,7 @@ void drifted(const GpuHistory& g, const FigureHistory& f, CheckResult& r) {
 }
 
 void counter_rose(const GpuHistory& g, const FigureHistory& f, CheckResult& r) {
-    const auto& k = counter_metrics();
-    if (f.earlier.empty() || std::find(k.begin(), k.end(), f.metric) == k.end()) return;
+    if (f.earlier.empty() || !is_counter(f.metric)) return;
     const Dated& last = f.earlier.back();
     if (f.now <= last.value) return;
     r.findings.emplace_back(Verdict::Warn, g.label + ": " + f.metric + " rose from " + format_number(last.value, 6) +
@@ -82,15 +74,23 @@ void thermal_rising(const GpuHistory& g, const FigureHistory& f, const std::stri
                                                " C): check its fan and airflow");
 }
 
+std::string reuse_text(const HostnameReuse& h) {
+    return "hostname " + h.hostname + " was " + h.box + " until " + day(h.until) +
+           " with other GPUs: this is another box";
+}
+
 }  // namespace
 
 CheckResult judge_drift(const DriftInput& in) {
     CheckResult r;
     r.key = "history.drift";
     r.title = "Drift and swaps against this box's history";
+    // Informational (a PASS finding): a new box under a known name is no fault, but never silent.
+    if (in.hostname_reused) r.findings.emplace_back(Verdict::Pass, reuse_text(*in.hostname_reused));
     if (!in.any_history) {
         r.verdict = Verdict::Skip;
         r.summary = "no earlier run of this box or its GPUs in the history: this run is the first reference.";
+        if (in.hostname_reused) r.summary += " Note: " + reuse_text(*in.hostname_reused) + ".";
         return r;
     }
     for (const SlotChange& s : in.swaps)
@@ -105,16 +105,19 @@ CheckResult judge_drift(const DriftInput& in) {
             counter_rose(g, f, r);
             thermal_rising(g, f, in.now_at, r);
         }
-    r.verdict = r.findings.empty() ? Verdict::Pass : Verdict::Warn;
-    r.summary = r.findings.empty() ? std::to_string(compared) +
-                                         " figures compared with their GPUs' own history: none drifted, no card "
-                                         "swapped, no error counter rose."
-                                   : std::to_string(r.findings.size()) + " change" +
-                                         (r.findings.size() == 1 ? "" : "s") + " against this box's history.";
+    std::size_t changes = 0;
+    for (const Finding& f : r.findings) changes += f.verdict == Verdict::Warn ? 1 : 0;
+    r.verdict = changes == 0 ? Verdict::Pass : Verdict::Warn;
+    r.summary = changes == 0
+                    ? std::to_string(compared) +
+                          " figures compared with their GPUs' own history of comparable runs: none drifted, "
+                          "no card swapped, no error counter rose."
+                    : std::to_string(changes) + " change" + (changes == 1 ? "" : "s") + " against this box's history.";
     if (compared == 0 && in.swaps.empty()) {
         r.verdict = Verdict::Skip;
-        r.summary = "the history holds no earlier figure of these GPUs to compare with.";
+        r.summary = "the history holds no earlier figure of these GPUs from a comparable run to compare with.";
     }
+    if (in.hostname_reused) r.summary += " Note: " + reuse_text(*in.hostname_reused) + ".";
     return r;
 }
 

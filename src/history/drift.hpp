@@ -15,13 +15,17 @@
 //   a WARN at any size (its own choice: a growing count is a card getting worse, whatever the total);
 // - a burn's peak temperature that rose in each of the last kRisingRuns runs, by at least
 //   kRisingMinC in all: gpuvet's own choice, more than the few degrees that a room's or a rack's
-//   inlet temperature moves between runs.
+//   inlet temperature moves between runs;
+// - a hostname the history knew with other GPUs (an informational finding: the box is new).
+// Earlier values are those of comparable runs only (comparable.hpp): the same command at the same
+// tier, a burn's figures from burns of about the same length.
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/result.hpp"
+#include "history/comparable.hpp"
 
 namespace gpuvet::history {
 
@@ -30,9 +34,6 @@ inline constexpr int kMinEarlierRuns = 3;
 inline constexpr int kRisingRuns = 3;  // this run and the two before it
 inline constexpr double kRisingMinC = 5.0;
 inline constexpr const char* kThermalMetric = "gpu.burn.temperature_peak_c";
-
-// The lifetime counters whose growth between two runs is a finding.
-const std::vector<std::string>& counter_metrics();
 
 struct Dated {
     std::string at;  // the run's start, RFC 3339
@@ -59,10 +60,17 @@ struct SlotChange {
     std::string before_at;      // when the previous GPU was last seen there
 };
 
+// A hostname that belonged to a box with other GPUs: this run is a new box under an old name.
+struct HostnameReuse {
+    std::string hostname, box;  // the box that had it
+    std::string until;          // that box's last run under the name
+};
+
 struct DriftInput {
     std::string now_at;
     std::vector<GpuHistory> gpus;
     std::vector<SlotChange> swaps;
+    std::optional<HostnameReuse> hostname_reused;
     bool any_history = false;  // the box or a GPU has an earlier run
 };
 

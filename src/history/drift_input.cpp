@@ -12,15 +12,19 @@ namespace {
 
 // The GPU's earlier values of `metric`, from runs where the driver gave it the same name: a GPU
 // that now reports another product (a re-flashed VBIOS, gpu.identity's business) has no baseline.
+// Only runs comparable with this one count (comparable.hpp): a quick check's short burn is no
+// baseline for a full one's.
 std::vector<Dated> earlier(Database& db, std::int64_t gpu, const GpuRecord& g, const std::string& metric,
-                           const std::string& before) {
+                           const RunKind& now_kind, const std::string& before) {
     std::vector<Dated> out;
     Statement s = db.prepare(
-        "SELECT r.started_at, f.value FROM figures f JOIN runs r ON r.id = f.run_id JOIN run_gpus rg ON "
-        "rg.run_id = f.run_id AND rg.gpu_id = f.gpu_id WHERE f.metric = ?1 AND f.gpu_id = ?2 AND "
-        "r.started_at <= ?3 AND rg.name IS ?4 ORDER BY r.started_at, r.id");
+        "SELECT r.started_at, f.value, r.command, r.tier, r.burn_duration_s FROM figures f JOIN runs r ON "
+        "r.id = f.run_id JOIN run_gpus rg ON rg.run_id = f.run_id AND rg.gpu_id = f.gpu_id WHERE f.metric = ?1 "
+        "AND f.gpu_id = ?2 AND r.started_at <= ?3 AND rg.name IS ?4 ORDER BY r.started_at, r.id");
     s.bind(1, metric).bind(2, gpu).bind(3, before).bind(4, g.name);
-    while (s.step()) out.push_back({s.text(0), s.real(1)});
+    while (s.step())
+        if (comparable(now_kind, RunKind{s.text(2), s.opt_text(3), s.opt_real(4)}, metric))
+            out.push_back({s.text(0), s.real(1)});
     return out;
 }
 
@@ -28,29 +32,45 @@ std::string label_of(const GpuRecord& g) {
     return "GPU " + std::to_string(g.index) + (g.serial ? " (serial " + *g.serial + ")" : "");
 }
 
-std::optional<std::int64_t> previous_run(Database& db, std::int64_t box, const std::string& before) {
+// The GPU each slot of the box held last before `before`, with when (a run of some GPUs only
+// leaves the other slots as they were).
+struct SlotHeld {
+    std::string key;
+    std::optional<std::string> serial;
+    std::string at;
+};
+std::map<std::string, SlotHeld> slots_held(Database& db, std::int64_t box, const std::string& before) {
+    std::map<std::string, SlotHeld> out;
     Statement s = db.prepare(
-        "SELECT id FROM runs WHERE box_id = ?1 AND started_at <= ?2 AND EXISTS (SELECT 1 FROM run_gpus WHERE "
-        "run_id = runs.id) ORDER BY started_at DESC, id DESC LIMIT 1");
+        "SELECT slot, key, serial, started_at FROM (SELECT rg.slot, g.key, g.serial, r.started_at, row_number() "
+        "OVER (PARTITION BY rg.slot ORDER BY r.started_at DESC, r.id DESC) AS n FROM run_gpus rg JOIN runs r ON "
+        "r.id = rg.run_id JOIN gpus g ON g.id = rg.gpu_id WHERE r.box_id = ?1 AND r.started_at <= ?2) WHERE n = 1");
     s.bind(1, box).bind(2, before);
-    if (!s.step()) return std::nullopt;
-    return s.int64(0);
+    while (s.step()) out[s.text(0)] = {s.text(1), s.opt_text(2), s.text(3)};
+    return out;
 }
 
 void add_swaps(Database& db, const RunRecord& now, std::int64_t box, DriftInput& in) {
-    auto prev = previous_run(db, box, now.started_at);
-    if (!prev) return;
+    auto held = slots_held(db, box, now.started_at);
+    if (held.empty()) return;
     in.any_history = true;
-    Snapshot before = snapshot(db, *prev);
     for (const GpuRecord& g : now.gpus) {
-        if (g.key().empty()) continue;
-        for (const SnapshotGpu& b : before.gpus)
-            if (b.slot == g.slot && b.key && *b.key != g.key()) {
-                std::string was = b.serial ? "serial " + *b.serial : *b.key;
-                std::string is = g.serial ? "serial " + *g.serial : g.key();
-                in.swaps.push_back({g.slot, g.index, was, is, before.run.started_at});
-            }
+        auto it = held.find(g.slot);
+        if (g.key().empty() || it == held.end() || it->second.key == g.key()) continue;
+        std::string was = it->second.serial ? "serial " + *it->second.serial : it->second.key;
+        std::string is = g.serial ? "serial " + *g.serial : g.key();
+        in.swaps.push_back({g.slot, g.index, was, is, it->second.at});
     }
+}
+
+// A new box under a hostname that a box with other GPUs had: said, not silently a new box.
+void add_hostname_reuse(Database& db, const RunRecord& now, DriftInput& in) {
+    if (!now.hostname || now.hostname->empty()) return;
+    bool identified = false;
+    for (const GpuRecord& g : now.gpus) identified = identified || !g.key().empty();
+    if (!identified) return;
+    if (auto was = last_box_named(db, *now.hostname, now.started_at, std::nullopt))
+        in.hostname_reused = HostnameReuse{*now.hostname, was->first, was->second};
 }
 
 }  // namespace
@@ -68,6 +88,8 @@ DriftInput drift_input(Database& db, const RunRecord& now) {
     DriftInput in;
     in.now_at = now.started_at;
     if (auto box = box_of(db, now)) add_swaps(db, now, *box, in);
+    else add_hostname_reuse(db, now, in);
+    RunKind kind = kind_of(now);
     for (const GpuRecord& g : now.gpus) {
         auto id = g.key().empty() ? std::nullopt : find_gpu(db, g.key());
         if (!id) continue;
@@ -75,7 +97,7 @@ DriftInput drift_input(Database& db, const RunRecord& now) {
         for (const FigureRecord& f : now.figures) {
             if (f.gpu != g.index) continue;
             FigureHistory fh{f.metric, f.unit, f.value, (f.fail_below || f.spec) && !f.fail_above,
-                             earlier(db, *id, g, f.metric, now.started_at)};
+                             earlier(db, *id, g, f.metric, kind, now.started_at)};
             if (!fh.earlier.empty()) in.any_history = true;
             h.figures.push_back(std::move(fh));
         }

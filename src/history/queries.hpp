@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "history/comparable.hpp"
 #include "history/sqlite_db.hpp"
 
 namespace gpuvet::history {
@@ -41,12 +42,19 @@ struct RunRow {
     std::int64_t id = 0;
     std::string box, command, started_at, verdict, origin;
     std::optional<std::string> hostname, driver_version;
+    int exit_code = 0;
+    std::optional<std::string> tier;
+    std::optional<double> burn_duration_s;
+    std::optional<int> cuda_driver_version;
+    std::optional<std::string> job;  // `gpuvet run`: the job's command line
+    RunKind kind() const { return {command, tier, burn_duration_s}; }
 };
 
 struct SnapshotGpu {
     int index = 0;
     std::string slot;
     std::optional<std::string> key, serial, name, vbios_version, verdict;
+    std::optional<std::string> inforom_version;
 };
 
 struct Snapshot {
@@ -62,6 +70,18 @@ struct TrendPoint {
     double value = 0;
     std::string unit;
     std::optional<double> spec, fail_below, fail_above;
+    RunKind kind;             // of the run it was measured in
+    std::int64_t run_id = 0;  // that run's row; 0 for a run not recorded
+};
+
+struct FindingRow {
+    std::optional<int> index;  // the GPU's index in its run
+    std::string check, verdict, text;
+};
+
+// A hostname that moved to other GPUs: `before_box` had it until `until`, `after_box` since `since`.
+struct HostnameChange {
+    std::string hostname, before_box, until, after_box, since;
 };
 
 std::vector<BoxRow> list_boxes(Database& db);
@@ -79,6 +99,19 @@ Snapshot snapshot(Database& db, std::int64_t run);
 // Every value of `metric` on one GPU or on every GPU of one box (or everywhere), oldest first.
 std::vector<TrendPoint> trend(Database& db, const std::string& metric, std::optional<std::int64_t> gpu,
                               std::optional<std::int64_t> box);
+// The findings recorded with a run (WARN/FAIL/ERROR of its checks; `run`'s diagnosis).
+std::vector<FindingRow> findings_of(Database& db, std::int64_t run);
+
+// Every hostname that belonged, run after run, to boxes with different GPUs, in time order.
+// Only runs with identified GPUs count: a host-only report names no hardware to differ.
+std::vector<HostnameChange> hostname_changes(Database& db);
+// The latest box other than `except` that ran under `hostname` with identified GPUs up to
+// `before` (a run not yet recorded: runs in the same second count as before it), with its last
+// run's start.
+std::optional<std::pair<std::string, std::string>> last_box_named(Database& db, const std::string& hostname,
+                                                                  const std::string& before,
+                                                                  std::optional<std::int64_t> except);
+
 // The metrics recorded, for the error that names a metric that has none.
 std::vector<std::string> metrics(Database& db);
 

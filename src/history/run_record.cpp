@@ -86,21 +86,30 @@ void take_gpu_ids(const Report& r, const LiveIdentity* live, GpuRecord& g) {
         if (c.key == "gpu.identity" && c.gpu == g.index) {
             g.serial = text_of(c, "serial");
             g.vbios_version = text_of(c, "vbios_version");
+            g.inforom_version = text_of(c, "inforom_image_version");
         }
     if (!live) return;
     if (auto it = live->serials.find(g.index); !g.serial && it != live->serials.end()) g.serial = it->second;
     if (auto it = live->vbios_versions.find(g.index); !g.vbios_version && it != live->vbios_versions.end())
         g.vbios_version = it->second;
+    if (auto it = live->inforom_versions.find(g.index); !g.inforom_version && it != live->inforom_versions.end())
+        g.inforom_version = it->second;
 }
 
 }  // namespace
 
 std::string digest_of(const Report& r) {
+    std::vector<std::string> uuids;
+    for (const GpuSummary& g : r.gpus) uuids.push_back(g.uuid.value_or(""));
+    return digest_of(r, r.machine.hostname, uuids);
+}
+
+std::string digest_of(const Envelope& r, const std::optional<std::string>& hostname,
+                      const std::vector<std::string>& gpu_uuids) {
     std::uint64_t h = 14695981039346656037ULL;
-    for (const std::string& s :
-         {r.command, r.started_at, r.finished_at, r.tool_version, r.machine.hostname.value_or("")})
+    for (const std::string& s : {r.command, r.started_at, r.finished_at, r.tool_version, hostname.value_or("")})
         h = fnv1a(h, s);
-    for (const GpuSummary& g : r.gpus) h = fnv1a(h, g.uuid.value_or(""));
+    for (const std::string& u : gpu_uuids) h = fnv1a(h, u);
     for (const std::string& a : r.argv) h = fnv1a(h, a);
     // Times are whole seconds; the duration (a double that JSON carries exactly) tells apart two
     // runs that started and ended within the same second.
@@ -110,6 +119,24 @@ std::string digest_of(const Report& r) {
     char buf[17];
     std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
     return buf;
+}
+
+std::optional<std::string> tier_of(const std::string& command, const std::vector<std::string>& argv) {
+    if (command != "check" && command != "bench") return std::nullopt;
+    for (const std::string& a : argv) {
+        if (a == "--quick") return std::string("quick");
+        if (a == "--full") return std::string("full");
+    }
+    return std::string("standard");
+}
+
+std::optional<double> burn_duration_of(const Report& r) {
+    std::optional<double> longest;
+    for (const CheckResult& c : r.checks)
+        if (c.key == "gpu.burn")
+            for (const Measurement& m : c.measurements)
+                if (m.key == "load_duration_s" && m.value && (!longest || *m.value > *longest)) longest = m.value;
+    return longest;
 }
 
 RunRecord record_of(const Report& r, const LiveIdentity* live) {
@@ -124,9 +151,13 @@ RunRecord record_of(const Report& r, const LiveIdentity* live) {
     rec.hostname = r.machine.hostname;
     take_ids(r, live, rec);
     rec.driver_version = r.machine.driver.driver_version;
+    rec.cuda_driver_version = r.machine.driver.cuda_driver_version;
+    rec.tier = tier_of(r.command, r.argv);
+    rec.burn_duration_s = burn_duration_of(r);
     auto verdicts = gpu_verdicts(r);
     for (const GpuSummary& g : r.gpus) {
-        GpuRecord gr{g.index, slot_of(g), g.uuid, std::nullopt, g.name, std::nullopt, g.sku, std::nullopt};
+        GpuRecord gr{g.index,      slot_of(g), g.uuid,       std::nullopt, g.name,
+                     std::nullopt, g.sku,      std::nullopt, std::nullopt};
         take_gpu_ids(r, live, gr);
         if (auto it = verdicts.find(g.index); it != verdicts.end()) gr.verdict = to_string(it->second);
         rec.gpus.push_back(std::move(gr));

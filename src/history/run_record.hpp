@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/result.hpp"
+#include "history/comparable.hpp"
 
 namespace gpuvet::history {
 
@@ -17,7 +18,8 @@ struct GpuRecord {
     int index = 0;
     std::string slot;  // where it sits: the PCI bus id, or "index N" when the driver gave none
     std::optional<std::string> uuid, serial, name, vbios_version, sku;
-    std::optional<std::string> verdict;  // the worst verdict of its per-GPU results
+    std::optional<std::string> verdict;          // the worst verdict of its per-GPU results
+    std::optional<std::string> inforom_version;  // the InfoROM image version, where the driver gave it
     // The key the history knows this GPU by: its UUID, else its serial; empty when it has neither.
     std::string key() const;
 };
@@ -44,6 +46,12 @@ struct RunRecord {
     int exit_code = 0;
     std::optional<std::string> hostname, system_uuid, board_serial, slurm_node;
     std::optional<std::string> driver_version;
+    std::optional<int> cuda_driver_version;  // 12080 as cuDriverGetVersion gives it
+    // What makes two runs comparable (drift compares like with like): the tier of a check or
+    // bench (quick, standard, full), the burn's load duration in seconds when a burn ran.
+    std::optional<std::string> tier;
+    std::optional<double> burn_duration_s;
+    std::optional<std::string> job;  // `gpuvet run`: the job's command line
     std::vector<GpuRecord> gpus;
     std::vector<FigureRecord> figures;
     std::vector<FindingRecord> findings;
@@ -53,8 +61,10 @@ struct RunRecord {
 // host.identity nor gpu.identity, whose measurements carry these ids into saved reports.
 struct LiveIdentity {
     std::optional<std::string> system_uuid, board_serial, slurm_node;
-    std::map<int, std::string> serials, vbios_versions;  // by GPU index
+    std::map<int, std::string> serials, vbios_versions, inforom_versions;  // by GPU index
 };
+
+inline RunKind kind_of(const RunRecord& r) { return {r.command, r.tier, r.burn_duration_s}; }
 
 // The record of a report; `live` fills what the report's own results do not say.
 RunRecord record_of(const Report& r, const LiveIdentity* live = nullptr);
@@ -62,6 +72,15 @@ RunRecord record_of(const Report& r, const LiveIdentity* live = nullptr);
 // A 64-bit FNV-1a digest (hex) over the command, argv, start and end times, duration, tool
 // version, hostname and the GPUs' UUIDs: what a report is, whichever file holds it.
 std::string digest_of(const Report& r);
+std::string digest_of(const Envelope& e, const std::optional<std::string>& hostname,
+                      const std::vector<std::string>& gpu_uuids);
+
+// The tier a command ran at, from its own words (a saved report carries them): --quick, --full,
+// else standard; nullopt for a command without tiers (burn, run, host).
+std::optional<std::string> tier_of(const std::string& command, const std::vector<std::string>& argv);
+
+// The burn's load duration: the longest `gpu.burn.load_duration_s` of the report, when a burn ran.
+std::optional<double> burn_duration_of(const Report& r);
 
 // The slot name of a GPU: its PCI bus id lower-cased with the domain, or "index N".
 std::string slot_of(const GpuSummary& g);

@@ -75,7 +75,22 @@ CREATE INDEX figures_by_metric ON figures(metric, gpu_id, run_id);
 CREATE INDEX runs_by_box ON runs(box_id, started_at);
 )sql";
 
-constexpr std::array<const char*, kDatabaseVersion> kSteps = {kStep1, kStep2};
+// What a run was, so that drift compares like with like: the tier (quick, standard, full; 'unknown'
+// for a check or bench recorded before tiers were kept, comparable with any), the burn's length
+// (backfilled from the recorded load duration), the CUDA driver version, the job of `gpuvet run`,
+// and each GPU's InfoROM image version.
+constexpr const char* kStep3 = R"sql(
+ALTER TABLE runs ADD COLUMN tier TEXT;
+ALTER TABLE runs ADD COLUMN burn_duration_s REAL;
+ALTER TABLE runs ADD COLUMN cuda_driver_version INTEGER;
+ALTER TABLE runs ADD COLUMN job TEXT;
+ALTER TABLE run_gpus ADD COLUMN inforom_version TEXT;
+UPDATE runs SET tier = 'unknown' WHERE command IN ('check', 'bench');
+UPDATE runs SET burn_duration_s = (SELECT max(f.value) FROM figures f WHERE f.run_id = runs.id AND
+  f.metric = 'gpu.burn.load_duration_s');
+)sql";
+
+constexpr std::array<const char*, kDatabaseVersion> kSteps = {kStep1, kStep2, kStep3};
 
 }  // namespace
 

@@ -8,7 +8,9 @@ namespace gpuvet::history {
 
 // 1: boxes and their persistent ids, GPUs, runs, the GPUs in each run, figures.
 // 2: findings of each run; indexes for trends (metric, GPU) and for a box's runs in time order.
-inline constexpr int kDatabaseVersion = 2;
+// 3: each run's tier, burn duration, CUDA driver version and job (`gpuvet run`); each GPU's InfoROM
+//    image version.
+inline constexpr int kDatabaseVersion = 3;
 
 int schema_version(Database& db);
 // Brings the database to `target` (kDatabaseVersion unless a test builds an older one).

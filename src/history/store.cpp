@@ -64,11 +64,12 @@ std::vector<BoxEvidence> box_evidence(Database& db) {
                                              : b.hostnames;
         set.insert(s.text(2));
     }
-    // The GPUs of each box's latest run (a GPU swapped out earlier no longer speaks for the box).
+    // The GPU each slot of each box held last (a GPU swapped out earlier no longer speaks for the
+    // box; a run of some GPUs only, `run --gpus 0`, does not make it forget the others).
     Statement s = db.prepare(
-        "SELECT r.box_id, g.key FROM runs r JOIN run_gpus rg ON rg.run_id = r.id JOIN gpus g ON g.id = rg.gpu_id "
-        "WHERE r.id = (SELECT r2.id FROM runs r2 WHERE r2.box_id = r.box_id AND EXISTS "
-        "(SELECT 1 FROM run_gpus x WHERE x.run_id = r2.id) ORDER BY r2.started_at DESC, r2.id DESC LIMIT 1)");
+        "SELECT box_id, key FROM (SELECT r.box_id, g.key, row_number() OVER (PARTITION BY r.box_id, rg.slot "
+        "ORDER BY r.started_at DESC, r.id DESC) AS n FROM run_gpus rg JOIN runs r ON r.id = rg.run_id "
+        "JOIN gpus g ON g.id = rg.gpu_id) WHERE n = 1");
     while (s.step()) boxes[s.int64(0)].gpu_keys.insert(s.text(1));
     std::vector<BoxEvidence> out;
     for (auto& [id, b] : boxes) out.push_back(std::move(b));
@@ -133,14 +134,14 @@ std::optional<std::int64_t> gpu_of(const std::map<int, std::int64_t>& ids, std::
 void insert_details(Database& db, std::int64_t run_id, const RunRecord& run) {
     std::map<int, std::int64_t> gpu_ids;
     Statement rg = db.prepare(
-        "INSERT INTO run_gpus(run_id, gpu_id, idx, slot, name, vbios_version, sku, verdict) "
-        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+        "INSERT INTO run_gpus(run_id, gpu_id, idx, slot, name, vbios_version, sku, verdict, inforom_version) "
+        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
     for (const GpuRecord& g : run.gpus) {
         std::optional<std::int64_t> id;
         if (!g.key().empty()) id = gpu_ids[g.index] = note_gpu(db, g, run.started_at);
         rg.reset();
         rg.bind(1, run_id).bind(2, id).bind(3, g.index).bind(4, g.slot).bind(5, g.name).bind(6, g.vbios_version);
-        rg.bind(7, g.sku).bind(8, g.verdict).step();
+        rg.bind(7, g.sku).bind(8, g.verdict).bind(9, g.inforom_version).step();
     }
     Statement f = db.prepare(
         "INSERT INTO figures(run_id, gpu_id, metric, value, unit, spec, fail_below, fail_above) "
@@ -174,6 +175,12 @@ Store::Store(const std::filesystem::path& file, bool create)
 
 Recorded Store::record(const RunRecord& run, const std::string& origin) {
     Transaction t(db_);
+    Recorded r = record_within(run, origin);
+    t.commit();
+    return r;
+}
+
+Recorded Store::record_within(const RunRecord& run, const std::string& origin) {
     Statement known = db_.prepare("SELECT box_id FROM runs WHERE digest = ?1");
     known.bind(1, run.digest);
     if (known.step()) return {box_name(db_, known.int64(0)), "", false};
@@ -184,23 +191,17 @@ Recorded Store::record(const RunRecord& run, const std::string& origin) {
     auto match = match_box(ev, box_evidence(db_));
     std::int64_t box = match ? match->id : new_box(db_, run);
     note_box(db_, box, run);
-    db_.prepare(
-           "INSERT INTO runs(digest, box_id, command, started_at, finished_at, verdict, exit_code, hostname, "
-           "driver_version, tool_version, origin) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")
-        .bind(1, run.digest)
-        .bind(2, box)
-        .bind(3, run.command)
-        .bind(4, run.started_at)
-        .bind(5, run.finished_at)
-        .bind(6, run.verdict)
-        .bind(7, run.exit_code)
-        .bind(8, run.hostname)
-        .bind(9, run.driver_version)
-        .bind(10, run.tool_version)
-        .bind(11, origin)
-        .step();
+    std::optional<std::int64_t> cuda;
+    if (run.cuda_driver_version) cuda = *run.cuda_driver_version;
+    Statement ins = db_.prepare(
+        "INSERT INTO runs(digest, box_id, command, started_at, finished_at, verdict, exit_code, hostname, "
+        "driver_version, tool_version, origin, tier, burn_duration_s, cuda_driver_version, job) "
+        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
+    ins.bind(1, run.digest).bind(2, box).bind(3, run.command).bind(4, run.started_at).bind(5, run.finished_at);
+    ins.bind(6, run.verdict).bind(7, run.exit_code).bind(8, run.hostname).bind(9, run.driver_version);
+    ins.bind(10, run.tool_version).bind(11, origin).bind(12, run.tier).bind(13, run.burn_duration_s);
+    ins.bind(14, cuda).bind(15, run.job).step();
     insert_details(db_, db_.last_insert_id(), run);
-    t.commit();
     return {box_name(db_, box), match ? match->by : "", true};
 }
 

@@ -46,6 +46,9 @@ public:
     // Opens the file at the current schema; `create`: make it (and its folder) when missing.
     Store(const std::filesystem::path& file, bool create);
     Recorded record(const RunRecord& run, const std::string& origin);
+    // The same inside a transaction the caller holds (Transaction on db()): nothing is visible to
+    // other connections, nor survives a crash, until the caller commits.
+    Recorded record_within(const RunRecord& run, const std::string& origin);
     Database& db() { return db_; }
 
 private:

@@ -44,7 +44,26 @@ Json opt_json(const std::optional<double>& v) { return v ? Json(*v) : Json(nullp
 
 }  // namespace
 
-std::string render_history_list(const std::vector<BoxRow>& boxes, const std::vector<GpuRow>& gpus) {
+namespace {
+
+std::string move_text(const HostnameChange& m) {
+    return "hostname " + m.hostname + " was " + m.before_box + " until " + day_time(m.until) + "; " + m.after_box +
+           " (other GPUs) since " + day_time(m.since);
+}
+
+// "check (quick, 20 s burn)", "run": what kind of run, as the lists name it.
+std::string kind_words(const RunRow& r) {
+    std::string extra;
+    if (r.tier) extra = *r.tier;
+    if (r.burn_duration_s)
+        extra += (extra.empty() ? "" : ", ") + format_number(std::round(*r.burn_duration_s), 6) + " s burn";
+    return r.command + (extra.empty() ? "" : " (" + extra + ")");
+}
+
+}  // namespace
+
+std::string render_history_list(const std::vector<BoxRow>& boxes, const std::vector<GpuRow>& gpus,
+                                const std::vector<HostnameChange>& moves) {
     std::ostringstream o;
     if (boxes.empty()) return "The history is empty: `gpuvet check` records each run (docs/history.md).\n";
     o << "Boxes (" << boxes.size() << ")\n";
@@ -61,10 +80,13 @@ std::string render_history_list(const std::vector<BoxRow>& boxes, const std::vec
         o << "  " << pad(or_dash(g.box), 16) << pad(or_dash(g.slot), 18) << pad(or_dash(g.serial), 16)
           << pad(or_dash(g.name), 26) << pad(day_time(g.first_seen), 18) << pad(day_time(g.last_seen), 18)
           << or_dash(g.last_verdict) << "\n";
+    if (!moves.empty()) o << "\nHostnames now on other GPUs (" << moves.size() << ")\n";
+    for (const HostnameChange& m : moves) o << "  " << move_text(m) << "\n";
     return o.str();
 }
 
-Json history_list_json(const std::vector<BoxRow>& boxes, const std::vector<GpuRow>& gpus) {
+Json history_list_json(const std::vector<BoxRow>& boxes, const std::vector<GpuRow>& gpus,
+                       const std::vector<HostnameChange>& moves) {
     Json j;
     j["boxes"] = Json::array();
     for (const BoxRow& b : boxes)
@@ -86,6 +108,14 @@ Json history_list_json(const std::vector<BoxRow>& boxes, const std::vector<GpuRo
                              {"first_seen", g.first_seen},
                              {"last_seen", g.last_seen},
                              {"last_verdict", opt_json(g.last_verdict)}});
+    j["hostname_changes"] = Json::array();
+    for (const HostnameChange& m : moves)
+        j["hostname_changes"].push_back({{"hostname", m.hostname},
+                                         {"before_box", m.before_box},
+                                         {"until", m.until},
+                                         {"after_box", m.after_box},
+                                         {"since", m.since},
+                                         {"text", move_text(m)}});
     return j;
 }
 
@@ -93,9 +123,11 @@ std::string render_history_show(const std::string& title, const std::vector<Show
     std::ostringstream o;
     o << cell(title) << ": " << runs.size() << " run" << (runs.size() == 1 ? "" : "s") << "\n";
     for (const ShownRun& s : runs) {
-        o << "  " << day_time(s.run.started_at) << "  " << pad(s.run.command, 7) << pad(s.run.verdict, 14) << "host "
-          << or_dash(s.run.hostname) << ", driver " << or_dash(s.run.driver_version)
+        o << "  " << day_time(s.run.started_at) << "  " << pad(kind_words(s.run), 7) << pad(s.run.verdict, 14)
+          << "host " << or_dash(s.run.hostname) << ", driver " << or_dash(s.run.driver_version)
           << (s.run.origin == "imported" ? ", imported" : "") << "\n";
+        if (s.run.job) o << "      job: " << *s.run.job << " (exit " << s.run.exit_code << ")\n";
+        for (const FindingRow& f : s.findings) o << "      " << f.check << " (" << f.verdict << "): " << f.text << "\n";
         for (const FigureRow& f : s.figures) {
             o << "      " << pad(f.index ? "GPU " + std::to_string(*f.index) : "box", 7) << pad(f.metric, 48)
               << figure(f.value, f.unit);
@@ -118,14 +150,24 @@ Json history_show_json(const std::string& title, const std::vector<ShownRun>& ru
                             {"spec", opt_json(f.spec)},
                             {"fail_below", opt_json(f.fail_below)},
                             {"fail_above", opt_json(f.fail_above)}});
-        j["runs"].push_back({{"box", s.run.box},
-                             {"command", s.run.command},
-                             {"started_at", s.run.started_at},
-                             {"verdict", s.run.verdict},
-                             {"hostname", opt_json(s.run.hostname)},
-                             {"driver_version", opt_json(s.run.driver_version)},
-                             {"origin", s.run.origin},
-                             {"figures", figs}});
+        Json findings = Json::array();
+        for (const FindingRow& f : s.findings)
+            findings.push_back({{"check", f.check}, {"verdict", f.verdict}, {"text", f.text}});
+        j["runs"].push_back(
+            {{"box", s.run.box},
+             {"command", s.run.command},
+             {"tier", opt_json(s.run.tier)},
+             {"burn_duration_s", opt_json(s.run.burn_duration_s)},
+             {"started_at", s.run.started_at},
+             {"verdict", s.run.verdict},
+             {"exit_code", s.run.exit_code},
+             {"job", opt_json(s.run.job)},
+             {"hostname", opt_json(s.run.hostname)},
+             {"driver_version", opt_json(s.run.driver_version)},
+             {"cuda_driver_version", s.run.cuda_driver_version ? Json(*s.run.cuda_driver_version) : Json(nullptr)},
+             {"origin", s.run.origin},
+             {"figures", figs},
+             {"findings", findings}});
     }
     return j;
 }
@@ -204,29 +246,48 @@ Json trend_json(const std::string& metric, const std::vector<TrendPoint>& p) {
     return j;
 }
 
-std::string render_trend_html(const std::string& metric, const std::vector<TrendPoint>& p) {
-    // One line per GPU; the time axis counts days since the first value.
+namespace {
+
+double epoch_s(const std::string& at) {
+    std::tm t{};
+    std::istringstream in(at.substr(0, 19));
+    in >> std::get_time(&t, "%Y-%m-%dT%H:%M:%S");
+    return double(timegm(&t));
+}
+
+}  // namespace
+
+std::string trend_chart_html(const std::string& metric, const std::vector<TrendPoint>& p, const std::string& note) {
+    // One line per GPU (a box-level figure is one line); the time axis counts days since the first value.
     std::map<std::string, Line> lines;
-    auto days = [&](const std::string& at) {
-        std::tm t{};
-        std::istringstream in(at.substr(0, 19));
-        in >> std::get_time(&t, "%Y-%m-%dT%H:%M:%S");
-        return double(timegm(&t));
-    };
-    double t0 = p.empty() ? 0 : days(p.front().at);
+    double t0 = 1e300;
+    for (const TrendPoint& x : p) t0 = std::min(t0, epoch_s(x.at));
     for (const TrendPoint& x : p) {
         Line& l = lines[x.gpu];
         l.label = trend_label(x);
-        l.t_s.push_back(days(x.at) - t0);
+        l.t_s.push_back((epoch_s(x.at) - t0) / 86400);
         l.values.push_back(x.value);
     }
     std::vector<Line> all;
-    for (auto& [k, l] : lines) all.push_back(l);
-    std::string caption = metric;
-    if (!p.empty() && p.back().spec) caption += ", spec " + figure(*p.back().spec, p.back().unit);
-    if (!p.empty() && p.back().fail_below) caption += ", floor " + figure(*p.back().fail_below, p.back().unit);
+    std::string key;
+    for (auto& [k, l] : lines) {
+        key += "<span><i class=\"s" + std::to_string(all.size() % 8) + "\"></i>" + escape_html(l.label) + "</span>";
+        all.push_back(l);
+    }
+    std::string unit = p.empty() ? "" : p.back().unit;
+    std::string caption = metric + (unit.empty() ? "" : " (" + unit + ")");
+    if (!p.empty() && p.back().spec) caption += ", spec " + figure(*p.back().spec, unit);
+    if (!p.empty() && p.back().fail_below) caption += ", floor " + figure(*p.back().fail_below, unit);
+    if (!p.empty() && p.back().fail_above) caption += ", ceiling " + figure(*p.back().fail_above, unit);
+    return "<figure class=\"chart-box trend\" data-metric=\"" + escape_html(metric) + "\">" +
+           (all.size() > 1 ? "<p class=\"key note\">" + key + "</p>" : "") + svg_lines(all, unit, caption, "d") +
+           "<figcaption><code>" + escape_html(metric) + "</code> " + escape_html(caption.substr(metric.size())) +
+           (note.empty() ? "" : "<br>" + escape_html(note)) + "</figcaption></figure>";
+}
+
+std::string render_trend_html(const std::string& metric, const std::vector<TrendPoint>& p) {
     std::string body =
-        "<h1>" + escape_html(metric) + "</h1>\n" + svg_lines(all, p.empty() ? "" : p.back().unit, caption);
+        "<h1>" + escape_html(metric) + "</h1>\n" + trend_chart_html(metric, p, "time axis: days since the first value");
     body += "<table><tr><th>run</th><th>GPU</th><th>value</th><th>spec</th><th>floor</th></tr>\n";
     for (const TrendPoint& x : p)
         body += "<tr><td>" + escape_html(x.at) + "</td><td>" + escape_html(x.gpu) + "</td><td>" +
@@ -235,6 +296,61 @@ std::string render_trend_html(const std::string& metric, const std::vector<Trend
                 (x.fail_below ? escape_html(figure(*x.fail_below, x.unit)) : "") + "</td></tr>\n";
     body += "</table>\n";
     return html_page("gpuvet history: " + metric, body, "gpuvet history trend " + metric);
+}
+
+namespace {
+
+const char* verdict_class(const std::string& v) {
+    if (v == "PASS" || v == "HEALTHY") return "v-pass";
+    if (v == "WARN" || v == "BOTTLENECK") return "v-warn";
+    if (v == "FAIL" || v == "JOB_FAILED") return "v-fail";
+    return "v-skip";
+}
+
+// The earlier runs a report lists: the latest ones; the rest are counted (`history show` has all).
+constexpr std::size_t kRunsListed = 30;
+
+std::string runs_table(const std::vector<RunRow>& runs) {
+    std::size_t from = runs.size() > kRunsListed ? runs.size() - kRunsListed : 0;
+    std::string out =
+        "<div class=\"scroll\"><table class=\"history-runs\"><tr><th>started (UTC)</th><th>command</th>"
+        "<th>verdict</th><th>hostname</th><th>driver</th></tr>";
+    for (std::size_t i = from; i < runs.size(); ++i) {
+        const RunRow& r = runs[i];
+        std::string what = r.command + (r.tier ? " (" + *r.tier + ")" : "");
+        if (r.job) what += ": " + *r.job;
+        out += "<tr><td>" + escape_html(day_time(r.started_at)) + "</td><td>" + escape_html(what) +
+               "</td><td class=\"" + verdict_class(r.verdict) + "\">" + escape_html(r.verdict) + "</td><td>" +
+               escape_html(or_dash(r.hostname)) + "</td><td>" + escape_html(or_dash(r.driver_version)) + "</td></tr>";
+    }
+    out += "</table></div>";
+    if (from > 0)
+        out += "<p class=\"note\">" + std::to_string(from) + " earlier runs not listed: <code>gpuvet history show " +
+               escape_html(runs.front().box) + "</code> lists every one.</p>";
+    return out;
+}
+
+}  // namespace
+
+std::string html_box_history(const BoxHistory& h) {
+    std::string out = "<section id=\"history\"><h2>History of this box</h2><p>" + escape_html(h.box) +
+                      (h.matched_by.empty() ? "" : ", recognised by its " + escape_html(h.matched_by)) + ": " +
+                      std::to_string(h.runs.size()) + " earlier run" + (h.runs.size() == 1 ? "" : "s") + " from " +
+                      escape_html(day_time(h.runs.front().started_at)) + " to " +
+                      escape_html(day_time(h.runs.back().started_at)) + ".</p>";
+    out += runs_table(h.runs);
+    if (h.trends.empty()) {
+        out += "<p class=\"note\">No key figure of this run was measured in an earlier comparable run (" +
+               escape_html(describe(h.now)) + ").</p>";
+        return out + "</section>";
+    }
+    out +=
+        "<h3>Key figures over time</h3><p class=\"note\">Each figure in this box's earlier runs of the same "
+        "kind (" +
+        escape_html(describe(h.now)) +
+        "), the last point this run's; the time axis counts days since the first value.</p><div class=\"grid\">";
+    for (const FigureTrend& t : h.trends) out += trend_chart_html(t.metric, t.points, "");
+    return out + "</div></section>";
 }
 
 std::string render_diff(const RunDiff& d) {

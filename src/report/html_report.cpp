@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/strings.hpp"
+#include "report/history_view.hpp"
 #include "report/html_sections.hpp"
 #include "report/result_grid.hpp"
 #include "report/result_groups.hpp"
@@ -248,13 +249,14 @@ std::string footnotes(const Sources& src) {
 
 }  // namespace
 
-std::string render_html(const Report& r) {
+std::string render_html(const Report& r, const history::BoxHistory* history) {
     ResultGrid g = build_grid(r);
     Sources src;
     // In sequence: the footnotes are numbered in the order the page cites them.
     std::string body = banner(r) + matrix(g);
     body += not_passing(r, src);
     body += html_spec_bars(g) + html_timeline(r) + html_p2p(r) + facts(r) + box(g) + html_host(r);
+    if (history) body += html_box_history(*history);
     body += all_results(r, src);
     body += footnotes(src);
     std::string title = "gpuvet " + r.command + " · " + r.machine.hostname.value_or("") + " · " + verdict_headline(r);

@@ -7,6 +7,11 @@
 
 namespace gpuvet {
 
-std::string render_html(const Report& r);
+namespace history {
+struct BoxHistory;
+}
+
+// `history`: the box's earlier runs and key figures over time, a section of its own when given.
+std::string render_html(const Report& r, const history::BoxHistory* history = nullptr);
 
 }  // namespace gpuvet

@@ -95,7 +95,8 @@ std::string svg_bars(const std::vector<Bar>& bars, const std::string& caption) {
     return s + "</svg>";
 }
 
-std::string svg_lines(const std::vector<Line>& lines, const std::string& unit, const std::string& caption) {
+std::string svg_lines(const std::vector<Line>& lines, const std::string& unit, const std::string& caption,
+                      const std::string& time_unit) {
     const double left = 48, width = 420, top = 8, plot_h = 120;
     const double h = top + plot_h + 20;
     double t0 = 1e300, t1 = -1e300, v0 = 1e300, v1 = -1e300;
@@ -125,10 +126,12 @@ std::string svg_lines(const std::vector<Line>& lines, const std::string& unit, c
     for (double v : {v0, (v0 + v1) / 2, v1})
         s += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", num(left - 4),
                          num(y(v) + 4), escape_html(format_number(v, 3)));
-    s += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\">{} s</text>", num(left), num(top + plot_h + 14),
-                     escape_html(format_number(std::abs(t0) < 1e-3 ? 0 : t0, 3)));  // the first tick, not 9.5e-07
-    s += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{} s · {}</text>", num(left + width),
-                     num(top + plot_h + 14), escape_html(format_number(t1, 3)), escape_html(unit));
+    s += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\">{} {}</text>", num(left), num(top + plot_h + 14),
+                     escape_html(format_number(std::abs(t0) < 1e-3 ? 0 : t0, 3)),  // the first tick, not 9.5e-07
+                     escape_html(time_unit));
+    s += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{} {} · {}</text>", num(left + width),
+                     num(top + plot_h + 14), escape_html(format_number(t1, 3)), escape_html(time_unit),
+                     escape_html(unit));
     for (std::size_t k = 0; k < lines.size(); ++k) {
         const Line& l = lines[k];
         std::string d;

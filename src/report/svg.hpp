@@ -30,7 +30,9 @@ struct Line {
     std::string label;  // "GPU 1"
     std::vector<double> t_s, values;
 };
-std::string svg_lines(const std::vector<Line>& lines, const std::string& unit, const std::string& caption);
+// `time_unit` names the time axis' unit ("s"; "d" for a history over days).
+std::string svg_lines(const std::vector<Line>& lines, const std::string& unit, const std::string& caption,
+                      const std::string& time_unit = "s");
 
 // A shaded interval on the time axis ("GPU 1: HW_SLOWDOWN"), in one of the chart's rows.
 struct Band {

@@ -468,7 +468,8 @@ def test_history_database_must_be_a_file():
         identity_report(report)
         for path, what in [(fifo, "is a FIFO"), (d, "is a directory")]:
             for args in (["history", "--history-db", path], ["history", "import", report, "--history-db", path],
-                         ["check", "--quick", "--only", "host.cpu", "--history-db", path]):
+                         ["check", "--quick", "--only", "host.cpu", "--history-db", path],
+                         ["run", "--history-db", path, "--", "true"]):
                 code, out, err = run(*args, env=NO_DRIVER, timeout=60)
                 assert code == 2, (args, code, err)
                 assert what in err and "--no-history" in err and "--history-db" in err, (args, err)

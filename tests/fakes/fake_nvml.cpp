@@ -497,6 +497,11 @@ nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t h, char* version, unsigned i
     DEVICE(h);
     return copy_str(g.vbios, version, length);
 }
+nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t h, char* version, unsigned int length) {
+    DEVICE(h);
+    if (g.inforom_image.empty()) return NVML_ERROR_NOT_SUPPORTED;  // a board without an InfoROM
+    return copy_str(g.inforom_image, version, length);
+}
 UINT_GETTER(nvmlDeviceGetMinorNumber, g.minor_number)
 nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t h, nvmlPciInfo_t* pci) {
     DEVICE(h);

@@ -67,6 +67,7 @@ const std::map<std::string, Setter>& setters() {
         m["pci_vendor_id"] = field(&Gpu::pci_vendor_id);
         m["pci_subsystem_id"] = field(&Gpu::pci_subsystem_id);
         m["vbios"] = field(&Gpu::vbios);
+        m["inforom_image"] = field(&Gpu::inforom_image);
         m["board_part_number"] = field(&Gpu::board_part_number);
         m["minor_number"] = field(&Gpu::minor_number);
         m["multi_gpu_board"] = field(&Gpu::multi_gpu_board);

@@ -57,6 +57,7 @@ struct Gpu {
     std::string uuid, serial, pci_bus_id;  // derived from the index when not given
     unsigned pci_device_id = 0x2330, pci_vendor_id = 0x10DE, pci_subsystem_id = 0x16C110DE;
     std::string vbios = "96.00.99.00.01", board_part_number = "692-2G520-0200-000";
+    std::string inforom_image = "G520.0200.00.05";
     unsigned minor_number = 0;
     bool multi_gpu_board = false;
     // memory (bytes)

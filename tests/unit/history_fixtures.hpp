@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@ struct BoxSpec {
     double peak_c = 70;        // gpu.burn.temperature_peak_c
     double remapped_rows = 0;  // gpu.health.remapped_rows_correctable
     std::string command = "check";
+    std::vector<std::string> argv;  // the command's words: "--quick", "--full" set the tier
+    std::optional<double> burn_s;   // gpu.burn.load_duration_s on every GPU, when a burn ran
+    std::string inforom;            // gpu.identity's InfoROM image version, when given
+    std::optional<int> cuda_driver_version;
 };
 
 inline Measurement figure(const char* key, double v, const char* unit, int gpu, std::optional<double> spec = {},
@@ -45,11 +50,13 @@ inline Measurement figure(const char* key, double v, const char* unit, int gpu, 
 inline Report box_report(const BoxSpec& b) {
     Report r;
     r.command = b.command;
+    r.argv = b.argv;
     r.tool_version = "0.1.0";
     r.started_at = b.started_at;
     r.finished_at = b.started_at;
     r.machine.hostname = b.hostname;
     r.machine.driver.driver_version = "570.86.15";
+    r.machine.driver.cuda_driver_version = b.cuda_driver_version;
     for (std::size_t i = 0; i < b.serials.size(); ++i) {
         int idx = int(i);
         GpuSummary g;
@@ -63,6 +70,8 @@ inline Report box_report(const BoxSpec& b) {
         id.gpu = idx;
         id.verdict = Verdict::Pass;
         id.measurements.push_back(Measurement::textual("serial", "Serial", b.serials[i]));
+        if (!b.inforom.empty())
+            id.measurements.push_back(Measurement::textual("inforom_image_version", "InfoROM image", b.inforom));
         CheckResult bw;
         bw.key = "gpu.memory_bandwidth";
         bw.gpu = idx;
@@ -78,6 +87,7 @@ inline Report box_report(const BoxSpec& b) {
         burn.gpu = idx;
         burn.verdict = Verdict::Pass;
         burn.measurements.push_back(figure("temperature_peak_c", b.peak_c, "C", idx, {}, {}, 90));
+        if (b.burn_s) burn.measurements.push_back(figure("load_duration_s", *b.burn_s, "s", idx));
         for (auto* c : {&id, &bw, &health, &burn}) r.checks.push_back(*c);
     }
     r.verdict = RunVerdict::Go;

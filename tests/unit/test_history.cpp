@@ -5,9 +5,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdlib>
-#include <thread>
+#include <filesystem>
 
 #include "core/error.hpp"
 #include "history/diff.hpp"
@@ -273,39 +272,57 @@ TEST(History, RefusesASchemaFromANewerGpuvet) {
     }
 }
 
-// A writer killed with SIGKILL at an arbitrary moment leaves every recorded run whole.
+// A writer killed with SIGKILL in the middle of recording a run: the child commits two runs, then
+// writes a third inside an open transaction (its rows, GPUs and figures all written, nothing
+// committed), tells the parent through a pipe and waits; the parent kills it right there. The
+// database must be consistent, the two runs whole and the third absent.
 TEST(History, AKilledWriterLeavesAConsistentDatabase) {
     TempDb t;
     { Store st(t.file, true); }
+    int ready[2];
+    ASSERT_EQ(::pipe(ready), 0);
+    BoxSpec partial = at_day(BoxSpec{}, 3);
+    partial.command = "burn";
+    const std::string partial_digest = record_of(box_report(partial)).digest;
     pid_t child = ::fork();
     if (child == 0) {
+        ::close(ready[0]);
         try {
             Store st(t.file, true);
-            for (int i = 0;; ++i) {
-                BoxSpec b = at_day(BoxSpec{}, 1 + i % 28);
-                b.command = "check" + std::to_string(i);  // distinct reports
-                record(st, b);
-            }
+            record(st, at_day(BoxSpec{}, 1));
+            record(st, at_day(BoxSpec{}, 2));
+            Transaction open(st.db());
+            st.record_within(record_of(box_report(partial)), "recorded");
+            char byte = 1;
+            if (::write(ready[1], &byte, 1) == 1)
+                for (;;) ::pause();  // holding the transaction until the parent's SIGKILL
         } catch (...) {}
         ::_exit(1);  // never back into the test runner
     }
     ASSERT_GT(child, 0);
-    // Poll until the writer has committed a few runs, then kill it wherever it is.
-    for (int waited = 0; waited < 600; ++waited) {
-        Store st(t.file, false);
-        if (count(st.db(), "runs") >= 5) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
+    ::close(ready[1]);
+    char byte = 0;
+    ssize_t got = ::read(ready[0], &byte, 1);  // 0 (end of file): the child failed before the point
+    ::close(ready[0]);
+    // The journal is hot: the killed writer's half-written transaction is in the file right now.
+    const bool journal = std::filesystem::exists(t.file.string() + "-journal");
     ::kill(child, SIGKILL);
     int status = 0;
     ::waitpid(child, &status, 0);
-    ASSERT_TRUE(WIFSIGNALED(status));
-    Store st(t.file, false);
+    ASSERT_EQ(got, 1) << "the writer did not reach its open transaction";
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    EXPECT_TRUE(journal) << "the writer was not inside a transaction when it was killed";
+
+    Store st(t.file, false);  // the next connection rolls the hot journal back
     EXPECT_EQ(integrity(st.db()), "ok");
-    std::int64_t runs = count(st.db(), "runs");
-    EXPECT_GE(runs, 5);
-    EXPECT_EQ(count(st.db(), "run_gpus"), 2 * runs);  // no run without its GPUs
-    EXPECT_EQ(count(st.db(), "figures"), 6 * runs);   // nor without every figure
+    EXPECT_EQ(count(st.db(), "runs"), 2);
+    EXPECT_EQ(count(st.db(), "run_gpus"), 4);  // both runs with their GPUs
+    EXPECT_EQ(count(st.db(), "figures"), 12);  // and every figure; none of the third run's
+    Statement s = st.db().prepare("SELECT count(*) FROM runs WHERE digest = ?1 OR command = 'burn'");
+    s.bind(1, partial_digest);
+    s.step();
+    EXPECT_EQ(s.int64(0), 0) << "the killed writer's run is in the history";
+    EXPECT_TRUE(record(st, partial).added);  // and it can be recorded whole now
 }
 
 TEST(History, TwoConcurrentWritersBothLand) {

@@ -63,6 +63,7 @@ const SymbolEntry<NvmlApi> kTable[] = {
     {{"nvmlDeviceGetUUID"}, O, set<&A::nvmlDeviceGetUUID>},
     {{"nvmlDeviceGetSerial"}, O, set<&A::nvmlDeviceGetSerial>},
     {{"nvmlDeviceGetVbiosVersion"}, O, set<&A::nvmlDeviceGetVbiosVersion>},
+    {{"nvmlDeviceGetInforomImageVersion"}, O, set<&A::nvmlDeviceGetInforomImageVersion>},
     {{"nvmlDeviceGetBoardPartNumber"}, O, set<&A::nvmlDeviceGetBoardPartNumber>},
     // v1 of GetPciInfo filled a shorter struct, so it is not a fallback.
     {{"nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2"}, O, set<&A::nvmlDeviceGetPciInfo>},

@@ -198,6 +198,7 @@ inline constexpr unsigned kDeviceNameV2BufferSize = 96;
 inline constexpr unsigned kDeviceUuidV2BufferSize = 96;
 inline constexpr unsigned kDeviceSerialBufferSize = 30;
 inline constexpr unsigned kDeviceVbiosVersionBufferSize = 32;
+inline constexpr unsigned kDeviceInforomVersionBufferSize = 16;
 inline constexpr unsigned kSystemDriverVersionBufferSize = 80;
 inline constexpr unsigned kSystemNvmlVersionBufferSize = 80;
 inline constexpr unsigned kNvLinkMaxLinks = 36;  // newest header; we loop until a call fails anyway
@@ -407,6 +408,7 @@ struct NvmlApi {
     nvml::nvmlDeviceGetString_fn nvmlDeviceGetUUID = nullptr;
     nvml::nvmlDeviceGetString_fn nvmlDeviceGetSerial = nullptr;
     nvml::nvmlDeviceGetString_fn nvmlDeviceGetVbiosVersion = nullptr;
+    nvml::nvmlDeviceGetString_fn nvmlDeviceGetInforomImageVersion = nullptr;
     nvml::nvmlDeviceGetString_fn nvmlDeviceGetBoardPartNumber = nullptr;
     nvml::nvmlDeviceGetPciInfo_fn nvmlDeviceGetPciInfo = nullptr;  // _v3, else _v2
     nvml::nvmlDeviceGetPciInfoExt_fn nvmlDeviceGetPciInfoExt = nullptr;

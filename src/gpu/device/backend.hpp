@@ -53,11 +53,12 @@ struct EccCounts {
 // Fixed facts: they do not change while gpuvet runs (a reboot or an admin command changes them).
 struct DeviceFacts {
     Fact<std::string> name, uuid, serial, pci_bus_id, vbios_version;
-    Fact<std::string> board_part_number;   // "692-2G520-0200-000"
-    Fact<std::uint32_t> pci_device_id;     // 16-bit device id (vendor 0x10de)
-    Fact<std::uint32_t> pci_subsystem_id;  // 32-bit subsystem id
-    Fact<std::string> architecture;        // "Hopper"
-    Fact<std::string> compute_capability;  // "9.0"
+    Fact<std::string> board_part_number;      // "692-2G520-0200-000"
+    Fact<std::string> inforom_image_version;  // the board's InfoROM firmware, "G520.0200.00.05"
+    Fact<std::uint32_t> pci_device_id;        // 16-bit device id (vendor 0x10de)
+    Fact<std::uint32_t> pci_subsystem_id;     // 32-bit subsystem id
+    Fact<std::string> architecture;           // "Hopper"
+    Fact<std::string> compute_capability;     // "9.0"
 
     Fact<std::uint64_t> memory_total_bytes, memory_reserved_bytes;
     Fact<bool> ecc_enabled, ecc_pending;

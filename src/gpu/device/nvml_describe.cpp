@@ -64,6 +64,8 @@ DeviceFacts NvmlDevice::describe() {
     read_limits(f);
     read_nvlinks(f);
     read_modes(f);
+    // The board firmware beside the VBIOS: the history's diff names a reflashed InfoROM.
+    f.inforom_image_version = r_.text("nvmlDeviceGetInforomImageVersion", r_.api.nvmlDeviceGetInforomImageVersion);
     return f;
 }
 
