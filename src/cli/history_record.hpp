@@ -59,7 +59,8 @@ struct RunIdentity {
     };
     std::map<int, Gpu> gpus;  // by GPU index
 };
-RunIdentity read_run_identity(const DeviceBackend& backend, const std::vector<int>& gpu_indexes);
+// nullptr: a host-only run, no GPU identity.
+RunIdentity read_run_identity(const DeviceBackend* backend, const std::vector<int>& gpu_indexes);
 
 // The history's record of a trial run. Its verdict is --judge's outcome in words: JOB_FAILED (the
 // command failed or was stopped), BOTTLENECK (a bottleneck or hardware rule fired), else HEALTHY.
@@ -69,6 +70,6 @@ history::RunRecord run_record_of(const Envelope& env, const RunResult& r, const 
 // utilization, power and temperature, the diagnosis' primary finding) with the box's identity,
 // read from `backend` and the host after the job ended. Failures are one warning line on stderr.
 void record_run_in_history(const Envelope& env, const RunResult& r, const HistoryOptions& o,
-                           const DeviceBackend& backend);
+                           const DeviceBackend* backend);
 
 }  // namespace gpuvet

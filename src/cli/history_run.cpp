@@ -97,18 +97,18 @@ history::RunRecord run_record_of(const Envelope& env, const RunResult& r, const 
     return rec;
 }
 
-RunIdentity read_run_identity(const DeviceBackend& backend, const std::vector<int>& gpu_indexes) {
+RunIdentity read_run_identity(const DeviceBackend* backend, const std::vector<int>& gpu_indexes) {
     RunIdentity id;
     HostFs fs(host_root());
     id.hostname = read_machine_info(fs).hostname;
     PersistentIds ids = read_persistent_ids(fs);
     id.system_uuid = ids.system_uuid, id.board_serial = ids.board_serial, id.slurm_node = ids.slurm_node;
-    if (!backend.usable()) return id;
-    SystemFacts sys = backend.system();
+    if (!backend || !backend->usable()) return id;
+    SystemFacts sys = backend->system();
     id.driver_version = sys.driver_version.value;
     id.cuda_driver_version = sys.cuda_driver_version.value;
     for (int i : gpu_indexes) {
-        DeviceFacts f = backend.open(i)->describe();
+        DeviceFacts f = backend->open(i)->describe();
         id.gpus[i] = {f.uuid.value, f.serial.value,        f.pci_bus_id.value,
                       f.name.value, f.vbios_version.value, f.inforom_image_version.value};
     }
@@ -116,7 +116,7 @@ RunIdentity read_run_identity(const DeviceBackend& backend, const std::vector<in
 }
 
 void record_run_in_history(const Envelope& env, const RunResult& r, const HistoryOptions& o,
-                           const DeviceBackend& backend) {
+                           const DeviceBackend* backend) {
     if (o.off) return;
     std::vector<int> indexes;
     for (const GpuRunSummary& g : r.gpus) indexes.push_back(g.facts.index);

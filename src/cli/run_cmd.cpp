@@ -244,7 +244,9 @@ int run_run_cmd(const GlobalOptions& g, const RunArgs& a) {
     st.verbose = g.verbose;
     std::cerr << terminal_safe(render_run_summary(r, st));
     std::cerr.flush();
-    record_run_in_history(env, r, a.history, backend);
+    // The GPUs' identities come from the backend the sampler opened; a host-only run (no driver, or
+    // one that did not answer in time) has none, and the backend is not touched again.
+    record_run_in_history(env, r, a.history, r.no_gpu_reason.empty() ? &NvmlBackend::shared() : nullptr);
     return a.judge ? judged_exit(r) : r.exit_code;
 }
 
