@@ -40,9 +40,10 @@ std::vector<CheckResult> GpuDriverCheck::run(CheckContext& ctx) {
     if (!d.present) {
         // No driver is a fact about the machine, not a failure of gpuvet: the GPU checks SKIP.
         r.verdict = Verdict::Skip;
-        r.summary = "no NVIDIA driver found (" + d.absent_reason + ")";
+        r.summary = no_gpu_driver_text(d);
         return {r};
     }
+    if (d.amd_present && !d.nvidia_found) return {amd_driver_result(d)};
     for (const DriverProblem& p : d.problems) r.details.push_back(p.message + ": " + p.advice);
     r.verdict = Verdict::Pass;
     r.summary = "NVIDIA driver loaded";
@@ -70,7 +71,33 @@ std::vector<CheckResult> GpuDriverCheck::run(CheckContext& ctx) {
         r.verdict = worst(r.verdict, Verdict::Warn);
         r.summary += " But " + d.problems.front().headline + ".";
     }
+    if (d.amd_present) {
+        // A box with GPUs of both vendors: AMD's driver beside NVIDIA's.
+        CheckResult amd = amd_driver_result(d);
+        r.summary += " " + amd.summary;
+        r.measurements.insert(r.measurements.end(), amd.measurements.begin(), amd.measurements.end());
+    }
     return {r};
+}
+
+CheckResult GpuDriverCheck::amd_driver_result(const DriverInfo& d) {
+    CheckResult r;
+    r.verdict = Verdict::Pass;
+    r.summary = "AMD amdgpu driver loaded";
+    if (d.amd_driver_version) {
+        r.summary += ", version " + *d.amd_driver_version;
+        r.measurements.push_back(Measurement::textual("amd_driver_version", "amdgpu driver", *d.amd_driver_version));
+    }
+    if (d.amd_library) {
+        r.summary += ", read through " + *d.amd_library;
+        r.measurements.push_back(Measurement::textual("amd_library", "AMD management library", *d.amd_library));
+    }
+    if (d.amd_library_path)
+        r.measurements.push_back(Measurement::textual("amd_library_path", "Library path", *d.amd_library_path));
+    r.summary += ".";
+    // The ROCm user space and the frameworks are judged against this driver by gpu.software.
+    if (!d.nvidia_found) r.details.push_back("NVIDIA: " + d.absent_reason + d.cuda_absent_reason);
+    return r;
 }
 
 }  // namespace gpuvet

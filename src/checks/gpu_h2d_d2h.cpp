@@ -10,7 +10,7 @@
 #include "checks/run_facts.hpp"
 #include "core/error.hpp"
 #include "gpu/inventory.hpp"
-#include "gpu/device/nvml_backend.hpp"
+#include "gpu/device/backend_choice.hpp"
 #include "specs/gpu_spec.hpp"
 
 namespace gpuvet {
@@ -32,7 +32,7 @@ using namespace measure;
 // The link state NVML reports now (called while copies run: idle links drop their generation).
 PcieLinkReading read_link(int index) {
     PcieLinkReading l;
-    const DeviceBackend& backend = NvmlBackend::shared();
+    const DeviceBackend& backend = GpuBackends::shared().devices();
     l.why = backend.absent_reason();
     if (!l.why.empty()) return l;
     auto dev = backend.open(index);

@@ -105,13 +105,11 @@ void memory_errors(const GpuInfo& g, const GpuSpec* spec, CheckResult& r, Findin
                                  " pages retired for double-bit errors: the memory has failed before");
 }
 
-void power_and_clocks(const GpuInfo& g, CheckResult& r, Findings& f) {
-    r.measurements.push_back(flag("persistence_mode", "Persistence mode", g.persistence_mode, "yes", kNvidia));
-    if (g.persistence_mode && !*g.persistence_mode)
-        f.add(Verdict::Warn,
-              "persistence mode is off: the driver unloads between jobs, so every first CUDA call waits seconds and "
-              "settings such as clocks reset (nvidia-smi -pm 1)");
+}  // namespace
 
+namespace health {
+
+void judge_power_limit(const GpuInfo& g, const char* source, CheckResult& r, Findings& f) {
     const Fact<double>& limit = g.power_enforced_limit_w ? g.power_enforced_limit_w : g.power_limit_w;
     if (limit) {
         Measurement m = Measurement::number("power_limit_w", "Power limit", *limit, "W");
@@ -119,7 +117,7 @@ void power_and_clocks(const GpuInfo& g, CheckResult& r, Findings& f) {
             Reference ref;
             ref.spec = *g.power_default_limit_w;
             ref.warn_below = *g.power_default_limit_w - 1;  // 1 W for rounding of the milliwatt values
-            ref.source = "the GPU's own default power limit (NVML)";
+            ref.source = source;
             m.against(ref);
             if (*limit < *g.power_default_limit_w - 1)
                 f.add(Verdict::Warn, "power limit " + format_number(*limit) + " W is below the default " +
@@ -130,6 +128,40 @@ void power_and_clocks(const GpuInfo& g, CheckResult& r, Findings& f) {
     } else {
         r.measurements.push_back(Measurement::absent("power_limit_w", "Power limit", "W", limit.absent_reason));
     }
+}
+
+void judge_idle_temperature(const GpuInfo& g, const std::string& source, CheckResult& r, Findings& f) {
+    if (g.temperature_c) {
+        Measurement m = Measurement::number("temperature_c", "Temperature", *g.temperature_c, "C");
+        if (g.temperature_slowdown_c) {
+            Reference ref;
+            ref.warn_above = *g.temperature_slowdown_c - kIdleSlowdownMarginC;
+            ref.source = source + " less " + std::to_string(kIdleSlowdownMarginC) + " C of headroom";
+            m.against(ref);
+            if (*g.temperature_c >= *g.temperature_slowdown_c - kIdleSlowdownMarginC)
+                f.add(Verdict::Warn, std::to_string(*g.temperature_c) + " C before any load, within " +
+                                         std::to_string(kIdleSlowdownMarginC) + " C of the slowdown threshold (" +
+                                         std::to_string(*g.temperature_slowdown_c) +
+                                         " C): cooling is poor or someone else is using it");
+        }
+        r.measurements.push_back(m);
+    } else {
+        r.measurements.push_back(
+            Measurement::absent("temperature_c", "Temperature", "C", g.temperature_c.absent_reason));
+    }
+}
+
+}  // namespace health
+
+namespace {
+
+void power_and_clocks(const GpuInfo& g, CheckResult& r, Findings& f) {
+    r.measurements.push_back(flag("persistence_mode", "Persistence mode", g.persistence_mode, "yes", kNvidia));
+    if (g.persistence_mode && !*g.persistence_mode)
+        f.add(Verdict::Warn,
+              "persistence mode is off: the driver unloads between jobs, so every first CUDA call waits seconds and "
+              "settings such as clocks reset (nvidia-smi -pm 1)");
+    health::judge_power_limit(g, "the GPU's own default power limit (NVML)", r, f);
 
     if (g.clock_event_reasons) {
         std::uint64_t mask = *g.clock_event_reasons;
@@ -146,30 +178,13 @@ void power_and_clocks(const GpuInfo& g, CheckResult& r, Findings& f) {
             Measurement::absent("clock_event_reasons", "Clock event reasons", "", g.clock_event_reasons.absent_reason));
     }
 
-    if (g.temperature_c) {
-        Measurement m = Measurement::number("temperature_c", "Temperature", *g.temperature_c, "C");
-        if (g.temperature_slowdown_c) {
-            Reference ref;
-            ref.warn_above = *g.temperature_slowdown_c - kIdleSlowdownMarginC;
-            ref.source =
-                "the GPU's slowdown temperature (NVML) less " + std::to_string(kIdleSlowdownMarginC) + " C of headroom";
-            m.against(ref);
-            if (*g.temperature_c >= *g.temperature_slowdown_c - kIdleSlowdownMarginC)
-                f.add(Verdict::Warn, std::to_string(*g.temperature_c) + " C before any load, within " +
-                                         std::to_string(kIdleSlowdownMarginC) + " C of the slowdown threshold (" +
-                                         std::to_string(*g.temperature_slowdown_c) +
-                                         " C): cooling is poor or someone else is using it");
-        }
-        r.measurements.push_back(m);
-    } else {
-        r.measurements.push_back(
-            Measurement::absent("temperature_c", "Temperature", "C", g.temperature_c.absent_reason));
-    }
+    health::judge_idle_temperature(g, "the GPU's slowdown temperature (NVML)", r, f);
 }
 
 }  // namespace
 
 CheckResult GpuHealthCheck::assess(const GpuInfo& g, const GpuSpec* spec, CheckContext&) {
+    if (is_amd_gpu(g)) return health::assess_amd(g, spec);
     CheckResult r;
     Findings f;
     memory_errors(g, spec, r, f);

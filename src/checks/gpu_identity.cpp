@@ -52,23 +52,28 @@ CheckResult GpuIdentityCheck::assess(const GpuInfo& g, const GpuSpec*, CheckCont
     }
     r.measurements.push_back(pci);
 
-    Measurement sm =
-        g.sm_count ? Measurement::number("sm_count", "Streaming multiprocessors", *g.sm_count, "count")
-                   : Measurement::absent("sm_count", "Streaming multiprocessors", "count", g.sm_count.absent_reason);
-    if (s && s->sm_count) {
-        Reference ref;
-        ref.spec = *s->sm_count;
-        ref.fail_below = *s->sm_count;
-        ref.source = db_source + ": " + s->name;
-        sm.against(ref);
+    if (is_amd_gpu(g)) {
+        add_amd_identity(g, s, id, r);
+    } else {
+        Measurement sm = g.sm_count
+                             ? Measurement::number("sm_count", "Streaming multiprocessors", *g.sm_count, "count")
+                             : Measurement::absent("sm_count", "Streaming multiprocessors", "count",
+                                                   g.sm_count.absent_reason);
+        if (s && s->sm_count) {
+            Reference ref;
+            ref.spec = *s->sm_count;
+            ref.fail_below = *s->sm_count;
+            ref.source = db_source + ": " + s->name;
+            sm.against(ref);
+        }
+        r.measurements.push_back(sm);
     }
-    r.measurements.push_back(sm);
 
     Measurement mem =
         g.memory_total_bytes
             ? Measurement::number("memory_total_gib", "Memory (driver)", double(*g.memory_total_bytes) / kGiB, "GiB")
             : Measurement::absent("memory_total_gib", "Memory (driver)", "GiB", g.memory_total_bytes.absent_reason);
-    if (s) {
+    if (s && !id.partitioned) {
         // The driver's figure for this SKU in its ECC state, not the size as sold (docs/gpu-specs.md).
         DriverMemoryExpectation want =
             expected_driver_memory(*s, g.ecc_enabled ? std::optional<bool>(*g.ecc_enabled) : std::nullopt);
@@ -97,11 +102,49 @@ CheckResult GpuIdentityCheck::assess(const GpuInfo& g, const GpuSpec*, CheckCont
         r.verdict = Verdict::Warn;
         r.summary = label + " looks like " + with_article(s->name) +
                     " by its name, but its PCI device id is not in the database.";
+    } else if (id.partitioned) {
+        r.verdict = Verdict::Pass;
+        r.summary = label + " is a " + g.compute_partition.value_or("") + " partition of " + with_article(s->name) +
+                    ": PCI device id and name agree; its compute units and memory are the partition's share "
+                    "(gpu.tenancy judges the partitioning).";
     } else {
         r.verdict = Verdict::Pass;
-        r.summary = label + " is " + with_article(s->name) + ": PCI device id, name, SM count and memory size agree.";
+        r.summary = label + " is " + with_article(s->name) + ": PCI device id, name, " +
+                    (is_amd_gpu(g) ? "compute-unit count" : "SM count") + " and memory size agree.";
     }
     return r;
+}
+
+// AMD: the compute units against the SKU's (per die on a multi-die board), the gfx target, and the
+// PCI vendor. A partition (CPX, DPX...) has its share of the compute units: shown, not judged.
+void GpuIdentityCheck::add_amd_identity(const GpuInfo& g, const GpuSpec* s, const Identification& id,
+                                        CheckResult& r) {
+    const std::string db_source = "gpuvet spec database (data/gpus.toml)";
+    Measurement cu = g.compute_units
+                         ? Measurement::number("compute_units", "Compute units", *g.compute_units, "count")
+                         : Measurement::absent("compute_units", "Compute units", "count", g.compute_units.absent_reason);
+    if (s && s->compute_units_per_device() && !id.partitioned) {
+        Reference ref;
+        ref.spec = *s->compute_units_per_device();
+        ref.fail_below = ref.spec;
+        ref.source = db_source + ": " + s->name + (s->devices_per_board > 1 ? " (per die)" : "");
+        cu.against(ref);
+    }
+    r.measurements.push_back(cu);
+    Measurement gfx = g.gfx_target ? Measurement::textual("gfx_target", "gfx target", *g.gfx_target)
+                                   : Measurement::absent("gfx_target", "gfx target", "", g.gfx_target.absent_reason);
+    if (s && !s->gfx_target.empty()) {
+        Reference ref;
+        ref.expected_text = s->gfx_target;
+        ref.source = db_source + ": " + s->name;
+        gfx.against(ref);
+    }
+    r.measurements.push_back(gfx);
+    if (id.partitioned)
+        r.details.push_back("compute partition " + g.compute_partition.value_or("?") + ", memory partition " +
+                            g.memory_partition.value_or("?") +
+                            ": the driver lists each partition as a GPU with its share of the compute units and "
+                            "memory, so they are not held to the whole GPU's figures");
 }
 
 }  // namespace gpuvet

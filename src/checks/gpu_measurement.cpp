@@ -7,7 +7,7 @@
 #include "checks/run_facts.hpp"
 #include "gpu/inventory.hpp"
 #include "checks/gpu_requirements.hpp"
-#include "gpu/device/nvml_backend.hpp"
+#include "gpu/device/backend_choice.hpp"
 #include "specs/spec_db.hpp"
 
 namespace gpuvet::measure {
@@ -37,7 +37,7 @@ std::string fixed(double v, int digits) {
 }
 
 void add_clocks(CheckResult& r, int index, std::string_view suffix) {
-    const DeviceBackend& backend = NvmlBackend::shared();
+    const DeviceBackend& backend = GpuBackends::shared().devices();
     std::string sfx(suffix);
     auto add = [&](const char* key, const char* label, const char* unit, const Fact<int>& f) {
         if (f) r.measurements.push_back(Measurement::number(std::string(key) + sfx, label, *f, unit).on_gpu(index));

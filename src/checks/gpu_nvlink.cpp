@@ -1,5 +1,7 @@
 #include "checks/gpu_nvlink.hpp"
 
+#include <algorithm>
+
 #include "checks/run_facts.hpp"
 #include "core/context.hpp"
 #include "core/strings.hpp"
@@ -73,12 +75,91 @@ void judge_links(const GpuInfo& g, const GpuSpec& sp, const std::string& label, 
                 sp.name + " should have.");
 }
 
+// AMD's counterpart: the xGMI links the driver lists against the SKU's Infinity Fabric links.
+CheckResult assess_xgmi(const GpuInfo& g, const GpuSpec* spec, const std::string& label, int gpus_in_box,
+                        CheckResult r) {
+    const int present = int(g.xgmi_links.size());
+    int active = 0, unread = 0;
+    std::string down;
+    for (const auto& l : g.xgmi_links) {
+        if (!l.active) ++unread;
+        else if (*l.active) ++active;
+        else down += (down.empty() ? "" : ", ") + l.remote_pci_bus_id.value_or("link " + std::to_string(l.link));
+    }
+    if (!spec) {
+        r.verdict = Verdict::Skip;
+        r.summary = label + " is not in the spec database, so its xGMI links are unknown.";
+        return r;
+    }
+    if (!spec->xgmi_links) {
+        r.verdict = Verdict::Skip;
+        r.summary = "The " + spec->name + " has no xGMI (Infinity Fabric) links.";
+        return r;
+    }
+    if (!g.xgmi_absent_reason.empty()) {
+        r.measurements.push_back(Measurement::absent("xgmi_links_active", "xGMI links active", "count", g.xgmi_absent_reason));
+        r.verdict = gpus_in_box == 1 ? Verdict::Pass : Verdict::Warn;
+        r.summary = label + ": the xGMI links could not be read (" + g.xgmi_absent_reason + ").";
+        return r;
+    }
+    // On a board of N GPUs each links to the N-1 others, at most the SKU's links (shared by a
+    // multi-die board's dies).
+    const int expected = std::min(*spec->xgmi_links / spec->devices_per_board, std::max(gpus_in_box - 1, 0));
+    const std::string source = "gpuvet spec database (data/gpus.toml): " + spec->name + ", " +
+                               std::to_string(*spec->xgmi_links) + " Infinity Fabric links";
+    if (unread > 0) {
+        // ROCm SMI names the link type, not the link's state.
+        r.measurements.push_back(Measurement::number("xgmi_links_present", "xGMI links present", present, "count"));
+        r.measurements.push_back(Measurement::absent("xgmi_links_active", "xGMI links active", "count",
+                                                     g.xgmi_links.front().active.absent_reason));
+        r.verdict = present < expected ? Verdict::Fail : Verdict::Warn;
+        r.summary = label + ": " + std::to_string(present) + " xGMI links listed" +
+                    (present < expected ? " where " + std::to_string(expected) + " are expected"
+                                        : ", their state unread (" + g.xgmi_links.front().active.absent_reason + ")") +
+                    ".";
+        return r;
+    }
+    Measurement am = Measurement::number("xgmi_links_active", "xGMI links active", active, "count");
+    if (expected > 0) {
+        Reference ref;
+        ref.spec = expected;
+        ref.fail_below = expected;
+        ref.source = source;
+        am.against(ref);
+    }
+    r.measurements.push_back(am);
+    r.measurements.push_back(Measurement::number("xgmi_links_present", "xGMI links present", present, "count"));
+    if (gpus_in_box == 1) {
+        r.verdict = Verdict::Pass;
+        r.summary = label + " is the only GPU in the box: xGMI only carries traffic between GPUs, so none is needed.";
+        return r;
+    }
+    if (nvlink_needs_bridge(*spec) && present == 0) {
+        r.verdict = Verdict::Skip;
+        r.summary = "No Infinity Fabric bridge on " + label + ": the " + spec->name +
+                    " links GPUs only through an optional bridge.";
+        return r;
+    }
+    Findings f;
+    if (!down.empty())
+        f.add(Verdict::Fail, "xGMI link(s) to " + down +
+                                 " did not train: traffic to those GPUs loses that bandwidth or crosses other links");
+    if (active < expected && down.empty())
+        f.add(Verdict::Fail, "the driver lists " + std::to_string(active) + " active xGMI links where " +
+                                 std::to_string(expected) + " are expected on this board");
+    f.apply(r, label,
+            label + ": " + std::to_string(active) + " of " + std::to_string(present) +
+                " xGMI links active, as the " + spec->name + " should have.");
+    return r;
+}
+
 }  // namespace
 
 CheckResult GpuNvlinkCheck::assess(const GpuInfo& g, const GpuSpec* spec, CheckContext& ctx) {
     CheckResult r;
     const std::string label = gpu_label(g, spec);
     topology_row(ctx.facts->inventory(), g, r);
+    if (is_amd_gpu(g)) return assess_xgmi(g, spec, label, int(ctx.facts->all_gpus().size()), std::move(r));
     int present = int(g.nvlinks.size());
     int active = active_nvlinks(g);
     // Links matter between the GPUs of this box: with a single GPU there is no peer to carry traffic to.

@@ -1,5 +1,6 @@
-// gpu.nvlink: are the NVLink links the SKU has present and active? Adds this GPU's row of the
-// topology matrix (like `nvidia-smi topo -m`) to the details.
+// gpu.nvlink: are the NVLink links the SKU has present and active? On AMD GPUs the same question of
+// their xGMI (Infinity Fabric) links, AMD's counterpart. Adds this GPU's row of the topology matrix
+// (like `nvidia-smi topo -m`) to the details.
 #pragma once
 #include "checks/gpu_inventory_check.hpp"
 

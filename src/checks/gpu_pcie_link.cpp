@@ -8,8 +8,11 @@ namespace gpuvet {
 
 namespace {
 
-const char* const kSource =
+const char* const kNvmlSource =
     "NVML: maximum link of this device and system; PCIe per-lane rates (PCI-SIG); gpuvet spec database";
+const char* const kAmdSource =
+    "AMD SMI: the GPU's maximum link (the host's is not reported); PCIe per-lane rates (PCI-SIG); gpuvet spec "
+    "database";
 
 Measurement gen_or_width(const char* key, const char* label, const Fact<int>& f) {
     if (!f) return Measurement::absent(key, label, "count", f.absent_reason);
@@ -22,6 +25,7 @@ CheckResult GpuPcieLinkCheck::assess(const GpuInfo& g, const GpuSpec* spec, Chec
     CheckResult r;
     Findings f;
     const std::string label = gpu_label(g, spec);
+    const char* const kSource = is_amd_gpu(g) ? kAmdSource : kNvmlSource;
 
     // Width: NVML's maximum width already is the smaller of the GPU's and the slot's.
     Measurement w = gen_or_width("pcie_width", "Link width (lanes)", g.pcie_width_current);

@@ -18,8 +18,9 @@ std::optional<std::string> gpu_requirement(const CheckContext& ctx, GpuNeed need
     };
     if (!d.present) {
         if (auto p = problem()) return p;
-        return full_reason ? "no NVIDIA driver found (" + d.absent_reason + ")"
-                           : std::string("no NVIDIA driver found (see gpu.driver)");
+        if (full_reason) return no_gpu_driver_text(d);
+        return d.amd_looked_for() ? "no GPU driver found (see gpu.driver)"
+                                  : std::string("no NVIDIA driver found (see gpu.driver)");
     }
     if (inv.gpus.empty()) {
         std::string why = "the driver sees no GPUs";
@@ -28,6 +29,9 @@ std::optional<std::string> gpu_requirement(const CheckContext& ctx, GpuNeed need
     }
     if (need == GpuNeed::Cuda && !inv.cuda_present) {
         if (auto p = problem()) return p;
+        if (d.amd_present && !d.nvidia_found)
+            return "not judged on AMD: this check runs CUDA kernels, which AMD GPUs cannot run (CUDA: " +
+                   inv.cuda_absent_reason + ")";
         return "CUDA is unavailable: " + inv.cuda_absent_reason;
     }
     return std::nullopt;

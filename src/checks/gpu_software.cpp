@@ -1,5 +1,7 @@
 #include "checks/gpu_software.hpp"
 
+#include <cstdlib>
+
 #include "checks/gpu_requirements.hpp"
 #include "checks/run_facts.hpp"
 #include "core/context.hpp"
@@ -29,6 +31,7 @@ SoftwareStack software_stack_of(const nlohmann::json& j, const PythonChoice& pyt
     s.torch = text_of(j, "torch");
     s.torch_error = text_of(j, "torch_error").value_or("no torch version reported");
     s.torch_cuda = text_of(j, "torch_cuda");
+    s.torch_hip = text_of(j, "torch_hip");
     if (auto it = j.find("cudnn"); it != j.end() && it->is_number_integer()) s.cudnn = it->get<int>();
     s.nccl = text_of(j, "nccl");
     if (auto it = j.find("arch_list"); it != j.end() && it->is_array())
@@ -43,28 +46,58 @@ SoftwareStack software_stack_of(const nlohmann::json& j, const PythonChoice& pyt
     return s;
 }
 
-SoftwareTarget software_target_of(const RunFacts& facts) {
+namespace {
+
+// AMD's GPUs: their count, gfx targets (the SKU's where the driver does not say, as on ROCm SMI)
+// and the amdgpu driver's version.
+void add_amd(SoftwareTarget& t, const Inventory& inv, const RunFacts* facts) {
+    for (const auto& g : inv.gpus) {
+        if (!is_amd_gpu(g)) continue;
+        ++t.amd_gpus;
+        if (g.gfx_target) t.gfx_targets.push_back(*g.gfx_target);
+        else if (const GpuSpec* sp = facts ? facts->spec_of(g.index) : nullptr; sp && !sp->gfx_target.empty())
+            t.gfx_targets.push_back(sp->gfx_target);
+    }
+    if (inv.amd_driver_version) t.amd_driver = *inv.amd_driver_version;
+}
+
+}  // namespace
+
+std::optional<std::string> read_rocm_user_space(const HostFs& fs) {
+    const char* env = std::getenv("ROCM_PATH");
+    std::string dir = env && *env ? env : "/opt/rocm";
+    return fs.read_line(dir + "/.info/version");
+}
+
+SoftwareTarget software_target_of(const RunFacts& facts, const HostFs& fs) {
     SoftwareTarget t;
     t.driver_cuda = facts.driver().cuda_driver_version;
-    t.nvml_gpus = int(facts.all_gpus().size());
     for (const auto& g : facts.all_gpus()) {
+        if (is_amd_gpu(g)) continue;
+        ++t.nvml_gpus;
         if (g.compute_capability) t.compute_capabilities.push_back(*g.compute_capability);
         else if (const GpuSpec* sp = facts.spec_of(g.index); sp && !sp->compute_capability.empty())
             t.compute_capabilities.push_back(sp->compute_capability);
     }
+    add_amd(t, facts.inventory(), &facts);
+    if (t.amd_gpus > 0) t.rocm_user_space = read_rocm_user_space(fs);
     return t;
 }
 
-SoftwareTarget software_target_of(const Inventory& inv) {
+SoftwareTarget software_target_of(const Inventory& inv, const HostFs& fs) {
     SoftwareTarget t;
     if (inv.cuda_driver_version) t.driver_cuda = *inv.cuda_driver_version;
-    t.nvml_gpus = int(inv.gpus.size());
-    for (const auto& g : inv.gpus)
+    for (const auto& g : inv.gpus) {
+        if (is_amd_gpu(g)) continue;
+        ++t.nvml_gpus;
         if (g.compute_capability) t.compute_capabilities.push_back(*g.compute_capability);
+    }
+    add_amd(t, inv, nullptr);
+    if (t.amd_gpus > 0) t.rocm_user_space = read_rocm_user_space(fs);
     return t;
 }
 
-CheckResult read_software(const std::optional<std::string>& python, const Inventory& inv,
+CheckResult read_software(const std::optional<std::string>& python, const Inventory& inv, const HostFs& fs,
                           const std::atomic<bool>* stop) {
     CheckResult r;
     PythonLookup py = find_python(python);
@@ -74,7 +107,7 @@ CheckResult read_software(const std::optional<std::string>& python, const Invent
         return r;
     }
     try {
-        return judge_software(probe_software(*py.found, stop), software_target_of(inv));
+        return judge_software(probe_software(*py.found, stop), software_target_of(inv, fs));
     } catch (const Error& e) {
         r.verdict = Verdict::Error;
         r.summary = std::string(e.what()) + "; " + e.advice();
@@ -112,7 +145,7 @@ std::vector<CheckResult> GpuSoftwareCheck::run(CheckContext& ctx) {
         r.summary = py.absent_reason + ": the framework stack cannot be read; give --python PATH";
         return {r};
     }
-    r = judge_software(probe_software(*py.found, ctx.stop), software_target_of(*ctx.facts));
+    r = judge_software(probe_software(*py.found, ctx.stop), software_target_of(*ctx.facts, HostFs(ctx.options.root)));
     return {r};
 }
 

@@ -47,6 +47,7 @@ void apply(CheckResult& r, const Rule& rule) {
 }  // namespace
 
 CheckResult judge_software(const SoftwareStack& s, const SoftwareTarget& t) {
+    if (t.amd_gpus > 0 && t.nvml_gpus == 0) return judge_software_amd(s, t);
     CheckResult r;
     add_facts(r, s, t);
     add_others(r, s);

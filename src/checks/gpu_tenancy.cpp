@@ -6,7 +6,6 @@
 #include "core/context.hpp"
 #include "core/strings.hpp"
 #include "checks/gpu_measurement.hpp"
-#include "gpu/device/nvml_backend.hpp"
 #include "order/order.hpp"
 #include "core/units.hpp"
 
@@ -23,12 +22,12 @@ const char* const kBusySource =
 
 std::string mib(std::uint64_t b) { return format_bytes(double(b)); }
 
-// The run's device backend, read at 10 Hz: 0.5 s in the
+// The run's device backend (NVIDIA's, AMD's or both), read at 10 Hz: 0.5 s in the
 // quick tier, 1 s standard, 2 s full. Several NVML sample periods (1/6 s to 1 s) per window.
 std::map<int, IdleUtilization> sample_with_nvml(CheckContext& ctx, const std::vector<int>& gpus) {
     if (ctx.progress) ctx.progress->update("reading GPU utilization while idle");
     int count = measure::by_tier(ctx, 5, 10, 20);
-    return sample_idle_utilization(&NvmlBackend::shared(), gpus, count, std::chrono::milliseconds(100), ctx.stop);
+    return sample_idle_utilization(&ctx.facts->devices(), gpus, count, std::chrono::milliseconds(100), ctx.stop);
 }
 
 // Other processes on the GPU. Inside a container NVML reports host PIDs: a PID missing from our
@@ -185,6 +184,41 @@ void judge_virtualization(const GpuInfo& g, CheckResult& r, Findings& f) {
     else if (m == "Host vGPU") f.add(Verdict::Warn, "this GPU is set up to be shared as vGPUs by a hypervisor");
 }
 
+const char* const kAmdPartitionSource =
+    "AMD Instinct MI300 partitioning (amd-smi: compute SPX/DPX/QPX/CPX, memory NPS1/NPS4); gpuvet rule: a "
+    "partitioned GPU is a slice unless the order asks for partitions";
+
+// AMD's counterpart of MIG: compute partitions (each listed as a GPU) and memory partitions.
+void judge_amd_partitions(const GpuInfo& g, bool partitions_expected, CheckResult& r, Findings& f) {
+    auto add = [&](const char* key, const char* label, const Fact<std::string>& mode, const char* whole) {
+        if (!mode) {
+            r.measurements.push_back(Measurement::absent(key, label, "", mode.absent_reason));
+            return;
+        }
+        Reference ref;
+        ref.expected_text = partitions_expected ? std::string("partitioned (ordered)") : whole;
+        ref.source = kAmdPartitionSource;
+        r.measurements.push_back(Measurement::textual(key, label, *mode).against(ref));
+    };
+    add("compute_partition", "Compute partition", g.compute_partition, "SPX");
+    add("memory_partition", "Memory partition", g.memory_partition, "NPS1");
+    const bool compute = g.compute_partition && *g.compute_partition != "SPX";
+    const bool memory = g.memory_partition && *g.memory_partition != "NPS1";
+    if (!compute && !memory) return;
+    std::string modes = g.compute_partition.value_or("?") + "/" + g.memory_partition.value_or("?");
+    if (partitions_expected)
+        f.add(Verdict::Warn, "the GPU is partitioned " + modes + " (as ordered; whole-GPU figures do not apply)");
+    else if (compute)
+        f.add(Verdict::Fail, "the GPU is partitioned " + modes +
+                                 ": the driver lists each compute partition as a GPU with a share of the compute units"
+                                 " and memory, which the order did not ask for (whole GPUs: amd-smi set "
+                                 "--compute-partition SPX --memory-partition NPS1, then reload the driver)");
+    else
+        f.add(Verdict::Warn, "memory partition " + *g.memory_partition +
+                                 ": the memory is split into NUMA domains (one GPU still sees all of it); NPS1 is "
+                                 "the default for whole-GPU work");
+}
+
 }  // namespace
 
 GpuTenancyCheck::GpuTenancyCheck(std::uint32_t self_pid, UtilizationSampler sampler, bool mig_expected)
@@ -210,10 +244,20 @@ CheckResult GpuTenancyCheck::assess(const GpuInfo& g, const GpuSpec* spec, Check
     auto it = idle_.find(g.index);
     const IdleUtilization none{{}, "not sampled"};
     const bool idle_seen = judge_busy_while_idle(it != idle_.end() ? it->second : none, others, r, f);
+    const std::string label = gpu_label(g, spec);
+    if (is_amd_gpu(g)) {
+        judge_amd_partitions(g, mig_expected_, r, f);
+        r.details.push_back(
+            "not judged on AMD: compute mode, MIG and vGPU mode are NVIDIA settings (AMD's counterpart, the "
+            "partition modes, is judged above)");
+        f.apply(r, label,
+                label + " is ours alone: no other KFD process" + (idle_seen ? ", no load before ours" : "") +
+                    ", not partitioned.");
+        return r;
+    }
     judge_compute_mode(g, r, f);
     judge_mig(g, mig_expected_, r, f);
     judge_virtualization(g, r, f);
-    const std::string label = gpu_label(g, spec);
     f.apply(r, label,
             label + " is ours alone: no other process" + (idle_seen ? ", no load before ours" : "") +
                 ", default compute mode, no MIG or vGPU slicing.");

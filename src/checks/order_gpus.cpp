@@ -32,13 +32,25 @@ std::string skus_text(const Order& o, const SpecDb& db) {
     return s;
 }
 
-// The smallest memory among the SKUs the ordered model fits (what the order promises at least).
+// The smallest memory per listed GPU among the SKUs the ordered model fits (what the order promises
+// at least): a die's share on a multi-die board.
 std::optional<double> ordered_memory_gib(const Order& o, const SpecDb& db) {
     if (o.gpu_memory_gib) return o.gpu_memory_gib;
     std::optional<double> m;
     for (auto& k : o.gpu_skus)
-        if (auto* s = db.by_key(k)) m = m ? std::min(*m, s->memory_size_gib) : s->memory_size_gib;
+        if (auto* s = db.by_key(k)) m = m ? std::min(*m, s->memory_per_device_gib()) : s->memory_per_device_gib();
     return m;
+}
+
+// GPUs the driver lists per ordered board (2 for an MI250X); 1 when the SKUs disagree or are unknown.
+int devices_per_board(const Order& o, const SpecDb& db) {
+    int n = 0;
+    for (auto& k : o.gpu_skus)
+        if (auto* s = db.by_key(k)) {
+            if (n && n != s->devices_per_board) return 1;
+            n = s->devices_per_board;
+        }
+    return n ? n : 1;
 }
 
 std::string plural(int n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
@@ -76,10 +88,16 @@ std::string wrong_model(const GpuInfo& g, const Order& o, const SpecDb& db) {
 
 }  // namespace
 
-CheckResult verify_gpu_count(int ordered_count, const std::vector<GpuInfo>& gpus,
-                             const std::optional<std::string>& absent) {
+CheckResult verify_gpu_count(int ordered_boards, const std::vector<GpuInfo>& gpus,
+                             const std::optional<std::string>& absent, int devices_per_board) {
     CheckResult r = order_item("order.gpu_count", "Order: GPU count");
     const int n = int(gpus.size());
+    // A multi-die board (MI250X) is listed as one GPU per die.
+    const int ordered_count = ordered_boards * devices_per_board;
+    if (devices_per_board > 1)
+        r.details.push_back(std::to_string(ordered_boards) + " boards ordered, of " +
+                            std::to_string(devices_per_board) + " dies each, which the driver lists as " +
+                            std::to_string(ordered_count) + " GPUs");
     r.measurements.push_back(
         gpu_tally("gpu_count", "GPUs", n, absent).against(ordered(std::to_string(ordered_count), ordered_count)));
     if (absent) {
@@ -134,7 +152,11 @@ CheckResult verify_gpu_model(const Order& o, const std::vector<GpuInfo>& gpus, c
 CheckResult verify_nvlink(const std::vector<GpuInfo>& gpus, const std::optional<std::string>& absent) {
     CheckResult r = order_item("order.nvlink", "Order: NVLink");
     const int n = int(gpus.size());
-    auto [with, without] = coverage(gpus, [](const GpuInfo& g) { return active_nvlinks(g) > 0; });
+    // AMD's GPUs have xGMI (Infinity Fabric) links where NVIDIA's have NVLink.
+    auto [with, without] = coverage(gpus, [](const GpuInfo& g) {
+        return active_nvlinks(g) > 0 || std::any_of(g.xgmi_links.begin(), g.xgmi_links.end(),
+                                                    [](const XgmiLinkInfo& l) { return l.active.value_or(false); });
+    });
     r.measurements.push_back(
         gpu_tally("gpus_with_nvlink", "GPUs with active NVLink", with, absent).against(ordered("every GPU", n)));
     if (absent) {
@@ -164,7 +186,11 @@ CheckResult verify_nvlink(const std::vector<GpuInfo>& gpus, const std::optional<
 CheckResult verify_mig(const std::vector<GpuInfo>& gpus, const std::optional<std::string>& absent) {
     CheckResult r = order_item("order.mig", "Order: MIG");
     const int n = int(gpus.size());
-    auto [with, without] = coverage(gpus, [](const GpuInfo& g) { return g.mig_enabled.value_or(false); });
+    // AMD's GPUs count as sliced when partitioned (compute not SPX, or memory not NPS1).
+    auto [with, without] = coverage(gpus, [](const GpuInfo& g) {
+        return g.mig_enabled.value_or(false) || amd_partitioned(g) ||
+               (g.memory_partition && *g.memory_partition != "NPS1");
+    });
     r.measurements.push_back(
         gpu_tally("gpus_with_mig", "GPUs in MIG mode", with, absent).against(ordered("every GPU", n)));
     if (absent) {
@@ -192,7 +218,7 @@ std::vector<CheckResult> verify_gpu_items(const Order& o, const CheckContext& ct
     auto absent = gpu_requirement(ctx, GpuNeed::Inventory, true);
     const std::vector<GpuInfo> none;
     const std::vector<GpuInfo>& gpus = absent ? none : ctx.facts->all_gpus();
-    if (o.gpu_count) out.push_back(verify_gpu_count(*o.gpu_count, gpus, absent));
+    if (o.gpu_count) out.push_back(verify_gpu_count(*o.gpu_count, gpus, absent, devices_per_board(o, db)));
     if (o.gpu_model) out.push_back(verify_gpu_model(o, gpus, absent, db));
     if (mem_gib) out.push_back(verify_gpu_memory(*mem_gib, o.gpu_memory_gib.has_value(), gpus, absent, db));
     if (o.nvlink_required.value_or(false)) out.push_back(verify_nvlink(gpus, absent));

@@ -30,10 +30,13 @@ GpuMemory judge(const GpuInfo& g, double ordered_gib, const SpecDb& db) {
     if (id.spec && id.memory_matches) {
         // The SKU is known and its memory is what that SKU shows: its size as sold is what it has.
         DriverMemoryExpectation sku = expected_driver_memory(*id.spec, ecc);
-        m.fulfils = id.spec->memory_size_gib + kSoldSizeEpsilonGib >= ordered_gib;
+        // Per GPU as listed: each die of a multi-die board (MI250X) has its share.
+        const double sold = id.spec->memory_per_device_gib();
+        m.fulfils = sold + kSoldSizeEpsilonGib >= ordered_gib;
         m.floor_mib = m.fulfils ? sku.low_mib : rule.low_mib;
         m.detail = label + ": " + mib_and_gib(m.have_mib) + ", what " + with_article(id.spec->name) + " with " +
-                   sku.ecc_state + " shows; sold as " + format_number(id.spec->memory_size_gib) + " GiB";
+                   sku.ecc_state + " shows; sold as " + format_number(sold) + " GiB" +
+                   (id.spec->devices_per_board > 1 ? " per die" : "");
     } else {
         // Unknown SKU, or memory that does not match it: hold the figure to the rule for the ordered size.
         m.fulfils = m.have_mib >= rule.low_mib;

@@ -5,6 +5,7 @@
 #include "cli/common.hpp"
 #include "core/error.hpp"
 #include "core/slurm_env.hpp"
+#include "gpu/device/backend_choice.hpp"
 #include "gpu/inventory.hpp"
 #include "host/identity.hpp"
 #include "report/progress.hpp"
@@ -46,8 +47,9 @@ std::unique_ptr<CheckRun> start_check_run(const GlobalOptions& g, SpecDb specs, 
         Inventory inventory = collect_inventory(InventoryOptions{ctx.options.root});
         check_gpu_indexes(ctx.options.gpus, inventory);
         machine.driver = driver_info_of(inventory);
-        run->facts =
-            std::make_unique<RunFacts>(std::move(machine), std::move(inventory), &run->specs, ctx.options.gpus);
+        // The backend choice (NVIDIA, AMD, both) the inventory was read through, made once for the run.
+        run->facts = std::make_unique<RunFacts>(std::move(machine), std::move(inventory), &run->specs,
+                                                ctx.options.gpus, &GpuBackends::shared().devices());
         // The report's header is a copy of the facts, for the printers.
         run->report.machine = run->facts->machine();
         run->report.gpus = run->facts->gpu_summaries();

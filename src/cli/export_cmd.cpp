@@ -12,7 +12,7 @@
 #include "cli/number_option.hpp"
 #include "core/error.hpp"
 #include "core/stop_on_hangup.hpp"
-#include "gpu/device/nvml_backend.hpp"
+#include "gpu/device/backend_choice.hpp"
 #include "monitor/export_sampler.hpp"
 #include "monitor/export_server.hpp"
 #include "monitor/listen_address.hpp"
@@ -51,7 +51,7 @@ int run_export(const ExportArgs& a) {
     }
     const auto interval = std::chrono::milliseconds(static_cast<long long>(a.interval_s * 1000 + 0.5));
 
-    const DeviceBackend& backend = NvmlBackend::shared();
+    const DeviceBackend& backend = GpuBackends::shared().devices();
     auto monitor = std::make_unique<GpuMonitor>(backend, gpus, kExportReadings);
     const std::size_t count = monitor->gpus().size();
     ExportSampler sampler(backend, std::move(monitor), interval, host_name(), std::move(report));

@@ -26,7 +26,8 @@ std::string fixed_count(double v) { return std::to_string(static_cast<long long>
 // gpu.software's reading as the inventory lists it: versions and the verdict, for a box with GPUs.
 // The probe imports the framework (seconds for PyTorch), so the inventory reads it only when asked:
 // --software, or --python naming the interpreter to read; `check` always runs it.
-SoftwareFacts software_facts(const Inventory& inv, const std::optional<std::string>& python, bool asked) {
+SoftwareFacts software_facts(const Inventory& inv, const std::optional<std::string>& python, bool asked,
+                             const HostFs& fs) {
     SoftwareFacts sw;
     if (inv.gpus.empty()) return sw;  // no GPU: nothing for a framework to use, and no probe's seconds spent
     if (!asked) {
@@ -34,7 +35,7 @@ SoftwareFacts software_facts(const Inventory& inv, const std::optional<std::stri
             "not read: pass --software (it imports the framework, which takes seconds), or run gpuvet check";
         return sw;
     }
-    CheckResult r = read_software(python, inv, &stop_flag());
+    CheckResult r = read_software(python, inv, fs, &stop_flag());
     sw.verdict = to_string(r.verdict);
     sw.summary = r.summary;
     for (const auto& m : r.measurements)
@@ -52,7 +53,7 @@ int run_inventory(const GlobalOptions& g, const std::optional<std::string>& pyth
     MachineInfo host = read_machine_info(HostFs(root));
     host.driver = driver_info_of(inv);
     InventoryFacts facts = inventory_facts_of(inv);
-    facts.software = software_facts(inv, python, software || python.has_value());
+    facts.software = software_facts(inv, python, software || python.has_value(), HostFs(root));
     const FabricFacts fabric = collect_fabric(root, {});
     const FabricInventory fabric_section = fabric_inventory_of(fabric, judge_fabric(fabric));
 

@@ -20,7 +20,7 @@
 #include "core/error.hpp"
 #include "gpu/bindings/driver_deadline.hpp"
 #include "gpu/bindings/driver_exit.hpp"
-#include "gpu/device/nvml_backend.hpp"
+#include "gpu/device/backend_choice.hpp"
 #include "monitor/run_child.hpp"
 #include "monitor/run_record.hpp"
 #include "monitor/run_session.hpp"
@@ -79,7 +79,7 @@ public:
             std::unique_ptr<RunSampler> s;
             std::exception_ptr error;
             try {
-                s = std::make_unique<RunSampler>(&NvmlBackend::shared(), gpus, root);
+                s = std::make_unique<RunSampler>(&GpuBackends::shared().devices(), gpus, root);
             } catch (...) {
                 error = std::current_exception();
             }
@@ -246,7 +246,7 @@ int run_run_cmd(const GlobalOptions& g, const RunArgs& a) {
     std::cerr.flush();
     // The GPUs' identities come from the backend the sampler opened; a host-only run (no driver, or
     // one that did not answer in time) has none, and the backend is not touched again.
-    record_run_in_history(env, r, a.history, r.no_gpu_reason.empty() ? &NvmlBackend::shared() : nullptr);
+    record_run_in_history(env, r, a.history, r.no_gpu_reason.empty() ? &GpuBackends::shared().devices() : nullptr);
     return a.judge ? judged_exit(r) : r.exit_code;
 }
 

@@ -18,7 +18,7 @@
 #include "gpu/bindings/driver_deadline.hpp"
 #include "gpu/bindings/driver_exit.hpp"
 #include "gpu/burn.hpp"
-#include "gpu/device/nvml_backend.hpp"
+#include "gpu/device/backend_choice.hpp"
 #include "host/host_load.hpp"
 #include "monitor/gpu_monitor.hpp"
 #include "monitor/process_rows.hpp"
@@ -82,14 +82,14 @@ void check_args(const TopArgs& a, const GlobalOptions& g) {
 
 // Everything one tick reads, kept together so each mode samples alike.
 struct Watch {
-    const NvmlBackend& backend;
+    const DeviceBackend& backend;
     GpuMonitor monitor;
     SpecDb specs;
     TopModel model;
     HostLoadReader host;
     ProcessRows processes;
 
-    Watch(const NvmlBackend& b, std::vector<int> gpus, const GlobalOptions& g)
+    Watch(const DeviceBackend& b, std::vector<int> gpus, const GlobalOptions& g)
         : backend(b),
           monitor(b, std::move(gpus), kTopReadings),
           specs(load_specs(g)),
@@ -102,12 +102,15 @@ struct Watch {
     }
 };
 
-const NvmlBackend& usable_backend() {
-    const NvmlBackend& b = NvmlBackend::shared();
+// The run's GPUs: NVIDIA's, AMD's or both (gpu/device/backend_choice.hpp).
+const DeviceBackend& usable_backend() {
+    const GpuBackends& all = GpuBackends::shared();
+    const DeviceBackend& b = all.devices();
     if (!b.usable())
-        throw runtime_error(std::string("no NVIDIA driver to watch: ") + b.absent_reason(),
-                            "install or load the NVIDIA driver (nvidia-smi must work), or set GPUVET_LIBNVML to "
-                            "the libnvidia-ml.so.1 to use");
+        throw runtime_error("no GPU driver to watch: NVIDIA (" + all.nvidia().absent_reason + "), AMD (" +
+                                all.amd().absent_reason + ")",
+                            "install or load the GPU driver (nvidia-smi or amd-smi must work), or set GPUVET_LIBNVML "
+                            "or GPUVET_LIBAMD_SMI to the library to use");
     return b;
 }
 

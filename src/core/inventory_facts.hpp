@@ -35,6 +35,20 @@ struct InventoryLink {
     Fact<std::string> remote_type;
 };
 
+// An AMD xGMI link as the driver lists it.
+struct InventoryXgmiLink {
+    int link = 0;
+    Fact<bool> active;
+    Fact<std::string> remote_pci_bus_id;
+    Fact<double> bit_rate_gbps, max_bandwidth_gbps;
+};
+
+// One RAS block's error counts (AMD), since the driver loaded.
+struct InventoryRasBlock {
+    std::string block;  // "UMC", "XGMI_WAFL", ...
+    Fact<std::uint64_t> correctable, uncorrectable, deferred;
+};
+
 struct InventoryProcess {
     std::uint32_t pid = 0;
     std::string name;  // empty when not visible
@@ -44,11 +58,15 @@ struct InventoryProcess {
 
 struct InventoryGpu {
     int index = 0;
+    std::string vendor;  // "AMD"; "NVIDIA" on a box with both vendors; empty on an NVIDIA-only box
     bool lost = false;
     Fact<std::string> name;  // the heading's name (also among `facts`)
     std::vector<InventoryFact> facts;
     std::vector<InventoryLink> nvlinks;
     std::string nvlinks_absent_reason;
+    std::vector<InventoryXgmiLink> xgmi_links;  // AMD
+    std::string xgmi_links_absent_reason;
+    std::vector<InventoryRasBlock> ras_blocks;  // AMD
     std::vector<InventoryProcess> processes;
     std::string processes_absent_reason;
     std::vector<std::string> errors;
@@ -73,6 +91,10 @@ struct InventoryFacts {
     bool nvml_present = false;
     std::string nvml_absent_reason;
     std::string libcuda_path, libnvml_path;  // empty when not loaded
+    // AMD's driver and library (empty `amd_library` when none lists a GPU; then the reason).
+    bool amd_present = false;
+    std::string amd_absent_reason, amd_library, libamd_path;
+    Fact<std::string> amd_driver_version, amd_library_version;
     std::vector<InventoryGpu> gpus;
     std::vector<std::vector<std::string>> topology;  // [i][j] like `nvidia-smi topo -m`
     std::string topology_absent_reason;

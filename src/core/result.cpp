@@ -47,6 +47,11 @@ const char* to_string(RunVerdict v) {
     return "?";
 }
 
+std::string no_gpu_driver_text(const DriverInfo& d) {
+    if (!d.amd_looked_for()) return "no NVIDIA driver found (" + d.absent_reason + ")";
+    return "no GPU driver found: NVIDIA (" + d.absent_reason + "), AMD (" + d.amd_absent_reason + ")";
+}
+
 Verdict worst(Verdict a, Verdict b) { return severity(a) >= severity(b) ? a : b; }
 
 const char* to_string(ErrorKind k) {

@@ -137,7 +137,7 @@ struct DriverProblem {
 };
 
 struct DriverInfo {
-    bool present = false;            // the driver is loaded: NVML or CUDA initialised
+    bool present = false;            // a GPU driver is loaded: NVML or CUDA initialised, or AMD's lists GPUs
     bool cuda_usable = false;        // cuInit succeeded: kernels and copies can run
     std::string absent_reason;       // when !present: "libcuda.so.1 could not be loaded: ..."
     std::string cuda_absent_reason;  // when !cuda_usable
@@ -147,7 +147,21 @@ struct DriverInfo {
     std::optional<std::string> nvml_version;
     std::optional<std::string> libcuda_path;
     std::optional<std::string> libnvml_path;
+
+    // AMD's amdgpu driver, read through AMD SMI (ROCm SMI on older stacks). Looked for when
+    // amd_present or amd_absent_reason is set; reports from before both leave them empty.
+    bool amd_present = false;       // an AMD management library lists AMD GPUs
+    std::string amd_absent_reason;  // why not: the libraries' own words
+    std::optional<std::string> amd_driver_version;  // the amdgpu kernel driver, "6.8.5"
+    std::optional<std::string> amd_library;         // "AMD SMI 24.7.1.0", "ROCm SMI 7.0.0"
+    std::optional<std::string> amd_library_path;
+    bool nvidia_found = false;  // the NVIDIA side alone: NVML or CUDA initialised (`present` counts AMD's too)
+    bool amd_looked_for() const { return amd_present || !amd_absent_reason.empty(); }
 };
+
+// "no GPU driver found: NVIDIA (why), AMD (why)"; "no NVIDIA driver found (why)" when AMD was not
+// looked for (a report written before AMD GPUs were read).
+std::string no_gpu_driver_text(const DriverInfo& d);
 
 struct MachineInfo {
     std::optional<std::string> hostname;
@@ -177,6 +191,7 @@ struct GpuSummary {
     std::optional<std::uint64_t> memory_total_bytes;
     std::optional<std::string> sku;        // spec-database key it was matched to
     std::optional<std::string> sku_match;  // how: "pci-device-id", "name+memory", ...
+    std::optional<std::string> vendor;     // "AMD"; set for AMD GPUs and on a box with both vendors
 };
 
 // What every document starts with: which tool wrote it, for which command, and when.

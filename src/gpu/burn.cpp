@@ -15,7 +15,7 @@
 #include "gpu/kernel_reference.hpp"
 #include "gpu/session.hpp"
 #include "gpu/telemetry.hpp"
-#include "gpu/device/nvml_backend.hpp"
+#include "gpu/device/backend_choice.hpp"
 #include "gpu/bindings/nvml_api.hpp"
 
 namespace gpuvet {
@@ -541,7 +541,7 @@ std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt, con
     std::vector<int> indexes;
     for (const auto& L : lives) indexes.push_back(L->out.gpu);
 
-    TelemetrySampler sampler(NvmlBackend::shared(), indexes, opt.sample_hz, t0);
+    TelemetrySampler sampler(GpuBackends::shared().devices(), indexes, opt.sample_hz, t0);
     std::string telemetry_error;
     try {
         sampler.start();

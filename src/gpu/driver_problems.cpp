@@ -42,8 +42,12 @@ std::vector<DriverProblem> diagnose_driver(const Inventory& inv, const char* cud
     }
     if (!inv.nvml_present || inv.gpus.empty()) return out;
 
+    // NVIDIA's GPUs only: CUDA never sees AMD's.
+    std::size_t nvidia = 0;
+    for (const GpuInfo& g : inv.gpus) nvidia += g.vendor.value_or("") == "AMD" ? 0 : 1;
     std::vector<int> mig, hidden, unseen;
     for (const GpuInfo& g : inv.gpus) {
+        if (g.vendor.value_or("") == "AMD") continue;
         if (g.lost || visible_to_cuda(g)) continue;
         if (g.mig_enabled.value_or(false)) mig.push_back(g.index);
         else if (inv.cuda_present && cuda_visible_devices) hidden.push_back(g.index);
@@ -62,9 +66,9 @@ std::vector<DriverProblem> diagnose_driver(const Inventory& inv, const char* cud
                  " -mig 0', then reset the GPU with 'sudo nvidia-smi -i " + first +
                  " -r' or reboot); if MIG slices are what you rented, say so in the order (--expect \"..., mig\")"});
     }
-    if (!inv.cuda_present && mig.size() < inv.gpus.size()) {
+    if (!inv.cuda_present && mig.size() < nvidia) {
         // CUDA failed for a reason of its own while NVML works: name both sides.
-        std::string n = std::to_string(inv.gpus.size()) + " GPU" + (inv.gpus.size() == 1 ? "" : "s");
+        std::string n = std::to_string(nvidia) + " GPU" + (nvidia == 1 ? "" : "s");
         out.push_back({"CUDA cannot start although NVML sees " + n,
                        "CUDA cannot start although NVML sees " + n + ": " + inv.cuda_absent_reason +
                            "; the NVML checks judge the GPUs, the measurements cannot run",

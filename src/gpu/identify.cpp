@@ -36,6 +36,8 @@ const GpuSpec* nearest_memory(const std::vector<const GpuSpec*>& v, const GpuInf
 
 }  // namespace
 
+bool amd_partitioned(const DeviceFacts& g) { return g.compute_partition && *g.compute_partition != "SPX"; }
+
 std::string hex_device_id(std::uint32_t id) {
     char buf[16];
     std::snprintf(buf, sizeof buf, "0x%04x", id);
@@ -57,7 +59,8 @@ std::string with_article(const std::string& name) {
 Identification identify_gpu(const GpuInfo& g, const SpecDb& specs) {
     Identification id;
     std::vector<const GpuSpec*> by_id, by_name;
-    if (g.pci_device_id) by_id = specs.by_pci_device_id(*g.pci_device_id);
+    // NVML reports no vendor id: its GPUs are NVIDIA's.
+    if (g.pci_device_id) by_id = specs.by_pci_device_id(*g.pci_device_id, g.pci_vendor_id.value_or(kPciVendorNvidia));
     if (g.name) by_name = specs.by_driver_name(*g.name);
     if (!by_name.empty()) id.named = nearest_memory(by_name, g);
     const std::string label = "GPU " + std::to_string(g.index);
@@ -97,6 +100,21 @@ Identification identify_gpu(const GpuInfo& g, const SpecDb& specs) {
         id.conflicts.push_back(claim + " but has " + std::to_string(*g.sm_count) + " SMs where " +
                                with_article(s.name) + " has " + std::to_string(*s.sm_count) +
                                (*g.sm_count < *s.sm_count ? ": a cut-down part" : ": a different part"));
+    if (g.gfx_target && !s.gfx_target.empty() && *g.gfx_target != s.gfx_target)
+        id.conflicts.push_back(claim + " but its gfx target is " + *g.gfx_target + " where " + with_article(s.name) +
+                               " is " + s.gfx_target + ": a different chip");
+    // A partitioned AMD GPU (CPX, DPX...) lists each partition as a GPU with its share of the compute
+    // units and memory: the whole GPU's figures do not apply (gpu.tenancy names the partitioning).
+    if (amd_partitioned(g)) {
+        id.partitioned = true;
+        return id;
+    }
+    std::optional<int> cus = s.compute_units_per_device();
+    if (g.compute_units && cus && *g.compute_units != *cus)
+        id.conflicts.push_back(claim + " but has " + std::to_string(*g.compute_units) + " compute units where " +
+                               with_article(s.name) + " has " + std::to_string(*cus) +
+                               (s.devices_per_board > 1 ? " per die" : "") +
+                               (*g.compute_units < *cus ? ": a cut-down part" : ": a different part"));
     if (g.memory_total_bytes) {
         double have = mib(*g.memory_total_bytes);
         DriverMemoryExpectation want = expected_driver_memory(s, ecc_state(g));

@@ -21,7 +21,13 @@ struct Identification {
     std::vector<std::string> conflicts;
     std::vector<std::string> unknowns;  // not in the database: WARN findings
     bool memory_matches = false;        // driver memory within the SKU's figure for its ECC state
+    // An AMD GPU split into compute partitions (not SPX): each listed GPU holds a share, so compute
+    // units and memory were not held to the whole GPU's figures.
+    bool partitioned = false;
 };
+
+// An AMD GPU whose compute partition is not SPX (the driver lists each partition as a GPU).
+bool amd_partitioned(const DeviceFacts& g);
 
 Identification identify_gpu(const GpuInfo& gpu, const SpecDb& specs);
 

@@ -10,7 +10,10 @@
 
 #include "core/text_safety.hpp"
 #include "gpu/driver_problems.hpp"
+#include "gpu/device/amd_backend.hpp"
+#include "gpu/device/backend_choice.hpp"
 #include "gpu/device/nvml_backend.hpp"
+#include "gpu/device/rocm_smi_backend.hpp"
 #include "gpu/bindings/cuda_api.hpp"
 #include "core/host_fs.hpp"
 
@@ -144,6 +147,20 @@ int nvlinks_between(const GpuInfo& gi, const GpuInfo& gj) {
     return std::min(switch_links(gi), switch_links(gj));
 }
 
+// How an xGMI link joins two AMD GPUs: "XGMI" trained, "XDOWN" listed but not trained, empty when
+// no listed link joins them or its state is unread (then the driver's link type stands).
+std::string xgmi_between(const GpuInfo& gi, const GpuInfo& gj) {
+    if (!gj.pci_bus_id) return {};
+    std::string target = normalize_pci_bus_id(*gj.pci_bus_id);
+    bool down = false;
+    for (const auto& l : gi.xgmi_links) {
+        if (!l.remote_pci_bus_id || normalize_pci_bus_id(*l.remote_pci_bus_id) != target || !l.active) continue;
+        if (*l.active) return "XGMI";
+        down = true;
+    }
+    return down ? "XDOWN" : "";
+}
+
 // The matrix like `nvidia-smi topo -m`: NV<n> when n NVLinks join two GPUs, else the PCIe path.
 void read_topology(const DeviceBackend& b, const std::vector<std::unique_ptr<GpuDevice>>& devs, Inventory& inv) {
     std::size_t n = inv.gpus.size();
@@ -157,6 +174,8 @@ void read_topology(const DeviceBackend& b, const std::vector<std::unique_ptr<Gpu
                 cell = "X";
             } else if (int links = nvlinks_between(inv.gpus[i], inv.gpus[j]); links > 0) {
                 cell = "NV" + std::to_string(links);
+            } else if (std::string x = xgmi_between(inv.gpus[i], inv.gpus[j]); !x.empty()) {
+                cell = x;
             } else if (auto path = b.pcie_path(*devs[i], *devs[j])) {
                 cell = *path;
             }
@@ -182,10 +201,6 @@ GpuInfo read_gpu(GpuDevice& dev, const HostFs& fs) {
 }
 
 void read_gpus(const DeviceBackend& b, Inventory& inv, const HostFs& fs) {
-    SystemFacts sys = b.system();
-    inv.driver_version = sys.driver_version;
-    inv.nvml_version = sys.library_version;
-    if (!inv.cuda_driver_version && sys.cuda_driver_version) inv.cuda_driver_version = sys.cuda_driver_version;
     Fact<int> count = b.device_count();
     if (!count) {
         inv.errors.push_back(count.absent_reason);
@@ -199,7 +214,7 @@ void read_gpus(const DeviceBackend& b, Inventory& inv, const HostFs& fs) {
     read_topology(b, devs, inv);
 }
 
-void read_nvml(Inventory& inv, const HostFs& fs, bool cuda_ok) {
+void read_nvml(Inventory& inv, bool cuda_ok) {
     const NvmlSession& s = NvmlSession::shared();
     if (!s.loaded()) {
         inv.nvml_absent_reason = s.absent_reason();
@@ -216,8 +231,30 @@ void read_nvml(Inventory& inv, const HostFs& fs, bool cuda_ok) {
         return;
     }
     inv.nvml_present = true;
-    read_gpus(NvmlBackend::shared(), inv, fs);
+    SystemFacts sys = NvmlBackend::shared().system();
+    inv.driver_version = sys.driver_version;
+    inv.nvml_version = sys.library_version;
+    if (!inv.cuda_driver_version && sys.cuda_driver_version) inv.cuda_driver_version = sys.cuda_driver_version;
 }
+
+// AMD's side of the run's choice: which library lists AMD GPUs, its versions, or why none does.
+void read_amd_state(const GpuBackends& b, Inventory& inv) {
+    const VendorBackend& amd = b.amd();
+    inv.amd_present = amd.in_use();
+    if (!amd.in_use()) {
+        inv.amd_absent_reason = amd.absent_reason;
+        inv.amd_driver_version = inv.amd_library_version = Fact<std::string>::absent(amd.absent_reason);
+        return;
+    }
+    inv.amd_library = amd.library;
+    inv.libamd_path =
+        amd.library == "ROCm SMI" ? RocmSmiSession::shared().api().path : AmdSmiSession::shared().api().path;
+    SystemFacts sys = amd.backend->system();
+    inv.amd_driver_version = sys.driver_version;
+    inv.amd_library_version = sys.library_version;
+}
+
+bool is_amd(const GpuInfo& g) { return g.vendor.value_or("") == "AMD"; }
 
 }  // namespace
 
@@ -234,12 +271,19 @@ Inventory collect_inventory(const InventoryOptions& opt) {
         cuda_devs = read_cuda(cuda, inv);
     }
 
-    read_nvml(inv, fs, cuda.ok());
+    read_nvml(inv, cuda.ok());
+    // One choice of vendors for the run (backend_choice.hpp): NVIDIA's GPUs, AMD's, or both.
+    const GpuBackends& backends = GpuBackends::shared();
+    read_amd_state(backends, inv);
+    if (inv.nvml_present || inv.amd_present) read_gpus(backends.devices(), inv, fs);
+    if (backends.both())
+        for (auto& g : inv.gpus)
+            if (!is_amd(g)) g.vendor = std::string("NVIDIA");
     if (!inv.nvml_present && !inv.driver_version && !inv.nvml_absent_reason.empty())
         inv.driver_version = inv.nvml_version = Fact<std::string>::absent(inv.nvml_absent_reason);
 
     // Without NVML the CUDA devices are still listed, with what CUDA knows.
-    if (!inv.nvml_present) {
+    if (!inv.nvml_present && !inv.amd_present) {
         for (const auto& c : cuda_devs) {
             GpuInfo g;
             g.index = c.ordinal;
@@ -258,6 +302,11 @@ Inventory collect_inventory(const InventoryOptions& opt) {
     // CUDA ordinals differ from NVML indices unless CUDA_DEVICE_ORDER=PCI_BUS_ID: match by bus id.
     const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
     for (auto& g : inv.gpus) {
+        if (is_amd(g)) {
+            g.cuda_ordinal = Fact<int>::absent("an AMD GPU: CUDA runs on NVIDIA GPUs only (AMD GPUs run HIP)");
+            g.sm_count = Fact<int>::absent("an NVIDIA unit: AMD GPUs have compute units (see compute_units)");
+            continue;
+        }
         if (!inv.cuda_present) {
             std::string why =
                 g.mig_enabled.value_or(false) ? cuda_invisible_reason(g, visible) : inv.cuda_absent_reason;
@@ -285,8 +334,15 @@ Inventory collect_inventory(const InventoryOptions& opt) {
 
 DriverInfo driver_info_of(const Inventory& inv) {
     DriverInfo d;
-    d.present = inv.cuda_present || inv.nvml_present;
+    d.nvidia_found = inv.cuda_present || inv.nvml_present;
+    d.present = d.nvidia_found || inv.amd_present;
     d.cuda_usable = inv.cuda_present;
+    d.amd_present = inv.amd_present;
+    d.amd_absent_reason = inv.amd_absent_reason;
+    if (inv.amd_driver_version) d.amd_driver_version = *inv.amd_driver_version;
+    if (!inv.amd_library.empty())
+        d.amd_library = inv.amd_library + (inv.amd_library_version ? " " + *inv.amd_library_version : "");
+    if (!inv.libamd_path.empty()) d.amd_library_path = inv.libamd_path;
     if (!inv.cuda_present) d.cuda_absent_reason = inv.cuda_absent_reason;
     if (!d.present) d.absent_reason = inv.cuda_absent_reason;
     d.problems = inv.problems;
@@ -307,6 +363,7 @@ std::vector<GpuSummary> gpu_summaries_of(const Inventory& inv) {
         if (g.uuid) s.uuid = *g.uuid;
         if (g.pci_bus_id) s.pci_bus_id = *g.pci_bus_id;
         if (g.memory_total_bytes) s.memory_total_bytes = *g.memory_total_bytes;
+        if (g.vendor) s.vendor = *g.vendor;
         out.push_back(std::move(s));
     }
     return out;

@@ -1,5 +1,5 @@
-// Everything the driver knows about the GPUs of this box, read through NVML and the CUDA driver
-// API loaded at run time. Each field is a Fact: a value or the reason it is absent.
+// Everything the drivers know about the GPUs of this box, read through NVML and the CUDA driver
+// API, and AMD SMI (or ROCm SMI) for AMD GPUs, all loaded at run time. Each field is a Fact: a value or the reason it is absent.
 // Collected by gpu/inventory.cpp; consumed by `gpuvet inventory`, the gpu.* checks and order.*.
 #pragma once
 #include <cstdint>
@@ -20,7 +20,7 @@ namespace gpuvet {
 // live state taken at inventory time (sample()), with what only CUDA knows. A reader that wants
 // only one half takes it as `const DeviceFacts&` or `const DeviceSample&`.
 struct GpuInfo : DeviceFacts, DeviceSample {
-    int index = 0;           // NVML index
+    int index = 0;           // the run's GPU index (NVML's; AMD's GPUs follow NVIDIA's)
     Fact<int> cuda_ordinal;  // CUDA device ordinal matched by PCI bus id
     Fact<int> sm_count;      // read through CUDA only
 
@@ -53,6 +53,13 @@ struct Inventory {
     // from CUDA, CUDA and NVML disagreeing), with the fix; empty when nothing is wrong.
     std::vector<DriverProblem> problems;
     std::string libcuda_path, libnvml_path;
+
+    // AMD's GPUs (gpu/device/backend_choice.hpp): listed after NVIDIA's, each with vendor "AMD".
+    bool amd_present = false;       // AMD SMI (or ROCm SMI) lists AMD GPUs
+    std::string amd_absent_reason;  // why not, in the libraries' words
+    std::string amd_library;        // "AMD SMI", "ROCm SMI"; empty when none lists a GPU
+    std::string libamd_path;
+    Fact<std::string> amd_driver_version, amd_library_version;
 };
 
 struct InventoryOptions {

@@ -2,6 +2,7 @@
 // typed value kept as the driver gave it, each driver code decoded here, beside its decoder.
 #include <type_traits>
 
+#include "core/amd_throttle.hpp"
 #include "gpu/inventory.hpp"
 #include "gpu/inventory_fields.hpp"
 
@@ -33,18 +34,36 @@ InventoryLink link_of(const NvLinkInfo& l) {
     return out;
 }
 
+// AMD's own parts: xGMI links and RAS blocks.
+void amd_parts(const GpuInfo& g, InventoryGpu& out) {
+    for (const auto& l : g.xgmi_links)
+        out.xgmi_links.push_back({l.link, l.active, l.remote_pci_bus_id, l.bit_rate_gbps, l.max_bandwidth_gbps});
+    out.xgmi_links_absent_reason = g.xgmi_absent_reason;
+    for (const auto& b : g.ras_blocks) out.ras_blocks.push_back({b.block, b.correctable, b.uncorrectable, b.deferred});
+}
+
 InventoryGpu gpu_of(const GpuInfo& g) {
     InventoryGpu out;
     out.index = g.index;
+    out.vendor = g.vendor.value_or("");
     out.lost = g.lost;
     out.name = g.name;
-    visit_gpu_facts(g, [&](const char* key, const char* label, const auto& fact) {
+    auto add = [&](const char* key, const char* label, const auto& fact) {
         out.facts.push_back(InventoryFact{key, label, fact_of(fact), std::nullopt});
-    });
-    for (auto& f : out.facts)
+    };
+    if (out.vendor == "AMD") {
+        visit_amd_gpu_facts(g, add);
+        amd_parts(g, out);
+    } else {
+        visit_gpu_facts(g, add);
+    }
+    for (auto& f : out.facts) {
         if (f.key == "clock_event_reasons")
             f.decoded =
                 g.clock_event_reasons ? decode_clock_reasons(*g.clock_event_reasons) : std::vector<std::string>{};
+        if (f.key == "amd_throttle_status")
+            f.decoded = g.amd_throttle_status ? amd_throttle::names(*g.amd_throttle_status) : std::vector<std::string>{};
+    }
     for (const auto& l : g.nvlinks) out.nvlinks.push_back(link_of(l));
     out.nvlinks_absent_reason = g.nvlink_absent_reason;
     for (const auto& p : g.processes)
@@ -67,6 +86,12 @@ InventoryFacts inventory_facts_of(const Inventory& inv) {
     out.nvml_absent_reason = inv.nvml_absent_reason;
     out.libcuda_path = inv.libcuda_path;
     out.libnvml_path = inv.libnvml_path;
+    out.amd_present = inv.amd_present;
+    out.amd_absent_reason = inv.amd_absent_reason;
+    out.amd_library = inv.amd_library;
+    out.libamd_path = inv.libamd_path;
+    out.amd_driver_version = inv.amd_driver_version;
+    out.amd_library_version = inv.amd_library_version;
     for (const auto& g : inv.gpus) out.gpus.push_back(gpu_of(g));
     out.topology = inv.topology.matrix;
     out.topology_absent_reason = inv.topology.absent_reason;

@@ -70,4 +70,60 @@ void visit_gpu_facts(G& g, F&& f) {
     f("cpu_affinity", "CPU affinity", g.cpu_affinity);
 }
 
+// The same for an AMD GPU: its own facts (gfx target, compute units, partitions, RAS, bad pages,
+// edge/junction/HBM temperatures, throttle status) and the shared ones under the same keys;
+// NVIDIA's modes and counters, absent on AMD by nature, are left out.
+template <class G, class F>
+void visit_amd_gpu_facts(G& g, F&& f) {
+    f("name", "Name", g.name);
+    f("uuid", "UUID", g.uuid);
+    f("serial", "Serial", g.serial);
+    f("board_part_number", "Board part number", g.board_part_number);
+    f("pci_bus_id", "PCI bus id", g.pci_bus_id);
+    f("pci_vendor_id", "PCI vendor id", g.pci_vendor_id);
+    f("pci_device_id", "PCI device id", g.pci_device_id);
+    f("pci_subsystem_id", "PCI subsystem id", g.pci_subsystem_id);
+    f("vbios_version", "VBIOS", g.vbios_version);
+    f("gfx_target", "gfx target", g.gfx_target);
+    f("architecture", "Architecture", g.architecture);
+    f("compute_units", "Compute units", g.compute_units);
+    f("form_factor", "Form factor", g.form_factor);
+    f("compute_partition", "Compute partition", g.compute_partition);
+    f("memory_partition", "Memory partition", g.memory_partition);
+    f("memory_total_bytes", "VRAM total", g.memory_total_bytes);
+    f("memory_used_bytes", "VRAM used", g.memory_used_bytes);
+    f("memory_free_bytes", "VRAM free", g.memory_free_bytes);
+    f("ecc_enabled", "ECC enabled (HBM)", g.ecc_enabled);
+    f("ecc_volatile_corrected", "ECC corrected (since driver load)", g.ecc.volatile_corrected);
+    f("ecc_volatile_uncorrected", "ECC uncorrected (since driver load)", g.ecc.volatile_uncorrected);
+    f("bad_pages_retired", "Bad pages retired", g.bad_pages_retired);
+    f("bad_pages_pending", "Bad pages pending retirement", g.bad_pages_pending);
+    f("bad_pages_unreservable", "Bad pages unreservable", g.bad_pages_unreservable);
+    f("pcie_gen_current", "PCIe gen current", g.pcie_gen_current);
+    f("pcie_gen_max_gpu", "PCIe gen GPU max", g.pcie_gen_max_gpu);
+    f("pcie_width_current", "PCIe width current", g.pcie_width_current);
+    f("pcie_width_max", "PCIe width max", g.pcie_width_max);
+    f("pcie_replay_count", "PCIe replays", g.pcie_replay_count);
+    f("power_draw_w", "Power draw", g.power_draw_w);
+    f("power_limit_w", "Power cap", g.power_limit_w);
+    f("power_default_limit_w", "Power cap default", g.power_default_limit_w);
+    f("power_min_limit_w", "Power cap min", g.power_min_limit_w);
+    f("power_max_limit_w", "Power cap max", g.power_max_limit_w);
+    f("clock_sm_mhz", "GFX clock", g.clock_sm_mhz);
+    f("clock_sm_max_mhz", "GFX clock max", g.clock_sm_max_mhz);
+    f("clock_mem_mhz", "Memory clock", g.clock_mem_mhz);
+    f("clock_mem_max_mhz", "Memory clock max", g.clock_mem_max_mhz);
+    f("amd_throttle_status", "Throttle status", g.amd_throttle_status);
+    f("temperature_edge_c", "Edge temperature", g.temperature_edge_c);
+    f("temperature_c", "Junction (hotspot) temperature", g.temperature_c);
+    f("temperature_slowdown_c", "Junction critical", g.temperature_slowdown_c);
+    f("temperature_shutdown_c", "Junction emergency", g.temperature_shutdown_c);
+    f("temperature_memory_c", "HBM/VRAM temperature", g.temperature_memory_c);
+    f("temperature_memory_max_c", "HBM/VRAM critical", g.temperature_memory_max_c);
+    f("fan_percent", "Fan", g.fan_percent);
+    f("utilization_gpu_percent", "GFX activity", g.utilization_gpu_percent);
+    f("utilization_memory_percent", "Memory controller activity", g.utilization_memory_percent);
+    f("numa_node", "NUMA node", g.numa_node);
+}
+
 }  // namespace gpuvet

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include "gpu/clock_reasons.hpp"
 #include "monitor/export_page.hpp"
 #include "monitor/prometheus_text.hpp"
@@ -83,11 +86,78 @@ void add_origins(Page& p, const Labels& l, const DeviceSample& s) {
     add_if(p.held, with(l, "limiter", "thermal"), s.throttled_thermal_percent);
 }
 
-void add_device(Page& p, const MonitoredGpu& g, const GpuReading& r, const ExportView& v) {
+bool is_amd(const MonitoredGpu& g) { return g.facts.vendor.value_or("") == "AMD"; }
+
+// The AMD Device Metrics Exporter's labels (pkg/exporter/proto/exporterconfig.proto: GPU_ID,
+// SERIAL_NUMBER, CARD_MODEL, the partition types, HOSTNAME, DRIVER_VERSION), lower case as it writes them.
+Labels amd_labels(const MonitoredGpu& g, const ExportView& v, bool amd_only) {
+    Labels l = {{"gpu_id", std::to_string(g.index)},
+                {"serial_number", g.facts.serial.value_or("")},
+                {"card_model", g.facts.name.value_or("")},
+                {"gpu_compute_partition_type", g.facts.compute_partition.value_or("")},
+                {"gpu_memory_partition_type", g.facts.memory_partition.value_or("")}};
+    if (!v.hostname.empty()) l.emplace_back("hostname", v.hostname);
+    // The view's driver version is AMD's only when every GPU is AMD's.
+    if (amd_only && !v.driver_version.empty()) l.emplace_back("driver_version", v.driver_version);
+    return l;
+}
+
+// "PCIE_BIF" is "bif" in the exporter's family names (gpu_ecc_correct_bif).
+std::string block_word(std::string b) {
+    if (b == "PCIE_BIF") b = "BIF";
+    for (char& c : b) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return b;
+}
+
+Family& block_family(Page& p, const std::string& name, const std::string& help) {
+    for (Family& f : p.amd_ecc_blocks)
+        if (f.name == name) return f;
+    p.amd_ecc_blocks.push_back(Family{name, "gauge", help, {}});
+    return p.amd_ecc_blocks.back();
+}
+
+double gt_per_s(int gen) {
+    static const double rates[] = {0, 2.5, 5, 8, 16, 32, 64};
+    return gen >= 1 && gen <= 6 ? rates[gen] : 0;
+}
+
+void add_amd_device(Page& p, const MonitoredGpu& g, const DeviceSample& s, const ExportView& v, bool amd_only) {
+    const Labels l = amd_labels(g, v, amd_only);
+    add_if(p.amd_gfx, l, s.utilization_gpu_percent);
+    add_if(p.amd_umc, l, s.utilization_memory_percent);
+    add_if(p.amd_edge, l, s.temperature_edge_c);
+    add_if(p.amd_junction, l, s.temperature_c);
+    add_if(p.amd_mem_temp, l, s.temperature_memory_c);
+    add_if(p.amd_power, l, s.power_draw_w);
+    auto clock = [&](const char* type) { return with(with(l, "clock_index", "0"), "clock_type", type); };
+    add_if(p.amd_clock, clock("system"), s.clock_sm_mhz);
+    add_if(p.amd_clock, clock("memory"), s.clock_mem_mhz);
+    auto mib = [](double b) { return b / kMiB; };
+    add_if(p.amd_vram_total, l, g.facts.memory_total_bytes, mib);
+    add_if(p.amd_vram_used, l, s.memory_used_bytes, mib);
+    add_if(p.amd_vram_free, l, s.memory_free_bytes, mib);
+    add_if(p.amd_ecc_cor, l, s.ecc.volatile_corrected);
+    add_if(p.amd_ecc_unc, l, s.ecc.volatile_uncorrected);
+    for (const RasBlockCount& b : s.ras_blocks) {
+        const std::string w = block_word(b.block);
+        add_if(block_family(p, "gpu_ecc_correct_" + w, "Correctable ECC error in " + b.block + "."), l, b.correctable);
+        add_if(block_family(p, "gpu_ecc_uncorrect_" + w, "Uncorrectable ECC error in " + b.block + "."), l,
+               b.uncorrectable);
+        add_if(block_family(p, "gpu_ecc_deferred_" + w, "Deferred ECC error in " + b.block + "."), l, b.deferred);
+    }
+    add_if(p.amd_replay, l, s.pcie_replay_count);
+    if (s.pcie_gen_current && gt_per_s(*s.pcie_gen_current) > 0)
+        p.amd_pcie_speed.add(l, gt_per_s(*s.pcie_gen_current));
+    if (g.facts.pcie_gen_max_gpu && gt_per_s(*g.facts.pcie_gen_max_gpu) > 0)
+        p.amd_pcie_max_speed.add(l, gt_per_s(*g.facts.pcie_gen_max_gpu));
+    auto kb = [](double b) { return b / 1024; };
+    add_if(p.amd_xgmi_rx, l, s.xgmi_read_bytes_total, kb);
+    add_if(p.amd_xgmi_tx, l, s.xgmi_write_bytes_total, kb);
+    add_if(p.amd_ppt, l, s.throttled_power_percent);
+}
+
+void add_dcgm_device(Page& p, const MonitoredGpu& g, const GpuReading& r, const ExportView& v) {
     const Labels l = gpu_labels(g, v);
-    p.lost.add(l, r.lost ? 1 : 0);
-    if (r.lost) return;                // every other reading is absent: no series, not zeros
-    if (!r.no_answer.empty()) return;  // readings from before the hang are not current: no series
     const DeviceSample& s = r.sample;
     add_if(p.sm_clock, l, s.clock_sm_mhz);
     add_if(p.mem_clock, l, s.clock_mem_mhz);
@@ -127,7 +197,11 @@ void add_device(Page& p, const MonitoredGpu& g, const GpuReading& r, const Expor
     add_if(p.dram, l, s.gpm_dram_bandwidth_percent, ratio);
     add_if(p.pcie_tx, l, s.pcie_tx_bytes_per_s);
     add_if(p.pcie_rx, l, s.pcie_rx_bytes_per_s);
+}
 
+// gpuvet's own series, for both vendors, under the labels of the vendor's exporter.
+void add_own(Page& p, const MonitoredGpu& g, const GpuReading& r, const Labels& l) {
+    const DeviceSample& s = r.sample;
     if (s.clock_event_reasons)
         for (const auto& reason : kReasons)
             p.reason.add(with(l, "reason", reason.name), (*s.clock_event_reasons & reason.bit) ? 1 : 0);
@@ -144,6 +218,16 @@ void add_device(Page& p, const MonitoredGpu& g, const GpuReading& r, const Expor
     add_if(p.nvlink_rx, l, r.nvlink_rx_bytes_per_s);
     add_if(p.nvlink_tx, l, r.nvlink_tx_bytes_per_s);
     add_origins(p, l, s);
+}
+
+void add_device(Page& p, const MonitoredGpu& g, const GpuReading& r, const ExportView& v, bool amd_only) {
+    const Labels l = is_amd(g) ? amd_labels(g, v, amd_only) : gpu_labels(g, v);
+    p.lost.add(l, r.lost ? 1 : 0);
+    if (r.lost) return;                // every other reading is absent: no series, not zeros
+    if (!r.no_answer.empty()) return;  // readings from before the hang are not current: no series
+    if (is_amd(g)) add_amd_device(p, g, r.sample, v, amd_only);
+    else add_dcgm_device(p, g, r, v);
+    add_own(p, g, r, l);
 }
 
 const char* const kCheckVerdicts[] = {"PASS", "WARN", "FAIL", "SKIP", "ERROR"};
@@ -195,6 +279,7 @@ std::string render_metrics(const ExportView& v, std::chrono::steady_clock::time_
                             "the driver is not answering in time, so the GPU series are dropped",
                             age_s, stale_after(interval).count() / 1000.0));
         } else if (v.gpus) {
+            const bool amd_only = std::all_of(v.gpus->begin(), v.gpus->end(), is_amd);
             for (const GpuReading& r : v.tick->gpus)
                 for (const MonitoredGpu& g : *v.gpus)
                     if (g.index == r.index) {
@@ -208,7 +293,7 @@ std::string render_metrics(const ExportView& v, std::chrono::steady_clock::time_
                         if (!g.unopened_reason.empty())
                             notes.push_back("gpuvet: GPU " + std::to_string(g.index) +
                                             " could not be opened: " + g.unopened_reason);
-                        add_device(p, g, r, v);
+                        add_device(p, g, r, v, amd_only);
                     }
         }
     }
@@ -222,7 +307,7 @@ std::string render_metrics(const ExportView& v, std::chrono::steady_clock::time_
     std::string out;
     out.reserve(32 * 1024);
     for (const std::string& n : notes) prom::write_comment(out, n);
-    for (const Family* f : p.in_order()) prom::write_family(out, *f);
+    for (const Family* f : p.all()) prom::write_family(out, *f);
     return out;
 }
 

@@ -1,7 +1,9 @@
 // The families of export's page, in the order they are written: their names, types and HELP
 // texts in one place. The DCGM_* ones are dcgm-exporter's (etc/default-counters.csv and
-// etc/dcp-metrics-included.csv); the gpuvet_* ones are gpuvet's own. Internal to export_metrics.cpp.
+// etc/dcp-metrics-included.csv), for NVIDIA GPUs; the gpu_*/pcie_* ones the AMD Device Metrics
+// Exporter's, for AMD GPUs; the gpuvet_* ones are gpuvet's own, for both. Internal to export_metrics.cpp.
 #pragma once
+#include <algorithm>
 #include <vector>
 
 #include "monitor/prometheus_text.hpp"
@@ -57,6 +59,32 @@ struct Page {
                    "gauge",
                    "The rate of data received over the PCIe bus - including both protocol headers and data "
                    "payloads - in bytes per second.",
+                   {}};
+    // The AMD Device Metrics Exporter's names for AMD GPUs (ROCm/device-metrics-exporter at
+    // afd0fe81, pkg/amdgpu/gpuagent/gpuagent_gpu_metrics.go), so its dashboards work unchanged.
+    Family amd_gfx{"gpu_gfx_activity", "gauge", "Graphics engine usage percentage (0 - 100).", {}};
+    Family amd_umc{"gpu_umc_activity", "gauge", "Memory engine usage percentage (0 - 100).", {}};
+    Family amd_edge{"gpu_edge_temperature", "gauge", "Edge temperature value in Celsius.", {}};
+    Family amd_junction{"gpu_junction_temperature", "gauge", "Hotspot (aka junction) temperature value in Celsius.", {}};
+    Family amd_mem_temp{"gpu_memory_temperature", "gauge", "Memory temperature value in Celsius.", {}};
+    Family amd_power{"gpu_power_usage", "gauge", "GPU Power usage in Watts.", {}};
+    Family amd_clock{"gpu_clock", "gauge", "List of current GPU clock frequencies in MHz.", {}};
+    Family amd_vram_total{"gpu_total_vram", "gauge", "Total VRAM memory of the GPU (in MB).", {}};
+    Family amd_vram_used{"gpu_used_vram", "gauge", "Total VRAM memory used (in MB).", {}};
+    Family amd_vram_free{"gpu_free_vram", "gauge", "Total VRAM memory free (in MB).", {}};
+    Family amd_ecc_cor{"gpu_ecc_correct_total", "gauge", "Total Correctable ECC error count.", {}};
+    Family amd_ecc_unc{"gpu_ecc_uncorrect_total", "gauge", "Total Uncorrectable ECC error count.", {}};
+    // gpu_ecc_correct_<block>, gpu_ecc_uncorrect_<block>, gpu_ecc_deferred_<block>: one family per
+    // RAS block the GPU has, made as the blocks are met (export_metrics.cpp).
+    std::vector<Family> amd_ecc_blocks;
+    Family amd_replay{"pcie_replay_count", "gauge", "Total number of PCIe replays (NAKs).", {}};
+    Family amd_pcie_speed{"pcie_speed", "gauge", "Current PCIe speed capable in GT/s.", {}};
+    Family amd_pcie_max_speed{"pcie_max_speed", "gauge", "Maximum capable PCIe speed in GT/s.", {}};
+    Family amd_xgmi_rx{"gpu_xgmi_link_rx", "gauge", "Accumulated XGMI Link Data Read in KB.", {}};
+    Family amd_xgmi_tx{"gpu_xgmi_link_tx", "gauge", "Accumulated XGMI Link Data Write in KB.", {}};
+    Family amd_ppt{"gpu_violation_ppt_residency_percentage",
+                   "gauge",
+                   "Package Power Tracking Percentage Violation Counter.",
                    {}};
     // gpuvet's own.
     Family lost{
@@ -131,7 +159,10 @@ struct Page {
             &util, &mem_util, &xid, &fb_free, &fb_used, &fb_reserved,
             &sbe_vol, &dbe_vol, &sbe_agg, &dbe_agg, &retired_sbe, &retired_dbe,
             &retired_pending, &nvlink, &rows_unc, &rows_cor, &remap_fail, &sm_active,
-            &sm_occupancy, &tensor, &dram, &pcie_tx, &pcie_rx, &lost,
+            &sm_occupancy, &tensor, &dram, &pcie_tx, &pcie_rx,
+            &amd_gfx, &amd_umc, &amd_edge, &amd_junction, &amd_mem_temp, &amd_power, &amd_clock,
+            &amd_vram_total, &amd_vram_used, &amd_vram_free, &amd_ecc_cor, &amd_ecc_unc,
+            &amd_replay, &amd_pcie_speed, &amd_pcie_max_speed, &amd_xgmi_rx, &amd_xgmi_tx, &amd_ppt, &lost,
             &reason, &mig, &power_limit, &power_enforced, &power_default, &power_max, &pcie_gen,
             &pcie_gen_max, &pcie_width, &pcie_width_max, &nvlink_rx, &nvlink_tx, &held, &origin, &verdict,
             &run_verdict, &measurement, &spec, &fail_below, &report_ok, &age,
@@ -139,6 +170,15 @@ struct Page {
         };
     }
     // clang-format on
+    // The per-block ECC families follow the AMD ones above (in_order() plus these).
+    std::vector<const Family*> all() const {
+        std::vector<const Family*> out = in_order();
+        auto at = std::find(out.begin(), out.end(), &amd_ppt);
+        std::vector<const Family*> blocks;
+        for (const Family& f : amd_ecc_blocks) blocks.push_back(&f);
+        out.insert(at + 1, blocks.begin(), blocks.end());
+        return out;
+    }
 };
 
 }  // namespace gpuvet::export_page

@@ -28,7 +28,7 @@ inline constexpr unsigned kExportReadings = kReadEverything & ~kReadProcesses;
 
 class ExportSampler {
 public:
-    // `backend` must outlive the process's use of it (NvmlBackend::shared() does); `monitor` was
+    // `backend` must outlive the process's use of it (GpuBackends::shared().devices() does); `monitor` was
     // made over it by the caller, so a missing driver or a bad --gpus is reported before any
     // thread starts. `report` may be null (no --check-report).
     ExportSampler(const DeviceBackend& backend, std::unique_ptr<GpuMonitor> monitor, std::chrono::milliseconds interval,

@@ -12,7 +12,7 @@ std::vector<int> all_gpus(const DeviceBackend& backend) {
     Fact<int> n = backend.device_count();
     if (!n)
         throw runtime_error("the GPUs could not be counted: " + n.absent_reason,
-                            "check the NVIDIA driver with nvidia-smi");
+                            "check the GPU driver with nvidia-smi or amd-smi");
     std::vector<int> v(static_cast<std::size_t>(*n));
     for (int i = 0; i < *n; ++i) v[static_cast<std::size_t>(i)] = i;
     return v;
@@ -32,7 +32,8 @@ Fact<double> rate(const Fact<std::uint64_t>& before, const Fact<std::uint64_t>& 
 GpuMonitor::GpuMonitor(const DeviceBackend& backend, std::vector<int> gpus, unsigned readings)
     : readings_(readings), t0_(std::chrono::steady_clock::now()) {
     if (!backend.usable())
-        throw runtime_error("no GPU can be read: " + backend.absent_reason(), "install or load the NVIDIA driver");
+        throw runtime_error("no GPU can be read: " + backend.absent_reason(),
+                            "install or load the GPU driver (nvidia-smi or amd-smi must work)");
     std::vector<int> all = all_gpus(backend);
     // An empty watch would print a header and nothing else, and look like a healthy idle box.
     if (all.empty())

@@ -23,7 +23,8 @@ struct RunGpuFacts {
     int index = 0;
     std::string name;
     std::string unopened_reason;
-    int nvlink_active = -1;  // -1: unknown
+    int nvlink_active = -1;  // -1: unknown; on AMD GPUs the active xGMI links (AMD's counterpart)
+    bool amd = false;        // an AMD GPU: the rules that need NVIDIA-only signals say so
     int pcie_gen_max = -1, pcie_width_max = -1;
     double sm_clock_max_mhz = kUnmeasured, power_default_limit_w = kUnmeasured;
     double memory_total_bytes = kUnmeasured;

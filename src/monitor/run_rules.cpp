@@ -983,6 +983,11 @@ Diagnosis diagnose(const RunEvidence& e) {
         d.not_judged.push_back(
             "C3, E1-E4 without GPM SM/tensor/DRAM activity (Hopper or newer, read by the driver): "
             "C3 and E2 use power as the proxy, E1, E3 and E4 are not judged");
+    if (std::any_of(e.gpus.begin(), e.gpus.end(), [](const GpuRunSummary& g) { return g.facts.amd; }))
+        d.not_judged.push_back(
+            "on AMD GPUs: E1, E3 and E4 need NVIDIA's GPM (SM, tensor-pipe and DRAM activity), which AMD's driver "
+            "does not report: not judged; D1 and D2 count xGMI links where NVLink is named (their capacity is not "
+            "in the spec database, so D2 judges PCIe only)");
     d.not_judged.push_back("D4 (topology): outside this rule table (docs/run.md lists the rules gpuvet run judges)");
     for (const GpuRunSummary& g : e.gpus)
         if (g.facts.nvlink_active > 0 && !measured(g.facts.nvlink_capacity_bytes_per_s)) {

@@ -1,5 +1,6 @@
 #include "monitor/run_session.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "core/error.hpp"
@@ -41,7 +42,12 @@ RunGpuFacts run_gpu_facts(const MonitoredGpu& g, const GpuSpec* spec) {
     f.unopened_reason = g.unopened_reason;
     f.name = g.facts.name.value_or("GPU " + std::to_string(g.index));
     const std::string& why = g.facts.nvlink_absent_reason;
-    if (why.empty()) {
+    f.amd = g.facts.vendor.value_or("") == "AMD";
+    if (f.amd && g.facts.xgmi_absent_reason.empty() &&
+        std::all_of(g.facts.xgmi_links.begin(), g.facts.xgmi_links.end(), [](const XgmiLinkInfo& l) { return l.active.has_value(); })) {
+        f.nvlink_active = 0;  // xGMI joins AMD GPUs as NVLink joins NVIDIA's: a GPU with none talks over PCIe
+        for (const XgmiLinkInfo& l : g.facts.xgmi_links) f.nvlink_active += l.active.value_or(false) ? 1 : 0;
+    } else if (why.empty()) {
         f.nvlink_active = 0;
         for (const NvLinkInfo& l : g.facts.nvlinks) f.nvlink_active += l.active.value_or(false) ? 1 : 0;
     } else if (g.facts.nvlinks.empty() && (why == "this GPU has no NVLink" || why.rfind("not supported", 0) == 0)) {

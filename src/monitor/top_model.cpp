@@ -8,7 +8,8 @@ namespace gpuvet {
 
 const GpuSpec* spec_for(const DeviceFacts& f, const SpecDb& db) {
     std::vector<const GpuSpec*> by_id =
-        f.pci_device_id ? db.by_pci_device_id(*f.pci_device_id & 0xffffu) : std::vector<const GpuSpec*>{};
+        f.pci_device_id ? db.by_pci_device_id(*f.pci_device_id & 0xffffu, f.pci_vendor_id.value_or(kPciVendorNvidia))
+                        : std::vector<const GpuSpec*>{};
     std::vector<const GpuSpec*> by_name = f.name ? db.by_driver_name(*f.name) : std::vector<const GpuSpec*>{};
     for (const GpuSpec* a : by_id)
         if (std::find(by_name.begin(), by_name.end(), a) != by_name.end()) return a;

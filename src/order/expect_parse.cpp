@@ -1,5 +1,5 @@
 // The --expect grammar (docs/order.md): items separated by commas or semicolons.
-//   item := [COUNT ["x"]] MODEL | NUMBER[UNIT] NOUN | "nvlink" | "mig"
+//   item := [COUNT ["x"]] MODEL | NUMBER[UNIT] NOUN | "nvlink" | "mig" (or AMD's "partitioned", "cpx"...)
 // An item that is neither a known flag nor NUMBER+NOUN is a GPU model, resolved through the spec DB.
 #include <algorithm>
 #include <cctype>
@@ -21,7 +21,7 @@ const char* const kExpectForms =
     "    H100               a model alone: any number of them\n"
     "    80GB VRAM          memory per GPU\n"
     "    nvlink             NVLink between the GPUs is required\n"
-    "    mig                the GPUs are sliced into MIG instances on purpose\n"
+    "    mig                the GPUs are sliced into MIG instances on purpose (AMD: partitioned, cpx, nps4)\n"
     "    64 cores           physical CPU cores\n"
     "    1TB RAM            system memory (memory GB are GiB)\n"
     "    4TB disk           size of the --data-dir filesystem (decimal GB/TB, as disks are sold)\n"
@@ -151,7 +151,8 @@ void read_item(std::string_view item, Order& o, const SpecDb& specs) {
         o.nvlink_required = true;
         return;
     }
-    if (one_of(low, {"mig", "with mig", "mig enabled"})) {
+    // AMD's counterpart: the GPUs delivered in compute or memory partitions on purpose.
+    if (one_of(low, {"mig", "with mig", "mig enabled", "partitioned", "cpx", "dpx", "qpx", "tpx", "nps4"})) {
         set_once(item, o.mig_expected.has_value());
         o.mig_expected = true;
         return;

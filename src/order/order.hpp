@@ -20,7 +20,7 @@ struct Order {
     std::optional<int> gpu_count;          // absent: any count
     std::optional<double> gpu_memory_gib;  // per GPU, as written (absent: the SKU's own size)
     std::optional<bool> nvlink_required;
-    std::optional<bool> mig_expected;  // GPUs delivered sliced into MIG instances on purpose
+    std::optional<bool> mig_expected;  // GPUs delivered sliced on purpose: MIG, or AMD compute/memory partitions
     std::optional<int> cpu_cores;
     std::optional<double> ram_gib;
     std::optional<double> disk_gb;  // capacity of the data-dir filesystem, decimal GB

@@ -77,6 +77,10 @@ std::string facts(const Report& r) {
     if (d.driver_version) rows.push_back({"NVIDIA driver", *d.driver_version});
     else if (!d.present && !d.absent_reason.empty()) rows.push_back({"NVIDIA driver", "not found: " + d.absent_reason});
     if (d.cuda_driver_version) rows.push_back({"CUDA (driver)", cuda_version_text(*d.cuda_driver_version)});
+    if (d.amd_present)
+        rows.push_back({"AMD driver", d.amd_driver_version.value_or("version unknown") +
+                                          (d.amd_library ? " (" + *d.amd_library + ")" : "")});
+    else if (!d.present && !d.amd_absent_reason.empty()) rows.push_back({"AMD driver", "not found: " + d.amd_absent_reason});
     std::string out = "<section id=\"facts\"><h2>Machine and driver</h2><div class=\"scroll\"><table>";
     for (auto& [k, v] : rows) out += "<tr><th>" + e(k) + "</th><td>" + e(v) + "</td></tr>";
     out += "</table></div>";

@@ -42,7 +42,8 @@ std::string format_value(std::string_view key, const T& v) {
     } else if constexpr (std::is_same_v<T, std::string>) {
         return v;
     } else {
-        if (key == "pci_device_id") return fmt::format("0x{:04x}", static_cast<unsigned long long>(v));
+        if (key == "pci_device_id" || key == "pci_vendor_id")
+            return fmt::format("0x{:04x}", static_cast<unsigned long long>(v));
         if (key == "pci_subsystem_id") return fmt::format("0x{:08x}", static_cast<unsigned long long>(v));
         if (ends_with(key, "_bytes")) return fmt::format("{:.2f} GiB", static_cast<double>(v) / (1ULL << 30));
         if (ends_with(key, "_w")) return fmt::format("{:.1f} W", static_cast<double>(v));
@@ -78,7 +79,37 @@ Json driver_json(const InventoryFacts& inv) {
     d["nvml_absent_reason"] = inv.nvml_present ? Json(nullptr) : Json(inv.nvml_absent_reason);
     d["libcuda_path"] = text_or_null(inv.libcuda_path);
     d["libnvml_path"] = text_or_null(inv.libnvml_path);
+    Json amd;
+    amd["present"] = inv.amd_present;
+    amd["absent_reason"] = inv.amd_present ? Json(nullptr) : Json(inv.amd_absent_reason);
+    amd["library"] = text_or_null(inv.amd_library);
+    amd["library_version"] = fact_json(inv.amd_library_version);
+    amd["driver_version"] = fact_json(inv.amd_driver_version);
+    amd["library_path"] = text_or_null(inv.libamd_path);
+    d["amd"] = amd;
     return d;
+}
+
+Json amd_json(const InventoryGpu& g) {
+    Json links = Json::array();
+    for (const auto& l : g.xgmi_links) {
+        Json jl;
+        jl["link"] = l.link;
+        jl["active"] = fact_json(l.active);
+        jl["remote_pci_bus_id"] = fact_json(l.remote_pci_bus_id);
+        jl["bit_rate_gbps"] = fact_json(l.bit_rate_gbps);
+        jl["max_bandwidth_gbps"] = fact_json(l.max_bandwidth_gbps);
+        links.push_back(jl);
+    }
+    Json ras = Json::array();
+    for (const auto& b : g.ras_blocks)
+        ras.push_back(Json{{"block", b.block},
+                           {"correctable", fact_json(b.correctable)},
+                           {"uncorrectable", fact_json(b.uncorrectable)},
+                           {"deferred", fact_json(b.deferred)}});
+    return Json{{"xgmi_links", links},
+                {"xgmi_links_absent_reason", text_or_null(g.xgmi_links_absent_reason)},
+                {"ras_blocks", ras}};
 }
 
 Json gpu_json(const InventoryGpu& g) {
@@ -113,6 +144,9 @@ Json gpu_json(const InventoryGpu& g) {
     jg["processes"] = procs;
     jg["processes_absent_reason"] = text_or_null(g.processes_absent_reason);
     jg["errors"] = g.errors;
+    if (!g.vendor.empty()) jg["vendor"] = g.vendor;
+    if (g.vendor == "AMD")
+        for (auto& [k, v] : amd_json(g).items()) jg[k] = v;
     return jg;
 }
 
@@ -121,8 +155,26 @@ void add_line(std::string& out, std::string_view label, const std::string& value
     out += fmt::format("  {:<30} {}\n", label, value);
 }
 
+void render_amd_driver(const InventoryFacts& inv, const Style& st, std::string& out) {
+    out += st.bold("AMD driver") + "\n";
+    add_line(out, "amdgpu driver version", format_fact("amd_driver_version", inv.amd_driver_version));
+    add_line(out, inv.amd_library + " version", format_fact("amd_library_version", inv.amd_library_version));
+    if (!inv.libamd_path.empty()) add_line(out, inv.amd_library == "ROCm SMI" ? "librocm_smi64" : "libamd_smi",
+                                           inv.libamd_path);
+}
+
 void render_driver(const InventoryFacts& inv, const Style& st, std::string& out) {
-    if (!inv.cuda_present) out += "no NVIDIA driver found (" + inv.cuda_absent_reason + ")\n\n";
+    if (!inv.cuda_present && !inv.nvml_present && !inv.amd_present && !inv.amd_absent_reason.empty())
+        out += "no GPU driver found: NVIDIA (" + inv.cuda_absent_reason + "), AMD (" + inv.amd_absent_reason + ")\n\n";
+    else if (!inv.cuda_present && !inv.amd_present)
+        out += "no NVIDIA driver found (" + inv.cuda_absent_reason + ")\n\n";
+    if (inv.amd_present && !inv.cuda_present && !inv.nvml_present) {
+        // An AMD box: NVIDIA's driver is absent by nature, said in one line.
+        render_amd_driver(inv, st, out);
+        add_line(out, "NVIDIA driver", "— (" + inv.cuda_absent_reason + ")");
+        for (const auto& e : inv.errors) add_line(out, "problem", e);
+        return;
+    }
     out += st.bold("Driver") + "\n";
     add_line(out, "Driver version", format_fact("driver_version", inv.driver_version));
     std::string cuda = inv.cuda_driver_version ? fmt::format("{}.{}", *inv.cuda_driver_version / 1000,
@@ -133,10 +185,42 @@ void render_driver(const InventoryFacts& inv, const Style& st, std::string& out)
     if (!inv.libcuda_path.empty()) add_line(out, "libcuda", inv.libcuda_path);
     if (!inv.libnvml_path.empty()) add_line(out, "libnvidia-ml", inv.libnvml_path);
     for (const auto& e : inv.errors) add_line(out, "problem", e);
+    if (inv.amd_present) {
+        out += '\n';
+        render_amd_driver(inv, st, out);
+    }
+}
+
+// AMD: the xGMI links and the RAS blocks' counts.
+void render_amd_links(const InventoryGpu& g, std::string& out) {
+    if (!g.xgmi_links_absent_reason.empty()) {
+        add_line(out, "xGMI", "— (" + g.xgmi_links_absent_reason + ")");
+    } else {
+        int active = 0;
+        for (const auto& l : g.xgmi_links) active += l.active.value_or(false) ? 1 : 0;
+        add_line(out, "xGMI", g.xgmi_links.empty() ? std::string("no links listed")
+                                                   : fmt::format("{} of {} links active", active, g.xgmi_links.size()));
+        for (const auto& l : g.xgmi_links)
+            add_line(out, fmt::format("  link {}", l.link),
+                     fmt::format("to {}: {}{}", format_fact("remote_pci_bus_id", l.remote_pci_bus_id),
+                                 l.active ? (*l.active ? "active" : "DOWN (not trained)") : "state unread",
+                                 l.bit_rate_gbps && *l.active ? fmt::format(", {} Gb/s", *l.bit_rate_gbps) : ""));
+    }
+    // Appended piece by piece: `"/" + std::string&&` draws a false -Wrestrict from GCC 12.
+    std::string ras;
+    for (const auto& b : g.ras_blocks) {
+        auto n = [](const Fact<std::uint64_t>& f) { return f ? std::to_string(*f) : std::string("?"); };
+        if (!ras.empty()) ras += ", ";
+        ras += fmt::format("{} {}/{}", b.block, n(b.correctable), n(b.uncorrectable));
+        if (b.deferred.value_or(0)) ras += fmt::format("/{} deferred", n(b.deferred));
+    }
+    add_line(out, "RAS (corrected/uncorrected)", ras.empty() ? std::string("no block with ECC enabled") : ras);
 }
 
 void render_links_and_processes(const InventoryGpu& g, std::string& out) {
-    if (!g.nvlinks_absent_reason.empty()) {
+    if (g.vendor == "AMD") {
+        render_amd_links(g, out);
+    } else if (!g.nvlinks_absent_reason.empty()) {
         add_line(out, "NVLink", "— (" + g.nvlinks_absent_reason + ")");
     } else {
         int active = 0;
@@ -163,6 +247,7 @@ void render_gpu(const InventoryGpu& g, const Style& st, std::string& out) {
     if (g.name) out += "  " + *g.name;
     if (g.lost) out += "  " + st.paint("LOST (fell off the bus)", "31");
     out += "\n";
+    if (!g.vendor.empty()) add_line(out, "Vendor", g.vendor);
     for (const auto& f : g.facts) add_line(out, f.label, format_fact(f));
     render_links_and_processes(g, out);
     for (const auto& e : g.errors) add_line(out, "problem", e);
@@ -185,6 +270,10 @@ void render_topology(const InventoryFacts& inv, const Style& st, std::string& ou
     out +=
         "  X = self, NV# = # NVLinks, PIX/PXB = PCIe switch(es), PHB = host bridge,\n"
         "  NODE = same NUMA node, SYS = across NUMA nodes\n";
+    if (inv.amd_present)
+        out +=
+            "  XGMI = an xGMI link (AMD), XDOWN = an xGMI link that did not train,\n"
+            "  PCIE n hops = joined through PCIe\n";
 }
 
 void render_software(const SoftwareFacts& sw, const Style& st, std::string& out) {

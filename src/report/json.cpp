@@ -48,6 +48,15 @@ Json to_json(const DriverInfo& d) {
     j["nvml_version"] = opt(d.nvml_version);
     j["libcuda_path"] = opt(d.libcuda_path);
     j["libnvml_path"] = opt(d.libnvml_path);
+    // AMD's side, in documents whose run looked for it (docs/report-schema.md).
+    if (d.amd_looked_for()) {
+        j["nvidia_found"] = d.nvidia_found;
+        j["amd"] = Json{{"present", d.amd_present},
+                        {"absent_reason", d.amd_present ? Json(nullptr) : Json(d.amd_absent_reason)},
+                        {"driver_version", opt(d.amd_driver_version)},
+                        {"library", opt(d.amd_library)},
+                        {"library_path", opt(d.amd_library_path)}};
+    }
     return j;
 }
 
@@ -135,13 +144,15 @@ Json to_json(const Report& r) {
     j["machine"] = to_json(r.machine);
     j["gpus"] = Json::array();
     for (auto& g : r.gpus) {
-        j["gpus"].push_back(Json{{"index", g.index},
-                                 {"name", opt(g.name)},
-                                 {"uuid", opt(g.uuid)},
-                                 {"pci_bus_id", opt(g.pci_bus_id)},
-                                 {"memory_total_bytes", opt(g.memory_total_bytes)},
-                                 {"sku", opt(g.sku)},
-                                 {"sku_match", opt(g.sku_match)}});
+        Json jg{{"index", g.index},
+                {"name", opt(g.name)},
+                {"uuid", opt(g.uuid)},
+                {"pci_bus_id", opt(g.pci_bus_id)},
+                {"memory_total_bytes", opt(g.memory_total_bytes)},
+                {"sku", opt(g.sku)},
+                {"sku_match", opt(g.sku_match)}};
+        if (g.vendor) jg["vendor"] = *g.vendor;  // AMD GPUs, and every GPU of a box with both vendors
+        j["gpus"].push_back(jg);
     }
     j["checks"] = Json::array();
     for (auto& c : r.checks) j["checks"].push_back(to_json(c));

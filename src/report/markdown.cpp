@@ -40,6 +40,9 @@ void heading(std::ostringstream& o, const Report& r) {
             o << ", CUDA " << *d.cuda_driver_version / 1000 << "." << (*d.cuda_driver_version % 1000) / 10;
         o << "\n";
     }
+    if (d.amd_present)
+        o << "- **AMD driver:** " << cell(d.amd_driver_version.value_or("version unknown"))
+          << (d.amd_library ? " (" + cell(*d.amd_library) + ")" : std::string()) << "\n";
     std::ostringstream gpus;
     render_gpu_groups(gpus, r, Style{false, 1000});
     std::istringstream lines(gpus.str());

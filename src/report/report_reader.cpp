@@ -186,6 +186,17 @@ void read_machine(const Reader& rd, const J& j, MachineInfo& m) {
         di.nvml_version = rd.opt_str(*d, "nvml_version", dat);
         di.libcuda_path = rd.opt_str(*d, "libcuda_path", dat);
         di.libnvml_path = rd.opt_str(*d, "libnvml_path", dat);
+        di.nvidia_found = di.present;  // before AMD was read, a driver present was NVIDIA's
+        if (const J* a = rd.member(*d, "amd")) {
+            const std::string aat = dat + ".amd";
+            rd.object(*a, aat);
+            di.nvidia_found = rd.boolean(*d, "nvidia_found", dat);
+            di.amd_present = rd.boolean(*a, "present", aat);
+            di.amd_absent_reason = rd.str(*a, "absent_reason", aat);
+            di.amd_driver_version = rd.opt_str(*a, "driver_version", aat);
+            di.amd_library = rd.opt_str(*a, "library", aat);
+            di.amd_library_path = rd.opt_str(*a, "library_path", aat);
+        }
     }
 }
 
@@ -269,6 +280,7 @@ Report parse_report(std::string_view text, const std::string& origin) {
             g.memory_total_bytes = std::uint64_t(*v);
         g.sku = rd.opt_str(gpus[i], "sku", at);
         g.sku_match = rd.opt_str(gpus[i], "sku_match", at);
+        g.vendor = rd.opt_str(gpus[i], "vendor", at);
         r.gpus.push_back(g);
     }
     const J& series = rd.array(j, "series", "");

@@ -13,6 +13,11 @@ Json to_json(const GpuSpec& s) {
     j["vendor"] = s.vendor;
     j["architecture"] = s.architecture;
     j["compute_capability"] = s.compute_capability;
+    if (s.amd()) {
+        j["gfx_target"] = s.gfx_target;
+        j["devices_per_board"] = s.devices_per_board;
+    }
+    j["pci_vendor_id"] = s.pci_vendor_id();
     j["form_factor"] = s.form_factor;
     j["memory_type"] = s.memory_type;
     for (auto& f : numeric_spec_fields()) {

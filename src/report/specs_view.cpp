@@ -51,14 +51,18 @@ std::string render_specs_list(const SpecDb& db, const Style& st) {
       << "\n";
     for (auto& s : db.all()) {
         std::string mem = format_number(s.memory_size_gib, 4) + " GiB " + s.memory_type;
-        std::string nvl = s.nvlink_bandwidth_gbps ? format_number(*s.nvlink_bandwidth_gbps, 4) + " GB/s" : "—";
+        std::string nvl = s.nvlink_bandwidth_gbps ? format_number(*s.nvlink_bandwidth_gbps, 4) + " GB/s"
+                          : s.xgmi_links && s.xgmi_link_bandwidth_gbps
+                              ? format_number(*s.xgmi_links * *s.xgmi_link_bandwidth_gbps, 4) + " GB/s xGMI"
+                              : "—";
         o << rpad(s.name, name_w) << rpad(s.architecture, arch_w) << rpad(mem, 15)
           << lpad(cell(s.memory_bandwidth_gbps), 6) << lpad(cell(s.fp32_tflops), 7)
           << lpad(cell(s.tf32_tensor_tflops), 7) << lpad(cell(s.bf16_tensor_tflops), 7)
           << lpad(cell(s.fp8_tensor_tflops), 7) << lpad(cell(s.tdp_w), 7) << "  " << nvl << "\n";
     }
     o << st.dim(std::to_string(db.all().size()) +
-                " SKUs. TF32/BF16/FP8: tensor-core TFLOPS without sparsity. NVLINK: total per GPU, both directions.")
+                " SKUs. TF32/BF16/FP8: tensor-core (AMD: matrix-core) TFLOPS without sparsity. NVLINK: total per "
+                "GPU, both directions (AMD: xGMI links x peak per link).")
       << "\n";
     return o.str();
 }
@@ -69,7 +73,11 @@ std::string render_spec_show(const GpuSpec& s, const Style& st) {
     auto row = [&](const std::string& label, const std::string& value) {
         o << "  " << rpad(label, 24) << value << "\n";
     };
-    row("Architecture", s.architecture + ", compute capability " + s.compute_capability);
+    if (s.amd()) row("Vendor", s.vendor);
+    row("Architecture", s.architecture + (s.amd() ? ", gfx target " + s.gfx_target
+                                                  : ", compute capability " + s.compute_capability));
+    if (s.devices_per_board > 1)
+        row("GPUs per board", std::to_string(s.devices_per_board) + " (the driver lists each die as a GPU)");
     row("Form factor", s.form_factor.empty() ? "—" : s.form_factor);
     row("Memory type", s.memory_type);
     for (auto& f : numeric_spec_fields()) {
@@ -106,7 +114,11 @@ std::string render_specs_compare(const std::vector<const GpuSpec*>& specs, const
         for (auto* s : specs) r.cells.push_back(get(*s));
         rows.push_back(r);
     };
-    text_row("Architecture", [](const GpuSpec& s) { return s.architecture; });
+    // Across vendors: each SKU's vendor, and the AMD ones' gfx targets.
+    if (std::any_of(specs.begin(), specs.end(), [](const GpuSpec* s) { return s->amd(); }))
+        text_row("Vendor", [](const GpuSpec& s) { return s.vendor; });
+    text_row("Architecture",
+             [](const GpuSpec& s) { return s.architecture + (s.amd() ? " (" + s.gfx_target + ")" : std::string()); });
     text_row("Memory type", [](const GpuSpec& s) { return s.memory_type; });
     text_row("Form factor", [](const GpuSpec& s) { return s.form_factor; });
     for (auto& f : numeric_spec_fields()) {

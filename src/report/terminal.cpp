@@ -33,12 +33,21 @@ std::string machine_line(const MachineInfo& m) {
     return out;
 }
 
+std::string amd_driver_words(const DriverInfo& d) {
+    std::string s = "AMD amdgpu driver";
+    if (d.amd_driver_version) s += " " + *d.amd_driver_version;
+    if (d.amd_library) s += " (" + *d.amd_library + ")";
+    return s;
+}
+
 std::string driver_line(const DriverInfo& d) {
     if (!d.present && !d.problems.empty()) return "NVIDIA driver installed but not running (see Problem)";
-    if (!d.present) return "no NVIDIA driver found (" + d.absent_reason + ")";
+    if (!d.present) return no_gpu_driver_text(d);
+    if (d.amd_present && !d.nvidia_found) return amd_driver_words(d);
     std::string s = "NVIDIA driver";
     if (d.driver_version) s += " " + *d.driver_version;
     if (d.cuda_driver_version) s += ", CUDA " + cuda_version_text(*d.cuda_driver_version);
+    if (d.amd_present) s += " · " + amd_driver_words(d);
     return s;
 }
 

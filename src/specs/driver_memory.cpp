@@ -37,8 +37,9 @@ DriverMemoryExpectation for_state(const GpuSpec& s, bool ecc_on) {
                           (s.driver_memory_source.empty() ? "" : " (" + s.driver_memory_source + ")") + ", ±" +
                           format_number(kDriverMemoryTolerance * 100) + "%");
     bool less = gddr && ecc_on;
-    return around(s.memory_size_gib * 1024 * (less ? 1 - kInbandEccShare : 1), state,
-                  rule_text(s.memory_size_gib, less));
+    // Per GPU as the driver lists it: each die of a multi-die board (MI250X) has its share.
+    return around(s.memory_per_device_gib() * 1024 * (less ? 1 - kInbandEccShare : 1), state,
+                  rule_text(s.memory_per_device_gib(), less));
 }
 
 DriverMemoryExpectation either(const DriverMemoryExpectation& on, const DriverMemoryExpectation& off) {

@@ -14,11 +14,16 @@ struct GpuSpec {
     std::string vendor = "NVIDIA";
     std::vector<std::string> aliases;           // extra ways people write it: "h100 sxm", "h100-80g"
     std::vector<std::string> driver_names;      // what NVML/nvidia-smi report: "NVIDIA H100 80GB HBM3"
-    std::vector<std::uint32_t> pci_device_ids;  // PCI device ids (vendor 0x10de), e.g. 0x2330
+    std::vector<std::uint32_t> pci_device_ids;  // PCI device ids of the vendor's PCI id (pci_vendor_id()), e.g. 0x2330
 
-    std::string architecture;        // "Hopper"
-    std::string compute_capability;  // "9.0"
-    std::optional<int> sm_count;
+    std::string architecture;        // "Hopper", "CDNA 3"
+    std::string compute_capability;  // "9.0" (NVIDIA)
+    std::optional<int> sm_count;     // NVIDIA
+    std::string gfx_target;          // "gfx942" (AMD): what code objects are built for
+    std::optional<int> compute_units;  // AMD, per board (all dies)
+    // GPUs the driver lists per board: 2 for an MI250X (two dies, each its own GPU with half the
+    // memory and compute units). Memory and compute units are per board; per listed GPU they divide.
+    int devices_per_board = 1;
 
     double memory_size_gib = 0;  // as sold (GPU memory "GB" are binary)
     // Total memory the driver reports (nvidia-smi / NVML), MiB: with ECC on (HBM parts: always), and
@@ -51,11 +56,25 @@ struct GpuSpec {
     std::optional<int> nvlink_generation;  // absent: no NVLink
     std::optional<int> nvlink_links;
     std::optional<double> nvlink_bandwidth_gbps;  // total bidirectional per GPU, as NVIDIA quotes
+    std::optional<int> xgmi_links;                  // AMD Infinity Fabric (xGMI) links per board; absent: none
+    std::optional<double> xgmi_link_bandwidth_gbps;  // peak per link, as AMD quotes it
     bool ecc = false;
     int mig_instances_max = 0;  // 0: no MIG
     std::string form_factor;    // "SXM5", "PCIe", "NVL", "Superchip"
     std::string source;         // datasheet(s) the figures come from
     std::string notes;
+
+    bool amd() const { return vendor == "AMD"; }
+    // The PCI vendor id of pci_device_ids: 0x10de NVIDIA, 0x1002 AMD (0 for another vendor's file).
+    std::uint32_t pci_vendor_id() const { return vendor == "NVIDIA" ? 0x10de : vendor == "AMD" ? 0x1002 : 0; }
+    // Memory and compute units of one GPU as the driver lists it (a die of a multi-die board).
+    double memory_per_device_gib() const { return memory_size_gib / devices_per_board; }
+    std::optional<int> compute_units_per_device() const {
+        return compute_units ? std::optional<int>(*compute_units / devices_per_board) : std::nullopt;
+    }
 };
+
+inline constexpr std::uint32_t kPciVendorNvidia = 0x10de;
+inline constexpr std::uint32_t kPciVendorAmd = 0x1002;
 
 }  // namespace gpuvet

@@ -136,6 +136,13 @@ void read_spec(Reader& r, GpuSpec& s) {
     r.str("architecture", s.architecture);
     r.str("compute_capability", s.compute_capability);
     r.integer("sm_count", s.sm_count);
+    r.str("gfx_target", s.gfx_target);
+    r.integer("compute_units", s.compute_units);
+    {
+        std::optional<int> per_board;
+        r.integer("devices_per_board", per_board);
+        if (per_board) s.devices_per_board = *per_board;
+    }
     r.num("memory_size_gib", s.memory_size_gib);
     r.integer("driver_memory_ecc_on_mib", s.driver_memory_ecc_on_mib);
     r.integer("driver_memory_ecc_off_mib", s.driver_memory_ecc_off_mib);
@@ -160,6 +167,8 @@ void read_spec(Reader& r, GpuSpec& s) {
     r.integer("nvlink_generation", s.nvlink_generation);
     r.integer("nvlink_links", s.nvlink_links);
     r.num("nvlink_bandwidth_gbps", s.nvlink_bandwidth_gbps);
+    r.integer("xgmi_links", s.xgmi_links);
+    r.num("xgmi_link_bandwidth_gbps", s.xgmi_link_bandwidth_gbps);
     r.boolean("ecc", s.ecc);
     r.nonneg_int("mig_instances_max", s.mig_instances_max);
     r.str("form_factor", s.form_factor);
@@ -172,7 +181,10 @@ void require_complete(const GpuSpec& s, const std::string& origin, const toml::t
     auto missing = [&](const char* k) { bad(origin, t, "SKU '" + s.key + "' needs '" + k + "'"); };
     if (s.name.empty()) missing("name");
     if (s.architecture.empty()) missing("architecture");
-    if (s.compute_capability.empty()) missing("compute_capability");
+    if (s.vendor != "NVIDIA" && s.vendor != "AMD")
+        bad(origin, t, "SKU '" + s.key + "': vendor '" + s.vendor + "' is neither \"NVIDIA\" nor \"AMD\"");
+    if (s.vendor == "NVIDIA" && s.compute_capability.empty()) missing("compute_capability");
+    if (s.vendor == "AMD" && s.gfx_target.empty()) missing("gfx_target");
     if (!(s.memory_size_gib > 0)) missing("memory_size_gib");
     if (s.memory_type.empty()) missing("memory_type");
     if (s.source.empty()) missing("source");
@@ -183,17 +195,19 @@ void require_complete(const GpuSpec& s, const std::string& origin, const toml::t
             "SKU '" + s.key + "' has " + s.memory_type +
                 " memory, whose capacity ECC does not change: give driver_memory_ecc_on_mib only");
     // A published figure far from the size as sold is a typo (MB for MiB, another SKU's value).
+    // It is per GPU as the driver lists it: a die of a multi-die board has its share.
+    const double per_device = s.memory_per_device_gib();
     for (auto& v : {s.driver_memory_ecc_on_mib, s.driver_memory_ecc_off_mib})
-        if (v && (*v > s.memory_size_gib * 1024 * 1.02 || *v < s.memory_size_gib * 1024 * 0.9))
+        if (v && (*v > per_device * 1024 * 1.02 || *v < per_device * 1024 * 0.9))
             bad(origin, t,
                 "SKU '" + s.key + "': driver memory " + std::to_string(*v) + " MiB does not fit " +
-                    format_number(s.memory_size_gib) + " GiB as sold (MiB = 1024 x 1024 bytes)");
+                    format_number(per_device) + " GiB per GPU as sold (MiB = 1024 x 1024 bytes)");
 }
 
 // Words that say nothing about which SKU is meant.
 bool noise_word(const std::string& t) {
-    static const std::set<std::string> noise = {"nvidia", "geforce",  "tesla", "tensor", "core",
-                                                "gpu",    "graphics", "card",  "the"};
+    static const std::set<std::string> noise = {"nvidia", "geforce", "tesla", "tensor", "core", "gpu",
+                                                "graphics", "card",   "the",   "amd",    "instinct"};
     return noise.count(t) > 0;
 }
 
@@ -238,7 +252,7 @@ void check_no_takeover(const std::vector<GpuSpec>& specs, std::size_t before, co
         };
         for (auto id : s.pci_device_ids)
             for (auto oid : o.pci_device_ids)
-                if (id == oid && !had(&GpuSpec::pci_device_ids, id)) {
+                if (id == oid && s.vendor == o.vendor && !had(&GpuSpec::pci_device_ids, id)) {
                     char hex[16];
                     std::snprintf(hex, sizeof hex, "0x%04x", unsigned(id));
                     refuse(std::string("PCI device id ") + hex);
@@ -339,10 +353,11 @@ const GpuSpec* SpecDb::by_key(std::string_view key) const {
     return nullptr;
 }
 
-std::vector<const GpuSpec*> SpecDb::by_pci_device_id(std::uint32_t id) const {
+std::vector<const GpuSpec*> SpecDb::by_pci_device_id(std::uint32_t id, std::uint32_t vendor_id) const {
     std::vector<const GpuSpec*> out;
     for (auto& s : specs_)
-        if (std::find(s.pci_device_ids.begin(), s.pci_device_ids.end(), id) != s.pci_device_ids.end())
+        if (s.pci_vendor_id() == vendor_id &&
+            std::find(s.pci_device_ids.begin(), s.pci_device_ids.end(), id) != s.pci_device_ids.end())
             out.push_back(&s);
     return out;
 }

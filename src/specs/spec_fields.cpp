@@ -21,6 +21,7 @@ const std::vector<SpecField>& numeric_spec_fields() {
         GPUVET_FIELD(memory_bandwidth_gbps, "Memory bandwidth", "GB/s"),
         GPUVET_FIELD(memory_bus_width_bits, "Memory bus width", "bits"),
         GPUVET_FIELD(sm_count, "SMs", ""),
+        GPUVET_FIELD(compute_units, "Compute units", ""),
         GPUVET_FIELD(boost_clock_mhz, "Boost clock", "MHz"),
         GPUVET_FIELD(fp64_tflops, "FP64", "TFLOPS"),
         GPUVET_FIELD(fp32_tflops, "FP32", "TFLOPS"),
@@ -38,6 +39,8 @@ const std::vector<SpecField>& numeric_spec_fields() {
         GPUVET_FIELD(nvlink_generation, "NVLink generation", ""),
         GPUVET_FIELD(nvlink_links, "NVLink links", ""),
         GPUVET_FIELD(nvlink_bandwidth_gbps, "NVLink bandwidth", "GB/s"),
+        GPUVET_FIELD(xgmi_links, "xGMI links", ""),
+        GPUVET_FIELD(xgmi_link_bandwidth_gbps, "xGMI bandwidth per link", "GB/s"),
     };
     return fields;
 }

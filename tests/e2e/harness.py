@@ -36,6 +36,10 @@ def run(*args, env=None, input=None, timeout=240):
     e.pop("NO_COLOR", None)
     if env:
         e.update(env)
+    # AMD's libraries only where a test names them: an installed ROCm SMI (Debian's librocm-smi64 is
+    # a test dependency) must not change what the NVIDIA scenarios see.
+    for var in ("GPUVET_LIBAMD_SMI", "GPUVET_LIBROCM_SMI"):
+        e.setdefault(var, "/nonexistent/" + var.lower())
     p = subprocess.run([GPUVET, *args], capture_output=True, text=True, errors="replace", env=e, input=input, timeout=timeout)
     check_no_crash(args, p.returncode, p.stderr)
     return p.returncode, p.stdout, p.stderr
@@ -50,7 +54,8 @@ def run_json(*args, env=None):
     return code, doc, err
 
 
-NO_DRIVER = {"GPUVET_LIBCUDA": "/nonexistent/libcuda.so.1", "GPUVET_LIBNVML": "/nonexistent/libnvidia-ml.so.1"}
+NO_DRIVER = {"GPUVET_LIBCUDA": "/nonexistent/libcuda.so.1", "GPUVET_LIBNVML": "/nonexistent/libnvidia-ml.so.1",
+             "GPUVET_LIBAMD_SMI": "/nonexistent/libamd_smi.so", "GPUVET_LIBROCM_SMI": "/nonexistent/librocm_smi64.so"}
 
 
 def slow(fn):
@@ -176,3 +181,21 @@ def fake_env(scenario, old=False):
         "GPUVET_LIBNVML": f"{build}/tests/fakes/libfakenvml{suffix}.so",
         "GPUVET_FAKE_SCENARIO": f"{tests}/fakes/scenarios/{scenario}.toml",
     }
+
+
+def amd_env(scenario, nvidia=None, rocm=None):
+    """Environment for the AMD SMI double with a scenario (tests/fakes/scenarios/amd_*.toml): no NVIDIA
+    driver unless `nvidia` names an NVIDIA scenario too (a box with both vendors); `rocm` names a ROCm
+    SMI scenario instead of AMD SMI (a stack older than AMD SMI)."""
+    build = os.environ["GPUVET_BUILD_DIR"]
+    tests = os.environ["GPUVET_TEST_DIR"]
+    env = dict(fake_env(nvidia)) if nvidia else {k: v for k, v in NO_DRIVER.items() if "AMD" not in k and "ROCM" not in k}
+    if rocm:
+        env["GPUVET_LIBAMD_SMI"] = "/nonexistent/libamd_smi.so"
+        env["GPUVET_LIBROCM_SMI"] = f"{build}/tests/fakes/libfakerocmsmi.so"
+        env["GPUVET_FAKE_ROCM_SCENARIO"] = f"{tests}/fakes/scenarios/{rocm}.toml"
+    else:
+        env["GPUVET_LIBAMD_SMI"] = f"{build}/tests/fakes/libfakeamdsmi.so"
+        env["GPUVET_LIBROCM_SMI"] = "/nonexistent/librocm_smi64.so"
+        env["GPUVET_FAKE_AMD_SCENARIO"] = f"{tests}/fakes/scenarios/{scenario}.toml"
+    return env

@@ -59,7 +59,8 @@ def test_check_without_driver_skips_gpu_checks():
     assert tally, out
     assert tally.group(2) == "0", out
     assert code == (1 if int(tally.group(1)) else 0) == int(tally.group(3)), (code, out)
-    assert "no NVIDIA driver found (libcuda.so.1 could not be loaded:" in out, out
+    assert "no GPU driver found: NVIDIA (libcuda.so.1 could not be loaded:" in out, out
+    assert "), AMD (libamd_smi.so could not be loaded:" in out, out
     assert re.search(r"SKIP\s+gpu\.driver", out), out
     assert re.search(r"PASS\s+host\.identity", out), out
     assert "\x1b[" not in out  # no colour when not a terminal

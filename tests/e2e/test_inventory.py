@@ -76,7 +76,8 @@ def test_kernel_driver_not_loaded():
 def test_no_driver():
     code, out, _ = run("inventory", "--no-color", env=NO_DRIVER)
     assert code == 0
-    assert "no NVIDIA driver found (libcuda.so.1 could not be loaded:" in out, out
+    assert "no GPU driver found: NVIDIA (libcuda.so.1 could not be loaded:" in out, out
+    assert "AMD (libamd_smi.so could not be loaded:" in out, out
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ def test_ordered_gpus_without_driver_fail_with_the_reason():
     assert code == 1, doc
     checks = {c["key"]: c for c in doc["checks"]}
     assert checks["order.gpu_count"]["verdict"] == "FAIL"
-    assert "no NVIDIA driver found" in checks["order.gpu_count"]["summary"]
+    assert "no GPU driver found: NVIDIA (" in checks["order.gpu_count"]["summary"]
     assert checks["order.cpu_cores"]["verdict"] == "PASS"
     assert checks["gpu.identity"]["verdict"] == "SKIP"
 

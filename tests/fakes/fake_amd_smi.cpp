@@ -28,6 +28,7 @@ struct Gpu {
     uint64_t device_id = 0x74a1;
     uint32_t vendor_id = 0x1002, subvendor_id = 0x1002;
     uint64_t gfx_target_version = 942;
+    uint32_t compute_units = 304;
     std::string serial, asic_serial, model_number = "102-G30211-0C", vbios_version = "022.040.003.043.000001";
     std::string vbios_part_number = "113-M3000100-102";
     uint64_t bdf = 0;
@@ -50,6 +51,12 @@ struct Gpu {
     std::vector<int> xgmi_down;                            // peers whose link has not trained
     std::vector<std::pair<uint32_t, uint64_t>> processes;  // pid, VRAM bytes
     std::vector<std::string> unsupported;                  // AMD SMI calls that answer NOT_SUPPORTED
+    // The GPU metrics table: MI300-class GPUs (table 1.6) fill the residency counters and leave the
+    // throttle bits N/A; older ones fill the bits (metrics_version = 3: table 1.3, no residencies).
+    int metrics_version = 6;
+    int64_t throttle_status = -1;  // ASIC-independent bits (amdgpu_smu.h); -1: N/A
+    double ppt_residency_percent = 0, thermal_residency_percent = 0;
+    uint64_t accumulated = 0, ppt_acc = 0, thermal_acc = 0;  // advanced by every read
 };
 
 struct State {
@@ -124,6 +131,11 @@ void apply_scalar(Gpu& g, const std::string& k, const toml::node& v, const std::
     if (k == "market_name") g.market_name = need<std::string>(v, w);
     else if (k == "device_id") g.device_id = need<uint64_t>(v, w);
     else if (k == "gfx_target_version") g.gfx_target_version = need<uint64_t>(v, w);
+    else if (k == "compute_units") g.compute_units = need<uint32_t>(v, w);
+    else if (k == "metrics_version") g.metrics_version = need<int>(v, w);
+    else if (k == "throttle_status") g.throttle_status = need<int64_t>(v, w);
+    else if (k == "ppt_residency_percent") g.ppt_residency_percent = need<double>(v, w);
+    else if (k == "thermal_residency_percent") g.thermal_residency_percent = need<double>(v, w);
     else if (k == "serial") g.serial = need<std::string>(v, w);
     else if (k == "model_number") g.model_number = need<std::string>(v, w);
     else if (k == "vbios_version") g.vbios_version = need<std::string>(v, w);
@@ -301,7 +313,7 @@ amdsmi_status_t amdsmi_get_gpu_asic_info(amdsmi_processor_handle h, amdsmi_asic_
     copy(a->asic_serial, sizeof a->asic_serial, g->asic_serial);
     a->vendor_id = g->vendor_id, a->subvendor_id = g->subvendor_id, a->device_id = g->device_id;
     a->oam_id = static_cast<uint32_t>(g - state().gpus.data());
-    a->num_of_compute_units = 304;
+    a->num_of_compute_units = g->compute_units;
     a->target_graphics_version = g->gfx_target_version;
     return AMDSMI_STATUS_SUCCESS;
 }
@@ -503,6 +515,35 @@ amdsmi_status_t amdsmi_get_gpu_memory_partition(amdsmi_processor_handle h, char*
     return AMDSMI_STATUS_SUCCESS;
 }
 
+// The metrics table as the library fills it: every field N/A (its type's maximum) but those this
+// GPU's table version carries. Each read advances the accumulation counter by 1000 ticks and the
+// residencies by their share, so two reads give the scenario's percentages.
+amdsmi_status_t amdsmi_get_gpu_metrics_info(amdsmi_processor_handle h, amdsmi_gpu_metrics_t* m) {
+    GPU_OR_FAIL("amdsmi_get_gpu_metrics_info");
+    std::memset(static_cast<void*>(m), 0xFF, sizeof *m);
+    m->common_header = {static_cast<uint16_t>(sizeof *m), 1, static_cast<uint8_t>(g->metrics_version)};
+    m->temperature_hotspot = static_cast<uint16_t>(g->hotspot_c);
+    m->temperature_mem = static_cast<uint16_t>(g->vram_c);
+    m->average_gfx_activity = static_cast<uint16_t>(g->gfx_activity);
+    m->average_umc_activity = static_cast<uint16_t>(g->umc_activity);
+    m->current_socket_power = static_cast<uint16_t>(g->power_w);
+    m->current_gfxclk = static_cast<uint16_t>(g->gfx_clock_mhz);
+    if (g->metrics_version >= 3 && g->throttle_status >= 0) {
+        m->indep_throttle_status = static_cast<uint64_t>(g->throttle_status);
+        m->throttle_status = static_cast<uint32_t>(g->throttle_status);
+    }
+    if (g->metrics_version >= 6) {
+        g->accumulated += 1000;
+        g->ppt_acc += static_cast<uint64_t>(g->ppt_residency_percent * 10);
+        g->thermal_acc += static_cast<uint64_t>(g->thermal_residency_percent * 10);
+        m->accumulation_counter = g->accumulated;
+        m->ppt_residency_acc = g->ppt_acc;
+        m->socket_thm_residency_acc = g->thermal_acc;
+        m->prochot_residency_acc = m->vr_thm_residency_acc = m->hbm_thm_residency_acc = 0;
+    }
+    return AMDSMI_STATUS_SUCCESS;
+}
+
 // Every GPU of the board is joined to every other by one xGMI link (AMD's 8-GPU OAM platform).
 amdsmi_status_t amdsmi_get_link_metrics(amdsmi_processor_handle h, amdsmi_link_metrics_t* m) {
     GPU_OR_FAIL("amdsmi_get_link_metrics");
@@ -568,3 +609,4 @@ SAME(amdsmi_get_gpu_compute_partition);
 SAME(amdsmi_get_gpu_memory_partition);
 SAME(amdsmi_get_link_metrics);
 SAME(amdsmi_topo_get_link_type);
+SAME(amdsmi_get_gpu_metrics_info);

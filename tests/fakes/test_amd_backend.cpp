@@ -8,8 +8,10 @@
 #include <string>
 
 #include "gpu/bindings/driver_deadline.hpp"
+#include "core/amd_throttle.hpp"
 #include "gpu/device/amd_backend.hpp"
 #include "gpu/device/amd_decode.hpp"
+#include "gpu/device/backend_choice.hpp"
 
 using namespace gpuvet;
 
@@ -98,8 +100,11 @@ TEST(AmdBackend, HealthyMi300xSample) {
     EXPECT_EQ(s.bad_pages_retired.value_or(1), 0u);
     EXPECT_TRUE(s.processes.empty());
     EXPECT_TRUE(s.processes_absent_reason.empty());
+    // MI300: the metrics table carries throttle residencies, not the throttle bits.
     EXPECT_FALSE(s.clock_event_reasons.has_value());
-    EXPECT_NE(s.clock_event_reasons.absent_reason.find("GPU metrics"), std::string::npos);
+    EXPECT_NE(s.clock_event_reasons.absent_reason.find("metrics table has no throttle status"), std::string::npos)
+        << s.clock_event_reasons.absent_reason;
+    EXPECT_EQ(s.throttled_power_percent.absent_reason, "first reading of the throttle residency counters");
     EXPECT_NE(s.nvlink_rx_bytes_total.absent_reason.find("xGMI"), std::string::npos);
     EXPECT_EQ(s.xgmi_read_bytes_total.value_or(1), 0u);
     EXPECT_TRUE(gpu->errors().empty());
@@ -159,6 +164,130 @@ TEST(AmdBackend, ThrottlingGpuReadsHotAndSlow) {
     EXPECT_EQ(ok.temperature_c.value_or(0), 71);
     EXPECT_EQ(ok.clock_sm_mhz.value_or(0), 2100);
     EXPECT_EQ(hot.pcie_gen_current.absent_reason, "not read");  // only what was asked for
+}
+
+TEST(AmdBackend, ThrottleResidenciesAreSharesOfTheIntervalBetweenTwoReads) {
+    Machine m = machine("amd_mi300x_throttling.toml");
+    auto hot = m.backend->open(6);
+    DeviceSample first = hot->sample(kReadClocks);
+    EXPECT_FALSE(first.throttled_thermal_percent.has_value());
+    DeviceSample second = hot->sample(kReadClocks);
+    EXPECT_DOUBLE_EQ(second.throttled_thermal_percent.value_or(0), 40);
+    EXPECT_DOUBLE_EQ(second.throttled_power_percent.value_or(0), 25);
+    EXPECT_EQ(second.throttle_origin.source, FigureSource::kCounterDifference);
+    auto ok = m.backend->open(5);
+    ok->sample(kReadClocks);
+    DeviceSample cool = ok->sample(kReadClocks);
+    EXPECT_DOUBLE_EQ(cool.throttled_thermal_percent.value_or(-1), 0);
+    EXPECT_DOUBLE_EQ(cool.throttled_power_percent.value_or(-1), 2);
+}
+
+TEST(AmdBackend, ThrottleBitsAreDecodedAndMappedOntoTheSharedReasonClasses) {
+    Machine m = machine("amd_mi210_hot.toml");
+    DeviceSample hot = m.backend->open(1)->sample(kReadClocks);
+    ASSERT_TRUE(hot.amd_throttle_status.has_value()) << hot.amd_throttle_status.absent_reason;
+    EXPECT_EQ(*hot.amd_throttle_status, 1ull << 36);
+    EXPECT_EQ(amd_throttle::names(*hot.amd_throttle_status), std::vector<std::string>{"TEMP_HOTSPOT"});
+    EXPECT_EQ(hot.clock_event_reasons.value_or(0), clock_reason::kSwThermalSlowdown);
+    // A table of version 1.3 has no residency counters: absent with the reason.
+    EXPECT_NE(hot.throttled_power_percent.absent_reason.find("1.6 and later"), std::string::npos);
+    DeviceSample cool = m.backend->open(0)->sample(kReadClocks);
+    EXPECT_EQ(cool.amd_throttle_status.value_or(1), 0u);
+    EXPECT_EQ(cool.clock_event_reasons.value_or(1), 0u);
+    EXPECT_EQ(amd_throttle::as_clock_reasons(1ull << 0), clock_reason::kSwPowerCap);  // PPT0
+    EXPECT_EQ(amd_throttle::as_clock_reasons(1ull << 47), clock_reason::kHwSlowdown);  // PROCHOT_GFX
+    EXPECT_EQ(amd_throttle::joined((1ull << 1) | (1ull << 50)), "PPT1|bit 50");
+}
+
+TEST(AmdBackend, ComputeUnitsAsTheDriverCountsThem) {
+    EXPECT_EQ(machine("amd_mi300x_healthy.toml").backend->open(0)->describe().compute_units.value_or(0), 304);
+    EXPECT_EQ(machine("amd_mi300x_cpx_nps4.toml").backend->open(9)->describe().compute_units.value_or(0), 38);
+}
+
+// A stand-in for NVML's backend: two GPUs named by their index.
+class TwoGpus final : public DeviceBackend {
+    class Gpu final : public GpuDevice {
+    public:
+        explicit Gpu(int i) : i_(i) {}
+        int index() const override { return i_; }
+        const std::string& unopened_reason() const override { return none_; }
+        DeviceFacts describe() override {
+            DeviceFacts f;
+            f.name = "stand-in " + std::to_string(i_);
+            return f;
+        }
+        DeviceSample sample(unsigned) override { return {}; }
+        bool lost() const override { return false; }
+        const std::vector<std::string>& errors() const override { return errors_; }
+
+    private:
+        int i_;
+        std::string none_;
+        std::vector<std::string> errors_;
+    };
+
+public:
+    const std::string& absent_reason() const override { return none_; }
+    SystemFacts system() const override { return {}; }
+    Fact<int> device_count() const override { return 2; }
+    std::unique_ptr<GpuDevice> open(int index) const override { return std::make_unique<Gpu>(index); }
+    Fact<std::string> pcie_path(const GpuDevice&, const GpuDevice&) const override { return std::string("PIX"); }
+    std::string pcie_paths_absent_reason() const override { return {}; }
+    std::unique_ptr<EventWatch> watch_critical_errors(const std::vector<const GpuDevice*>&) const override {
+        return nullptr;
+    }
+
+private:
+    std::string none_;
+};
+
+// The run's choice of vendors, over backends the test makes: AMD alone, two joined, neither.
+TEST(GpuBackends, AmdAloneBothJoinedOrNeitherWithBothReasons) {
+    Machine mi300 = machine("amd_mi300x_healthy.toml");
+    GpuBackends amd_only(nullptr, mi300.backend.get());
+    EXPECT_TRUE(amd_only.amd_only());
+    EXPECT_EQ(&amd_only.devices(), mi300.backend.get());
+    EXPECT_EQ(amd_only.vendor_of(3), "AMD");
+    EXPECT_EQ(amd_only.amd().library, "AMD SMI");
+
+    // Two usable libraries, joined: NVIDIA's GPUs first (here a stand-in with two), AMD's after them.
+    TwoGpus nvidia;
+    GpuBackends both(&nvidia, mi300.backend.get());
+    ASSERT_TRUE(both.both());
+    EXPECT_EQ(both.devices().device_count().value_or(0), 10);
+    auto first = both.devices().open(1), joined = both.devices().open(2);
+    EXPECT_EQ(first->describe().name.value_or(""), "stand-in 1");
+    EXPECT_EQ(joined->index(), 2);
+    EXPECT_EQ(joined->describe().name.value_or(""), "AMD Instinct MI300X");
+    EXPECT_EQ(both.vendor_of(1), "NVIDIA");
+    EXPECT_EQ(both.vendor_of(2), "AMD");
+    EXPECT_EQ(both.devices().pcie_path(*joined, *both.devices().open(9)).value_or(""), "XGMI");
+    EXPECT_NE(both.devices().pcie_path(*first, *joined).absent_reason.find("two vendors"), std::string::npos);
+
+    // A working AMD SMI is the answer: ROCm SMI is not asked.
+    bool asked = false;
+    GpuBackends amd_smi(nullptr, mi300.backend.get(), [&]() -> const DeviceBackend* {
+        asked = true;
+        return nullptr;
+    });
+    EXPECT_FALSE(asked);
+
+    // Neither: the reason names both vendors, and the ROCm SMI fallback was tried after AMD SMI.
+    setenv("GPUVET_FAKE_AMD_SCENARIO", "/nonexistent/scenario.toml", 1);
+    AmdSmiSession broken(AmdSmiApi::load_file(FAKE_AMD_SMI));
+    AmdSmiBackend unusable(broken);
+    bool fallback_tried = false;
+    GpuBackends none(&unusable, &unusable, [&]() -> const DeviceBackend* {
+        fallback_tried = true;
+        return &unusable;
+    });
+    EXPECT_TRUE(fallback_tried);
+    EXPECT_FALSE(none.devices().usable());
+    EXPECT_EQ(none.devices().absent_reason().rfind("no GPU driver found: NVIDIA (amdsmi_init failed", 0), 0u)
+        << none.devices().absent_reason();
+    EXPECT_NE(none.devices().absent_reason().find("), AMD (amdsmi_init failed"), std::string::npos);
+    EXPECT_FALSE(none.devices().device_count().has_value());
+    EXPECT_FALSE(none.devices().open(0)->unopened_reason().empty());
 }
 
 TEST(AmdBackend, AnotherSkuIsReportedAsTheDriverNamesIt) {

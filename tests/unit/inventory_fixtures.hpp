@@ -58,6 +58,54 @@ inline GpuInfo healthy_h100(int index) {
     return g;
 }
 
+// An idle, healthy MI300X OAM as AMD SMI reports it (206141652992 B of VRAM, 304 CUs, 7 xGMI links).
+inline GpuInfo healthy_mi300x(int index, int gpus = 8) {
+    GpuInfo g;
+    g.index = index;
+    g.vendor = std::string("AMD");
+    g.name = std::string("AMD Instinct MI300X");
+    g.pci_vendor_id = 0x1002u;
+    g.pci_device_id = 0x74a1u;
+    g.pci_bus_id = "0000:" + std::to_string(10 + index) + ":00.0";
+    g.gfx_target = std::string("gfx942");
+    g.compute_units = 304;
+    g.memory_total_bytes = std::uint64_t(206141652992);
+    g.memory_used_bytes = std::uint64_t(284) << 20;
+    g.compute_partition = std::string("SPX");
+    g.memory_partition = std::string("NPS1");
+    g.ecc_enabled = true;
+    g.ecc.volatile_uncorrected = std::uint64_t(0);
+    g.ecc.volatile_corrected = std::uint64_t(0);
+    for (const char* b : {"UMC", "SDMA", "GFX", "XGMI_WAFL"})
+        g.ras_blocks.push_back({b, std::uint64_t(0), std::uint64_t(0), std::uint64_t(0)});
+    g.bad_pages_retired = g.bad_pages_pending = g.bad_pages_unreservable = 0u;
+    g.pcie_gen_current = g.pcie_gen_max_gpu = 5;
+    g.pcie_gen_max_host = Fact<int>::absent("AMD SMI reports the GPU's maximum only");
+    g.pcie_width_current = g.pcie_width_max = 16;
+    for (int j = 0; j < gpus; ++j) {
+        if (j == index) continue;
+        XgmiLinkInfo l;
+        l.link = int(g.xgmi_links.size());
+        l.remote_pci_bus_id = "0000:" + std::to_string(10 + j) + ":00.0";
+        l.active = true;
+        g.xgmi_links.push_back(l);
+    }
+    g.nvlink_absent_reason = "AMD GPUs have xGMI links instead (see xgmi_links)";
+    g.power_limit_w = g.power_enforced_limit_w = g.power_default_limit_w = 750.0;
+    g.amd_throttle_status = Fact<std::uint64_t>::absent("the GPU's metrics table has no throttle status");
+    g.temperature_c = 42;
+    g.temperature_slowdown_c = 105;
+    return g;
+}
+
+inline Inventory healthy_amd_box(int n = 8) {
+    Inventory inv;
+    inv.amd_present = true;
+    inv.amd_driver_version = std::string("6.10.5");
+    for (int i = 0; i < n; ++i) inv.gpus.push_back(healthy_mi300x(i, n));
+    return inv;
+}
+
 inline Inventory healthy_box(int n = 8) {
     Inventory inv;
     inv.driver_version = std::string("570.86.15");

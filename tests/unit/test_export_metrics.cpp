@@ -205,3 +205,45 @@ TEST(CheckReport, KeepsMeasuredFiguresOnceAndRefusesOtherDocuments) {
                             "{\"tool\": \"gpuvet\", \"checks\": [{\"key\": \"x\"}]}"})
         EXPECT_THROW(parse_check_report(bad, "r.json"), Error) << bad;
 }
+
+// An AMD GPU is written under the AMD Device Metrics Exporter's names and labels, beside an NVIDIA
+// GPU under dcgm-exporter's; gpuvet's own series cover both.
+TEST(ExportPage, AmdGpusUnderTheAmdExportersNames) {
+    const auto now = Clock::now();
+    ExportView v = one_gpu_view(now);
+    MonitoredGpu amd;
+    amd.index = 1;
+    amd.facts.vendor = std::string("AMD");
+    amd.facts.name = std::string("AMD Instinct MI300X");
+    amd.facts.serial = std::string("PCB00052301001");
+    amd.facts.compute_partition = std::string("SPX");
+    amd.facts.memory_partition = std::string("NPS1");
+    amd.facts.memory_total_bytes = std::uint64_t(206141652992);
+    amd.facts.power_default_limit_w = 750.0;
+    std::vector<MonitoredGpu> gpus = *v.gpus;
+    gpus.push_back(amd);
+    v.gpus = std::make_shared<const std::vector<MonitoredGpu>>(gpus);
+    auto t = std::make_shared<MonitorTick>(*v.tick);
+    GpuReading r;
+    r.index = 1;
+    r.sample.temperature_c = 42;
+    r.sample.temperature_edge_c = Fact<int>::absent("not supported");
+    r.sample.clock_sm_mhz = 132;
+    r.sample.ras_blocks.push_back({"PCIE_BIF", std::uint64_t(3), std::uint64_t(0), std::uint64_t(0)});
+    t->gpus.push_back(r);
+    v.tick = t;
+    std::string page = render_metrics(v, now, kSecond);
+    const std::string labels =
+        "{gpu_id=\"1\",serial_number=\"PCB00052301001\",card_model=\"AMD Instinct MI300X\","
+        "gpu_compute_partition_type=\"SPX\",gpu_memory_partition_type=\"NPS1\",hostname=\"node1\"}";
+    EXPECT_NE(page.find("gpu_junction_temperature" + labels + " 42\n"), std::string::npos) << page;
+    EXPECT_NE(page.find("gpu_total_vram" + labels + " 196592\n"), std::string::npos) << page;
+    EXPECT_NE(page.find("gpu_ecc_correct_bif" + labels + " 3\n"), std::string::npos) << page;
+    EXPECT_NE(page.find("gpu_clock{gpu_id=\"1\""), std::string::npos);
+    EXPECT_NE(page.find("clock_index=\"0\",clock_type=\"system\"} 132"), std::string::npos) << page;
+    EXPECT_NE(page.find("gpuvet_power_default_limit_watts" + labels + " 750\n"), std::string::npos) << page;
+    EXPECT_EQ(page.find("gpu_edge_temperature"), std::string::npos);  // absent: no series
+    // The NVIDIA GPU keeps dcgm-exporter's names; the AMD one has none of them.
+    EXPECT_NE(page.find("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\""), std::string::npos);
+    EXPECT_EQ(page.find("DCGM_FI_DEV_GPU_TEMP"), std::string::npos);
+}

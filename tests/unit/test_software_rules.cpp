@@ -95,3 +95,95 @@ TEST(SoftwareJudge, DevicesPyTorchCannotSee) {
     s.device_count = 0;
     EXPECT_EQ(judge_software(s, target()).verdict, Verdict::Fail);
 }
+
+// ---- AMD: the ROCm user space and the PyTorch ROCm build against the amdgpu driver and gfx targets.
+
+TEST(SoftwareRulesAmd, KernelDriverReleaseFromTheModuleVersion) {
+    EXPECT_EQ(rocm_release_of_amdgpu("6.10.5").value_or(""), "6.3");
+    EXPECT_EQ(rocm_release_of_amdgpu("6.8.5").value_or(""), "6.2");
+    EXPECT_EQ(rocm_release_of_amdgpu("6.12.12").value_or(""), "6.4");
+    EXPECT_FALSE(rocm_release_of_amdgpu("5.15.0-91-generic").has_value());  // an in-kernel amdgpu
+    EXPECT_FALSE(rocm_release_of_amdgpu("unknown").has_value());
+}
+
+TEST(SoftwareRulesAmd, UserSpaceAgainstTheKernelDriver) {
+    EXPECT_EQ(rocm_kernel_compat("6.3", "6.3.1-48", "The ROCm user space").verdict, Verdict::Pass);
+    EXPECT_EQ(rocm_kernel_compat("6.3", "6.1.0", "x").verdict, Verdict::Pass);
+    // torch.version.hip carries the release in its first two numbers.
+    EXPECT_EQ(rocm_kernel_compat("6.2", "6.2.41133-dd7f95766", "x").verdict, Verdict::Pass);
+    Rule old = rocm_kernel_compat("6.3", "5.7.1", "The ROCm user space");
+    EXPECT_EQ(old.verdict, Verdict::Fail);
+    EXPECT_NE(old.text.find("ROCm 6.1 to 7.0 on this driver"), std::string::npos) << old.text;
+    EXPECT_NE(old.text.find("Fix:"), std::string::npos);
+    EXPECT_EQ(rocm_kernel_compat("6.0", "6.3", "x").verdict, Verdict::Fail);
+    EXPECT_EQ(rocm_kernel_compat("4.5", "6.3", "x").verdict, Verdict::Warn);  // not in gpuvet's matrix
+}
+
+TEST(SoftwareRulesAmd, GfxTargetAgainstTheArchList) {
+    const std::vector<std::string> rocm62 = {"gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100"};
+    EXPECT_EQ(gfx_arch_compat("gfx942", rocm62).verdict, Verdict::Pass);
+    EXPECT_EQ(gfx_arch_compat("gfx90a", {"gfx90a:xnack-"}).verdict, Verdict::Pass);
+    Rule none = gfx_arch_compat("gfx942", {"gfx900", "gfx906", "gfx908", "gfx90a"});
+    EXPECT_EQ(none.verdict, Verdict::Fail);
+    EXPECT_NE(none.text.find("no kernels for gfx942"), std::string::npos) << none.text;
+}
+
+namespace {
+SoftwareStack rocm_stack() {
+    SoftwareStack s;
+    s.python_version = "3.11.7";
+    s.python_path = "/usr/bin/python3";
+    s.python_how = "PATH";
+    s.torch = "2.5.1+rocm6.2";
+    s.torch_hip = "6.2.41133-dd7f95766";
+    s.arch_list = {"gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100"};
+    s.cuda_available = true;
+    s.device_count = 8;
+    return s;
+}
+SoftwareTarget mi300x_box() {
+    SoftwareTarget t;
+    t.amd_gpus = 8;
+    t.gfx_targets = std::vector<std::string>(8, "gfx942");
+    t.amd_driver = "6.10.5";
+    t.rocm_user_space = "6.3.1-48";
+    return t;
+}
+}  // namespace
+
+TEST(SoftwareRulesAmd, RocmWheelOnAnMi300xBoxPasses) {
+    CheckResult r = judge_software(rocm_stack(), mi300x_box());
+    EXPECT_EQ(r.verdict, Verdict::Pass) << r.summary;
+    EXPECT_NE(r.summary.find("PyTorch 2.5.1+rocm6.2 (ROCm 6.2.41133-dd7f95766)"), std::string::npos) << r.summary;
+    bool driver_row = false;
+    for (const auto& m : r.measurements) driver_row = driver_row || (m.key == "amd_driver_rocm_release" && m.text && *m.text == "6.3");
+    EXPECT_TRUE(driver_row);
+}
+
+TEST(SoftwareRulesAmd, MismatchesFailWithTheirFix) {
+    SoftwareStack cuda = rocm_stack();
+    cuda.torch = "2.5.1+cu124";
+    cuda.torch_hip.reset();
+    cuda.torch_cuda = "12.4";
+    CheckResult r = judge_software(cuda, mi300x_box());
+    EXPECT_EQ(r.verdict, Verdict::Fail);
+    EXPECT_NE(r.summary.find("is a CUDA build: it cannot use AMD GPUs"), std::string::npos) << r.summary;
+    EXPECT_NE(r.summary.find("whl/rocm6.3"), std::string::npos) << r.summary;
+
+    SoftwareStack old_arch = rocm_stack();
+    old_arch.arch_list = {"gfx900", "gfx906", "gfx908", "gfx90a"};
+    EXPECT_EQ(judge_software(old_arch, mi300x_box()).verdict, Verdict::Fail);
+
+    SoftwareTarget old_user = mi300x_box();
+    old_user.rocm_user_space = "5.6.0";
+    CheckResult u = judge_software(rocm_stack(), old_user);
+    EXPECT_EQ(u.verdict, Verdict::Fail);
+    EXPECT_NE(u.summary.find("The ROCm user space is ROCm 5.6"), std::string::npos) << u.summary;
+
+    SoftwareStack unseen = rocm_stack();
+    unseen.cuda_available = false;
+    unseen.device_count = 0;
+    CheckResult n = judge_software(unseen, mi300x_box());
+    EXPECT_EQ(n.verdict, Verdict::Fail);
+    EXPECT_NE(n.summary.find("/dev/kfd"), std::string::npos) << n.summary;
+}

@@ -13,6 +13,10 @@ template <>
 struct DriverArgs<&AmdSmiApi::amdsmi_get_gpu_bad_page_info> : ArrayArgs<1, 2> {};
 template <>
 struct DriverArgs<&AmdSmiApi::amdsmi_get_gpu_process_list> : ArrayArgs<1, 2> {};
+// The metrics table grows with the library's version: the caller's buffer (with room to spare,
+// kept alive past a call that gets no answer) is passed unchanged.
+template <>
+struct DriverArgs<&AmdSmiApi::amdsmi_get_gpu_metrics_info> : AsIsArgs<1> {};
 
 namespace {
 
@@ -66,6 +70,7 @@ const SymbolEntry<AmdSmiApi> kTable[] = {
     {{"amdsmi_get_gpu_compute_partition"}, O, set<&A::amdsmi_get_gpu_compute_partition>},
     {{"amdsmi_get_gpu_memory_partition"}, O, set<&A::amdsmi_get_gpu_memory_partition>},
     {{"amdsmi_get_gpu_kfd_info"}, O, set<&A::amdsmi_get_gpu_kfd_info>},
+    {{"amdsmi_get_gpu_metrics_info"}, O, set<&A::amdsmi_get_gpu_metrics_info>},
 };
 
 struct StatusInfo {

@@ -392,6 +392,75 @@ using amdsmi_get_gpu_process_list_fn = amdsmi_status_t (*)(H, uint32_t*, amdsmi_
 using amdsmi_get_gpu_partition_fn = amdsmi_status_t (*)(H, char*, uint32_t);  // compute or memory partition
 using amdsmi_get_gpu_kfd_info_fn = amdsmi_status_t (*)(H, amdsmi_kfd_info_t*);
 using amdsmi_get_gpu_vram_info_fn = amdsmi_status_t (*)(H, amdsmi_vram_info_t*);
+// The driver's GPU metrics table (amdsmi_get_gpu_metrics_info). The struct grows with the table's
+// version, and fields a GPU or driver does not fill hold their type's maximum (amd-smi prints N/A).
+// A newer library may write a longer struct than this one: callers pass a buffer with room to
+// spare (kGpuMetricsBufferBytes), filled with 0xFF first, so an unwritten field reads as N/A too.
+inline constexpr unsigned kNumHbmInstances = 4;  // AMDSMI_NUM_HBM_INSTANCES
+inline constexpr unsigned kMaxNumVcn = 4;        // AMDSMI_MAX_NUM_VCN
+inline constexpr unsigned kMaxNumClks = 4;       // AMDSMI_MAX_NUM_CLKS
+inline constexpr unsigned kMaxNumXgmiLinks = 8;  // AMDSMI_MAX_NUM_XGMI_LINKS
+inline constexpr unsigned kMaxNumGfxClks = 8;    // AMDSMI_MAX_NUM_GFX_CLKS
+inline constexpr unsigned kMaxNumJpeg = 32;      // AMDSMI_MAX_NUM_JPEG
+inline constexpr unsigned kMaxNumXcc = 8;        // AMDSMI_MAX_NUM_XCC
+inline constexpr unsigned kMaxNumXcp = 8;        // AMDSMI_MAX_NUM_XCP
+struct amd_metrics_table_header_t {
+    uint16_t structure_size;
+    uint8_t format_revision;
+    uint8_t content_revision;
+};
+struct amdsmi_gpu_xcp_metrics_t {
+    uint32_t gfx_busy_inst[kMaxNumXcc];
+    uint16_t jpeg_busy[kMaxNumJpeg];
+    uint16_t vcn_busy[kMaxNumVcn];
+    uint64_t gfx_busy_acc[kMaxNumXcc];
+};
+struct amdsmi_gpu_metrics_t {
+    amd_metrics_table_header_t common_header;
+    uint16_t temperature_edge, temperature_hotspot, temperature_mem;  // C
+    uint16_t temperature_vrgfx, temperature_vrsoc, temperature_vrmem;
+    uint16_t average_gfx_activity, average_umc_activity, average_mm_activity;  // %
+    uint16_t average_socket_power;                                             // W
+    uint64_t energy_accumulator;
+    uint64_t system_clock_counter;  // ns
+    uint16_t average_gfxclk_frequency, average_socclk_frequency, average_uclk_frequency;
+    uint16_t average_vclk0_frequency, average_dclk0_frequency, average_vclk1_frequency, average_dclk1_frequency;
+    uint16_t current_gfxclk, current_socclk, current_uclk, current_vclk0, current_dclk0, current_vclk1,
+        current_dclk1;
+    uint32_t throttle_status;  // the ASIC's own bits (v1.0)
+    uint16_t current_fan_speed;
+    uint16_t pcie_link_width, pcie_link_speed;  // lanes, 0.1 GT/s
+    uint32_t gfx_activity_acc, mem_activity_acc;
+    uint16_t temperature_hbm[kNumHbmInstances];
+    uint64_t firmware_timestamp;
+    uint16_t voltage_soc, voltage_gfx, voltage_mem;
+    uint64_t indep_throttle_status;  // ASIC-independent bits (v1.3): core/amd_throttle.hpp
+    uint16_t current_socket_power;
+    uint16_t vcn_activity[kMaxNumVcn];
+    uint32_t gfxclk_lock_status;
+    uint16_t xgmi_link_width, xgmi_link_speed;
+    uint64_t pcie_bandwidth_acc, pcie_bandwidth_inst;
+    uint64_t pcie_l0_to_recov_count_acc, pcie_replay_count_acc, pcie_replay_rover_count_acc;
+    uint64_t xgmi_read_data_acc[kMaxNumXgmiLinks];
+    uint64_t xgmi_write_data_acc[kMaxNumXgmiLinks];
+    uint16_t current_gfxclks[kMaxNumGfxClks];
+    uint16_t current_socclks[kMaxNumClks];
+    uint16_t current_vclk0s[kMaxNumClks];
+    uint16_t current_dclk0s[kMaxNumClks];
+    uint16_t jpeg_activity[kMaxNumJpeg];
+    uint32_t pcie_nak_sent_count_acc, pcie_nak_rcvd_count_acc;
+    // v1.6: throttle residencies; PVIOL/TVIOL % = residency difference * 100 / counter difference.
+    uint64_t accumulation_counter;
+    uint64_t prochot_residency_acc, ppt_residency_acc, socket_thm_residency_acc, vr_thm_residency_acc,
+        hbm_thm_residency_acc;
+    uint16_t num_partition;
+    amdsmi_gpu_xcp_metrics_t xcp_stats[kMaxNumXcp];
+    uint32_t pcie_lc_perf_other_end_recovery;
+};
+// Room for metrics tables of newer libraries (the struct only grows at its end).
+inline constexpr std::size_t kGpuMetricsBufferBytes = 4 * sizeof(amdsmi_gpu_metrics_t);
+using amdsmi_get_gpu_metrics_info_fn = amdsmi_status_t (*)(H, amdsmi_gpu_metrics_t*);
+
 using amdsmi_get_link_metrics_fn = amdsmi_status_t (*)(H, amdsmi_link_metrics_t*);
 using amdsmi_get_xgmi_info_fn = amdsmi_status_t (*)(H, amdsmi_xgmi_info_t*);
 using amdsmi_gpu_xgmi_error_status_fn = amdsmi_status_t (*)(H, amdsmi_xgmi_status_t*);
@@ -459,6 +528,8 @@ struct AmdSmiApi {
     amdsmi::amdsmi_get_gpu_partition_fn amdsmi_get_gpu_compute_partition = nullptr;
     amdsmi::amdsmi_get_gpu_partition_fn amdsmi_get_gpu_memory_partition = nullptr;
     amdsmi::amdsmi_get_gpu_kfd_info_fn amdsmi_get_gpu_kfd_info = nullptr;
+    // Its struct's size depends on the library's version: passed as is, the caller's buffer has room.
+    amdsmi::amdsmi_get_gpu_metrics_info_fn amdsmi_get_gpu_metrics_info = nullptr;
 
     std::string path;
     std::string error;

@@ -2,7 +2,9 @@
 // own types stay inside src/gpu/device/ and src/gpu/bindings/: callers see only DeviceFacts and
 // DeviceSample. docs/amd.md says which AMD SMI call fills which fact.
 #pragma once
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "gpu/device/amd_reader.hpp"
@@ -30,6 +32,7 @@ private:
     void read_xgmi(DeviceFacts& f);
     void sample_load(DeviceSample& s, unsigned readings);
     void sample_power_clocks(DeviceSample& s, unsigned readings);
+    void sample_throttle(DeviceSample& s);
     void sample_thermal(DeviceSample& s);
     void sample_pcie(DeviceSample& s);
     void sample_xgmi(DeviceSample& s);
@@ -37,6 +40,13 @@ private:
     void sample_bad_pages(DeviceSample& s);
     void sample_processes(DeviceSample& s);
 
+    // The throttle residency counters of the previous metrics read (MI300 and later): a share of
+    // the interval is the difference of two reads, as NVML's violation counters.
+    struct Residency {
+        std::uint64_t accumulated = 0, power = 0, thermal = 0;
+        std::chrono::steady_clock::time_point at{};
+    };
+    std::optional<Residency> residency_;
     int index_;
     amd_backend::Reader r_;
     std::string unopened_;

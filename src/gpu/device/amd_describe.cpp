@@ -67,6 +67,9 @@ void AmdSmiDevice::read_identity(DeviceFacts& f) {
              : Fact<std::string>::absent(f.gfx_target.absent_reason.empty() ? "gfx target not in gpuvet's table"
                                                                             : f.gfx_target.absent_reason);
     f.compute_capability = Fact<std::string>::absent("a CUDA notion: AMD GPUs have a gfx target instead");
+    f.compute_units = why.empty() && asic.num_of_compute_units > 0 && asic.num_of_compute_units != 0xFFFFFFFFu
+                          ? Fact<int>(static_cast<int>(asic.num_of_compute_units))
+                          : Fact<int>::absent(why.empty() ? "the driver reports none" : why);
 
     amdsmi_board_info_t board{};
     why = r_.call("amdsmi_get_gpu_board_info", a.amdsmi_get_gpu_board_info, &board);

@@ -1,7 +1,13 @@
 // AmdSmiDevice::sample(): the live facts of one AMD GPU.
 #include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <optional>
 #include <string>
+
+#include "core/amd_throttle.hpp"
 
 #include "gpu/device/amd_backend.hpp"
 #include "gpu/device/amd_decode.hpp"
@@ -101,9 +107,84 @@ void AmdSmiDevice::sample_power_clocks(DeviceSample& s, unsigned readings) {
         s.clock_sm_mhz = s.clock_graphics_mhz = fact_of(why, static_cast<int>(gfx.clk));
         why = r_.call("amdsmi_get_clock_info", a.amdsmi_get_clock_info, AMDSMI_CLK_TYPE_MEM, &mem);
         s.clock_mem_mhz = fact_of(why, static_cast<int>(mem.clk));
-        s.clock_event_reasons = Fact<std::uint64_t>::absent(
-            "AMD's throttle status is in the driver's GPU metrics table, which gpuvet does not read yet");
+        sample_throttle(s);
     }
+}
+
+namespace {
+
+template <class T>
+bool na(T v) {
+    return v == std::numeric_limits<T>::max();  // AMD SMI's "not available" in the metrics table
+}
+
+// A share of the interval in percent from two reads of a residency counter and the accumulation
+// counter (amdsmi.h: PVIOL/TVIOL % = residency difference * 100 / accumulation difference).
+std::optional<double> residency_percent(std::uint64_t before, std::uint64_t after, std::uint64_t acc_before,
+                                        std::uint64_t acc_after) {
+    if (acc_after <= acc_before || after < before) return std::nullopt;
+    return std::min(100.0, double(after - before) * 100.0 / double(acc_after - acc_before));
+}
+
+}  // namespace
+
+// The throttle status and residencies of the driver's GPU metrics table: MI200-class GPUs fill the
+// ASIC-independent throttle bits, MI300-class ones (metrics table 1.6 and later) the residency
+// counters instead; what a GPU leaves out reads as N/A.
+void AmdSmiDevice::sample_throttle(DeviceSample& s) {
+    const char* symbol = "amdsmi_get_gpu_metrics_info";
+    auto absent_all = [&](const std::string& why) {
+        s.amd_throttle_status = Fact<std::uint64_t>::absent(why);
+        s.clock_event_reasons = Fact<std::uint64_t>::absent(why);
+        s.throttled_power_percent = s.throttled_thermal_percent = Fact<double>::absent(why);
+        s.throttle_origin.note = why;
+    };
+    if (!r_.api.amdsmi_get_gpu_metrics_info) return absent_all(driver_lacks(symbol));
+    // On the heap with room for a newer library's longer table, and left to a call that gets no
+    // answer (it may still write into it).
+    auto buf = std::make_unique<unsigned char[]>(kGpuMetricsBufferBytes);
+    std::memset(buf.get(), 0xFF, kGpuMetricsBufferBytes);
+    auto* m = reinterpret_cast<amdsmi_gpu_metrics_t*>(buf.get());
+    unsigned rc = r_.api.amdsmi_get_gpu_metrics_info(r_.dev, m);
+    if (rc == kAmdSmiNoAnswer) buf.release();
+    if (std::string why = r_.status(symbol, rc); !why.empty()) return absent_all(why);
+
+    if (!na(m->indep_throttle_status)) {
+        s.amd_throttle_status = m->indep_throttle_status;
+        s.clock_event_reasons = amd_throttle::as_clock_reasons(m->indep_throttle_status);
+    } else {
+        const char* why =
+            "the GPU's metrics table has no throttle status (MI300-class GPUs report throttle residencies instead)";
+        s.amd_throttle_status = s.clock_event_reasons = Fact<std::uint64_t>::absent(why);
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (na(m->accumulation_counter) || na(m->ppt_residency_acc) || na(m->socket_thm_residency_acc)) {
+        const char* why = "the GPU's metrics table has no throttle residency counters (metrics table 1.6 and later)";
+        s.throttled_power_percent = s.throttled_thermal_percent = Fact<double>::absent(why);
+        s.throttle_origin.note = why;
+        return;
+    }
+    // Thermal: the largest of the socket, voltage-regulator, HBM and processor-hot shares.
+    std::uint64_t thermal = m->socket_thm_residency_acc;
+    for (std::uint64_t v : {m->vr_thm_residency_acc, m->hbm_thm_residency_acc, m->prochot_residency_acc})
+        if (!na(v)) thermal = std::max(thermal, v);
+    Residency now_r{m->accumulation_counter, m->ppt_residency_acc, thermal, now};
+    if (!residency_) {
+        const char* why = "first reading of the throttle residency counters";
+        s.throttled_power_percent = s.throttled_thermal_percent = Fact<double>::absent(why);
+        s.throttle_origin.note = why;
+    } else {
+        auto p = residency_percent(residency_->power, now_r.power, residency_->accumulated, now_r.accumulated);
+        auto t = residency_percent(residency_->thermal, now_r.thermal, residency_->accumulated, now_r.accumulated);
+        const char* why = "the throttle residency counters did not advance";
+        s.throttled_power_percent = p ? Fact<double>(*p) : Fact<double>::absent(why);
+        s.throttled_thermal_percent = t ? Fact<double>(*t) : Fact<double>::absent(why);
+        if (p || t)
+            s.throttle_origin = {FigureSource::kCounterDifference, 0,
+                                 std::chrono::duration<double>(now - residency_->at).count(), 0, {}};
+        else s.throttle_origin.note = why;
+    }
+    residency_ = now_r;
 }
 
 void AmdSmiDevice::sample_thermal(DeviceSample& s) {

@@ -87,9 +87,13 @@ struct DeviceFacts {
     Fact<std::string> compute_partition;   // "SPX", "DPX", "QPX", "CPX": AMD's counterpart of MIG
     Fact<std::string> memory_partition;    // "NPS1", "NPS4"
     Fact<std::string> form_factor;         // "OAM", "PCIe", "CEM"
+    Fact<int> compute_units;               // CUs the driver reports (NVIDIA's count is sm_count, through CUDA)
     std::vector<XgmiLinkInfo> xgmi_links;  // every xGMI link the driver lists
     std::string xgmi_absent_reason;        // when the links could not be read at all
 };
+
+// An AMD GPU (its backend says so); NVML's GPUs leave the vendor unread.
+inline bool is_amd_gpu(const DeviceFacts& f) { return f.vendor.value_or("") == "AMD"; }
 
 // What a sample reads. Callers polling fast ask only for what they use: some readings are slow
 // (PCIe throughput counts over 20 ms per direction) or long (process lists).
@@ -173,6 +177,9 @@ struct DeviceSample {
     std::vector<RasBlockCount> ras_blocks;  // every RAS block with ECC enabled
     Fact<std::uint32_t> bad_pages_retired, bad_pages_pending, bad_pages_unreservable;
     Fact<std::uint64_t> xgmi_read_bytes_total, xgmi_write_bytes_total;  // cumulative, all links
+    // The GPU metrics table's ASIC-independent throttle bits (core/amd_throttle.hpp); the same
+    // classes go into clock_event_reasons for the rules both vendors share.
+    Fact<std::uint64_t> amd_throttle_status;
 
     // GPU performance metrics (kReadGpm), each a percentage over the interval since the previous
     // GPM read of this device: SM activity and occupancy, tensor-pipe activity, DRAM bandwidth used.

@@ -1,0 +1,291 @@
+"""AMD GPUs through the AMD SMI and ROCm SMI doubles: inventory, the kernel-free checks of `check`, the
+orders, a box with both vendors and one with neither, top, export and run on AMD samples."""
+import json
+import os
+import re
+import tempfile
+
+import harness
+from harness import NO_DRIVER, amd_env, fake_env, main, run, run_json, slow
+
+INVENTORY_CHECKS = "gpu.driver,gpu.identity,gpu.tenancy,gpu.health,gpu.pcie_link,gpu.nvlink"
+
+
+def fact(gpu, key):
+    v = gpu[key]
+    return v["value"] if isinstance(v, dict) else v
+
+
+def check(env, expect="8x MI300X", checks=INVENTORY_CHECKS, *extra):
+    args = ["check", "--quick", "--only", checks + ",order"]
+    if expect:
+        args += ["--expect", expect]
+    code, doc, err = run_json(*args, *extra, env=env)
+    verdicts, by_key = {}, {}
+    for c in doc["checks"]:
+        verdicts.setdefault(c["key"], {})[c["gpu"]] = c["verdict"]
+        by_key.setdefault(c["key"], {})[c["gpu"]] = c
+    return code, doc, verdicts, by_key
+
+
+def test_inventory_of_a_healthy_8x_mi300x():
+    code, doc, err = run_json("inventory", env=amd_env("amd_mi300x_healthy"))
+    assert code == 0, err
+    d = doc["driver"]["amd"]
+    assert d["present"] is True and d["library"] == "AMD SMI", d
+    assert d["driver_version"]["value"] == "6.8.5" and d["library_version"]["value"] == "24.7.1.0", d
+    gpus = doc["gpus"]
+    assert len(gpus) == 8
+    g = gpus[0]
+    assert g["vendor"] == "AMD"
+    assert fact(g, "name") == "AMD Instinct MI300X"
+    assert fact(g, "pci_vendor_id") == 0x1002 and fact(g, "pci_device_id") == 0x74a1
+    assert fact(g, "gfx_target") == "gfx942" and fact(g, "architecture") == "CDNA 3"
+    assert fact(g, "compute_units") == 304
+    assert fact(g, "memory_total_bytes") == 206141652992
+    assert fact(g, "compute_partition") == "SPX" and fact(g, "memory_partition") == "NPS1"
+    assert fact(g, "power_limit_w") == 750 and fact(g, "power_default_limit_w") == 750
+    assert fact(g, "temperature_c") == 42 and fact(g, "temperature_memory_c") == 35
+    assert g["temperature_edge_c"]["value"] is None and g["temperature_edge_c"]["absent_reason"], g["temperature_edge_c"]
+    # MI300: the metrics table has residency counters, not the throttle bits: absent with the reason.
+    assert "residencies" in g["amd_throttle_status"]["absent_reason"], g["amd_throttle_status"]
+    assert fact(g, "bad_pages_retired") == 0 and fact(g, "bad_pages_pending") == 0
+    assert len(g["xgmi_links"]) == 7 and all(l["active"]["value"] for l in g["xgmi_links"]), g["xgmi_links"]
+    blocks = {b["block"]: b for b in g["ras_blocks"]}
+    assert "UMC" in blocks and blocks["UMC"]["uncorrectable"]["value"] == 0, blocks
+    # NVIDIA-only facts are not listed for an AMD GPU.
+    assert "mig_enabled" not in g and "sm_count" not in g and "compute_capability" not in g
+    assert doc["topology"]["matrix"][0][1] == "XGMI", doc["topology"]
+    code, out, _ = run("inventory", "--no-color", env=amd_env("amd_mi300x_healthy"))
+    assert code == 0
+    assert "AMD driver" in out and "amdgpu driver version" in out and "6.8.5" in out, out
+    assert "7 of 7 links active" in out and "gfx942" in out and "Junction (hotspot) temperature" in out, out
+    assert "XGMI = an xGMI link" in out, out
+
+
+@slow
+def test_check_8x_mi300x_passes_every_kernel_free_check():
+    code, doc, v, c = check(amd_env("amd_mi300x_healthy"))
+    for key in ("gpu.identity", "gpu.tenancy", "gpu.health", "gpu.pcie_link", "gpu.nvlink"):
+        assert set(v[key].values()) == {"PASS"}, (key, v[key], [x["summary"] for x in c[key].values()])
+    assert v["gpu.driver"][None] == "PASS", c["gpu.driver"]
+    assert "AMD amdgpu driver loaded, version 6.8.5" in c["gpu.driver"][None]["summary"]
+    assert v["order.gpu_count"][None] == "PASS" and v["order.gpu_model"][None] == "PASS", v
+    assert v["order.gpu_memory"][None] == "PASS", c["order.gpu_memory"]
+    assert all(g["sku"] == "mi300x" and g["vendor"] == "AMD" for g in doc["gpus"]), doc["gpus"]
+    assert doc["machine"]["driver"]["amd"]["present"] is True
+    assert code in (0, 1) and "\x1b[" not in json.dumps(doc)
+    # Checks that need NVIDIA's CUDA say why they are not judged on AMD.
+    code, doc, v, c = check(amd_env("amd_mi300x_healthy"), "", "gpu.memory_bandwidth,gpu.fp_peak")
+    for key in ("gpu.memory_bandwidth", "gpu.fp_peak"):
+        for r in c[key].values():
+            assert r["verdict"] == "SKIP" and "not judged on AMD" in r["summary"], r
+
+
+@slow
+def test_partitioned_box_sold_as_whole_gpus():
+    code, doc, v, c = check(amd_env("amd_mi300x_cpx_nps4"))
+    assert code == 1
+    assert len(doc["gpus"]) == 64
+    ten = c["gpu.tenancy"][0]
+    assert ten["verdict"] == "FAIL" and "partitioned CPX/NPS4" in ten["summary"], ten
+    assert "amd-smi set --compute-partition SPX" in ten["summary"], ten
+    assert v["order.gpu_count"][None] == "FAIL"
+    # Each partition is still an MI300X: identity passes and says whose share it holds.
+    idn = c["gpu.identity"][5]
+    assert idn["verdict"] == "PASS" and "CPX partition" in idn["summary"], idn
+    # Ordered as partitions: the slicing is what was bought.
+    code, doc, v, c = check(amd_env("amd_mi300x_cpx_nps4"), "64x MI300X, cpx")
+    assert set(v["gpu.tenancy"].values()) == {"WARN"}, v["gpu.tenancy"]
+    assert v["order.mig"][None] == "PASS", c["order.mig"]
+
+
+@slow
+def test_xgmi_link_down():
+    code, doc, v, c = check(amd_env("amd_mi300x_xgmi_down"))
+    assert code == 1
+    fails = sorted(g for g, x in v["gpu.nvlink"].items() if x == "FAIL")
+    assert fails == [3, 5], v["gpu.nvlink"]
+    assert "did not train" in c["gpu.nvlink"][3]["summary"], c["gpu.nvlink"][3]
+    code, inv, _ = run_json("inventory", env=amd_env("amd_mi300x_xgmi_down"))
+    assert inv["topology"]["matrix"][3][5] == "XDOWN" and inv["topology"]["matrix"][5][3] == "XDOWN"
+
+
+@slow
+def test_ras_errors_and_bad_pages():
+    code, doc, v, c = check(amd_env("amd_mi300x_ras_errors"))
+    assert code == 1
+    assert [g for g, x in v["gpu.health"].items() if x == "FAIL"] == [2], v["gpu.health"]
+    r = c["gpu.health"][2]
+    texts = " ".join(f["text"] for f in r["findings"])
+    assert "1 uncorrectable error(s) in UMC (HBM memory)" in texts, texts
+    assert "1 bad page(s) waiting to be retired" in texts and "3 page(s) of HBM retired" in texts, texts
+    assert any("12 corrected error(s) in UMC" in d for d in r["details"]), r["details"]
+
+
+@slow
+def test_hot_and_throttling_gpus():
+    # MI300: hot before any load is a WARN (junction within 10 C of its critical 105 C).
+    code, doc, v, c = check(amd_env("amd_mi300x_throttling"))
+    assert v["gpu.health"][6] == "WARN", c["gpu.health"][6]
+    assert "104 C before any load" in c["gpu.health"][6]["summary"]
+    # MI210: the metrics table's throttle bits say TEMP_HOTSPOT before any load: FAIL.
+    code, doc, v, c = check(amd_env("amd_mi210_hot"), "2x MI210")
+    assert v["gpu.health"][1] == "FAIL" and v["gpu.health"][0] == "PASS", v["gpu.health"]
+    assert "TEMP_HOTSPOT" in c["gpu.health"][1]["summary"], c["gpu.health"][1]
+    code, inv, _ = run_json("inventory", env=amd_env("amd_mi210_hot"))
+    assert inv["gpus"][1]["amd_throttle_status"]["decoded"] == ["TEMP_HOTSPOT"], inv["gpus"][1]["amd_throttle_status"]
+
+
+@slow
+def test_rebadged_and_other_skus():
+    code, doc, v, c = check(amd_env("amd_mi300x_rebadged"))
+    assert code == 1
+    r = c["gpu.identity"][0]
+    assert r["verdict"] == "FAIL" and "80 compute units where an Instinct MI300X has 304" in r["summary"], r
+    code, doc, v, c = check(amd_env("amd_mi308x_rebadged"))
+    assert code == 1
+    assert v["order.gpu_model"][None] == "FAIL", c["order.gpu_model"]
+    assert "'MI308X' (not in the spec database)" in c["order.gpu_model"][None]["summary"], c["order.gpu_model"]
+
+
+@slow
+def test_old_rocm_without_amd_smi():
+    env = amd_env(None, rocm="rocm_mi250x_rocm57")
+    code, inv, err = run_json("inventory", env=env)
+    assert code == 0, err
+    assert inv["driver"]["amd"]["library"] == "ROCm SMI" and inv["driver"]["amd"]["library_version"]["value"] == "5.0.0"
+    assert len(inv["gpus"]) == 8
+    g = inv["gpus"][0]
+    assert fact(g, "name") == "AMD Instinct MI250X" and fact(g, "memory_total_bytes") == 68702699520
+    assert fact(g, "pcie_gen_current") == 4 and fact(g, "power_limit_w") == 560
+    assert "AMD SMI" in g["gfx_target"]["absent_reason"], g["gfx_target"]
+    # Four boards of two dies, listed as eight GPUs.
+    code, doc, v, c = check(env, "4x MI250X")
+    assert v["order.gpu_count"][None] == "PASS", c["order.gpu_count"]
+    assert set(v["gpu.identity"].values()) == {"PASS"}, c["gpu.identity"][0]
+    assert set(v["gpu.health"].values()) == {"PASS"}, c["gpu.health"][0]
+    # ROCm SMI names the links' type, not their state: said, not guessed.
+    assert set(v["gpu.nvlink"].values()) == {"WARN"}, c["gpu.nvlink"][0]
+    assert "state unread" in c["gpu.nvlink"][0]["summary"]
+
+
+def test_no_rocm_and_no_nvidia():
+    code, doc, err = run_json("inventory", env=NO_DRIVER)
+    assert code == 0
+    amd = doc["driver"]["amd"]
+    assert amd["present"] is False
+    # AMD SMI first, then ROCm SMI as the fallback: both reasons.
+    assert "libamd_smi.so could not be loaded" in amd["absent_reason"], amd
+    assert "librocm_smi64.so could not be loaded" in amd["absent_reason"], amd
+
+
+@slow
+def test_box_with_both_vendors():
+    env = amd_env("amd_2x_mi210", nvidia="healthy_2x_h100_pcie")
+    code, inv, err = run_json("inventory", env=env)
+    assert code == 0, err
+    assert [g["vendor"] for g in inv["gpus"]] == ["NVIDIA", "NVIDIA", "AMD", "AMD"], [g.get("vendor") for g in inv["gpus"]]
+    assert [g["index"] for g in inv["gpus"]] == [0, 1, 2, 3]
+    assert fact(inv["gpus"][0], "name").startswith("NVIDIA") and fact(inv["gpus"][2], "name") == "AMD Instinct MI210"
+    assert inv["driver"]["nvml_present"] is True and inv["driver"]["amd"]["present"] is True
+    # CUDA sees the NVIDIA GPUs only, and no problem is made of the AMD ones it cannot see.
+    assert inv["gpus"][2]["cuda_ordinal"] is None or "cuda_ordinal" not in inv["gpus"][2]
+    code, doc, v, c = check(env, "")
+    assert not doc["machine"]["driver"]["problems"], doc["machine"]["driver"]["problems"]
+    assert set(v["gpu.identity"].values()) == {"PASS"}, {g: x["summary"] for g, x in c["gpu.identity"].items()}
+    assert [g["sku"] for g in doc["gpus"]] == ["h100-pcie-80gb"] * 2 + ["mi210"] * 2, doc["gpus"]
+    drv = c["gpu.driver"][None]["summary"]
+    assert "NVIDIA driver loaded" in drv and "AMD amdgpu driver loaded" in drv, drv
+    code, out, _ = run("check", "--quick", "--only", "gpu.driver", "--no-color", env=env)
+    assert re.search(r"Driver\s+NVIDIA driver \S+.* · AMD amdgpu driver", out), out
+
+
+def test_top_once_on_amd():
+    code, out, err = run("top", "--once", "--json", env=amd_env("amd_mi300x_throttling"))
+    assert code == 0, err
+    doc = json.loads(out)
+    text = json.dumps(doc)
+    assert "AMD Instinct MI300X" in text, text[:500]
+
+
+SERIES = re.compile(r'^([A-Za-z_:][A-Za-z0-9_:]*)(?:\{(.*)\})? (\S+)$')
+LABEL = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"')
+
+
+def series(page, name, **want):
+    out = []
+    for line in page.splitlines():
+        m = SERIES.match(line)
+        if not m or line.startswith("#") or m.group(1) != name:
+            continue
+        labels = dict(LABEL.findall(m.group(2) or ""))
+        if all(labels.get(k) == v for k, v in want.items()):
+            out.append((labels, float(m.group(3))))
+    return out
+
+
+def scrape_export(env, want, timeout_s=30):
+    """Starts gpuvet export on a free loopback port, returns the first /metrics page holding `want`."""
+    import socket
+    import subprocess
+    import time
+    import urllib.request
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    e = dict(os.environ)
+    e.update(env)
+    args = ["export", "--listen", f"127.0.0.1:{port}", "--interval", "0.2"]
+    proc = subprocess.Popen([harness.GPUVET, *args], env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    page, deadline = "", time.monotonic() + timeout_s
+    try:
+        while want not in page and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.stderr.read()
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2) as r:
+                    page = r.read().decode()
+            except OSError:
+                pass
+            time.sleep(0.1)
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=10)
+        harness.check_no_crash(args, proc.returncode, err)
+    assert want in page, page[:3000]
+    return page
+
+
+@slow
+def test_export_uses_amd_exporter_names():
+    page = scrape_export(amd_env("amd_mi300x_ras_errors"), "gpu_junction_temperature")
+    assert "DCGM_FI_DEV_GPU_TEMP" not in page, page[:2000]
+    (labels, value), = series(page, "gpu_junction_temperature", gpu_id="0")
+    assert value == 42 and labels["card_model"] == "AMD Instinct MI300X", labels
+    assert labels["gpu_compute_partition_type"] == "SPX" and labels["gpu_memory_partition_type"] == "NPS1", labels
+    assert labels["driver_version"] == "6.8.5", labels
+    (_, total), = series(page, "gpu_total_vram", gpu_id="0")
+    assert total == 206141652992 / 2**20
+    (_, umc), = series(page, "gpu_ecc_uncorrect_umc", gpu_id="2")
+    assert umc == 1
+    (_, clk), = series(page, "gpu_clock", gpu_id="0", clock_type="system")
+    assert clk == 132
+    (_, cap), = series(page, "gpuvet_power_default_limit_watts", gpu_id="0")
+    assert cap == 750
+
+
+@slow
+def test_run_on_amd_samples_and_says_what_is_not_judged():
+    with tempfile.TemporaryDirectory() as d:
+        code, out, err = run("run", "--interval", "0.2", "--report", d, "--", "sleep", "1.5",
+                             env=amd_env("amd_mi300x_healthy"), timeout=120)
+        assert code == 0, err
+        doc = json.load(open(os.path.join(d, "gpuvet-run.json")))
+    text = json.dumps(doc)
+    assert "AMD Instinct MI300X" in text
+    not_judged = doc["run"]["diagnosis"]["not_judged"]
+    assert any("on AMD GPUs" in n and "GPM" in n for n in not_judged), not_judged
+
+
+main(globals())
