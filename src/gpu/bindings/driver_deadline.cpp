@@ -81,6 +81,8 @@ bool is_query(const DriverLib& lib, std::string_view call) {
         "cublasLtGetCudartVersion",
         "ncclGetVersion",
         "ncclGetErrorString",
+        "ncclGetLastError",
+        "ncclGetUniqueId",
         "hipInit",
         "hipGetDeviceCount",
         "hipSetDevice",
