@@ -32,13 +32,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr double kDefaultNodeTimeoutS = 1800;
 // The health check's whole run, its Slurm calls included: Slurm 22.05 kills HealthCheckProgram at a
 // fixed 60 s, and a killed health check drains nothing and resumes nothing.
 constexpr double kHealthCheckBudgetS = 50;
 constexpr double kSlurmCallS = 8;  // sinfo, then scontrol: each at most this, inside the budget
 constexpr double kPrologTimeoutS = 40;
 constexpr double kNodeModeChecksMinS = 5;
+
+}  // namespace
 
 // A node name as a file name: Slurm's names are [A-Za-z0-9._-] in practice; anything else becomes _.
 std::string file_stem(const std::string& node) {
@@ -47,6 +48,8 @@ std::string file_stem(const std::string& node) {
         if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
     return s == "." || s == ".." ? "_" + s : s;
 }
+
+namespace {
 
 std::vector<std::string> check_command(const FleetCheckArgs& a) {
     std::vector<std::string> c{"check", "--json"};
@@ -58,6 +61,8 @@ std::vector<std::string> check_command(const FleetCheckArgs& a) {
     if (a.burn_duration) c.insert(c.end(), {"--burn-duration", *a.burn_duration});
     return c;
 }
+
+}  // namespace
 
 std::vector<std::string> srun_options(const FleetCheckArgs& a) {
     std::vector<std::string> o;
@@ -84,6 +89,8 @@ std::string last_line(const std::string& text) {
     return nl == std::string::npos ? t : t.substr(nl + 1);
 }
 
+namespace {
+
 // One finished node: its report written under --out, its summary kept, its text released.
 FleetNodeInput take_node(NodeOutput& n, const std::optional<fs::path>& out) {
     // The agent refuses another version itself; an agent that says another version and did not
@@ -106,6 +113,8 @@ FleetNodeInput take_node(NodeOutput& n, const std::optional<fs::path>& out) {
     return in;
 }
 
+}  // namespace
+
 std::string unfinished_problem(const StepOutcome& o, const NodeOutput& n, double deadline_s) {
     if (o.stopped)
         return std::string("not finished when the fleet check was interrupted") +
@@ -126,6 +135,8 @@ void write_fleet_files(const Fleet& f, const fs::path& dir, const Envelope& env)
     write_file_atomically(dir / "fleet.md", render_fleet_markdown(f));
     write_file_atomically(dir / "fleet.html", render_fleet_html(f));
 }
+
+namespace {
 
 // argv as a shell would take it back: words with a space quoted.
 std::string shell_words(const std::vector<std::string>& argv) {
@@ -177,6 +188,7 @@ void keep_bad_nodes_out(const Fleet& f, bool drain, bool resume, std::ostream& o
 }  // namespace
 
 int run_fleet_check(const GlobalOptions& g, const FleetCheckArgs& a, const std::string& self) {
+    if (a.allreduce) check_allreduce_args(a, "--allreduce-max-size");  // exit 2 before any step starts
     StepRequest req;
     req.command = check_command(a);
     req.srun_options = srun_options(a);
@@ -198,9 +210,17 @@ int run_fleet_check(const GlobalOptions& g, const FleetCheckArgs& a, const std::
                             "check the allocation options (-N, --partition, --nodelist) against sinfo");
     std::sort(inputs.begin(), inputs.end(),
               [](const FleetNodeInput& x, const FleetNodeInput& y) { return node_name_less(x.name, y.name); });
-    Fleet f = analyse_fleet(std::move(inputs));
+    // The all-reduce between the same nodes, after their own checks.
+    std::optional<FabricStep> fabric;
+    if (a.allreduce && !o.stopped) {
+        std::vector<std::string> names;
+        for (auto& in : inputs) names.push_back(in.name);
+        fabric = run_fabric_step(a, self, names, out);
+    }
+    Fleet f = analyse_fleet(std::move(inputs), fabric ? std::move(fabric->fabric) : std::nullopt);
     if (!o.job_id.empty()) f.notes.push_back("Slurm job " + o.job_id + ", step " + o.step_id);
     if (o.stopped) f.notes.push_back("interrupted: the step was cancelled, finished nodes are kept");
+    if (fabric) f.notes.insert(f.notes.end(), fabric->notes.begin(), fabric->notes.end());
     Envelope env = finished_envelope(g);
     if (out) write_fleet_files(f, *out, env);
     if (g.json) std::cout << render_fleet_json(f, env);

@@ -207,8 +207,36 @@ FleetNodeInput failed_node(std::string name, std::string path, std::string probl
     return n;
 }
 
-Fleet analyse_fleet(std::vector<FleetNodeInput> inputs) {
+namespace {
+
+// The fabric's verdict on each node, before the figures are judged (its figure is one of them).
+void apply_fabric(std::vector<FleetNodeInput>& inputs, const FleetFabric& fab) {
+    for (auto& in : inputs) {
+        for (auto& [node, busbw] : fab.node_busbw_gbps)
+            if (node == in.name)
+                in.worst.push_back({kFabricMetric, "All-reduce busbw across nodes, best pair", "GB/s", std::nullopt,
+                                    busbw, std::nullopt});
+        bool blamed = false;
+        for (auto& [node, text] : fab.blamed)
+            if (node == in.name) {
+                blamed = true;
+                in.failed.push_back(std::string(kFabricCheck) + " FAIL: " + text);
+            }
+        if (blamed) {
+            in.failed_checks.push_back(kFabricCheck);
+            if (in.verdict == RunVerdict::Go || in.verdict == RunVerdict::GoWithWarnings) in.verdict = RunVerdict::NoGo;
+        } else if (fab.result.verdict == Verdict::Pass || fab.result.verdict == Verdict::Warn) {
+            in.passed_checks.push_back(kFabricCheck);
+        }
+    }
+}
+
+}  // namespace
+
+Fleet analyse_fleet(std::vector<FleetNodeInput> inputs, std::optional<FleetFabric> fabric) {
+    if (fabric) apply_fabric(inputs, *fabric);
     Fleet f;
+    f.fabric = std::move(fabric);
     for (auto& in : inputs) {
         FleetNode n{std::move(in), NodeStatus::Error, std::nullopt, false, {}};
         bool passed = n.in.verdict == RunVerdict::Go || n.in.verdict == RunVerdict::GoWithWarnings;
@@ -237,6 +265,10 @@ Fleet analyse_fleet(std::vector<FleetNodeInput> inputs) {
 int fleet_exit_code(const Fleet& f) {
     bool nogo = false, error = f.nodes.empty();
     for (auto& n : f.nodes) nogo = nogo || n.status == NodeStatus::NoGo, error = error || n.status == NodeStatus::Error;
+    if (f.fabric) {
+        nogo = nogo || f.fabric->result.verdict == Verdict::Fail;
+        error = error || f.fabric->result.verdict == Verdict::Error || f.fabric->result.verdict == Verdict::Skip;
+    }
     return nogo ? 1 : error ? 3 : 0;
 }
 

@@ -92,15 +92,50 @@ struct FleetNode {
     std::vector<std::string> shared_gpus;       // "GPU 0 GPU-fa4e... is also GPU 0 of n3"
 };
 
+// The fabric between the nodes (gpuvet fleet allreduce, fleet check --allreduce): the judged
+// all-reduce across nodes, the whole job's sweep, what NCCL used on each node, and the nodes the
+// judge named as at fault (NO-GO, with the finding).
+struct FleetFabricNode {
+    std::string node;
+    int gpus = 0, rdma_nics = 0;
+    std::optional<double> nic_gbitps;
+    std::string network;            // NCCL's choice: "IB", "Socket"; "not initialised"; "" when no log said
+    std::string nccl_net;           // what gpuvet asked for (NCCL_NET), "" when nothing
+    std::vector<std::string> nics;  // the NICs NCCL opened
+    int net_channels = 0, gdr_channels = 0;
+    std::vector<std::string> hints;  // host.fabric's causes of a fallback
+};
+struct FleetFabricRow {
+    std::uint64_t bytes = 0;
+    double busbw_gbps = 0, algbw_gbps = 0;
+    std::uint64_t checked = 0, wrong = 0;
+};
+struct FleetFabric {
+    CheckResult result;  // fabric.allreduce
+    std::vector<FleetFabricRow> sweep;
+    std::vector<FleetFabricNode> nodes;
+    std::vector<std::pair<std::string, std::string>> blamed;  // node, the finding that names it
+    // A node's figure for the fleet's outliers: the best all-reduce busbw of the pairs it is in
+    // (a node with a bad link reaches the band in none of them).
+    std::vector<std::pair<std::string, double>> node_busbw_gbps;
+    std::string nccl;                // "libnccl.so.2 2.28.9"
+    std::vector<std::string> notes;  // communicators that could not run
+};
+inline constexpr const char* kFabricMetric = "fabric_busbw_gbps";
+inline constexpr const char* kFabricCheck = "fabric.allreduce";
+
 struct Fleet {
     std::string gpu_model;  // the model most nodes have
     std::vector<FleetNode> nodes;
     std::vector<FleetMetric> metrics;
     std::vector<FleetOutlier> outliers;
     std::vector<std::string> notes;  // nodes not reached, a cancelled step, and the like
+    std::optional<FleetFabric> fabric;
 };
 
-Fleet analyse_fleet(std::vector<FleetNodeInput> nodes);
+// With `fabric`: the nodes it blames are NO-GO (cause fabric.allreduce), the others have passed
+// it when it passed, and each node's fabric figure joins the outlier figures.
+Fleet analyse_fleet(std::vector<FleetNodeInput> nodes, std::optional<FleetFabric> fabric = std::nullopt);
 
 // Why a NO-GO node is NO-GO, as the keys a drain records: the check keys that failed
 // ("gpu.health"), "fleet.<figure id>" for a low outlier ("fleet.bf16_tflops"), "fleet.gpu_model"
@@ -112,8 +147,9 @@ std::vector<std::string> node_causes(const Fleet& f, const FleetNode& n);
 // figures the fleet judged (3 nodes or more) that the node measured without being a low outlier,
 // the GPU model when 3 nodes or more were compared, the UUIDs when another node's were.
 std::vector<std::string> node_cleared(const Fleet& f, const FleetNode& n);
-// 0 every node GO; 1 a node NO-GO (a failed check, a low outlier, another GPU model); else 3 when a
-// node did not report; 3 as well for an empty fleet.
+// 0 every node GO; 1 a node NO-GO (a failed check, a low outlier, another GPU model) or the fabric
+// failed; else 3 when a node did not report or the fabric could not be measured; 3 as well for an
+// empty fleet.
 int fleet_exit_code(const Fleet& f);
 // What is wrong with a node, in words ("gpu.health GPU 1 FAIL: ...; low outlier: ..."); empty when GO.
 std::vector<std::string> node_problems(const Fleet& f, const FleetNode& n);

@@ -20,6 +20,11 @@ const std::vector<MetricDef>& offer_metrics() {
         {"host_memory_gbps", "Host memory (triad)", "GB/s", "host.memory", "triad_gbps", false},
         {"storage_read_gbps", "Storage sequential read", "GB/s", "host.storage", "seq_read_gbps", false},
         {"network_gbitps", "Network download", "Gbit/s", "host.network", "download_gbitps", false},
+        // Between the nodes: the RDMA line rate host.fabric found, and the all-reduce across nodes
+        // (the fleet's figure of a node, from the fabric section: no node report carries it).
+        {"rdma_gbitps", "RDMA line rate, total", "Gbit/s", "host.fabric", "rdma_total_gbitps", false},
+        {"fabric_busbw_gbps", "All-reduce busbw across nodes, best pair", "GB/s", "fabric.allreduce", "node_busbw_gbps",
+         false},
     };
     return defs;
 }
