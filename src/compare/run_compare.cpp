@@ -1,4 +1,4 @@
-#include "monitor/run_compare.hpp"
+#include "compare/run_compare.hpp"
 
 #include <cmath>
 #include <cstdio>
