@@ -5,7 +5,7 @@
 
 #include "cli/common.hpp"
 #include "fleet/step.hpp"
-#include "report/fleet.hpp"
+#include "compare/fleet_analysis.hpp"
 
 namespace gpuvet {
 

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "report/fleet.hpp"
+#include "compare/fleet_analysis.hpp"
 #include "report/style.hpp"
 
 namespace gpuvet {

@@ -140,6 +140,7 @@ TEST(RendezvousBoard, AWrongTokenIsRefusedAndAMissingKeyTimesOutNamingIt) {
 TEST(RendezvousBoard, StopEndsAGet) {
     ServedBoard b;
     std::atomic<bool> stop{true};
-    EXPECT_THROW(board_get("127.0.0.1", b.board.port(), "secret", "ids", {std::chrono::steady_clock::now() + 60s, &stop}),
-                 Interrupted);
+    EXPECT_THROW(
+        board_get("127.0.0.1", b.board.port(), "secret", "ids", {std::chrono::steady_clock::now() + 60s, &stop}),
+        Interrupted);
 }
