@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -268,6 +269,13 @@ FabricStep run_fabric_step(const FleetCheckArgs& a, const std::string& self, con
     if (o.nodes.empty() && !o.stopped)
         throw runtime_error("the all-reduce step ran on no node: " + trim(o.srun_messages),
                             "check the allocation options (-N, --partition, --nodelist) against sinfo");
+    // Tasks report in the order they finish; the documents list a node's GPUs in order.
+    std::stable_sort(tasks.begin(), tasks.end(), [](const TaskReport& a, const TaskReport& b) {
+        auto key = [](const TaskReport& t) {
+            return t.report ? std::pair(t.report->node_index, t.report->local_rank) : std::pair(INT_MAX, INT_MAX);
+        };
+        return key(a) < key(b);
+    });
     const std::vector<std::string> nodes = node_order(tasks, named);
     if (!o.job_id.empty()) step.notes.push_back("all-reduce: Slurm job " + o.job_id + ", step " + o.step_id);
     if (o.stopped) step.notes.push_back("interrupted: the all-reduce step was cancelled");
