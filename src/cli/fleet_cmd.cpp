@@ -104,6 +104,7 @@ void add_fleet_check(CLI::App& fleet, Cli cli) {
     sub->add_flag("--resume", a->resume, "resume nodes gpuvet drained that pass now; without it: printed only");
     sub->add_option("--gpuvet", a->gpuvet, "gpuvet's path on the nodes (default: this binary's path)");
     sub->add_flag("--no-color", cli.global.no_color, "no colour (colour is used only on a terminal)");
+    add_history_flags(*sub, a->history);
     sub->add_flag("--allreduce", a->allreduce,
                   "then the all-reduce between the nodes (as gpuvet fleet allreduce), in the fleet's verdict");
     add_allreduce_options(*sub, *a, "--allreduce-max-size");

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "cli/registry.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
@@ -52,7 +53,9 @@ std::string file_stem(const std::string& node) {
 namespace {
 
 std::vector<std::string> check_command(const FleetCheckArgs& a) {
-    std::vector<std::string> c{"check", "--json"};
+    // The nodes record nothing: the fleet's history is kept where fleet check runs (one file, one
+    // writer), and each node's drift is judged there against that node's own past.
+    std::vector<std::string> c{"check", "--json", "--no-history"};
     if (a.quick) c.push_back("--quick");
     if (a.full) c.push_back("--full");
     if (!a.only.empty()) c.insert(c.end(), {"--only", a.only});
@@ -92,7 +95,18 @@ std::string last_line(const std::string& text) {
 namespace {
 
 // One finished node: its report written under --out, its summary kept, its text released.
-FleetNodeInput take_node(NodeOutput& n, const std::optional<fs::path>& out) {
+// A node's report against its own history (history.drift, as check adds it, when --only selects it),
+// then recorded there. The history never changes the node's status by failing: see history_drift.
+void node_history(Report& r, const std::string& node, const FleetCheckArgs& a) {
+    if (a.history.off) return;
+    history::LiveIdentity live;  // the node's other ids travel in its report (host.identity, gpu.identity)
+    live.slurm_node = node;
+    if (selects_report_check(split_commas(a.only), "history.drift"))
+        if (auto drift = history_drift(r, a.history, live)) r.checks.push_back(std::move(*drift));
+    record_in_history(r, a.history, live);
+}
+
+FleetNodeInput take_node(NodeOutput& n, const std::optional<fs::path>& out, const FleetCheckArgs& a) {
     // The agent refuses another version itself; an agent that says another version and did not
     // refuse (one that predates the check) is held to the same rule here.
     if (n.refused == "version" || (!n.version.empty() && n.version != GPUVET_VERSION))
@@ -106,7 +120,7 @@ FleetNodeInput take_node(NodeOutput& n, const std::optional<fs::path>& out) {
                                " without a report" + (n.err.empty() ? "" : ": " + last_line(n.err)));
     std::string path = out ? (*out / (file_stem(n.node) + ".json")).string() : "";
     if (out && nlohmann::json::accept(n.out)) write_file_atomically(path, n.out);
-    FleetNodeInput in = read_fleet_node(n.node, path, n.out);
+    FleetNodeInput in = read_fleet_node(n.node, path, n.out, [&](Report& r) { node_history(r, n.node, a); });
     if (in.problem.empty() && in.slurm && in.slurm->node && *in.slurm->node != n.node)
         in.problem = "its report says node " + *in.slurm->node;
     n.out.clear(), n.out.shrink_to_fit();
@@ -189,6 +203,7 @@ void keep_bad_nodes_out(const Fleet& f, bool drain, bool resume, std::ostream& o
 
 int run_fleet_check(const GlobalOptions& g, const FleetCheckArgs& a, const std::string& self) {
     if (a.allreduce) check_allreduce_args(a, "--allreduce-max-size");  // exit 2 before any step starts
+    require_usable_history(a.history);  // an unusable --history-db is exit 2 before any step
     StepRequest req;
     req.command = check_command(a);
     req.srun_options = srun_options(a);
@@ -202,7 +217,7 @@ int run_fleet_check(const GlobalOptions& g, const FleetCheckArgs& a, const std::
     std::optional<fs::path> out;
     if (a.out) out = report_folder(*a.out);
     std::vector<FleetNodeInput> inputs;
-    StepOutcome o = run_step(req, stop_flag(), [&](NodeOutput& n) { inputs.push_back(take_node(n, out)); });
+    StepOutcome o = run_step(req, stop_flag(), [&](NodeOutput& n) { inputs.push_back(take_node(n, out, a)); });
     for (auto& n : o.nodes)
         if (!n.finished) inputs.push_back(failed_node(n.node, "", unfinished_problem(o, n, req.deadline_s)));
     if (o.nodes.empty() && !o.stopped)

@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 
+#include "cli/history_record.hpp"
 #include "cli/common.hpp"
 #include "fleet/step.hpp"
 #include "compare/fleet_analysis.hpp"
@@ -22,6 +23,7 @@ struct FleetCheckArgs {
     std::optional<std::string> max_size;         // largest message, e.g. 8G
     bool allow_fallback = false;                 // do not ask NCCL for RDMA (NCCL_NET=IB)
     std::optional<std::string> rendezvous_host;  // the address the ranks reach this host at
+    HistoryOptions history;                      // the fleet's history, kept where fleet check runs
 };
 
 // The all-reduce between the nodes of the allocation (src/cli/fleet_allreduce.cpp).

@@ -184,6 +184,11 @@ FleetNodeInput summarise_node(std::string name, std::string path, const Report& 
     for (auto& c : r.checks) {
         if (c.verdict == Verdict::Fail || c.verdict == Verdict::Error)
             n.failed.push_back(c.key + gpu_word(c.gpu) + " " + to_string(c.verdict) + ": " + c.summary);
+        if (c.key == "history.drift" && c.verdict == Verdict::Warn) {
+            for (auto& x : c.findings)
+                if (x.verdict == Verdict::Warn) n.drift.push_back(visible_text(x.text, false));
+            if (n.drift.empty()) n.drift.push_back(visible_text(c.summary, false));
+        }
         auto [it, fresh] = by_key.emplace(c.key, c.verdict);
         if (!fresh) it->second = worst(it->second, c.verdict);
     }

@@ -56,6 +56,7 @@ struct FleetNodeInput {
     std::vector<std::string> failed_checks;  // the keys that FAILed (not ERROR), once each: "gpu.health"
     std::vector<std::string> passed_checks;  // keys that ran (PASS or WARN) and failed on no GPU
     std::vector<FleetFigure> worst;          // one per figure the node measured
+    std::vector<std::string> drift;          // history.drift's WARN findings: the node against its own past
 };
 
 // The node's name (a file's stem, a Slurm node) and a problem's text are made visible_text: they

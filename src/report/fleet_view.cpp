@@ -52,6 +52,7 @@ std::string node_text(const Fleet& f, const FleetNode& n) {
     auto why = node_problems(f, n);
     for (std::size_t i = 0; i < why.size(); ++i) out += (i ? "; " : "") + why[i];
     if (n.worst_vs_floor) out += std::string(out.empty() ? "" : "; ") + "worst: " + figure_text(*n.worst_vs_floor);
+    for (auto& d : n.in.drift) out += std::string(out.empty() ? "" : "; ") + "against its own history: " + d;
     return out;
 }
 
@@ -75,6 +76,7 @@ Json node_json(const Fleet& f, const FleetNode& n) {
                 {"slurm", n.in.slurm ? slurm_to_json(*n.in.slurm) : Json(nullptr)},
                 {"gpus", n.in.gpu_ids},
                 {"failed", n.in.failed},
+                {"drift", n.in.drift},
                 {"worst_vs_floor", n.worst_vs_floor ? figure_json(*n.worst_vs_floor) : Json(nullptr)},
                 {"nhc", nhc_line(f, n)}};
 }
