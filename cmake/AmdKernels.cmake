@@ -44,7 +44,7 @@ foreach(t ${GPUVET_AMDGPU_TARGETS})
     add_custom_command(
       OUTPUT ${o}
       COMMAND ${GPUVET_AMDGPU_CLANG} -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=${t}
-              -mcode-object-version=${GPUVET_AMDGPU_CODE_OBJECT_VERSION} -nogpulib -O3 -Wall -Wextra -Werror
+              -mcode-object-version=${GPUVET_AMDGPU_CODE_OBJECT_VERSION} -nogpulib -O3 -cl-kernel-arg-info -Wall -Wextra -Werror
               -include ${GPUVET_AMD_KERNEL_DIR}/amdgcn_workitem.h -c ${cl} -o ${o}
       DEPENDS ${cl} ${GPUVET_AMD_KERNEL_DIR}/amdgcn_workitem.h
       COMMENT "Compiling ${stem}.cl for ${t}")

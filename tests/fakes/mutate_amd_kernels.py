@@ -33,8 +33,9 @@ def parse(path):
 
 
 def function_lines(lines, func):
-    """Indexes of the lines of function `func`: its header to the closing brace at column 0."""
-    start = next((i for i, l in enumerate(lines) if re.match(r"^\S.*\b" + re.escape(func) + r"\(", l)), None)
+    """Indexes of the lines of function `func`: its header (not a comment naming it) to the closing
+    brace at column 0."""
+    start = next((i for i, l in enumerate(lines) if re.match(r"^(?!//)\S.*\b" + re.escape(func) + r"\(", l)), None)
     if start is None:
         return []
     end = next(i for i in range(start, len(lines)) if lines[i].startswith("}"))

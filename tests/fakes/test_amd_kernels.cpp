@@ -109,8 +109,9 @@ TEST_F(AmdKernels, TriadIsOneRoundingPerElement) {
     const std::uint64_t n_vec = 1031;
     const std::size_t n = n_vec * 4;
     Buf<float> a(n), b(n), c(n);
-    for (std::size_t i = 0; i < n; ++i) b.p[i] = 1.0f + float(i) * 1e-3f, c.p[i] = 0.1f * float(i % 97) - 3.3f;
+    // b = -(s * c) rounded: the fma leaves the product's rounding error, s * c + b would leave 0.
     const float s = 3.0000002f;
+    for (std::size_t i = 0; i < n; ++i) c.p[i] = 0.1f * float(i % 97) - 3.3f, b.p[i] = -(s * c.p[i]);
     for (Shape sh : kShapes) {
         std::memset(a.p, 0, n * sizeof(float));
         run("stream_triad", sh, {ptr(a), ptr(b), ptr(c), val(s), val(n_vec)});
@@ -141,7 +142,10 @@ std::uint32_t half2_fma(std::uint32_t x, std::uint32_t y, std::uint32_t z) {
 }
 
 TEST_F(AmdKernels, FmaChainsMatchCorrectlyRoundedArithmetic) {
-    const double in64[][3] = {{0.9375, 0.125, 1.0}, {1.0000001, -0.5, 3.25}, {-1.5, 0.1, 1e-310}, {2.0, 1e300, 1.0}};
+    // gpuvet's inputs, rounding in every step, subnormals, overflow, and a cancellation that only a
+    // single rounding gets right (x * a rounded first would lose the low bits before adding b).
+    const double in64[][3] = {{0.9375, 0.125, 1.0}, {1.0000001, -0.5, 3.25}, {-1.5, 0.1, 1e-310},
+                              {2.0, 1e300, 1.0},    {1.0 / 3.0, -1.0, 3.0},  {1.0 / 3.0, -1.0, 2.0}};
     for (Shape s : {kShapes[0], kShapes[2]})
         for (std::uint32_t it : {0u, 1u, 3u})
             for (const auto& v : in64) {
