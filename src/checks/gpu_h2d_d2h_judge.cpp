@@ -5,6 +5,7 @@
 
 #include "checks/gpu_h2d_d2h.hpp"
 #include "checks/gpu_measurement.hpp"
+#include "specs/pcie.hpp"
 
 namespace gpuvet {
 

@@ -11,6 +11,7 @@
 #include "checks/gpu_requirements.hpp"
 #include "gpu/device/nvml_backend.hpp"
 #include "specs/spec_db.hpp"
+#include "core/strings.hpp"
 
 namespace gpuvet::measure {
 
@@ -32,11 +33,7 @@ int by_tier(const CheckContext& ctx, int quick, int standard, int full) {
     }
 }
 
-std::string fixed(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
+std::string fixed(double v, int digits) { return format_fixed(v, digits); }
 
 void add_clocks(CheckResult& r, int index, std::string_view suffix) {
     const DeviceBackend& backend = NvmlBackend::shared();

@@ -12,12 +12,6 @@ bool nvlink_needs_bridge(const GpuSpec& spec) {
     return f == "pcie" || f == "nvl";
 }
 
-int active_nvlinks(const GpuInfo& g) {
-    int n = 0;
-    for (auto& l : g.nvlinks) n += l.active.value_or(false) ? 1 : 0;
-    return n;
-}
-
 namespace {
 
 void topology_row(const Inventory& inv, const GpuInfo& g, CheckResult& r) {

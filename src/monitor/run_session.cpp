@@ -7,6 +7,7 @@
 #include "monitor/run_summary.hpp"
 #include "monitor/top_model.hpp"
 #include "specs/spec_db.hpp"
+#include "gpu/device/derived_facts.hpp"
 
 namespace gpuvet {
 
@@ -47,9 +48,7 @@ RunGpuFacts run_gpu_facts(const MonitoredGpu& g, const GpuSpec* spec) {
     } else if (g.facts.nvlinks.empty() && (why == "this GPU has no NVLink" || why.rfind("not supported", 0) == 0)) {
         f.nvlink_active = 0;  // the driver says the GPU has none, as on PCIe cards without a bridge
     }
-    f.pcie_gen_max = g.facts.pcie_gen_max_gpu && g.facts.pcie_gen_max_host
-                         ? std::min(*g.facts.pcie_gen_max_gpu, *g.facts.pcie_gen_max_host)
-                         : g.facts.pcie_gen_max_gpu.value_or(-1);
+    f.pcie_gen_max = pcie_gen_max_link(g.facts).value_or(-1);
     f.pcie_width_max = g.facts.pcie_width_max.value_or(-1);
     if (g.facts.clock_sm_max_mhz) f.sm_clock_max_mhz = *g.facts.clock_sm_max_mhz;
     if (g.facts.power_default_limit_w) f.power_default_limit_w = *g.facts.power_default_limit_w;

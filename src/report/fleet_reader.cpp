@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/input_file.hpp"
-#include "report/report_reader.hpp"
+#include "core/report_reader.hpp"
 #include "report/slurm_json.hpp"
 
 namespace gpuvet {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "report/fleet.hpp"
+#include "compare/fleet_analysis.hpp"
 
 namespace gpuvet {
 

@@ -7,7 +7,7 @@
 
 #include "core/slurm_env.hpp"
 #include "fleet/drain.hpp"
-#include "report/fleet.hpp"
+#include "compare/fleet_analysis.hpp"
 
 namespace gpuvet {
 namespace {

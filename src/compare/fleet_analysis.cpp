@@ -1,4 +1,4 @@
-#include "report/fleet.hpp"
+#include "compare/fleet_analysis.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include "core/stats.hpp"
 #include "core/strings.hpp"
 #include "core/text_safety.hpp"
-#include "report/offer_figures.hpp"
+#include "compare/offer_figures.hpp"
 
 namespace gpuvet {
 

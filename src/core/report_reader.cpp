@@ -1,4 +1,4 @@
-#include "report/report_reader.hpp"
+#include "core/report_reader.hpp"
 
 #include <cmath>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-#include "report/offer_figures.hpp"
+#include "compare/offer_figures.hpp"
 
 #include <set>
 

@@ -1,6 +1,6 @@
 // `gpuvet compare --workload job.json`: the planned job's time and cost on each offer, planned
 // again by the planner (recommend) with the rates the offer's report measured in place of the
-// datasheet's. Then its printers' sections: terminal, Markdown, HTML, JSON.
+// datasheet's. Its printers are in report/offer_workload_view.
 #pragma once
 #include <map>
 #include <optional>
@@ -9,7 +9,6 @@
 
 #include "plan/planned_job.hpp"
 #include "plan/rates_sources.hpp"
-#include "report/json.hpp"
 #include "specs/spec_db.hpp"
 
 namespace gpuvet {
@@ -39,10 +38,5 @@ struct WorkloadComparison {
 
 WorkloadComparison plan_on_offers(const PlannedJob& job, const SpecDb& db, const std::vector<OfferRates>& offers,
                                   const PriceTable* prices);
-
-std::string workload_terminal(const WorkloadComparison& c);
-std::string workload_markdown(const WorkloadComparison& c);
-std::string workload_html(const WorkloadComparison& c);
-Json workload_to_json(const WorkloadComparison& c);
 
 }  // namespace gpuvet

@@ -1,4 +1,4 @@
-#include "report/offers.hpp"
+#include "compare/offers.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include "core/error.hpp"
 #include "core/stats.hpp"
 #include "core/strings.hpp"
-#include "report/offer_figures.hpp"
+#include "compare/offer_figures.hpp"
 
 namespace gpuvet {
 

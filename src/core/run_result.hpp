@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "monitor/run_process.hpp"
-#include "monitor/run_timeline.hpp"
+#include "core/run_process.hpp"
+#include "core/run_timeline.hpp"
 
 namespace gpuvet {
 
@@ -90,10 +90,10 @@ struct Diagnosis {
 struct RunResult {
     std::vector<std::string> command;
     std::string tag, note;
-    std::optional<ChildEnd> end;  // the main process's end; none when it never started
-    int exit_code = 0;            // the child's, as a shell gives it
-    int stop_signal = 0;          // SIGINT/SIGTERM gpuvet received and forwarded
-    double wall_s = 0;            // start of the command to the end of its tree
+    std::optional<JobEnd> end;  // the main process's end; none when it never started
+    int exit_code = 0;          // the child's, as a shell gives it
+    int stop_signal = 0;        // SIGINT/SIGTERM gpuvet received and forwarded
+    double wall_s = 0;          // start of the command to the end of its tree
     int orphans_reaped = 0;
     double interval_s = 1;
     double window_start_s = 0, window_end_s = 0;

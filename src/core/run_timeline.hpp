@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "gpu/device/sample_history.hpp"
+#include "core/sample_history.hpp"
 
 namespace gpuvet {
 

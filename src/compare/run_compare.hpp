@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "monitor/run_result.hpp"
+#include "core/run_result.hpp"
 
 namespace gpuvet {
 

@@ -7,7 +7,7 @@
 namespace gpuvet {
 
 // How the job's main process ended.
-struct ChildEnd {
+struct JobEnd {
     bool signaled = false;
     int code = 0;     // exit status, or the signal number when signaled
     double at_s = 0;  // seconds after the start

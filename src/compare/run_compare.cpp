@@ -1,4 +1,5 @@
-#include "monitor/run_compare.hpp"
+#include "compare/run_compare.hpp"
+#include "core/strings.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -7,11 +8,7 @@ namespace gpuvet {
 
 namespace {
 
-std::string f(double v, int digits = 0) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
+std::string f(double v, int digits = 0) { return format_fixed(v, digits); }
 
 double gpu_mean(const RunResult& r, Stat GpuRunSummary::*m) {
     double sum = 0;
