@@ -6,6 +6,8 @@
 #include <cstring>
 #include <map>
 
+#include "checks/amd_checks.hpp"
+#include "checks/amd_measurement.hpp"
 #include "checks/gpu_h2d_d2h_judge.hpp"
 #include "checks/run_facts.hpp"
 #include "core/error.hpp"
@@ -274,6 +276,7 @@ HostCopyGroup group_of(const CheckContext& ctx, const CopiesByGpu& per, std::ptr
 }  // namespace
 
 std::vector<CheckResult> GpuHostCopyCheck::run(CheckContext& ctx) {
+    if (amd_measure::run_is_amd(ctx)) return amd_measure::host_copies(ctx, key(), title());
     std::vector<CheckResult> out;
     GpuSet set = open_gpus(ctx, key(), title(), out);
     const CopyPlan plan{std::size_t(by_tier(ctx, 32, 256, 1024)) << 20, by_tier(ctx, 3, 5, 9), by_tier(ctx, 2, 4, 4)};

@@ -9,7 +9,7 @@
 
 namespace gpuvet {
 
-class GpuHostCopyCheck : public GpuMeasureCheck {
+class GpuHostCopyCheck : public GpuKernelCheck {
 public:
     std::string_view key() const override { return "gpu.h2d_d2h"; }
     std::string_view title() const override { return "Host<->GPU copy bandwidth"; }

@@ -1,5 +1,7 @@
 #include "checks/gpu_measurement.hpp"
 
+#include "checks/amd_measurement.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -132,5 +134,12 @@ std::string datasheet_source(const GpuSpec& sp) { return sp.name + " datasheet (
 namespace gpuvet {
 std::optional<std::string> GpuMeasureCheck::unmet_requirement(const CheckContext& ctx) const {
     return gpu_requirement(ctx, GpuNeed::Cuda);
+}
+}  // namespace gpuvet
+
+namespace gpuvet {
+std::optional<std::string> GpuKernelCheck::unmet_requirement(const CheckContext& ctx) const {
+    if (amd_measure::run_is_amd(ctx)) return amd_measure::kernel_requirement();
+    return GpuMeasureCheck::unmet_requirement(ctx);
 }
 }  // namespace gpuvet

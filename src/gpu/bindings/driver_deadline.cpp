@@ -92,6 +92,7 @@ bool is_query(const DriverLib& lib, std::string_view call) {
         "hipDeviceGetName",
         "hipDeviceGetPCIBusId",
         "hipDeviceTotalMem",
+        "hipDeviceGetAttribute",
         "hipMemGetInfo",
         "hipGetErrorName",
         "hipGetErrorString",
