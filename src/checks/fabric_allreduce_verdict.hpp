@@ -16,11 +16,17 @@ namespace gpuvet::fabric_allreduce {
 
 // What one node brought: its RDMA NICs as host.fabric found them, and its ranks' NCCL logs merged.
 struct NodeFabric {
-    std::string node;                  // "gpu-node-07"
-    int rdma_nics = 0;                 // NICs with an active port
-    std::optional<double> nic_gbitps;  // their rate (the slowest, when they differ)
-    std::vector<NcclLog> logs;         // one per rank on this node
+    std::string node;                    // "gpu-node-07"
+    int rdma_nics = 0;                   // NICs with an active port
+    std::optional<double> nic_gbitps;    // their rate (the slowest, when they differ)
+    int gpus = 0;                        // ranks (GPUs) the run had on it; 0: unknown
+    std::vector<std::string> rail_nics;  // the NIC nearest the k-th GPU, per rail ("" unknown)
+    std::vector<std::string> hints;      // host.fabric's causes of a fallback on this node
+    std::vector<NcclLog> logs;           // one per rank on this node
 };
+
+// A GPU drives one NIC at a time (its nearest: the rail), so a node's NICs count up to its GPUs.
+int nics_in_use(const NodeFabric& n);
 
 // One measured communicator: the whole job, one rail, or one pair of nodes.
 struct Measured {
@@ -47,6 +53,13 @@ std::string per_nic_source(double nic_gbitps);
 inline constexpr double kPassFraction = 0.90;  // nccl-tests' NCCL_TESTS_MIN_BW: FAILED below 0.9x
 inline constexpr double kWarnFraction = 0.67;  // Azure ND H100 v5: ~450 GB/s, GHR below 300 (0.67)
 
+// The judged result, and the nodes its findings name as at fault (the culprit of the slow pairs, a
+// node on sockets, without GPUDirect RDMA, or whose RDMA did not initialise), each with the finding.
+struct Judged {
+    CheckResult result;
+    std::vector<std::pair<std::string, std::string>> blamed;  // node, finding text
+};
+Judged judge_run(const FabricRun& run);
 CheckResult judge(const FabricRun& run);
 
 }  // namespace gpuvet::fabric_allreduce

@@ -6,6 +6,7 @@
 
 #include "gpu/allreduce_plan.hpp"
 #include "specs/gpu_spec.hpp"
+#include "core/strings.hpp"
 
 namespace gpuvet::allreduce {
 
@@ -13,11 +14,7 @@ namespace {
 
 constexpr double kWarnMargin = 1.05;  // WARN within 5% above the floor
 
-std::string fmt(double v, int digits = 1) {
-    char b[64];
-    std::snprintf(b, sizeof b, "%.*f", digits, v);
-    return b;
-}
+std::string fmt(double v, int digits = 1) { return format_fixed(v, digits); }
 
 // Figures at the largest size, absent when a stop came before it was measured.
 struct Figures {

@@ -4,7 +4,7 @@
 #include "checks/gpu_measurement.hpp"
 
 namespace gpuvet {
-class GpuFpPeakCheck : public GpuMeasureCheck {
+class GpuFpPeakCheck : public GpuKernelCheck {
 public:
     std::string_view key() const override { return "gpu.fp_peak"; }
     std::string_view title() const override { return "GPU FMA peak throughput"; }

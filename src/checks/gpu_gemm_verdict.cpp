@@ -1,4 +1,5 @@
 #include "checks/gpu_gemm_verdict.hpp"
+#include "core/strings.hpp"
 
 #include <cstdio>
 
@@ -11,11 +12,7 @@ constexpr const char* kSource =
     "FP8 70-78%: stas00/ml-engineering compute/accelerator/README.md)";
 constexpr std::size_t kWrongShownPerShape = 3;
 
-std::string fmt(double v, int digits = 0) {
-    char b[64];
-    std::snprintf(b, sizeof b, "%.*f", digits, v);
-    return b;
-}
+std::string fmt(double v, int digits = 0) { return format_fixed(v, digits); }
 
 std::string joined(const std::vector<std::string>& xs) {
     std::string out;

@@ -6,24 +6,18 @@
 #include <cstring>
 #include <map>
 
+#include "checks/amd_checks.hpp"
+#include "checks/amd_measurement.hpp"
 #include "checks/gpu_h2d_d2h_judge.hpp"
 #include "checks/run_facts.hpp"
 #include "core/error.hpp"
 #include "gpu/inventory.hpp"
 #include "gpu/device/backend_choice.hpp"
 #include "specs/gpu_spec.hpp"
+#include "gpu/device/derived_facts.hpp"
+#include "specs/pcie.hpp"
 
 namespace gpuvet {
-
-namespace measure {
-std::optional<double> pcie_gbps_per_direction(int gen, int width) {
-    // GB/s per lane and direction: Gen1/2 8b/10b at 2.5/5 GT/s, Gen3-5 128b/130b at 8/16/32 GT/s,
-    // Gen6 FLIT mode at 64 GT/s (PCI-SIG figures as quoted in REFERENCES.md).
-    static const double kLane[] = {0, 0.25, 0.5, 0.985, 1.969, 3.938, 7.563};
-    if (gen < 1 || gen > 6 || width < 1) return std::nullopt;
-    return kLane[gen] * width;
-}
-}  // namespace measure
 
 namespace {
 
@@ -194,8 +188,7 @@ void add_inventory_link(const GpuInfo* g, HostCopyMeasured& m) {
     if (!g) return;
     if (g->pcie_gen_current) m.idle_gen = *g->pcie_gen_current;
     if (g->pcie_width_current) m.idle_width = *g->pcie_width_current;
-    if (g->pcie_gen_max_gpu)
-        m.max_gen = g->pcie_gen_max_host ? std::min(*g->pcie_gen_max_gpu, *g->pcie_gen_max_host) : *g->pcie_gen_max_gpu;
+    if (auto gen = pcie_gen_max_link(*g)) m.max_gen = *gen;
 }
 
 // Each GPU alone: the others idle, so nothing shares its path. After a stop the rest are not run.
@@ -283,6 +276,7 @@ HostCopyGroup group_of(const CheckContext& ctx, const CopiesByGpu& per, std::ptr
 }  // namespace
 
 std::vector<CheckResult> GpuHostCopyCheck::run(CheckContext& ctx) {
+    if (amd_measure::run_is_amd(ctx)) return amd_measure::host_copies(ctx, key(), title());
     std::vector<CheckResult> out;
     GpuSet set = open_gpus(ctx, key(), title(), out);
     const CopyPlan plan{std::size_t(by_tier(ctx, 32, 256, 1024)) << 20, by_tier(ctx, 3, 5, 9), by_tier(ctx, 2, 4, 4)};

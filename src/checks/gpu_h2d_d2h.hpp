@@ -5,10 +5,11 @@
 #include <optional>
 
 #include "checks/gpu_measurement.hpp"
+#include "specs/pcie.hpp"
 
 namespace gpuvet {
 
-class GpuHostCopyCheck : public GpuMeasureCheck {
+class GpuHostCopyCheck : public GpuKernelCheck {
 public:
     std::string_view key() const override { return "gpu.h2d_d2h"; }
     std::string_view title() const override { return "Host<->GPU copy bandwidth"; }
@@ -16,10 +17,6 @@ public:
 };
 
 namespace measure {
-// PCIe payload rate per direction in GB/s (1e9 bytes/s) of `width` lanes at generation `gen`:
-// 8/16/32 GT/s with 128b/130b encoding for Gen3-5, 64 GT/s with FLIT encoding for Gen6 (PCI-SIG).
-// nullopt for unknown generations.
-std::optional<double> pcie_gbps_per_direction(int gen, int width);
 // Healthy pinned copies reach about 82% of the link (REFERENCES.md).
 inline constexpr double kHostCopyExpected = 0.82, kHostCopyWarn = 0.72, kHostCopyFail = 0.50;
 // A GPU whose rate with all GPUs copying falls below this fraction of its rate alone shares its

@@ -5,6 +5,7 @@
 
 #include "checks/gpu_h2d_d2h.hpp"
 #include "checks/gpu_measurement.hpp"
+#include "specs/pcie.hpp"
 
 namespace gpuvet {
 
@@ -36,7 +37,7 @@ struct LinkUsed {
 };
 
 LinkUsed link_used(const HostCopyMeasured& g) {
-    LinkUsed l{g.under_load.gen, g.under_load.width, "read from NVML while the copies ran", {}, {}};
+    LinkUsed l{g.under_load.gen, g.under_load.width, "read from " + g.link_reader + " while the copies ran", {}, {}};
     if ((!l.gen || !l.width) && g.idle_gen && g.idle_width) {
         l.gen = g.idle_gen;
         l.width = g.idle_width;

@@ -36,6 +36,7 @@ struct HostCopyMeasured {
     HostCopyRates alone;
     std::optional<HostCopyRates> all;  // with every GPU copying at once
     PcieLinkReading under_load;
+    std::string link_reader = "NVML";         // the management library that read it
     std::optional<int> idle_gen, idle_width;  // the inventory's reading, before the copies
     std::optional<int> max_gen;               // the most both ends of the link can do
     double duration_s = 0;

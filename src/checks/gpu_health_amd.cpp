@@ -47,7 +47,8 @@ void ras(const GpuInfo& g, const GpuSpec* spec, CheckResult& r, Findings& f) {
         if (!*g.ecc_enabled && spec && spec->ecc)
             f.add(Verdict::Warn, "ECC is off on the HBM of a GPU that has it: bit flips go unnoticed");
     } else {
-        r.measurements.push_back(Measurement::absent("ecc_enabled", "ECC enabled (HBM)", "", g.ecc_enabled.absent_reason));
+        r.measurements.push_back(
+            Measurement::absent("ecc_enabled", "ECC enabled (HBM)", "", g.ecc_enabled.absent_reason));
     }
     r.measurements.push_back(count("ecc_volatile_uncorrected", "Uncorrectable errors (since driver load)",
                                    g.ecc.volatile_uncorrected, 0, kAmdRas));
@@ -55,16 +56,17 @@ void ras(const GpuInfo& g, const GpuSpec* spec, CheckResult& r, Findings& f) {
                                    g.ecc.volatile_corrected, std::nullopt, kAmdRas));
     for (const RasBlockCount& b : g.ras_blocks) {
         // Only blocks that counted something get lines of their own: the others are all zero.
-        if (b.uncorrectable.value_or(0) == 0 && b.correctable.value_or(0) == 0 && b.deferred.value_or(0) == 0)
-            continue;
-        r.measurements.push_back(count("ras_" + b.block + "_uncorrectable", b.block + " uncorrectable",
-                                       b.uncorrectable, 0, kAmdRas));
+        if (b.uncorrectable.value_or(0) == 0 && b.correctable.value_or(0) == 0 && b.deferred.value_or(0) == 0) continue;
+        r.measurements.push_back(
+            count("ras_" + b.block + "_uncorrectable", b.block + " uncorrectable", b.uncorrectable, 0, kAmdRas));
         r.measurements.push_back(
             count("ras_" + b.block + "_correctable", b.block + " corrected", b.correctable, std::nullopt, kAmdRas));
-        if (b.deferred) r.measurements.push_back(count("ras_" + b.block + "_deferred", b.block + " deferred", b.deferred, 0, kAmdRas));
+        if (b.deferred)
+            r.measurements.push_back(
+                count("ras_" + b.block + "_deferred", b.block + " deferred", b.deferred, 0, kAmdRas));
         if (b.uncorrectable.value_or(0) > 0)
-            f.add(Verdict::Fail, std::to_string(*b.uncorrectable) + " uncorrectable error(s) in " + block_words(b.block) +
-                                     " since the driver loaded: data was corrupted");
+            f.add(Verdict::Fail, std::to_string(*b.uncorrectable) + " uncorrectable error(s) in " +
+                                     block_words(b.block) + " since the driver loaded: data was corrupted");
         if (b.deferred.value_or(0) > 0)
             f.add(Verdict::Fail, std::to_string(*b.deferred) + " deferred (poisoned) error(s) in " +
                                      block_words(b.block) + " since the driver loaded");
@@ -82,8 +84,8 @@ void bad_pages(const GpuInfo& g, CheckResult& r, Findings& f) {
     auto u32 = [](const Fact<std::uint32_t>& x) {
         return x ? Fact<std::uint64_t>(*x) : Fact<std::uint64_t>::absent(x.absent_reason);
     };
-    r.measurements.push_back(count("bad_pages_pending", "Bad pages pending retirement", u32(g.bad_pages_pending), 0,
-                                   kAmdBadPages));
+    r.measurements.push_back(
+        count("bad_pages_pending", "Bad pages pending retirement", u32(g.bad_pages_pending), 0, kAmdBadPages));
     r.measurements.push_back(count("bad_pages_unreservable", "Bad pages that could not be retired",
                                    u32(g.bad_pages_unreservable), 0, kAmdBadPages));
     r.measurements.push_back(
@@ -93,8 +95,8 @@ void bad_pages(const GpuInfo& g, CheckResult& r, Findings& f) {
                                  " bad page(s) waiting to be retired: reload the amdgpu driver or reboot before the "
                                  "memory is trustworthy");
     if (g.bad_pages_unreservable.value_or(0) > 0)
-        f.add(Verdict::Fail, std::to_string(*g.bad_pages_unreservable) +
-                                 " bad page(s) could not be retired: the memory needs repair");
+        f.add(Verdict::Fail,
+              std::to_string(*g.bad_pages_unreservable) + " bad page(s) could not be retired: the memory needs repair");
     if (g.bad_pages_retired.value_or(0) > 0)
         f.add(Verdict::Warn, std::to_string(*g.bad_pages_retired) +
                                  " page(s) of HBM retired for errors: the memory has failed before");
@@ -135,8 +137,9 @@ CheckResult assess_amd(const GpuInfo& g, const GpuSpec* spec) {
     for (auto& e : g.errors) r.details.push_back("while reading: " + e);
     const std::string label = gpu_label(g, spec);
     f.apply(r, label,
-            label + " is healthy: no uncorrectable RAS errors or pending bad pages, no thermal throttling, default "
-                    "power cap.");
+            label +
+                " is healthy: no uncorrectable RAS errors or pending bad pages, no thermal throttling, default "
+                "power cap.");
     return r;
 }
 

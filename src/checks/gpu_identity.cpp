@@ -55,10 +55,9 @@ CheckResult GpuIdentityCheck::assess(const GpuInfo& g, const GpuSpec*, CheckCont
     if (is_amd_gpu(g)) {
         add_amd_identity(g, s, id, r);
     } else {
-        Measurement sm = g.sm_count
-                             ? Measurement::number("sm_count", "Streaming multiprocessors", *g.sm_count, "count")
-                             : Measurement::absent("sm_count", "Streaming multiprocessors", "count",
-                                                   g.sm_count.absent_reason);
+        Measurement sm = g.sm_count ? Measurement::number("sm_count", "Streaming multiprocessors", *g.sm_count, "count")
+                                    : Measurement::absent("sm_count", "Streaming multiprocessors", "count",
+                                                          g.sm_count.absent_reason);
         if (s && s->sm_count) {
             Reference ref;
             ref.spec = *s->sm_count;
@@ -117,12 +116,11 @@ CheckResult GpuIdentityCheck::assess(const GpuInfo& g, const GpuSpec*, CheckCont
 
 // AMD: the compute units against the SKU's (per die on a multi-die board), the gfx target, and the
 // PCI vendor. A partition (CPX, DPX...) has its share of the compute units: shown, not judged.
-void GpuIdentityCheck::add_amd_identity(const GpuInfo& g, const GpuSpec* s, const Identification& id,
-                                        CheckResult& r) {
+void GpuIdentityCheck::add_amd_identity(const GpuInfo& g, const GpuSpec* s, const Identification& id, CheckResult& r) {
     const std::string db_source = "gpuvet spec database (data/gpus.toml)";
-    Measurement cu = g.compute_units
-                         ? Measurement::number("compute_units", "Compute units", *g.compute_units, "count")
-                         : Measurement::absent("compute_units", "Compute units", "count", g.compute_units.absent_reason);
+    Measurement cu =
+        g.compute_units ? Measurement::number("compute_units", "Compute units", *g.compute_units, "count")
+                        : Measurement::absent("compute_units", "Compute units", "count", g.compute_units.absent_reason);
     if (s && s->compute_units_per_device() && !id.partitioned) {
         Reference ref;
         ref.spec = *s->compute_units_per_device();

@@ -1,5 +1,7 @@
 #include "checks/gpu_measurement.hpp"
 
+#include "checks/amd_measurement.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -9,6 +11,7 @@
 #include "checks/gpu_requirements.hpp"
 #include "gpu/device/backend_choice.hpp"
 #include "specs/spec_db.hpp"
+#include "core/strings.hpp"
 
 namespace gpuvet::measure {
 
@@ -30,11 +33,7 @@ int by_tier(const CheckContext& ctx, int quick, int standard, int full) {
     }
 }
 
-std::string fixed(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
+std::string fixed(double v, int digits) { return format_fixed(v, digits); }
 
 void add_clocks(CheckResult& r, int index, std::string_view suffix) {
     const DeviceBackend& backend = GpuBackends::shared().devices();
@@ -135,5 +134,12 @@ std::string datasheet_source(const GpuSpec& sp) { return sp.name + " datasheet (
 namespace gpuvet {
 std::optional<std::string> GpuMeasureCheck::unmet_requirement(const CheckContext& ctx) const {
     return gpu_requirement(ctx, GpuNeed::Cuda);
+}
+}  // namespace gpuvet
+
+namespace gpuvet {
+std::optional<std::string> GpuKernelCheck::unmet_requirement(const CheckContext& ctx) const {
+    if (amd_measure::run_is_amd(ctx)) return amd_measure::kernel_requirement();
+    return GpuMeasureCheck::unmet_requirement(ctx);
 }
 }  // namespace gpuvet

@@ -59,4 +59,11 @@ class GpuMeasureCheck : public Check {
 public:
     std::optional<std::string> unmet_requirement(const CheckContext& ctx) const override;
 };
+// Base of the measurements gpuvet also makes on AMD GPUs with its own kernels (memory bandwidth,
+// FMA peak, memtest, host copies): when the run's GPUs are AMD ones (amd_measure::run_is_amd) they
+// need HIP instead of CUDA, and run() takes the HIP path (checks/amd_checks.hpp).
+class GpuKernelCheck : public GpuMeasureCheck {
+public:
+    std::optional<std::string> unmet_requirement(const CheckContext& ctx) const override;
+};
 }  // namespace gpuvet

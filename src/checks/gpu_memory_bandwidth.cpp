@@ -4,6 +4,8 @@
 #include <bit>
 #include <cmath>
 
+#include "checks/amd_checks.hpp"
+#include "checks/amd_measurement.hpp"
 #include "checks/gpu_memory_bandwidth_verdict.hpp"
 #include "checks/run_facts.hpp"
 #include "core/error.hpp"
@@ -159,6 +161,7 @@ void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
 }  // namespace
 
 std::vector<CheckResult> GpuMemoryBandwidthCheck::run(CheckContext& ctx) {
+    if (amd_measure::run_is_amd(ctx)) return amd_measure::memory_bandwidth(ctx, key(), title());
     return measure::for_each_gpu(ctx, key(), title(),
                                  [&](GpuSet::Member& m, CheckResult& r) { measure_gpu(ctx, m, r); });
 }

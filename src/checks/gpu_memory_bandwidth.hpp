@@ -5,7 +5,7 @@
 
 namespace gpuvet {
 
-class GpuMemoryBandwidthCheck : public GpuMeasureCheck {
+class GpuMemoryBandwidthCheck : public GpuKernelCheck {
 public:
     std::string_view key() const override { return "gpu.memory_bandwidth"; }
     std::string_view title() const override { return "GPU memory bandwidth"; }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "checks/amd_checks.hpp"
+#include "checks/amd_measurement.hpp"
 #include "checks/gpu_memtest_verdict.hpp"
 #include "checks/run_facts.hpp"
 #include "gpu/inventory.hpp"
@@ -128,6 +130,7 @@ void measure_gpu(CheckContext& ctx, GpuSet::Member& m, CheckResult& r) {
 }  // namespace
 
 std::vector<CheckResult> GpuMemtestCheck::run(CheckContext& ctx) {
+    if (amd_measure::run_is_amd(ctx)) return amd_measure::memtest(ctx, key(), title());
     return measure::for_each_gpu(ctx, key(), title(),
                                  [&](GpuSet::Member& m, CheckResult& r) { measure_gpu(ctx, m, r); });
 }

@@ -4,7 +4,7 @@
 #include "checks/gpu_measurement.hpp"
 
 namespace gpuvet {
-class GpuMemtestCheck : public GpuMeasureCheck {
+class GpuMemtestCheck : public GpuKernelCheck {
 public:
     std::string_view key() const override { return "gpu.memtest"; }
     std::string_view title() const override { return "GPU memory test"; }

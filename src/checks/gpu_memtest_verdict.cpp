@@ -36,11 +36,11 @@ void add_measurements(const MemtestRun& run, const GpuSpec* sp, CheckResult& r) 
     r.measurements.push_back(tm);
     r.measurements.push_back(
         Measurement::number("tested_bytes", "Bytes tested", double(run.tested_bytes), "bytes").on_gpu(g));
-    r.measurements.push_back(
-        Measurement::number("memory_total_bytes", "Memory total (CUDA)", double(run.memory_total_bytes), "bytes")
-            .on_gpu(g));
+    r.measurements.push_back(Measurement::number("memory_total_bytes", "Memory total (" + run.runtime + ")",
+                                                 double(run.memory_total_bytes), "bytes")
+                                 .on_gpu(g));
     if (run.nvml_memory_total_bytes)
-        r.measurements.push_back(Measurement::number("nvml_memory_total_bytes", "Memory total (NVML)",
+        r.measurements.push_back(Measurement::number("nvml_memory_total_bytes", "Memory total (" + run.management + ")",
                                                      double(*run.nvml_memory_total_bytes), "bytes")
                                      .on_gpu(g));
     r.measurements.push_back(Measurement::number("errors", "Memory errors", double(run.errors), "count").on_gpu(g));

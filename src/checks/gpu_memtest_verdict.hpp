@@ -25,8 +25,9 @@ struct MemtestError {
 struct MemtestRun {
     int gpu = 0;
     std::uint64_t tested_bytes = 0;
-    std::uint64_t memory_total_bytes = 0;  // as CUDA reports it
-    std::optional<std::uint64_t> nvml_memory_total_bytes;
+    std::uint64_t memory_total_bytes = 0;                  // as the runtime (CUDA, HIP) reports it
+    std::optional<std::uint64_t> nvml_memory_total_bytes;  // as the management library reports it
+    std::string runtime = "CUDA", management = "NVML";     // which ones, for the labels
     int patterns = 0, passes = 0;
     std::uint64_t errors = 0;                // every mismatch the device counted
     std::vector<MemtestError> first_errors;  // the first few, with their addresses

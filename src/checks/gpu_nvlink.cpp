@@ -14,12 +14,6 @@ bool nvlink_needs_bridge(const GpuSpec& spec) {
     return f == "pcie" || f == "nvl";
 }
 
-int active_nvlinks(const GpuInfo& g) {
-    int n = 0;
-    for (auto& l : g.nvlinks) n += l.active.value_or(false) ? 1 : 0;
-    return n;
-}
-
 namespace {
 
 void topology_row(const Inventory& inv, const GpuInfo& g, CheckResult& r) {
@@ -97,7 +91,8 @@ CheckResult assess_xgmi(const GpuInfo& g, const GpuSpec* spec, const std::string
         return r;
     }
     if (!g.xgmi_absent_reason.empty()) {
-        r.measurements.push_back(Measurement::absent("xgmi_links_active", "xGMI links active", "count", g.xgmi_absent_reason));
+        r.measurements.push_back(
+            Measurement::absent("xgmi_links_active", "xGMI links active", "count", g.xgmi_absent_reason));
         r.verdict = gpus_in_box == 1 ? Verdict::Pass : Verdict::Warn;
         r.summary = label + ": the xGMI links could not be read (" + g.xgmi_absent_reason + ").";
         return r;
@@ -148,8 +143,8 @@ CheckResult assess_xgmi(const GpuInfo& g, const GpuSpec* spec, const std::string
         f.add(Verdict::Fail, "the driver lists " + std::to_string(active) + " active xGMI links where " +
                                  std::to_string(expected) + " are expected on this board");
     f.apply(r, label,
-            label + ": " + std::to_string(active) + " of " + std::to_string(present) +
-                " xGMI links active, as the " + spec->name + " should have.");
+            label + ": " + std::to_string(active) + " of " + std::to_string(present) + " xGMI links active, as the " +
+                spec->name + " should have.");
     return r;
 }
 

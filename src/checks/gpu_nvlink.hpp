@@ -3,6 +3,7 @@
 // (like `nvidia-smi topo -m`) to the details.
 #pragma once
 #include "checks/gpu_inventory_check.hpp"
+#include "gpu/device/derived_facts.hpp"
 
 namespace gpuvet {
 
@@ -17,7 +18,5 @@ protected:
 
 // PCIe and NVL cards get NVLink only through an optional bridge; SXM and superchips always have it.
 bool nvlink_needs_bridge(const GpuSpec& spec);
-// Active links of a GPU as the driver reports them.
-int active_nvlinks(const GpuInfo& g);
 
 }  // namespace gpuvet

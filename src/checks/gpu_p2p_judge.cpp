@@ -8,6 +8,8 @@
 #include "checks/gpu_p2p.hpp"
 #include "gpu/inventory.hpp"
 #include "specs/gpu_spec.hpp"
+#include "gpu/device/derived_facts.hpp"
+#include "specs/pcie.hpp"
 
 namespace gpuvet {
 
@@ -15,18 +17,14 @@ namespace {
 
 using namespace measure;
 
-int active_links(const GpuInfo* g) {
-    if (!g) return 0;
-    int n = 0;
-    for (const auto& l : g->nvlinks) n += l.active.value_or(false);
-    return n;
-}
+int active_links(const GpuInfo* g) { return g ? active_nvlinks(*g) : 0; }
 
 // The PCIe rate per direction a GPU's link can carry: the most both ends can do.
 std::optional<double> pcie_rate_of(const GpuInfo* g) {
-    if (!g || !g->pcie_gen_max_gpu || !g->pcie_width_max) return std::nullopt;
-    int gen = g->pcie_gen_max_host ? std::min(*g->pcie_gen_max_gpu, *g->pcie_gen_max_host) : *g->pcie_gen_max_gpu;
-    return pcie_gbps_per_direction(gen, *g->pcie_width_max);
+    if (!g || !g->pcie_width_max) return std::nullopt;
+    Fact<int> gen = pcie_gen_max_link(*g);
+    if (!gen) return std::nullopt;
+    return pcie_gbps_per_direction(*gen, *g->pcie_width_max);
 }
 
 std::string name(int a, int b, const char* arrow) { return std::to_string(a) + arrow + std::to_string(b); }

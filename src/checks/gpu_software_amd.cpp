@@ -113,18 +113,21 @@ std::optional<std::string> rocm_release_of_amdgpu(const std::string& module_vers
 Rule rocm_kernel_compat(const std::string& kernel_release, const std::string& user_space, const std::string& what) {
     auto k = release_of(kernel_release);
     auto u = release_of(user_space);
-    if (!k || !u) return {Verdict::Warn, what + " '" + user_space + "' or the driver's release '" + kernel_release +
-                                             "' is not a ROCm version number"};
+    if (!k || !u)
+        return {Verdict::Warn, what + " '" + user_space + "' or the driver's release '" + kernel_release +
+                                   "' is not a ROCm version number"};
     const Supported* row = nullptr;
     for (const auto& s : kMatrix)
         if (s.kernel == *k) row = &s;
     const std::string both = what + " is ROCm " + text(*u) + ", the amdgpu kernel driver is ROCm " + text(*k) + "'s";
     if (!row)
-        return {Verdict::Warn, both + ": AMD's support matrix in gpuvet does not list that driver release, so the "
-                                      "pair is not judged"};
+        return {Verdict::Warn, both +
+                                   ": AMD's support matrix in gpuvet does not list that driver release, so the "
+                                   "pair is not judged"};
     if (*u < row->oldest || row->newest < *u)
-        return {Verdict::Fail, both + ": outside AMD's user and kernel-space support matrix (ROCm " + text(row->oldest) +
-                                   " to " + text(row->newest) + " on this driver), so kernels may fail to load or "
+        return {Verdict::Fail, both + ": outside AMD's user and kernel-space support matrix (ROCm " +
+                                   text(row->oldest) + " to " + text(row->newest) +
+                                   " on this driver), so kernels may fail to load or "
                                    "crash. Fix: install a user space within that range, or the amdgpu driver of ROCm " +
                                    text(*u) + " (amdgpu-install)"};
     return {Verdict::Pass, both + ": within AMD's support matrix (ROCm " + text(row->oldest) + " to " +

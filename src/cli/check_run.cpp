@@ -48,8 +48,8 @@ std::unique_ptr<CheckRun> start_check_run(const GlobalOptions& g, SpecDb specs, 
         check_gpu_indexes(ctx.options.gpus, inventory);
         machine.driver = driver_info_of(inventory);
         // The backend choice (NVIDIA, AMD, both) the inventory was read through, made once for the run.
-        run->facts = std::make_unique<RunFacts>(std::move(machine), std::move(inventory), &run->specs,
-                                                ctx.options.gpus, &GpuBackends::shared().devices());
+        run->facts = std::make_unique<RunFacts>(std::move(machine), std::move(inventory), &run->specs, ctx.options.gpus,
+                                                &GpuBackends::shared().devices());
         // The report's header is a copy of the facts, for the printers.
         run->report.machine = run->facts->machine();
         run->report.gpus = run->facts->gpu_summaries();

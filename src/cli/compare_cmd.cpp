@@ -11,14 +11,14 @@
 #include "core/text_safety.hpp"
 #include "core/error.hpp"
 #include "core/input_file.hpp"
-#include "monitor/run_compare.hpp"
+#include "compare/run_compare.hpp"
 #include "plan/planned_job.hpp"
 #include "plan/rates_sources.hpp"
 #include "report/fleet_reader.hpp"
 #include "report/fleet_view.hpp"
-#include "report/offer_workload.hpp"
+#include "report/offer_workload_view.hpp"
 #include "report/offers_view.hpp"
-#include "report/report_reader.hpp"
+#include "core/report_reader.hpp"
 #include "report/run_compare_view.hpp"
 #include "report/run_report_reader.hpp"
 #include "report/style.hpp"
@@ -101,12 +101,13 @@ std::vector<OfferInput> read_inputs(const std::vector<std::string>& files) {
     return out;
 }
 
-// Each offer's measured rates, read as `gpuvet plan --measured` reads them, and the job planned on them.
+// Each offer's measured rates, taken from its report as `gpuvet plan --measured` takes them (each file is
+// read once), and the job planned on them.
 WorkloadComparison workload_on_inputs(const GlobalOptions& g, const PlannedJob& job,
                                       const std::vector<OfferInput>& inputs, const PriceTable* prices) {
     SpecDb db = load_specs(g);
     std::vector<OfferRates> rates;
-    for (const OfferInput& in : inputs) rates.push_back({in.name, read_measured_report(in.path, db)});
+    for (const OfferInput& in : inputs) rates.push_back({in.name, measured_rates(in.report, in.path, db)});
     return plan_on_offers(job, db, rates, prices);
 }
 

@@ -1,8 +1,9 @@
 // gpuvet fleet: vet every node of a Slurm cluster. `fleet check` runs gpuvet check on each node of an
 // allocation as one job step (src/fleet/step.hpp), brings the node reports back over the step's
 // output, judges the fleet (report/fleet.hpp) and, with --drain/--resume, keeps failing nodes out of
-// jobs. `fleet health-check` and `fleet prolog` are what slurm.conf's HealthCheckProgram and Prolog
-// run on one node. `fleet agent` is the node side of a step.
+// jobs. `fleet allreduce` measures the all-reduce between the nodes (one rank per GPU).
+// `fleet health-check` and `fleet prolog` are what slurm.conf's HealthCheckProgram and Prolog
+// run on one node. `fleet agent` is the node side of a step, `fleet allreduce-rank` one rank.
 #include <unistd.h>
 
 #include <filesystem>
@@ -45,6 +46,50 @@ void add_allocation_options(CLI::App& sub, FleetCheckArgs& a) {
                    "a node not done by then is an ERROR and the step is cancelled (default 30m)");
 }
 
+void add_allreduce_options(CLI::App& sub, FleetCheckArgs& a, const char* size_option) {
+    sub.add_option(size_option, a.max_size, "the largest all-reduce message (default 8G; bounded by GPU memory)")
+        ->type_name("BYTES");
+    sub.add_flag("--allow-fallback", a.allow_fallback,
+                 "do not ask NCCL for RDMA (NCCL_NET=IB): see whether it falls back to sockets by itself");
+    sub.add_option("--rendezvous-host", a.rendezvous_host,
+                   "the address the ranks reach this host at (default: srun's own, SLURM_LAUNCH_NODE_IPADDR)");
+}
+
+void add_fleet_allreduce(CLI::App& fleet, Cli cli) {
+    auto* sub = fleet.add_subcommand(
+        "allreduce", "The all-reduce between the nodes: busbw against their RDMA NICs, a slow rail or node pinned");
+    auto a = std::make_shared<FleetCheckArgs>();
+    add_allocation_options(*sub, *a);
+    add_allreduce_options(*sub, *a, "--max-size");
+    sub->add_option("--out", a->out, "write fleet.json, fleet.md, fleet.html and ranks/<node>.json here")
+        ->type_name("DIR");
+    sub->add_flag("--json", cli.global.json, "the fleet as a JSON document on stdout");
+    sub->add_option("--gpuvet", a->gpuvet, "gpuvet's path on the nodes (default: this binary's path)");
+    sub->add_flag("--no-color", cli.global.no_color, "no colour (colour is used only on a terminal)");
+    sub->footer(
+        "One rank per GPU on every node (srun --ntasks-per-node=GPUs), NCCL bootstrapped over a rendezvous this\n"
+        "process serves; all-reduce busbw from 8 MiB to --max-size, every result checked; then each rail (the k-th\n"
+        "GPU of every node) and each node paired with the next, so a slow rail or node is named. NCCL is asked\n"
+        "for RDMA (NCCL_NET=IB) where the nodes have RDMA NICs, and its log is read for the transport and GPUDirect.\n"
+        "Examples:\n"
+        "  salloc -N 4 --gpus-per-node 8 gpuvet fleet allreduce --out fabric/   inside an allocation\n"
+        "  gpuvet fleet allreduce -N 2 -p gpu --gpus-per-node 8 --max-size 1G   asks Slurm for 2 nodes itself\n"
+        "Exit codes: 0 the fabric passes, 1 it fails (a slow rail, node or pair, sockets, no GPUDirect RDMA,\n"
+        "wrong sums), 2 bad usage, 3 it could not be measured (a node did not report, deadline, Ctrl-C).");
+    on_chosen(cli, *sub, "fleet allreduce",
+              [a](const GlobalOptions& g) { return run_fleet_allreduce(g, *a, self_path()); });
+
+    auto* rk = fleet.add_subcommand("allreduce-rank", "One rank of fleet allreduce (started by srun)");
+    rk->group("");  // not for users: fleet allreduce starts it
+    auto r = std::make_shared<FleetRankArgs>();
+    rk->add_option("--board-host", r->board_host, "the rendezvous board's address");
+    rk->add_option("--board-port", r->board_port, "the rendezvous board's port")->required();
+    rk->add_option("--token", r->token, "the job's rendezvous token")->required();
+    rk->add_option("--max-size", r->max_size, "the largest message");
+    rk->add_flag("--allow-fallback", r->allow_fallback, "leave NCCL_NET alone");
+    on_chosen(cli, *rk, "fleet allreduce-rank", [r](const GlobalOptions&) { return run_fleet_rank(*r); });
+}
+
 void add_fleet_check(CLI::App& fleet, Cli cli) {
     auto* sub =
         fleet.add_subcommand("check", "gpuvet check on every node of a Slurm allocation, then the fleet verdict");
@@ -59,6 +104,10 @@ void add_fleet_check(CLI::App& fleet, Cli cli) {
     sub->add_flag("--resume", a->resume, "resume nodes gpuvet drained that pass now; without it: printed only");
     sub->add_option("--gpuvet", a->gpuvet, "gpuvet's path on the nodes (default: this binary's path)");
     sub->add_flag("--no-color", cli.global.no_color, "no colour (colour is used only on a terminal)");
+    add_history_flags(*sub, a->history);
+    sub->add_flag("--allreduce", a->allreduce,
+                  "then the all-reduce between the nodes (as gpuvet fleet allreduce), in the fleet's verdict");
+    add_allreduce_options(*sub, *a, "--allreduce-max-size");
     sub->footer(
         "Examples:\n"
         "  salloc -N 16 --gpus-per-node 8 gpuvet fleet check --quick --out fleet/   inside an allocation\n"
@@ -119,6 +168,7 @@ void add_fleet_command(Cli cli) {
     auto* fleet = cli.app.add_subcommand("fleet", "Vet every node of a Slurm cluster, keep bad nodes out of jobs");
     fleet->require_subcommand(1);
     add_fleet_check(*fleet, cli);
+    add_fleet_allreduce(*fleet, cli);
     add_fleet_node_modes(*fleet, cli);
     add_fleet_agent(*fleet, cli);
 }

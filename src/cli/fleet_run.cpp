@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "cli/registry.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
@@ -32,13 +33,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr double kDefaultNodeTimeoutS = 1800;
 // The health check's whole run, its Slurm calls included: Slurm 22.05 kills HealthCheckProgram at a
 // fixed 60 s, and a killed health check drains nothing and resumes nothing.
 constexpr double kHealthCheckBudgetS = 50;
 constexpr double kSlurmCallS = 8;  // sinfo, then scontrol: each at most this, inside the budget
 constexpr double kPrologTimeoutS = 40;
 constexpr double kNodeModeChecksMinS = 5;
+
+}  // namespace
 
 // A node name as a file name: Slurm's names are [A-Za-z0-9._-] in practice; anything else becomes _.
 std::string file_stem(const std::string& node) {
@@ -48,8 +50,12 @@ std::string file_stem(const std::string& node) {
     return s == "." || s == ".." ? "_" + s : s;
 }
 
+namespace {
+
 std::vector<std::string> check_command(const FleetCheckArgs& a) {
-    std::vector<std::string> c{"check", "--json"};
+    // The nodes record nothing: the fleet's history is kept where fleet check runs (one file, one
+    // writer), and each node's drift is judged there against that node's own past.
+    std::vector<std::string> c{"check", "--json", "--no-history"};
     if (a.quick) c.push_back("--quick");
     if (a.full) c.push_back("--full");
     if (!a.only.empty()) c.insert(c.end(), {"--only", a.only});
@@ -58,6 +64,8 @@ std::vector<std::string> check_command(const FleetCheckArgs& a) {
     if (a.burn_duration) c.insert(c.end(), {"--burn-duration", *a.burn_duration});
     return c;
 }
+
+}  // namespace
 
 std::vector<std::string> srun_options(const FleetCheckArgs& a) {
     std::vector<std::string> o;
@@ -84,8 +92,21 @@ std::string last_line(const std::string& text) {
     return nl == std::string::npos ? t : t.substr(nl + 1);
 }
 
+namespace {
+
 // One finished node: its report written under --out, its summary kept, its text released.
-FleetNodeInput take_node(NodeOutput& n, const std::optional<fs::path>& out) {
+// A node's report against its own history (history.drift, as check adds it, when --only selects it),
+// then recorded there. The history never changes the node's status by failing: see history_drift.
+void node_history(Report& r, const std::string& node, const FleetCheckArgs& a) {
+    if (a.history.off) return;
+    history::LiveIdentity live;  // the node's other ids travel in its report (host.identity, gpu.identity)
+    live.slurm_node = node;
+    if (selects_report_check(split_commas(a.only), "history.drift"))
+        if (auto drift = history_drift(r, a.history, live)) r.checks.push_back(std::move(*drift));
+    record_in_history(r, a.history, live);
+}
+
+FleetNodeInput take_node(NodeOutput& n, const std::optional<fs::path>& out, const FleetCheckArgs& a) {
     // The agent refuses another version itself; an agent that says another version and did not
     // refuse (one that predates the check) is held to the same rule here.
     if (n.refused == "version" || (!n.version.empty() && n.version != GPUVET_VERSION))
@@ -99,12 +120,14 @@ FleetNodeInput take_node(NodeOutput& n, const std::optional<fs::path>& out) {
                                " without a report" + (n.err.empty() ? "" : ": " + last_line(n.err)));
     std::string path = out ? (*out / (file_stem(n.node) + ".json")).string() : "";
     if (out && nlohmann::json::accept(n.out)) write_file_atomically(path, n.out);
-    FleetNodeInput in = read_fleet_node(n.node, path, n.out);
+    FleetNodeInput in = read_fleet_node(n.node, path, n.out, [&](Report& r) { node_history(r, n.node, a); });
     if (in.problem.empty() && in.slurm && in.slurm->node && *in.slurm->node != n.node)
         in.problem = "its report says node " + *in.slurm->node;
     n.out.clear(), n.out.shrink_to_fit();
     return in;
 }
+
+}  // namespace
 
 std::string unfinished_problem(const StepOutcome& o, const NodeOutput& n, double deadline_s) {
     if (o.stopped)
@@ -126,6 +149,8 @@ void write_fleet_files(const Fleet& f, const fs::path& dir, const Envelope& env)
     write_file_atomically(dir / "fleet.md", render_fleet_markdown(f));
     write_file_atomically(dir / "fleet.html", render_fleet_html(f));
 }
+
+namespace {
 
 // argv as a shell would take it back: words with a space quoted.
 std::string shell_words(const std::vector<std::string>& argv) {
@@ -177,6 +202,8 @@ void keep_bad_nodes_out(const Fleet& f, bool drain, bool resume, std::ostream& o
 }  // namespace
 
 int run_fleet_check(const GlobalOptions& g, const FleetCheckArgs& a, const std::string& self) {
+    if (a.allreduce) check_allreduce_args(a, "--allreduce-max-size");  // exit 2 before any step starts
+    require_usable_history(a.history);  // an unusable --history-db is exit 2 before any step
     StepRequest req;
     req.command = check_command(a);
     req.srun_options = srun_options(a);
@@ -190,7 +217,7 @@ int run_fleet_check(const GlobalOptions& g, const FleetCheckArgs& a, const std::
     std::optional<fs::path> out;
     if (a.out) out = report_folder(*a.out);
     std::vector<FleetNodeInput> inputs;
-    StepOutcome o = run_step(req, stop_flag(), [&](NodeOutput& n) { inputs.push_back(take_node(n, out)); });
+    StepOutcome o = run_step(req, stop_flag(), [&](NodeOutput& n) { inputs.push_back(take_node(n, out, a)); });
     for (auto& n : o.nodes)
         if (!n.finished) inputs.push_back(failed_node(n.node, "", unfinished_problem(o, n, req.deadline_s)));
     if (o.nodes.empty() && !o.stopped)
@@ -198,9 +225,17 @@ int run_fleet_check(const GlobalOptions& g, const FleetCheckArgs& a, const std::
                             "check the allocation options (-N, --partition, --nodelist) against sinfo");
     std::sort(inputs.begin(), inputs.end(),
               [](const FleetNodeInput& x, const FleetNodeInput& y) { return node_name_less(x.name, y.name); });
-    Fleet f = analyse_fleet(std::move(inputs));
+    // The all-reduce between the same nodes, after their own checks.
+    std::optional<FabricStep> fabric;
+    if (a.allreduce && !o.stopped) {
+        std::vector<std::string> names;
+        for (auto& in : inputs) names.push_back(in.name);
+        fabric = run_fabric_step(a, self, names, out);
+    }
+    Fleet f = analyse_fleet(std::move(inputs), fabric ? std::move(fabric->fabric) : std::nullopt);
     if (!o.job_id.empty()) f.notes.push_back("Slurm job " + o.job_id + ", step " + o.step_id);
     if (o.stopped) f.notes.push_back("interrupted: the step was cancelled, finished nodes are kept");
+    if (fabric) f.notes.insert(f.notes.end(), fabric->notes.begin(), fabric->notes.end());
     Envelope env = finished_envelope(g);
     if (out) write_fleet_files(f, *out, env);
     if (g.json) std::cout << render_fleet_json(f, env);

@@ -3,7 +3,10 @@
 #include <optional>
 #include <string>
 
+#include "cli/history_record.hpp"
 #include "cli/common.hpp"
+#include "fleet/step.hpp"
+#include "compare/fleet_analysis.hpp"
 
 namespace gpuvet {
 
@@ -15,7 +18,26 @@ struct FleetCheckArgs {
     std::optional<std::string> out;
     bool nhc = false, drain = false, resume = false;
     std::optional<std::string> gpuvet;
+    // The all-reduce across nodes (fleet allreduce, and fleet check --allreduce).
+    bool allreduce = false;
+    std::optional<std::string> max_size;         // largest message, e.g. 8G
+    bool allow_fallback = false;                 // do not ask NCCL for RDMA (NCCL_NET=IB)
+    std::optional<std::string> rendezvous_host;  // the address the ranks reach this host at
+    HistoryOptions history;                      // the fleet's history, kept where fleet check runs
 };
+
+// The all-reduce between the nodes of the allocation (src/cli/fleet_allreduce.cpp).
+int run_fleet_allreduce(const GlobalOptions& g, const FleetCheckArgs& a, const std::string& self);
+// The node side: one rank (srun starts one per GPU), its report as JSON on stdout.
+struct FleetRankArgs {
+    std::optional<std::string> board_host, max_size;
+    int board_port = 0;
+    std::string token;
+    bool allow_fallback = false;
+};
+int run_fleet_rank(const FleetRankArgs& a);
+// The all-reduce's own options (the size, the GPUs per node), checked before any step starts.
+void check_allreduce_args(const FleetCheckArgs& a, const char* size_option);
 
 enum class NodeMode { HealthCheck, Prolog };
 
@@ -31,6 +53,26 @@ struct NodeModeArgs {
 inline constexpr const char* kPassiveChecks = "gpu.driver,gpu.identity,gpu.health,gpu.pcie_link,gpu.nvlink";
 
 int run_fleet_check(const GlobalOptions& g, const FleetCheckArgs& a, const std::string& self);
+
+// Shared by fleet check and fleet allreduce (fleet_run.cpp).
+std::string file_stem(const std::string& node);
+// srun's options for the allocation asked for (or the one gpuvet runs in); a usage error outside
+// an allocation when no nodes are asked for.
+std::vector<std::string> srun_options(const FleetCheckArgs& a);
+std::string last_line(const std::string& text);
+std::string unfinished_problem(const StepOutcome& o, const NodeOutput& n, double deadline_s);
+void write_fleet_files(const Fleet& f, const std::filesystem::path& dir, const Envelope& env);
+inline constexpr double kDefaultNodeTimeoutS = 1800;
+// The all-reduce step on the allocation of `a` (nodes `nodelist` when given: the nodes a check step
+// just ran on), its fabric section and one summary per node; written under `out` (ranks/<node>.json).
+struct FabricStep {
+    std::optional<FleetFabric> fabric;
+    std::vector<FleetNodeInput> nodes;
+    std::vector<std::string> notes;
+    bool stopped = false;
+};
+FabricStep run_fabric_step(const FleetCheckArgs& a, const std::string& self, const std::vector<std::string>& nodelist,
+                           const std::optional<std::filesystem::path>& out);
 // health-check: 0 healthy, 1 a check failed (drained), 3 could not run. prolog: 1 only for a
 // hardware FAIL; every tool error (bad option, unwritable --details, a wedged driver) is logged and 0.
 int run_node_mode(const GlobalOptions& g, const NodeModeArgs& a, NodeMode mode, const std::string& self);

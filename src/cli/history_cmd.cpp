@@ -14,7 +14,7 @@
 #include "history/queries.hpp"
 #include "history/store.hpp"
 #include "report/history_view.hpp"
-#include "report/report_reader.hpp"
+#include "core/report_reader.hpp"
 
 namespace gpuvet {
 

@@ -10,21 +10,12 @@
 #include "host/identity.hpp"
 #include "host/persistent_ids.hpp"
 #include "cli/check_run.hpp"
-#include "monitor/run_result.hpp"
+#include "core/run_result.hpp"
+#include "monitor/run_verdict.hpp"
 
 namespace gpuvet {
 
 namespace {
-
-// --judge's three outcomes (run_cmd.cpp), in the words the history lists.
-std::string outcome(const RunResult& r) {
-    if (!r.end || r.exit_code != 0) return "JOB_FAILED";
-    const Diagnosis& d = r.diagnosis;
-    if (d.primary && d.primary->severity != "info") return "BOTTLENECK";
-    for (const RuleFinding& f : d.others)
-        if (!f.id.empty() && f.id[0] == 'F') return "BOTTLENECK";
-    return "HEALTHY";
-}
 
 // The command line as one string; a word with a space or a quote is quoted, so it reads back.
 std::string command_line(const std::vector<std::string>& words) {
@@ -75,7 +66,7 @@ history::RunRecord run_record_of(const Envelope& env, const RunResult& r, const 
     rec.started_at = env.started_at;
     rec.finished_at = env.finished_at;
     rec.tool_version = env.tool_version;
-    rec.verdict = outcome(r);
+    rec.verdict = to_string(run_outcome(r));
     rec.exit_code = r.exit_code;
     rec.hostname = id.hostname;
     rec.system_uuid = id.system_uuid;

@@ -9,7 +9,7 @@
 #include "core/input_file.hpp"
 #include "report/html_report.hpp"
 #include "report/markdown.hpp"
-#include "report/report_reader.hpp"
+#include "core/report_reader.hpp"
 #include "report/run_html.hpp"
 #include "report/run_report_reader.hpp"
 #include "report/run_view.hpp"

@@ -29,6 +29,7 @@
 #include "report/run_json.hpp"
 #include "report/slurm_json.hpp"
 #include "report/run_view.hpp"
+#include "monitor/run_verdict.hpp"
 
 namespace gpuvet {
 
@@ -46,23 +47,6 @@ struct RunArgs {
 
 // 10 Hz is as fast as NVML refreshes most fields; a minute is the coarsest that still shows stalls.
 constexpr NumberRule kIntervalRule{0.1, 60, false, false, false, NumberUnit::Seconds, "an interval", "", "1s"};
-
-// --judge: the verdict as the exit code (docs/run.md).
-namespace judge_code {
-inline constexpr int healthy = 0;     // no bottleneck: compute-bound, or nothing fired
-inline constexpr int bottleneck = 1;  // a bottleneck or a hardware limit was found
-inline constexpr int job_failed = 3;  // the command failed or was stopped: the run is not a fair trial
-}  // namespace judge_code
-
-int judged_exit(const RunResult& r) {
-    if (!r.end || r.exit_code != 0) return judge_code::job_failed;
-    const Diagnosis& d = r.diagnosis;
-    auto is_bottleneck = [](const RuleFinding& f) { return f.severity != "info"; };
-    if (d.primary && is_bottleneck(*d.primary)) return judge_code::bottleneck;
-    for (const RuleFinding& f : d.others)
-        if (f.id[0] == 'F') return judge_code::bottleneck;
-    return judge_code::healthy;
-}
 
 // How long the job's start waits for the GPUs to open. A healthy driver answers in well under a
 // second (a few seconds without persistence mode); a wedged one would hold the job for the whole
@@ -247,7 +231,7 @@ int run_run_cmd(const GlobalOptions& g, const RunArgs& a) {
     // The GPUs' identities come from the backend the sampler opened; a host-only run (no driver, or
     // one that did not answer in time) has none, and the backend is not touched again.
     record_run_in_history(env, r, a.history, r.no_gpu_reason.empty() ? &GpuBackends::shared().devices() : nullptr);
-    return a.judge ? judged_exit(r) : r.exit_code;
+    return a.judge ? judge_exit_code(run_outcome(r)) : r.exit_code;
 }
 
 }  // namespace

@@ -150,8 +150,8 @@ struct DriverInfo {
 
     // AMD's amdgpu driver, read through AMD SMI (ROCm SMI on older stacks). Looked for when
     // amd_present or amd_absent_reason is set; reports from before both leave them empty.
-    bool amd_present = false;       // an AMD management library lists AMD GPUs
-    std::string amd_absent_reason;  // why not: the libraries' own words
+    bool amd_present = false;                       // an AMD management library lists AMD GPUs
+    std::string amd_absent_reason;                  // why not: the libraries' own words
     std::optional<std::string> amd_driver_version;  // the amdgpu kernel driver, "6.8.5"
     std::optional<std::string> amd_library;         // "AMD SMI 24.7.1.0", "ROCm SMI 7.0.0"
     std::optional<std::string> amd_library_path;

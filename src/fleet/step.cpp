@@ -290,7 +290,8 @@ void take_lines(std::string& buf, bool all, const std::function<void(const std::
 // -v: srun then names each node as the step launches there (the step's ids and the node of every
 // task, before any task has printed a line).
 std::vector<std::string> srun_argv(const StepRequest& req) {
-    std::vector<std::string> a{req.srun, "-v", "--label", "--ntasks-per-node=1", "--kill-on-bad-exit=0"};
+    std::vector<std::string> a{req.srun, "-v", "--label", "--ntasks-per-node=" + std::to_string(req.tasks_per_node),
+                               "--kill-on-bad-exit=0"};
     a.insert(a.end(), req.srun_options.begin(), req.srun_options.end());
     a.insert(a.end(), {req.gpuvet, "fleet", "agent", "--expect-version", req.version, "--"});
     a.insert(a.end(), req.command.begin(), req.command.end());

@@ -23,6 +23,7 @@ inline constexpr const char* kStepMark = "@gpuvet-step ";
 struct StepRequest {
     std::vector<std::string> command;       // the subcommand on each node: {"check", "--quick", "--json"}
     std::vector<std::string> srun_options;  // which nodes and GPUs: -N 3, --partition p, --gpus-per-node 8
+    int tasks_per_node = 1;                 // one agent per task: the multi-node all-reduce runs one per GPU
     // From the node's hello line (from the step's launch for a node that says none), so that a wait
     // for the allocation never counts: a node not done by then is named, the step cancelled.
     double deadline_s = 1800;
@@ -35,6 +36,7 @@ struct StepRequest {
     std::vector<std::string> drop_env = {"CUDA_VISIBLE_DEVICES"};
 };
 
+// One task's output (one per node, or per GPU with tasks_per_node above 1).
 struct NodeOutput {
     std::string task;  // srun's task id
     std::string node, host, version, job_id, step_id;

@@ -1,6 +1,6 @@
 // Everything the drivers know about the GPUs of this box, read through NVML and the CUDA driver
-// API, and AMD SMI (or ROCm SMI) for AMD GPUs, all loaded at run time. Each field is a Fact: a value or the reason it is absent.
-// Collected by gpu/inventory.cpp; consumed by `gpuvet inventory`, the gpu.* checks and order.*.
+// API, and AMD SMI (or ROCm SMI) for AMD GPUs, all loaded at run time. Each field is a Fact: a value or the reason it
+// is absent. Collected by gpu/inventory.cpp; consumed by `gpuvet inventory`, the gpu.* checks and order.*.
 #pragma once
 #include <cstdint>
 #include <filesystem>

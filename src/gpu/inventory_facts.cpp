@@ -62,7 +62,8 @@ InventoryGpu gpu_of(const GpuInfo& g) {
             f.decoded =
                 g.clock_event_reasons ? decode_clock_reasons(*g.clock_event_reasons) : std::vector<std::string>{};
         if (f.key == "amd_throttle_status")
-            f.decoded = g.amd_throttle_status ? amd_throttle::names(*g.amd_throttle_status) : std::vector<std::string>{};
+            f.decoded =
+                g.amd_throttle_status ? amd_throttle::names(*g.amd_throttle_status) : std::vector<std::string>{};
     }
     for (const auto& l : g.nvlinks) out.nvlinks.push_back(link_of(l));
     out.nvlinks_absent_reason = g.nvlink_absent_reason;

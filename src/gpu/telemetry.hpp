@@ -12,7 +12,7 @@
 
 #include "core/result.hpp"
 #include "gpu/device/backend.hpp"
-#include "gpu/device/sample_history.hpp"
+#include "core/sample_history.hpp"
 
 namespace gpuvet {
 

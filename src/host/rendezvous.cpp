@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -106,7 +107,11 @@ int serve_one(int fd, const std::string& blob, int world, const std::set<int>& m
 
 }  // namespace
 
-RendezvousServer::RendezvousServer(const std::string& bind_host, int port) {
+namespace {
+
+// A listening socket on `bind_host` ("" = every address, IPv4 and IPv6) and `port` (0: the kernel
+// picks); the port it got in `bound`.
+int listen_on(const std::string& bind_host, int port, int& bound) {
     Fd s(::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (s.fd < 0) throw runtime_error(std::string("cannot open a socket: ") + std::strerror(errno), "");
     int one = 1, zero = 0;
@@ -129,10 +134,15 @@ RendezvousServer::RendezvousServer(const std::string& bind_host, int port) {
                             "choose another rendezvous port, or stop the program using it");
     socklen_t len = sizeof a;
     ::getsockname(s.fd, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin6_port);
-    fd_ = s.fd;
+    bound = ntohs(a.sin6_port);
+    int fd = s.fd;
     s.fd = -1;
+    return fd;
 }
+
+}  // namespace
+
+RendezvousServer::RendezvousServer(const std::string& bind_host, int port) { fd_ = listen_on(bind_host, port, port_); }
 
 RendezvousServer::~RendezvousServer() {
     if (fd_ >= 0) ::close(fd_);
@@ -232,6 +242,169 @@ std::string rendezvous_fetch(const std::string& host, int port, int rank, int wo
     throw runtime_error(
         "rank " + std::to_string(rank) + " could not get the NCCL id from rank 0 at " + where + ": " + why,
         "check that rank 0 runs on that host and that the port is reachable from this node");
+}
+
+// ---- the key-value board ------------------------------------------------------------------------
+
+namespace {
+
+constexpr char kBoardMagic[8] = {'G', 'P', 'U', 'V', 'E', 'T', 'B', '1'};
+constexpr std::uint32_t kBoardPut = 1, kBoardGet = 2;
+constexpr std::uint32_t kBoardOk = 0, kBoardNotYet = 1, kBoardRefused = 2;
+constexpr std::uint32_t kMaxKeyBytes = 256;
+constexpr std::size_t kMaxBoardBytes = std::size_t(64) << 20;  // every blob together
+
+struct BoardHead {
+    char magic[8];
+    std::uint32_t op, token_len, key_len, blob_len;  // network byte order
+};
+
+bool send_u32(int fd, std::uint32_t v, const RendezvousDeadline& d) {
+    v = htonl(v);
+    return send_all(fd, &v, sizeof v, d);
+}
+
+bool recv_u32(int fd, std::uint32_t& v, const RendezvousDeadline& d) {
+    if (!recv_all(fd, &v, sizeof v, d)) return false;
+    v = ntohl(v);
+    return true;
+}
+
+bool recv_text(int fd, std::uint32_t len, std::string& out, const RendezvousDeadline& d) {
+    out.assign(len, '\0');
+    return len == 0 || recv_all(fd, out.data(), len, d);
+}
+
+// One request: a put stores, a get answers the blob or "not yet"; a wrong token is refused.
+void board_request(int fd, const std::string& token, std::map<std::string, std::string>& blobs, std::size_t& total,
+                   const RendezvousDeadline& d) {
+    BoardHead h{};
+    if (!recv_all(fd, &h, sizeof h, d) || std::memcmp(h.magic, kBoardMagic, sizeof kBoardMagic) != 0) return;
+    const std::uint32_t op = ntohl(h.op), token_len = ntohl(h.token_len), key_len = ntohl(h.key_len),
+                        blob_len = ntohl(h.blob_len);
+    if (token_len > kMaxKeyBytes || key_len > kMaxKeyBytes || blob_len > kMaxBlobBytes) return;
+    std::string their_token, key, blob;
+    if (!recv_text(fd, token_len, their_token, d) || !recv_text(fd, key_len, key, d) ||
+        !recv_text(fd, blob_len, blob, d))
+        return;
+    if (their_token != token) {
+        send_u32(fd, kBoardRefused, d);
+        return;
+    }
+    if (op == kBoardPut) {
+        if (auto it = blobs.find(key); it != blobs.end()) {  // a retried put whose answer was lost is fine
+            send_u32(fd, it->second == blob ? kBoardOk : kBoardRefused, d);
+            return;
+        }
+        if (total + blob.size() > kMaxBoardBytes) {
+            send_u32(fd, kBoardRefused, d);
+            return;
+        }
+        total += blob.size();
+        blobs[key] = std::move(blob);
+        send_u32(fd, kBoardOk, d);
+        return;
+    }
+    auto it = blobs.find(key);
+    if (op != kBoardGet || it == blobs.end()) {
+        send_u32(fd, op == kBoardGet ? kBoardNotYet : kBoardRefused, d);
+        return;
+    }
+    if (send_u32(fd, kBoardOk, d) && send_u32(fd, std::uint32_t(it->second.size()), d))
+        send_all(fd, it->second.data(), it->second.size(), d);
+}
+
+// One request to the board: its status, and for a get the blob. False: no answer this time.
+bool board_call(const std::string& host, int port, const std::string& token, std::uint32_t op, const std::string& key,
+                const std::string& blob, std::uint32_t& status, std::string& out, std::string& why,
+                const RendezvousDeadline& d) {
+    Fd s = connect_once(host, port, d, why);
+    if (s.fd < 0) return false;
+    BoardHead h{};
+    std::memcpy(h.magic, kBoardMagic, sizeof kBoardMagic);
+    h.op = htonl(op);
+    h.token_len = htonl(std::uint32_t(token.size()));
+    h.key_len = htonl(std::uint32_t(key.size()));
+    h.blob_len = htonl(std::uint32_t(blob.size()));
+    if (!send_all(s.fd, &h, sizeof h, d) || !send_all(s.fd, token.data(), token.size(), d) ||
+        !send_all(s.fd, key.data(), key.size(), d) || !send_all(s.fd, blob.data(), blob.size(), d) ||
+        !recv_u32(s.fd, status, d)) {
+        why = "the board closed the connection";
+        return false;
+    }
+    if (op != kBoardGet || status != kBoardOk) return true;
+    std::uint32_t len = 0;
+    if (!recv_u32(s.fd, len, d) || len > kMaxBlobBytes || !recv_text(s.fd, len, out, d)) {
+        why = "the board's answer was cut short";
+        return false;
+    }
+    return true;
+}
+
+void pause_100ms(const RendezvousDeadline& d) {
+    RendezvousDeadline pause{std::min(d.until, std::chrono::steady_clock::now() + std::chrono::milliseconds(100)),
+                             d.stop};
+    while (!expired(pause)) ::poll(nullptr, 0, 10);
+}
+
+std::string board_exchange(const std::string& host, int port, const std::string& token, std::uint32_t op,
+                           const std::string& key, const std::string& blob, const RendezvousDeadline& d) {
+    if (key.size() > kMaxKeyBytes || blob.size() > kMaxBlobBytes)
+        throw internal_error("rendezvous key or blob too large");
+    const std::string where = host + ":" + std::to_string(port);
+    std::string why = "no answer";
+    while (!expired(d)) {
+        std::uint32_t status = kBoardNotYet;
+        std::string out;
+        if (board_call(host, port, token, op, key, blob, status, out, why, d)) {
+            if (status == kBoardOk) return out;
+            if (status == kBoardRefused)
+                throw runtime_error("the rendezvous at " + where + " refused " + key +
+                                        (op == kBoardPut ? " (put twice, or the board is full)" : "") +
+                                        ": another job's board, or a wrong token",
+                                    "start the ranks from gpuvet fleet, which gives them its board and token");
+            why = key + " was not put yet";
+        }
+        pause_100ms(d);
+    }
+    if (d.stop && d.stop->load()) throw Interrupted();
+    throw runtime_error("no answer from the rendezvous at " + where + " for " + key + ": " + why,
+                        "check that this node reaches the host gpuvet fleet runs on (srun's own address, "
+                        "SLURM_LAUNCH_NODE_IPADDR) on that port, and that every rank of the step started");
+}
+
+}  // namespace
+
+RendezvousBoard::RendezvousBoard(const std::string& bind_host, int port, std::string token) : token_(std::move(token)) {
+    fd_ = listen_on(bind_host, port, port_);
+}
+
+RendezvousBoard::~RendezvousBoard() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+void RendezvousBoard::serve_until(const std::atomic<bool>& stop) {
+    std::map<std::string, std::string> blobs;
+    std::size_t total = 0;
+    while (!stop.load()) {
+        pollfd p{fd_, POLLIN, 0};
+        if (::poll(&p, 1, kSliceMs) <= 0) continue;
+        Fd c(::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC));
+        if (c.fd < 0) continue;
+        // One silent client must not hold the others up: each gets a few seconds.
+        board_request(c.fd, token_, blobs, total,
+                      RendezvousDeadline{std::chrono::steady_clock::now() + std::chrono::seconds(5), &stop});
+    }
+}
+
+void board_put(const std::string& host, int port, const std::string& token, const std::string& key,
+               const std::string& blob, const RendezvousDeadline& deadline) {
+    board_exchange(host, port, token, kBoardPut, key, blob, deadline);
+}
+
+std::string board_get(const std::string& host, int port, const std::string& token, const std::string& key,
+                      const RendezvousDeadline& deadline) {
+    return board_exchange(host, port, token, kBoardGet, key, "", deadline);
 }
 
 }  // namespace gpuvet

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/result.hpp"
+
 namespace gpuvet {
 
 struct ReportedMeasurement {
@@ -28,8 +30,11 @@ struct CheckReportSummary {
     std::vector<ReportedCheck> checks;
 };
 
-// The report's checks; an input error naming `where` when the text is not a gpuvet report.
+// The report's checks, read by the one report reader (core/report_reader); an input error naming
+// `where` when the text is not a gpuvet report of a schema this build reads.
 CheckReportSummary parse_check_report(const std::string& text, const std::string& where);
+// The same from a report already read.
+CheckReportSummary check_report_summary(const Report& r, const std::string& where);
 
 // A check report read by the exporter is at most this big. gpuvet's own reports are tens of KB (an
 // 8-GPU --full run is under 1 MB); the sampler thread parses the file whenever it changes, so a

@@ -146,8 +146,7 @@ void add_amd_device(Page& p, const MonitoredGpu& g, const DeviceSample& s, const
         add_if(block_family(p, "gpu_ecc_deferred_" + w, "Deferred ECC error in " + b.block + "."), l, b.deferred);
     }
     add_if(p.amd_replay, l, s.pcie_replay_count);
-    if (s.pcie_gen_current && gt_per_s(*s.pcie_gen_current) > 0)
-        p.amd_pcie_speed.add(l, gt_per_s(*s.pcie_gen_current));
+    if (s.pcie_gen_current && gt_per_s(*s.pcie_gen_current) > 0) p.amd_pcie_speed.add(l, gt_per_s(*s.pcie_gen_current));
     if (g.facts.pcie_gen_max_gpu && gt_per_s(*g.facts.pcie_gen_max_gpu) > 0)
         p.amd_pcie_max_speed.add(l, gt_per_s(*g.facts.pcie_gen_max_gpu));
     auto kb = [](double b) { return b / 1024; };

@@ -65,7 +65,8 @@ struct Page {
     Family amd_gfx{"gpu_gfx_activity", "gauge", "Graphics engine usage percentage (0 - 100).", {}};
     Family amd_umc{"gpu_umc_activity", "gauge", "Memory engine usage percentage (0 - 100).", {}};
     Family amd_edge{"gpu_edge_temperature", "gauge", "Edge temperature value in Celsius.", {}};
-    Family amd_junction{"gpu_junction_temperature", "gauge", "Hotspot (aka junction) temperature value in Celsius.", {}};
+    Family amd_junction{
+        "gpu_junction_temperature", "gauge", "Hotspot (aka junction) temperature value in Celsius.", {}};
     Family amd_mem_temp{"gpu_memory_temperature", "gauge", "Memory temperature value in Celsius.", {}};
     Family amd_power{"gpu_power_usage", "gauge", "GPU Power usage in Watts.", {}};
     Family amd_clock{"gpu_clock", "gauge", "List of current GPU clock frequencies in MHz.", {}};
@@ -82,10 +83,8 @@ struct Page {
     Family amd_pcie_max_speed{"pcie_max_speed", "gauge", "Maximum capable PCIe speed in GT/s.", {}};
     Family amd_xgmi_rx{"gpu_xgmi_link_rx", "gauge", "Accumulated XGMI Link Data Read in KB.", {}};
     Family amd_xgmi_tx{"gpu_xgmi_link_tx", "gauge", "Accumulated XGMI Link Data Write in KB.", {}};
-    Family amd_ppt{"gpu_violation_ppt_residency_percentage",
-                   "gauge",
-                   "Package Power Tracking Percentage Violation Counter.",
-                   {}};
+    Family amd_ppt{
+        "gpu_violation_ppt_residency_percentage", "gauge", "Package Power Tracking Percentage Violation Counter.", {}};
     // gpuvet's own.
     Family lost{
         "gpuvet_gpu_lost", "gauge", "1 when the GPU fell off the bus (its other series are dropped), else 0.", {}};

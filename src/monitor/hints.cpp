@@ -5,6 +5,7 @@
 
 #include "core/strings.hpp"
 #include "monitor/clock_words.hpp"
+#include "gpu/device/derived_facts.hpp"
 
 namespace gpuvet {
 
@@ -29,8 +30,8 @@ void power_cap(const DeviceFacts& f, const DeviceSample& s, const GpuSpec* spec,
 void pcie(const DeviceFacts& f, const DeviceSample& s, const GpuSpec* spec, std::vector<Hint>& out) {
     if (!s.pcie_gen_current || !s.pcie_width_current) return;
     // The most this slot and card can train to: the GPU's and the host's maxima, else the datasheet.
-    int gen_max = f.pcie_gen_max_gpu.value_or(spec && spec->pcie_generation ? *spec->pcie_generation : 0);
-    if (f.pcie_gen_max_host) gen_max = std::min(gen_max, *f.pcie_gen_max_host);
+    int gen_max = pcie_gen_max_link(f).value_or(spec && spec->pcie_generation ? *spec->pcie_generation : 0);
+    if (!f.pcie_gen_max_gpu && f.pcie_gen_max_host) gen_max = std::min(gen_max, *f.pcie_gen_max_host);
     int width_max = f.pcie_width_max.value_or(spec && spec->pcie_lanes ? *spec->pcie_lanes : 0);
     if (gen_max <= 0 || width_max <= 0) return;
     int gen = *s.pcie_gen_current, width = *s.pcie_width_current;

@@ -28,7 +28,7 @@ sigset_t taken_signals() {
 
 }  // namespace
 
-int shell_exit_code(const ChildEnd& e) { return e.signaled ? 128 + e.code : e.code; }
+int shell_exit_code(const JobEnd& e) { return e.signaled ? 128 + e.code : e.code; }
 
 int exec_failure_exit_code(int err) { return (err == ENOENT || err == ENOTDIR) ? 127 : 126; }
 
@@ -106,7 +106,7 @@ int JobProcess::start(const std::vector<std::string>& argv) {
     return 0;
 }
 
-std::optional<ChildEnd> JobProcess::main_end() const {
+std::optional<JobEnd> JobProcess::main_end() const {
     std::lock_guard<std::mutex> lock(mu_);
     return main_end_;
 }
@@ -125,7 +125,7 @@ void JobProcess::reap() {
             return;
         }
         if (p == pid_) {
-            ChildEnd e;
+            JobEnd e;
             e.signaled = WIFSIGNALED(status);
             e.code = e.signaled ? WTERMSIG(status) : WEXITSTATUS(status);
             e.at_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();

@@ -17,12 +17,12 @@
 #include <thread>
 #include <vector>
 
-#include "monitor/run_process.hpp"
+#include "core/run_process.hpp"
 
 namespace gpuvet {
 
 // The exit code a shell gives for that end: the status itself, or 128 + N for a death by signal N.
-int shell_exit_code(const ChildEnd& e);
+int shell_exit_code(const JobEnd& e);
 // The shell's code for a command that could not be executed: 127 not found, 126 found but not runnable.
 int exec_failure_exit_code(int err);
 // "command not found" / "permission denied (not executable)" / the OS text.
@@ -53,7 +53,7 @@ public:
     const std::atomic<bool>& tree_done() const { return tree_done_; }
     // Seconds after the start at which the last process ended; negative while one is left.
     double tree_end_s() const { return tree_end_s_.load(); }
-    std::optional<ChildEnd> main_end() const;
+    std::optional<JobEnd> main_end() const;
     int orphans_reaped() const { return orphans_reaped_.load(); }
     int signals_forwarded() const { return forwarded_.load(); }
     // The last signal gpuvet was sent (0: none), to say in the report that the run was stopped.
@@ -73,7 +73,7 @@ private:
     std::atomic<int> orphans_reaped_{0}, forwarded_{0}, stop_signal_{0}, signals_seen_{0};
     std::atomic<double> tree_end_s_{-1};
     mutable std::mutex mu_;
-    std::optional<ChildEnd> main_end_;
+    std::optional<JobEnd> main_end_;
     std::function<void()> on_tree_done_;
     bool mask_saved_ = false;
     unsigned char old_mask_[128] = {};  // sigset_t, kept opaque here

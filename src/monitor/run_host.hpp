@@ -15,8 +15,8 @@
 #include "host/process_info.hpp"
 #include "host/steal.hpp"
 #include "core/host_fs.hpp"
-#include "monitor/run_process.hpp"
-#include "monitor/run_timeline.hpp"
+#include "core/run_process.hpp"
+#include "core/run_timeline.hpp"
 
 namespace gpuvet {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "monitor/run_timeline.hpp"
+#include "core/run_timeline.hpp"
 
 namespace gpuvet {
 

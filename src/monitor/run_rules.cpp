@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "gpu/clock_reasons.hpp"
+#include "specs/pcie.hpp"
 
 namespace gpuvet {
 
@@ -105,13 +106,11 @@ bool storage_waiting(const RunPoint& p) {
            (measured(p.host.blocked) && p.host.blocked >= kBlockedProcesses);
 }
 
-// PCIe bytes/s per direction for a generation and width: Gen3 985 MB/s per lane (DCGM), doubling
-// per later generation (Gen1 250, Gen2 500 MB/s).
+// PCIe bytes/s per direction for a generation and width (specs/pcie: the one table of lane rates).
 double pcie_capacity(double gen, double width) {
     if (!measured(gen) || !measured(width) || gen < 1 || width < 1) return kUnmeasured;
-    static const double per_lane[] = {250e6, 500e6, 985e6, 1969e6, 3938e6, 7877e6};
-    int g = std::min(6, static_cast<int>(gen));
-    return per_lane[g - 1] * width;
+    auto gbps = pcie_gbps_per_direction(std::min(6, static_cast<int>(gen)), static_cast<int>(width));
+    return gbps ? *gbps * 1e9 : kUnmeasured;
 }
 
 // SM work low at this tick: SM activity when GPM reads it, else power below 40 % of the limit.

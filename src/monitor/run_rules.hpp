@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "monitor/run_result.hpp"
+#include "core/run_result.hpp"
 #include "monitor/run_summary.hpp"
 
 namespace gpuvet {

@@ -8,6 +8,7 @@
 #include "monitor/run_summary.hpp"
 #include "monitor/top_model.hpp"
 #include "specs/spec_db.hpp"
+#include "gpu/device/derived_facts.hpp"
 
 namespace gpuvet {
 
@@ -44,7 +45,8 @@ RunGpuFacts run_gpu_facts(const MonitoredGpu& g, const GpuSpec* spec) {
     const std::string& why = g.facts.nvlink_absent_reason;
     f.amd = g.facts.vendor.value_or("") == "AMD";
     if (f.amd && g.facts.xgmi_absent_reason.empty() &&
-        std::all_of(g.facts.xgmi_links.begin(), g.facts.xgmi_links.end(), [](const XgmiLinkInfo& l) { return l.active.has_value(); })) {
+        std::all_of(g.facts.xgmi_links.begin(), g.facts.xgmi_links.end(),
+                    [](const XgmiLinkInfo& l) { return l.active.has_value(); })) {
         f.nvlink_active = 0;  // xGMI joins AMD GPUs as NVLink joins NVIDIA's: a GPU with none talks over PCIe
         for (const XgmiLinkInfo& l : g.facts.xgmi_links) f.nvlink_active += l.active.value_or(false) ? 1 : 0;
     } else if (why.empty()) {
@@ -53,9 +55,7 @@ RunGpuFacts run_gpu_facts(const MonitoredGpu& g, const GpuSpec* spec) {
     } else if (g.facts.nvlinks.empty() && (why == "this GPU has no NVLink" || why.rfind("not supported", 0) == 0)) {
         f.nvlink_active = 0;  // the driver says the GPU has none, as on PCIe cards without a bridge
     }
-    f.pcie_gen_max = g.facts.pcie_gen_max_gpu && g.facts.pcie_gen_max_host
-                         ? std::min(*g.facts.pcie_gen_max_gpu, *g.facts.pcie_gen_max_host)
-                         : g.facts.pcie_gen_max_gpu.value_or(-1);
+    f.pcie_gen_max = pcie_gen_max_link(g.facts).value_or(-1);
     f.pcie_width_max = g.facts.pcie_width_max.value_or(-1);
     if (g.facts.clock_sm_max_mhz) f.sm_clock_max_mhz = *g.facts.clock_sm_max_mhz;
     if (g.facts.power_default_limit_w) f.power_default_limit_w = *g.facts.power_default_limit_w;

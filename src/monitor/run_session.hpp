@@ -8,8 +8,8 @@
 
 #include "monitor/gpu_monitor.hpp"
 #include "monitor/run_host.hpp"
-#include "monitor/run_result.hpp"
-#include "monitor/run_timeline.hpp"
+#include "core/run_result.hpp"
+#include "core/run_timeline.hpp"
 
 namespace gpuvet {
 

@@ -8,7 +8,7 @@
 #include <functional>
 #include <vector>
 
-#include "monitor/run_result.hpp"
+#include "core/run_result.hpp"
 
 namespace gpuvet {
 

@@ -6,6 +6,7 @@
 
 #include "core/strings.hpp"
 #include "monitor/clock_words.hpp"
+#include "gpu/device/derived_facts.hpp"
 
 namespace gpuvet {
 
@@ -38,12 +39,6 @@ FieldValue origin(const GpuView& v, const IntervalFigure& f, const Fact<T>& poin
     if (!v.gpu.unopened_reason.empty()) return unopened(v);
     if (f.mean) return text_value(figure_source_name(f.origin.source));
     return point ? text_value("point read") : absent(point.absent_reason);
-}
-
-// The link maximum both ends allow: NVML reports the GPU's and the host's separately.
-Fact<int> gen_max(const DeviceFacts& f) {
-    if (!f.pcie_gen_max_gpu) return f.pcie_gen_max_gpu;
-    return f.pcie_gen_max_host ? std::min(*f.pcie_gen_max_gpu, *f.pcie_gen_max_host) : *f.pcie_gen_max_gpu;
 }
 
 const DeviceSample& S(const GpuView& v) { return v.reading.sample; }
@@ -162,7 +157,7 @@ const TopField kFields[] = {
     {"pcie.link.gen.current", "", FieldKind::Number, 0, "PCIe generation in use (idle GPUs lower it)",
      [](const GpuView& v) { return number(v, S(v).pcie_gen_current); }},
     {"pcie.link.gen.max", "", FieldKind::Number, 0, "highest generation both the GPU and the host allow",
-     [](const GpuView& v) { return number(v, gen_max(v.gpu.facts)); }},
+     [](const GpuView& v) { return number(v, pcie_gen_max_link(v.gpu.facts)); }},
     {"pcie.link.width.current", "", FieldKind::Number, 0, "PCIe lanes in use",
      [](const GpuView& v) { return number(v, S(v).pcie_width_current); }},
     {"pcie.link.width.max", "", FieldKind::Number, 0, "most lanes the link allows",

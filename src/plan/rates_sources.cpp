@@ -4,100 +4,81 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 #include <vector>
 
 #include "core/error.hpp"
 #include "core/input_file.hpp"
 #include "core/numbers.hpp"
+#include "core/report_reader.hpp"
 #include "core/text_limits.hpp"
 #include "core/strings.hpp"
 #include "specs/toml_input.hpp"
 
 namespace gpuvet {
 
+namespace {
+struct Acc {
+    std::vector<double> bw, bf16, fp16, fp32, fp8;
+};
+}  // namespace
+
 std::map<std::string, MeasuredRates> read_measured_report(const std::string& path, const SpecDb& db) {
-    return parse_measured_report(read_input_file(path, "--measured", kReportFileLimitBytes), path, db);
+    return measured_rates(parse_report(read_input_file(path, "--measured", kReportFileLimitBytes), path), path, db);
+}
+
+std::map<std::string, MeasuredRates> parse_measured_report(std::string_view text, const std::string& origin,
+                                                           const SpecDb& db) {
+    return measured_rates(parse_report(text, origin), origin, db);
 }
 
 namespace {
-// A string member or "" (reports from other tools may hold anything under these keys).
-std::string str_member(const nlohmann::json& o, const char* k) {
-    auto it = o.find(k);
-    return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-// A GPU index: an integer in [0, 65535], else absent.
+
 // GB/s and TFLOPS of one GPU; a datasheet's largest figures are in the tens of thousands.
 constexpr NumberRule kMeasuredRateRule{0, 1e7, true, false, false, NumberUnit::None, "a measured rate", "", "3350"};
-std::optional<int> index_member(const nlohmann::json& o, const char* k) {
-    auto it = o.find(k);
-    if (it == o.end() || !it->is_number_integer()) return std::nullopt;
-    auto v = it->get<std::int64_t>();
-    if (v < 0 || v > 65535) return std::nullopt;
-    return int(v);
-}
+
 }  // namespace
 
-std::map<std::string, MeasuredRates> parse_measured_report(std::string_view text, const std::string& path,
-                                                           const SpecDb& db) {
-    check_json_nesting(text, path);
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-        throw input_error(path + ": not a gpuvet JSON report (" + e.what() + ")",
-                          "pass the file 'gpuvet check --json' wrote");
-    }
-    if (!j.is_object() || !j.contains("checks") || !j["checks"].is_array())
-        throw input_error(path + ": no \"checks\" array", "pass the file 'gpuvet check --json' wrote");
+std::map<std::string, MeasuredRates> measured_rates(const Report& r, const std::string& origin, const SpecDb& db) {
     std::map<int, std::string> sku_of;
-    if (j.contains("gpus") && j["gpus"].is_array())
-        for (auto& g : j["gpus"])
-            if (g.is_object()) {
-                auto idx = index_member(g, "index");
-                std::string sku = str_member(g, "sku");
-                if (!idx || sku.empty()) continue;
-                if (auto m = db.try_match(sku)) sku_of[*idx] = m->spec->key;
-            }
-    struct Acc {
-        std::vector<double> bw, bf16, fp16, fp32, fp8;
-    };
+    for (const GpuSummary& g : r.gpus)
+        if (g.sku)
+            if (auto m = db.try_match(*g.sku)) sku_of[g.index] = m->spec->key;
     std::map<std::string, Acc> acc;
-    for (auto& c : j["checks"]) {
-        if (!c.is_object()) continue;
-        auto gpu = index_member(c, "gpu");
-        if (!gpu) continue;
-        auto it = sku_of.find(*gpu);
-        if (it == sku_of.end() || !c.contains("measurements") || !c["measurements"].is_array()) continue;
-        std::string key = str_member(c, "key");
+    for (const CheckResult& c : r.checks) {
+        if (!c.gpu) continue;
+        auto it = sku_of.find(*c.gpu);
+        if (it == sku_of.end()) continue;
         Acc& a = acc[it->second];
-        std::optional<double> triad, copy, best;
-        for (auto& m : c["measurements"]) {
-            if (!m.is_object() || !m.contains("value") || !m["value"].is_number()) continue;
-            double v = m["value"].get<double>();
-            if (!std::isfinite(v) || v <= 0) continue;
-            std::string mk = to_lower(str_member(m, "key")), unit = str_member(m, "unit");
+        std::map<std::string, double> rate;  // measurement key -> value, for this check
+        for (const Measurement& m : c.measurements) {
+            if (!m.value || !std::isfinite(*m.value) || *m.value <= 0) continue;
             // A rate this plan uses replaces a datasheet figure: it must be one a GPU could reach.
-            if ((unit == "GB/s" || unit == "TFLOPS") &&
-                (key == "gpu.memory_bandwidth" || key == "gpu.gemm" || key == "gpu.fp_peak"))
-                check_number_field(path, key + " " + mk, v, kMeasuredRateRule,
+            if (m.unit == "GB/s" || m.unit == "TFLOPS")
+                check_number_field(origin, c.key + " " + m.key, *m.value, kMeasuredRateRule,
                                    "pass the file 'gpuvet check --json' wrote");
-            if (key == "gpu.memory_bandwidth" && unit == "GB/s") {
-                if (mk.find("triad") != std::string::npos) triad = v;
-                else if (mk.find("copy") != std::string::npos) copy = v;
-                best = std::max(best.value_or(0), v);
-            } else if ((key == "gpu.gemm" || key == "gpu.fp_peak") && unit == "TFLOPS") {
-                // gpu.gemm holds tensor-core figures; gpu.fp_peak's fp32 is the vector rate.
-                if (mk.find("bf16") != std::string::npos && key == "gpu.gemm") a.bf16.push_back(v);
-                else if (mk.find("fp16") != std::string::npos && key == "gpu.gemm") a.fp16.push_back(v);
-                else if (mk.find("fp8") != std::string::npos) a.fp8.push_back(v);
-                else if (mk.find("fp32") != std::string::npos && mk.find("tf32") == std::string::npos &&
-                         key == "gpu.fp_peak")
-                    a.fp32.push_back(v);
-            }
+            rate[m.key] = *m.value;
         }
-        if (auto bw = triad ? triad : copy ? copy : best) a.bw.push_back(*bw);
+        auto take = [&](const char* key, std::vector<double>& into) {
+            if (auto f = rate.find(key); f != rate.end()) into.push_back(f->second);
+        };
+        if (c.key == "gpu.memory_bandwidth") {
+            // Triad is the STREAM figure; copy next; else the best of what was measured.
+            std::optional<double> bw;
+            if (rate.count("triad_gbps")) bw = rate.at("triad_gbps");
+            else if (rate.count("copy_gbps")) bw = rate.at("copy_gbps");
+            else
+                for (const char* key : {"read_gbps", "write_gbps"})
+                    if (rate.count(key)) bw = std::max(bw.value_or(0), rate.at(key));
+            if (bw) a.bw.push_back(*bw);
+        } else if (c.key == "gpu.gemm") {
+            // Tensor-core figures: the dense rates a training step runs on.
+            take("bf16_tflops", a.bf16);
+            take("fp16_tflops", a.fp16);
+            take("fp8_tflops", a.fp8);
+        } else if (c.key == "gpu.fp_peak") {
+            take("fp32_tflops", a.fp32);  // the vector rate (tf32 is a tensor format, never fp32)
+        }
     }
     std::map<std::string, MeasuredRates> out;
     for (auto& [sku, a] : acc) out[sku] = {median(a.bw), median(a.bf16), median(a.fp16), median(a.fp32), median(a.fp8)};

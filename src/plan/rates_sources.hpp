@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/result.hpp"
 #include "specs/spec_db.hpp"
 
 namespace gpuvet {
@@ -14,11 +15,14 @@ struct MeasuredRates {
     std::optional<double> bandwidth_gbps, bf16_tflops, fp16_tflops, fp32_tflops, fp8_tflops;
 };
 
-// SKU key -> the median of what `gpuvet check` measured on GPUs of that SKU. Reads:
-//   gpu.memory_bandwidth: measurements with unit "GB/s" (triad preferred, else copy, else max);
-//   gpu.gemm and gpu.fp_peak: unit "TFLOPS", dtype from the key containing bf16/fp16/fp32/fp8.
+// SKU key -> the median of what `gpuvet check` measured on GPUs of that SKU, by the checks' own
+// measurement keys: gpu.memory_bandwidth's triad_gbps (else copy_gbps, else the larger of
+// read_gbps and write_gbps), gpu.gemm's bf16/fp16/fp8_tflops, gpu.fp_peak's fp32_tflops. A rate
+// beyond what any GPU reaches is an Input error naming `origin`.
+std::map<std::string, MeasuredRates> measured_rates(const Report& r, const std::string& origin, const SpecDb& db);
+// The same from a report file or text, through the one report reader (core/report_reader: its
+// schema version checked). Throws gpuvet::Error (Input) only.
 std::map<std::string, MeasuredRates> read_measured_report(const std::string& path, const SpecDb& db);
-// The same from text; `origin` names the file in errors. Throws gpuvet::Error (Input) only.
 std::map<std::string, MeasuredRates> parse_measured_report(std::string_view json_text, const std::string& origin,
                                                            const SpecDb& db);
 

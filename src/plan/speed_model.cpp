@@ -1,4 +1,5 @@
 #include "plan/speed_model.hpp"
+#include "specs/pcie.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -11,9 +12,7 @@ void set_link(CardRates& r, std::optional<int> nv_gen, std::optional<double> nv_
         r.link_gbps = *nv_bidir_gbps / 2;  // NVIDIA quotes both directions together
         r.link = fmt::format("NVLink {}", *nv_gen);
     } else if (pcie_gen && pcie_lanes && *pcie_gen >= 1 && *pcie_gen <= 6) {
-        // Per lane and direction after line coding (PCI-SIG): 8b/10b to gen 2, 128b/130b after.
-        static const double per_lane_gbps[] = {0, 0.25, 0.5, 0.985, 1.969, 3.938, 7.563};
-        r.link_gbps = per_lane_gbps[*pcie_gen] * *pcie_lanes;
+        r.link_gbps = *pcie_gbps_per_direction(*pcie_gen, *pcie_lanes);
         r.link = fmt::format("PCIe {}.0 x{}", *pcie_gen, *pcie_lanes);
     }
 }

@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/input_file.hpp"
-#include "report/report_reader.hpp"
+#include "core/report_reader.hpp"
 #include "report/slurm_json.hpp"
 
 namespace gpuvet {
@@ -26,13 +26,16 @@ std::optional<SlurmContext> slurm_of(const std::string& text) {
 
 }  // namespace
 
-FleetNodeInput read_fleet_node(const std::string& name, const std::string& path, const std::string& text) {
+FleetNodeInput read_fleet_node(const std::string& name, const std::string& path, const std::string& text,
+                               const std::function<void(Report&)>& amend) {
     try {
         std::string kind = document_kind(text, path);
         if (kind == "run") return failed_node(name, path, "a run report among check reports");
         if (kind != "check" && kind != "burn" && kind != "bench")
             return failed_node(name, path, "a '" + kind + "' document, not a check report");
-        FleetNodeInput n = summarise_node(name, path, parse_report(text, path));
+        Report r = parse_report(text, path);
+        if (amend) amend(r);
+        FleetNodeInput n = summarise_node(name, path, r);
         n.slurm = slurm_of(text);
         return n;
     } catch (const Error& e) {

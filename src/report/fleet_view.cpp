@@ -4,6 +4,7 @@
 
 #include "core/strings.hpp"
 #include "core/text_safety.hpp"
+#include "report/fleet_fabric_view.hpp"
 #include "report/html_style.hpp"
 #include "report/json.hpp"
 #include "report/slurm_json.hpp"
@@ -51,6 +52,7 @@ std::string node_text(const Fleet& f, const FleetNode& n) {
     auto why = node_problems(f, n);
     for (std::size_t i = 0; i < why.size(); ++i) out += (i ? "; " : "") + why[i];
     if (n.worst_vs_floor) out += std::string(out.empty() ? "" : "; ") + "worst: " + figure_text(*n.worst_vs_floor);
+    for (auto& d : n.in.drift) out += std::string(out.empty() ? "" : "; ") + "against its own history: " + d;
     return out;
 }
 
@@ -74,6 +76,7 @@ Json node_json(const Fleet& f, const FleetNode& n) {
                 {"slurm", n.in.slurm ? slurm_to_json(*n.in.slurm) : Json(nullptr)},
                 {"gpus", n.in.gpu_ids},
                 {"failed", n.in.failed},
+                {"drift", n.in.drift},
                 {"worst_vs_floor", n.worst_vs_floor ? figure_json(*n.worst_vs_floor) : Json(nullptr)},
                 {"nhc", nhc_line(f, n)}};
 }
@@ -107,6 +110,7 @@ std::string render_fleet_terminal(const Fleet& f, const Style& st) {
     for (auto& m : f.metrics) o << wrap("  ", metric_text(m), st.width, 4) << "\n";
     for (auto& n : f.notes) o << wrap("", n, st.width, 2) << "\n";
     o << st.dim(wrap("", kRule, st.width, 0)) << "\n";
+    if (f.fabric) o << fabric_terminal(*f.fabric, st) << "\n";
     int code = fleet_exit_code(f);
     o << st.bold(code == 0   ? "Fleet: GO"
                  : code == 1 ? "Fleet: NO-GO"
@@ -149,7 +153,8 @@ Json fleet_to_json(const Fleet& f) {
                 {"nodes", nodes},
                 {"metrics", metrics},
                 {"outliers", outliers},
-                {"notes", f.notes}};
+                {"notes", f.notes},
+                {"fabric", f.fabric ? fabric_json(*f.fabric) : Json(nullptr)}};
 }
 
 std::string render_fleet_json(const Fleet& f, const Envelope& e) { return render_document(e, fleet_to_json(f)); }
@@ -174,6 +179,7 @@ std::string render_fleet_markdown(const Fleet& f) {
     if (!f.notes.empty()) o << "\n";
     for (auto& n : f.notes) o << "- " << markdown_text(n) << "\n";
     o << "\n_" << kRule << "_\n";
+    if (f.fabric) o << fabric_markdown(*f.fabric);
     return o.str();
 }
 
@@ -208,7 +214,8 @@ std::string render_fleet_html(const Fleet& f) {
            "</p></section><section id=\"metrics\"><h2>Figures</h2><div "
            "class=\"scroll\"><table><thead><tr><th>figure</th>"
            "<th>median</th><th>MAD</th><th>range</th><th>nodes</th></tr></thead><tbody>" +
-           metrics + "</tbody></table></div></section></body></html>\n";
+           metrics + "</tbody></table></div></section>" + (f.fabric ? fabric_html(*f.fabric) : std::string()) +
+           "</body></html>\n";
 }
 
 }  // namespace gpuvet

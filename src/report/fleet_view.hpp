@@ -4,7 +4,7 @@
 #include <string>
 
 #include "core/result.hpp"
-#include "report/fleet.hpp"
+#include "compare/fleet_analysis.hpp"
 #include "report/style.hpp"
 
 namespace gpuvet {

@@ -80,7 +80,8 @@ std::string facts(const Report& r) {
     if (d.amd_present)
         rows.push_back({"AMD driver", d.amd_driver_version.value_or("version unknown") +
                                           (d.amd_library ? " (" + *d.amd_library + ")" : "")});
-    else if (!d.present && !d.amd_absent_reason.empty()) rows.push_back({"AMD driver", "not found: " + d.amd_absent_reason});
+    else if (!d.present && !d.amd_absent_reason.empty())
+        rows.push_back({"AMD driver", "not found: " + d.amd_absent_reason});
     std::string out = "<section id=\"facts\"><h2>Machine and driver</h2><div class=\"scroll\"><table>";
     for (auto& [k, v] : rows) out += "<tr><th>" + e(k) + "</th><td>" + e(v) + "</td></tr>";
     out += "</table></div>";

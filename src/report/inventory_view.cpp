@@ -145,8 +145,10 @@ Json gpu_json(const InventoryGpu& g) {
     jg["processes_absent_reason"] = text_or_null(g.processes_absent_reason);
     jg["errors"] = g.errors;
     if (!g.vendor.empty()) jg["vendor"] = g.vendor;
-    if (g.vendor == "AMD")
-        for (auto& [k, v] : amd_json(g).items()) jg[k] = v;
+    if (g.vendor == "AMD") {
+        const Json amd = amd_json(g);  // held: a range-for over a temporary's items() would dangle
+        for (auto& [k, v] : amd.items()) jg[k] = v;
+    }
     return jg;
 }
 
@@ -159,8 +161,8 @@ void render_amd_driver(const InventoryFacts& inv, const Style& st, std::string& 
     out += st.bold("AMD driver") + "\n";
     add_line(out, "amdgpu driver version", format_fact("amd_driver_version", inv.amd_driver_version));
     add_line(out, inv.amd_library + " version", format_fact("amd_library_version", inv.amd_library_version));
-    if (!inv.libamd_path.empty()) add_line(out, inv.amd_library == "ROCm SMI" ? "librocm_smi64" : "libamd_smi",
-                                           inv.libamd_path);
+    if (!inv.libamd_path.empty())
+        add_line(out, inv.amd_library == "ROCm SMI" ? "librocm_smi64" : "libamd_smi", inv.libamd_path);
 }
 
 void render_driver(const InventoryFacts& inv, const Style& st, std::string& out) {
@@ -198,8 +200,9 @@ void render_amd_links(const InventoryGpu& g, std::string& out) {
     } else {
         int active = 0;
         for (const auto& l : g.xgmi_links) active += l.active.value_or(false) ? 1 : 0;
-        add_line(out, "xGMI", g.xgmi_links.empty() ? std::string("no links listed")
-                                                   : fmt::format("{} of {} links active", active, g.xgmi_links.size()));
+        add_line(out, "xGMI",
+                 g.xgmi_links.empty() ? std::string("no links listed")
+                                      : fmt::format("{} of {} links active", active, g.xgmi_links.size()));
         for (const auto& l : g.xgmi_links)
             add_line(out, fmt::format("  link {}", l.link),
                      fmt::format("to {}: {}{}", format_fact("remote_pci_bus_id", l.remote_pci_bus_id),

@@ -5,7 +5,7 @@
 #include "core/strings.hpp"
 #include "report/html_style.hpp"
 #include "report/json.hpp"
-#include "report/offer_figures.hpp"
+#include "compare/offer_figures.hpp"
 #include "report/svg.hpp"
 #include "report/text_layout.hpp"
 

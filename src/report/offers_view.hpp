@@ -4,7 +4,7 @@
 
 #include "core/result.hpp"
 #include "report/json.hpp"
-#include "report/offers.hpp"
+#include "compare/offers.hpp"
 #include "report/style.hpp"
 
 namespace gpuvet {

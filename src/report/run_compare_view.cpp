@@ -5,17 +5,13 @@
 #include <sstream>
 
 #include "report/json.hpp"
+#include "core/strings.hpp"
 
 namespace gpuvet {
 
 namespace {
 
-std::string f(double v, int digits = 1) {
-    if (!measured(v)) return "n/a";
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
+std::string f(double v, int digits = 1) { return measured(v) ? format_fixed(v, digits) : "n/a"; }
 
 Json exit_json(const std::optional<int>& code) { return code ? Json(*code) : Json(nullptr); }
 

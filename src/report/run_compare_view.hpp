@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 
-#include "monitor/run_compare.hpp"
+#include "compare/run_compare.hpp"
 #include "report/style.hpp"
 
 namespace gpuvet {

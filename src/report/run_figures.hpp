@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "monitor/run_result.hpp"
+#include "core/run_result.hpp"
 
 namespace gpuvet {
 

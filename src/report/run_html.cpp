@@ -11,10 +11,7 @@
 namespace gpuvet {
 
 std::string run_figure_text(double v, double scale, int decimals) {
-    if (!measured(v)) return "—";
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v / scale);
-    return buf;
+    return measured(v) ? format_fixed(v / scale, decimals) : "—";
 }
 
 namespace {

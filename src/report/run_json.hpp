@@ -5,7 +5,7 @@
 #include <string>
 
 #include "core/result.hpp"
-#include "monitor/run_result.hpp"
+#include "core/run_result.hpp"
 #include "report/json.hpp"
 
 namespace gpuvet {

@@ -125,7 +125,7 @@ void read_job_end(const Json& run, RunResult& r) {
     if (stop && (*stop < 1 || *stop > 64)) throw input_error(edited + "stop_signal is not a signal number", "");
     r.stop_signal = stop ? int(*stop) : 0;
     if (run.contains("main_exited_at_s") && run["main_exited_at_s"].is_number()) {
-        ChildEnd e;
+        JobEnd e;
         e.signaled = killed.has_value();
         e.code = killed ? int(*killed) : int(code.value_or(0));
         e.at_s = run["main_exited_at_s"].get<double>();

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/result.hpp"
-#include "monitor/run_result.hpp"
+#include "core/run_result.hpp"
 
 namespace gpuvet {
 

@@ -11,12 +11,7 @@ namespace gpuvet {
 
 namespace {
 
-std::string f(double v, int digits = 0) {
-    if (!measured(v)) return "n/a";
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
+std::string f(double v, int digits = 0) { return measured(v) ? format_fixed(v, digits) : "n/a"; }
 
 std::string triple(const Stat& s, int digits = 0, double scale = 1) {
     if (!s.measured()) return "n/a";

@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 
-#include "monitor/run_result.hpp"
+#include "core/run_result.hpp"
 #include "report/style.hpp"
 
 namespace gpuvet {

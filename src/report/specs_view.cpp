@@ -74,8 +74,8 @@ std::string render_spec_show(const GpuSpec& s, const Style& st) {
         o << "  " << rpad(label, 24) << value << "\n";
     };
     if (s.amd()) row("Vendor", s.vendor);
-    row("Architecture", s.architecture + (s.amd() ? ", gfx target " + s.gfx_target
-                                                  : ", compute capability " + s.compute_capability));
+    row("Architecture",
+        s.architecture + (s.amd() ? ", gfx target " + s.gfx_target : ", compute capability " + s.compute_capability));
     if (s.devices_per_board > 1)
         row("GPUs per board", std::to_string(s.devices_per_board) + " (the driver lists each die as a GPU)");
     row("Form factor", s.form_factor.empty() ? "—" : s.form_factor);

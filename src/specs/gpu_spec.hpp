@@ -16,10 +16,10 @@ struct GpuSpec {
     std::vector<std::string> driver_names;      // what NVML/nvidia-smi report: "NVIDIA H100 80GB HBM3"
     std::vector<std::uint32_t> pci_device_ids;  // PCI device ids of the vendor's PCI id (pci_vendor_id()), e.g. 0x2330
 
-    std::string architecture;        // "Hopper", "CDNA 3"
-    std::string compute_capability;  // "9.0" (NVIDIA)
-    std::optional<int> sm_count;     // NVIDIA
-    std::string gfx_target;          // "gfx942" (AMD): what code objects are built for
+    std::string architecture;          // "Hopper", "CDNA 3"
+    std::string compute_capability;    // "9.0" (NVIDIA)
+    std::optional<int> sm_count;       // NVIDIA
+    std::string gfx_target;            // "gfx942" (AMD): what code objects are built for
     std::optional<int> compute_units;  // AMD, per board (all dies)
     // GPUs the driver lists per board: 2 for an MI250X (two dies, each its own GPU with half the
     // memory and compute units). Memory and compute units are per board; per listed GPU they divide.
@@ -55,8 +55,8 @@ struct GpuSpec {
     std::optional<int> pcie_lanes;
     std::optional<int> nvlink_generation;  // absent: no NVLink
     std::optional<int> nvlink_links;
-    std::optional<double> nvlink_bandwidth_gbps;  // total bidirectional per GPU, as NVIDIA quotes
-    std::optional<int> xgmi_links;                  // AMD Infinity Fabric (xGMI) links per board; absent: none
+    std::optional<double> nvlink_bandwidth_gbps;     // total bidirectional per GPU, as NVIDIA quotes
+    std::optional<int> xgmi_links;                   // AMD Infinity Fabric (xGMI) links per board; absent: none
     std::optional<double> xgmi_link_bandwidth_gbps;  // peak per link, as AMD quotes it
     bool ecc = false;
     int mig_instances_max = 0;  // 0: no MIG

@@ -206,8 +206,8 @@ void require_complete(const GpuSpec& s, const std::string& origin, const toml::t
 
 // Words that say nothing about which SKU is meant.
 bool noise_word(const std::string& t) {
-    static const std::set<std::string> noise = {"nvidia", "geforce", "tesla", "tensor", "core", "gpu",
-                                                "graphics", "card",   "the",   "amd",    "instinct"};
+    static const std::set<std::string> noise = {"nvidia",   "geforce", "tesla", "tensor", "core",    "gpu",
+                                                "graphics", "card",    "the",   "amd",    "instinct"};
     return noise.count(t) > 0;
 }
 

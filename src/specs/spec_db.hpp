@@ -33,7 +33,8 @@ public:
     const std::vector<GpuSpec>& all() && = delete;
     const GpuSpec* by_key(std::string_view key) const;
     // Device ids are the vendor's own: the same number can name one NVIDIA and one AMD part.
-    std::vector<const GpuSpec*> by_pci_device_id(std::uint32_t device_id, std::uint32_t vendor_id = kPciVendorNvidia) const;
+    std::vector<const GpuSpec*> by_pci_device_id(std::uint32_t device_id,
+                                                 std::uint32_t vendor_id = kPciVendorNvidia) const;
     // An exact (case-insensitive) driver-reported name, e.g. "NVIDIA H100 80GB HBM3".
     std::vector<const GpuSpec*> by_driver_name(std::string_view reported) const;
 

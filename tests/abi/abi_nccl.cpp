@@ -12,6 +12,7 @@ namespace n = gpuvet::nccl;
 ABI_ENUM(n::ncclResult_t, ::ncclResult_t);
 ABI_ENUM(n::ncclRedOp_t, ::ncclRedOp_t);
 ABI_ENUM(n::ncclDataType_t, ::ncclDataType_t);
+ABI_MAP(n::ncclUniqueId, ::ncclUniqueId);
 }  // namespace abi
 
 namespace n = gpuvet::nccl;
@@ -27,6 +28,11 @@ ABI_SAME_FN(n::ncclGroupStart_fn, ncclGroupStart);
 ABI_SAME_FN(n::ncclGroupEnd_fn, ncclGroupEnd);
 ABI_SAME_FN(n::ncclGetErrorString_fn, ncclGetErrorString);
 ABI_SAME_FN(n::ncclCommGetAsyncError_fn, ncclCommGetAsyncError);
+ABI_SAME_FN(n::ncclGetUniqueId_fn, ncclGetUniqueId);
+ABI_SAME_FN(n::ncclCommInitRank_fn, ncclCommInitRank);
+ABI_SAME_FN(n::ncclGetLastError_fn, ncclGetLastError);
+ABI_SAME_VALUE(n::kNcclUniqueIdBytes, NCCL_UNIQUE_ID_BYTES);
+ABI_SAME_OFFSET(n::ncclUniqueId, ::ncclUniqueId, internal);
 
 ABI_SAME_VALUE(n::ncclSuccess, ::ncclSuccess);
 ABI_SAME_VALUE(n::ncclUnhandledCudaError, ::ncclUnhandledCudaError);

@@ -34,6 +34,7 @@ ABI_MAP(r::rsmi_version_t, ::rsmi_version_t);
 namespace h = gpuvet::hip;
 ABI_ENUM(h::hipError_t, ::hipError_t);
 ABI_ENUM(h::hipMemcpyKind, ::hipMemcpyKind);
+ABI_ENUM(h::hipDeviceAttribute_t, ::hipDeviceAttribute_t);
 }  // namespace abi
 
 namespace r = gpuvet::rsmi;
@@ -174,6 +175,8 @@ ABI_SAME_VALUE(h::hipMemcpyDeviceToDevice, ::hipMemcpyDeviceToDevice);
 ABI_SAME_VALUE(h::hipMemcpyDefault, ::hipMemcpyDefault);
 ABI_SAME_VALUE(h::kHostMallocDefault, hipHostMallocDefault);
 ABI_SAME_VALUE(h::kEventDefault, hipEventDefault);
+ABI_SAME_VALUE(h::hipDeviceAttributeMultiprocessorCount, ::hipDeviceAttributeMultiprocessorCount);
+ABI_SAME_VALUE(h::hipDeviceAttributeL2CacheSize, ::hipDeviceAttributeL2CacheSize);
 
 // decltype keeps the cast unevaluated: nothing here links against HIP.
 #define HIP_SAME_FN(OurFnType, fn)                                                                            \
@@ -189,6 +192,7 @@ HIP_SAME_FN(h::hipDeviceGet_fn, hipDeviceGet);
 HIP_SAME_FN(h::hipDeviceGetName_fn, hipDeviceGetName);
 HIP_SAME_FN(h::hipDeviceGetPCIBusId_fn, hipDeviceGetPCIBusId);
 HIP_SAME_FN(h::hipDeviceTotalMem_fn, hipDeviceTotalMem);
+HIP_SAME_FN(h::hipDeviceGetAttribute_fn, hipDeviceGetAttribute);
 HIP_SAME_FN(h::hipMemGetInfo_fn, hipMemGetInfo);
 HIP_SAME_FN(h::hipMalloc_fn, hipMalloc);
 HIP_SAME_FN(h::hipFree_fn, hipFree);
@@ -204,6 +208,7 @@ HIP_SAME_FN(h::hipModuleLaunchKernel_fn, hipModuleLaunchKernel);
 HIP_SAME_FN(h::hipStreamCreate_fn, hipStreamCreate);
 HIP_SAME_FN(h::hipStream_fn, hipStreamDestroy);
 HIP_SAME_FN(h::hipStream_fn, hipStreamSynchronize);
+HIP_SAME_FN(h::hipStreamWaitEvent_fn, hipStreamWaitEvent);
 HIP_SAME_FN(h::hipEventCreate_fn, hipEventCreate);
 HIP_SAME_FN(h::hipEvent_fn, hipEventDestroy);
 HIP_SAME_FN(h::hipEventRecord_fn, hipEventRecord);

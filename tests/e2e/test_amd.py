@@ -75,11 +75,15 @@ def test_check_8x_mi300x_passes_every_kernel_free_check():
     assert all(g["sku"] == "mi300x" and g["vendor"] == "AMD" for g in doc["gpus"]), doc["gpus"]
     assert doc["machine"]["driver"]["amd"]["present"] is True
     assert code in (0, 1) and "\x1b[" not in json.dumps(doc)
-    # Checks that need NVIDIA's CUDA say why they are not judged on AMD.
-    code, doc, v, c = check(amd_env("amd_mi300x_healthy"), "", "gpu.memory_bandwidth,gpu.fp_peak")
-    for key in ("gpu.memory_bandwidth", "gpu.fp_peak"):
+    # Checks that need NVIDIA's CUDA say why they are not judged on AMD; the kernel measurements take
+    # the HIP path (tests/e2e/test_amd_measure.py) and, without HIP, say how to get it.
+    code, doc, v, c = check(amd_env("amd_mi300x_healthy"), "", "gpu.gemm,gpu.p2p,gpu.memory_bandwidth,gpu.fp_peak")
+    for key in ("gpu.gemm", "gpu.p2p"):
         for r in c[key].values():
             assert r["verdict"] == "SKIP" and "not judged on AMD" in r["summary"], r
+    for key in ("gpu.memory_bandwidth", "gpu.fp_peak"):
+        for r in c[key].values():
+            assert r["verdict"] == "SKIP" and "install ROCm's HIP runtime" in r["summary"], r
 
 
 @slow
@@ -190,7 +194,8 @@ def test_box_with_both_vendors():
     assert fact(inv["gpus"][0], "name").startswith("NVIDIA") and fact(inv["gpus"][2], "name") == "AMD Instinct MI210"
     assert inv["driver"]["nvml_present"] is True and inv["driver"]["amd"]["present"] is True
     # CUDA sees the NVIDIA GPUs only, and no problem is made of the AMD ones it cannot see.
-    assert inv["gpus"][2]["cuda_ordinal"] is None or "cuda_ordinal" not in inv["gpus"][2]
+    assert fact(inv["gpus"][1], "cuda_ordinal") == 1, inv["gpus"][1].get("cuda_ordinal")
+    assert "cuda_ordinal" not in inv["gpus"][2] or fact(inv["gpus"][2], "cuda_ordinal") is None, inv["gpus"][2]
     code, doc, v, c = check(env, "")
     assert not doc["machine"]["driver"]["problems"], doc["machine"]["driver"]["problems"]
     assert set(v["gpu.identity"].values()) == {"PASS"}, {g: x["summary"] for g, x in c["gpu.identity"].items()}

@@ -299,7 +299,7 @@ def test_promtool_accepts_the_page():
 def test_check_report_verdicts_and_figures():
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "check.json")
-        doc = {"tool": "gpuvet", "schema_version": 1, "command": "check", "verdict": "FAIL", "checks": [
+        doc = {"tool": "gpuvet", "schema_version": 3, "command": "check", "verdict": "FAIL", "checks": [
             {"key": "gpu.memory_bandwidth", "gpu": 0, "verdict": "FAIL", "measurements": [
                 {"key": "copy_gbps", "unit": "GB/s", "value": 2100.5, "gpu": 0,
                  "reference": {"spec": 3350, "fail_below": 2345.0}},
@@ -583,7 +583,7 @@ def test_bad_check_report_is_exit_2():
         with open(bad, "w") as f:
             f.write('{"tool": "other"}')
         code, _, err = run("export", "--listen", f"127.0.0.1:{port}", "--check-report", bad, env=env, timeout=30)
-        assert code == 2 and "not a gpuvet report" in err, (code, err)
+        assert code == 2 and "not gpuvet" in err and "bad.json" in err, (code, err)
 
 
 def test_no_driver_is_exit_3_at_once():

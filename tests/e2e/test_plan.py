@@ -161,7 +161,7 @@ def test_help_has_examples():
 def test_measured_report_without_usable_rates_is_refused():
     # e.g. 'check --only gpu.gemm': no GPU has a SKU, so nothing could replace a datasheet rate.
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump({"schema_version": 1, "gpus": [{"index": 0, "name": "NVIDIA H100 80GB HBM3"}],
+        json.dump({"schema_version": 3, "gpus": [{"index": 0, "name": "NVIDIA H100 80GB HBM3"}],
                    "checks": [{"key": "gpu.gemm", "gpu": 0, "verdict": "PASS", "measurements": [
                        {"key": "bf16_tflops", "value": 700.0, "unit": "TFLOPS"}]}]}, f)
     try:

@@ -1,5 +1,7 @@
-// Fake NCCL built against NVIDIA's nccl.h, for one process driving all GPUs (ncclCommInitAll).
-// An all-reduce completes once every rank of the clique has posted it (at ncclGroupEnd, or at the
+// Fake NCCL built against NVIDIA's nccl.h. Communicators of one process driving all GPUs
+// (ncclCommInitAll) are emulated here; communicators whose ranks are separate processes
+// (ncclGetUniqueId, ncclCommInitRank) in fake_nccl_net.cpp.
+// An ncclCommInitAll all-reduce completes once every rank of the clique has posted it (at ncclGroupEnd, or at the
 // call itself outside a group); each rank's stream is charged bytes * 2(n-1)/n / busbw with busbw
 // the slowest rank's scenario nccl_busbw_gbps, so busbw computed from events equals the scenario.
 // The sums are computed lazily, only for the result bytes a copy reads (like the fake cuBLASLt).
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "fake_hooks.hpp"
+#include "fake_nccl_net.hpp"
 
 namespace {
 
@@ -35,6 +38,7 @@ struct Clique {
 struct ncclComm {
     int rank = 0, dev = 0;
     std::shared_ptr<Clique> clique;
+    fakenccl::NetComm* net = nullptr;  // set: a communicator across processes
 };
 
 namespace {
@@ -46,7 +50,19 @@ struct Result {
 };
 std::recursive_mutex g_mu;
 std::vector<std::pair<unsigned long long, Result>> g_results;  // by recv address
-int g_group = 0;
+thread_local int g_group = 0;                                  // NCCL's groups are per thread
+
+// All-reduces on communicators across processes posted inside a group: run at ncclGroupEnd, in order.
+struct NetOp {
+    ncclComm* comm;
+    const void* send;
+    void* recv;
+    size_t count;
+    ncclDataType_t type;
+    ncclRedOp_t op;
+    cudaStream_t stream;
+};
+thread_local std::vector<NetOp> g_net_ops;
 
 void on_read(unsigned long long ptr, size_t n) {
     std::lock_guard<std::recursive_mutex> lock(g_mu);
@@ -103,6 +119,17 @@ ncclResult_t complete_all() {
     return ncclSuccess;
 }
 
+// Outside g_mu: they wait for other processes (or other threads of this one).
+ncclResult_t run_net_ops() {
+    std::vector<NetOp> ops;
+    ops.swap(g_net_ops);
+    for (const NetOp& o : ops)
+        if (ncclResult_t r = fakenccl::all_reduce(o.comm->net, o.send, o.recv, o.count, o.type, o.op, o.stream);
+            r != ncclSuccess)
+            return r;
+    return ncclSuccess;
+}
+
 }  // namespace
 
 extern "C" {
@@ -141,8 +168,33 @@ ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const int* devlist) {
     h.on_device_read(&on_read);
     return ncclSuccess;
 }
+ncclResult_t ncclGetUniqueId(ncclUniqueId* id) {
+    fake::hang_point(__func__, -1);
+    return fakenccl::unique_id(id);
+}
+// Not under g_mu: the ranks of one process may join in threads of their own, each waiting for the others.
+ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId id, int rank) {
+    const auto& h = fake::cuda_hooks();
+    const int dev = h.ok() ? h.stream_device(nullptr) : -1;
+    fake::hang_point(__func__, dev);
+    if (!comm) return ncclInvalidArgument;
+    if (dev < 0) return ncclUnhandledCudaError;  // no current context: NCCL would take device 0
+    fakenccl::NetComm* net = nullptr;
+    if (ncclResult_t r = fakenccl::init_rank(&net, nranks, id, rank, dev); r != ncclSuccess) return r;
+    *comm = new ncclComm{rank, dev, nullptr, net};
+    return ncclSuccess;
+}
+const char* ncclGetLastError(ncclComm_t) {
+    fake::hang_point(__func__, -1);
+    return fakenccl::last_error();
+}
 ncclResult_t ncclCommDestroy(ncclComm_t comm) {
     fake::hang_point(__func__, -1);
+    if (comm && comm->net) {
+        ncclResult_t r = fakenccl::destroy(comm->net);
+        delete comm;
+        return r;
+    }
     std::lock_guard<std::recursive_mutex> lock(g_mu);
     if (!comm) return ncclInvalidArgument;
     auto& r = comm->clique->ranks;
@@ -166,13 +218,24 @@ ncclResult_t ncclGroupStart() {
 }
 ncclResult_t ncclGroupEnd() {
     fake::hang_point(__func__, -1);
-    std::lock_guard<std::recursive_mutex> lock(g_mu);
-    if (g_group == 0) return ncclInvalidUsage;
-    return --g_group == 0 ? complete_all() : ncclSuccess;
+    {
+        std::lock_guard<std::recursive_mutex> lock(g_mu);
+        if (g_group == 0) return ncclInvalidUsage;
+        if (--g_group > 0) return ncclSuccess;
+        if (ncclResult_t r = complete_all(); r != ncclSuccess) return r;
+    }
+    return run_net_ops();
 }
 ncclResult_t ncclAllReduce(const void* send, void* recv, size_t count, ncclDataType_t type, ncclRedOp_t op,
                            ncclComm_t comm, cudaStream_t stream) {
     fake::hang_point(__func__, fake::stream_gpu(stream));
+    if (comm && comm->net) {
+        if (g_group) {
+            g_net_ops.push_back({comm, send, recv, count, type, op, stream});
+            return ncclSuccess;
+        }
+        return fakenccl::all_reduce(comm->net, send, recv, count, type, op, stream);
+    }
     std::lock_guard<std::recursive_mutex> lock(g_mu);
     if (!comm || !send || !recv) return ncclInvalidArgument;
     comm->clique->posted[comm->rank].push_back({reinterpret_cast<unsigned long long>(send),

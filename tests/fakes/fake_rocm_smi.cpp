@@ -57,8 +57,8 @@ State& state() {
     return s;
 }
 
-const char* kBlocks[] = {"UMC", "SDMA", "GFX", "MMHUB", "ATHUB", "PCIE_BIF", "HDP",
-                         "XGMI_WAFL", "DF", "SMN", "SEM", "MP0", "MP1", "FUSE"};
+const char* kBlocks[] = {"UMC",       "SDMA", "GFX", "MMHUB", "ATHUB", "PCIE_BIF", "HDP",
+                         "XGMI_WAFL", "DF",   "SMN", "SEM",   "MP0",   "MP1",      "FUSE"};
 
 [[noreturn]] void bad(const std::string& where, const std::string& what) {
     std::fprintf(stderr, "fake ROCm SMI: %s: %s\n", where.c_str(), what.c_str());
@@ -182,10 +182,10 @@ void levels(rsmi_frequencies_t* f, const std::vector<uint64_t>& hz, uint32_t cur
 
 }  // namespace
 
-#define GPU_OR_FAIL(fn)                            \
-    fake::hang_point(fn, static_cast<int>(dv));    \
-    Gpu* g = gpu_of(dv);                           \
-    if (!g) return RSMI_STATUS_INVALID_ARGS;       \
+#define GPU_OR_FAIL(fn)                         \
+    fake::hang_point(fn, static_cast<int>(dv)); \
+    Gpu* g = gpu_of(dv);                        \
+    if (!g) return RSMI_STATUS_INVALID_ARGS;    \
     if (unsupported(*g, fn)) return RSMI_STATUS_NOT_SUPPORTED
 
 extern "C" {

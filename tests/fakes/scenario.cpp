@@ -360,6 +360,35 @@ void derive(Gpu& g, unsigned i, unsigned count) {
     if (g.cpu_affinity.empty()) g.cpu_affinity = g.numa_node == 0 ? "0-47,96-143" : "48-95,144-191";
 }
 
+void share(double v, const std::string& w, double most) {
+    if (!(v >= 0 && v <= most)) fail(w, "expected a number from 0 to " + std::to_string(int(most)));
+}
+
+void read_fabric(const toml::table& t, const std::string& path, Fabric& f) {
+    for (const auto& [k, v] : t) {
+        std::string key(k.str()), w = path + ": fabric." + key;
+        if (key == "efficiency") share(f.efficiency = need<double>(v, w), w, 1);
+        else if (key == "node_factor") share(f.node_factor = need<double>(v, w), w, 1);
+        else if (key == "slow_nic_factor") share(f.slow_nic_factor = need<double>(v, w), w, 1);
+        else if (key == "gdr_off_factor") share(f.gdr_off_factor = need<double>(v, w), w, 1);
+        else if (key == "write_efficiency") share(f.write_efficiency = need<double>(v, w), w, 1);
+        else if (key == "socket_busbw_gbps") share(f.socket_busbw_gbps = need<double>(v, w), w, 1e6);
+        else if (key == "gdr") f.gdr = need<bool>(v, w);
+        else if (key == "ib") {
+            f.ib = need<std::string>(v, w);
+            if (f.ib != "ok" && f.ib != "no_device") fail(w, "expected \"ok\" or \"no_device\"");
+        } else if (key == "slow_nics") {
+            const auto* a = v.as_array();
+            if (!a) fail(w, "expected a list of NIC names, e.g. [\"mlx5_1\"]");
+            for (const auto& e : *a) f.slow_nics.push_back(need<std::string>(e, w));
+        } else {
+            fail(w,
+                 "unknown fabric key (known: efficiency, node_factor, slow_nics, slow_nic_factor, ib, gdr, "
+                 "gdr_off_factor, socket_busbw_gbps, write_efficiency)");
+        }
+    }
+}
+
 }  // namespace
 
 void apply_gpu_keys(Gpu& gpu, const toml::table& t, const std::string& where) {
@@ -425,10 +454,11 @@ std::optional<Scenario> load_scenario(const std::string& path, std::string& erro
             } else if (key == "time_scale") {
                 sc.time_scale = need<double>(v, path + ": time_scale");
                 if (!(sc.time_scale > 0)) fail(path + ": time_scale", "expected a number above 0");
-            } else if (key != "driver" && key != "all" && key != "gpu" && key != "topology" && key != "pcie_switch") {
+            } else if (key != "driver" && key != "all" && key != "gpu" && key != "topology" && key != "pcie_switch" &&
+                       key != "fabric") {
                 fail(path + ": " + key,
                      "unknown top-level key (known: gpu_count, time_scale, [driver], [all], [gpu.N], [[topology]], "
-                     "[[pcie_switch]])");
+                     "[[pcie_switch]], [fabric])");
             }
         }
         if (!have_count) fail(path, "gpu_count is required (a top-level key before any [table])");
@@ -447,6 +477,7 @@ std::optional<Scenario> load_scenario(const std::string& path, std::string& erro
                          "cublaslt_cuda_version, context_release_ms)");
             }
         }
+        if (const auto* f = doc["fabric"].as_table()) read_fabric(*f, path, sc.fabric);
         sc.gpus.resize(count);
         const auto* all = doc["all"].as_table();
         const auto* per = doc["gpu"].as_table();

@@ -160,8 +160,31 @@ struct Gpu {
     std::vector<Change> changes;
 };
 
+// The node's network as the multi-process NCCL double and the libibverbs double see it. The NICs
+// themselves (names, ports, rates, link layers) come from the sysfs fixture tree under GPUVET_ROOT,
+// the same tree host.fabric reads; these figures say how fast they go and what is broken.
+struct Fabric {
+    // NCCL's inter-node bus bandwidth per NIC, as a share of the port's line rate in bytes; the
+    // published 46-48 GB/s per 400G NIC is 0.92-0.96 (NVIDIA/nccl-tests#290).
+    double efficiency = 0.93;
+    double node_factor = 1;              // every NIC of this node at this share (a slow node)
+    std::vector<std::string> slow_nics;  // these NICs (by name) at slow_nic_factor (a bad cable)
+    double slow_nic_factor = 0.5;
+    // "ok"; "no_device": the verbs devices are not usable (a container without /dev/infiniband,
+    // libibverbs missing): NCCL's IB plugin finds no device, falls back to sockets, or fails to
+    // initialise when NCCL_NET=IB asks for it.
+    std::string ib = "ok";
+    std::optional<bool> gdr;         // unset: from the fixture (nvidia-peermem, or the open module)
+    double gdr_off_factor = 0.36;    // without GPUDirect RDMA: 33 of 93 GB/s (NVIDIA/nccl#1412)
+    double socket_busbw_gbps = 2.5;  // NCCL over TCP sockets, the whole node
+    // ib_write_bw: the share of the port's line rate an RDMA write stream reaches (perftest on
+    // NDR: ~392 of 400 Gbit/s; Azure's floor is 380).
+    double write_efficiency = 0.98;
+};
+
 struct Scenario {
     std::string path;
+    Fabric fabric;
     bool kernel_driver_loaded = true;
     std::string driver_version = "570.124.06", nvml_version = "12.570.124.06";
     int cuda_driver_version = 12080;

@@ -194,7 +194,7 @@ TEST(AmdBackend, ThrottleBitsAreDecodedAndMappedOntoTheSharedReasonClasses) {
     DeviceSample cool = m.backend->open(0)->sample(kReadClocks);
     EXPECT_EQ(cool.amd_throttle_status.value_or(1), 0u);
     EXPECT_EQ(cool.clock_event_reasons.value_or(1), 0u);
-    EXPECT_EQ(amd_throttle::as_clock_reasons(1ull << 0), clock_reason::kSwPowerCap);  // PPT0
+    EXPECT_EQ(amd_throttle::as_clock_reasons(1ull << 0), clock_reason::kSwPowerCap);   // PPT0
     EXPECT_EQ(amd_throttle::as_clock_reasons(1ull << 47), clock_reason::kHwSlowdown);  // PROCHOT_GFX
     EXPECT_EQ(amd_throttle::joined((1ull << 1) | (1ull << 50)), "PPT1|bit 50");
 }

@@ -6,6 +6,9 @@
 #include <cstdlib>
 #include <string>
 
+#include "gpu/bindings/amd_smi_api.hpp"
+#include "gpu/device/amd_backend.hpp"
+#include "gpu/device/amd_smi_session.hpp"
 #include "gpu/device/backend_choice.hpp"
 #include "gpu/device/rocm_smi_backend.hpp"
 
@@ -33,13 +36,13 @@ TEST(RocmSmiBackend, Mi250xNodeOnRocm5) {
     DeviceFacts f = gpu->describe();
     EXPECT_EQ(f.vendor.value_or(""), "AMD");
     EXPECT_EQ(f.name.value_or(""), "AMD Instinct MI250X");
-    EXPECT_EQ(f.pci_vendor_id.value_or(0), 0x1002u);
+    EXPECT_EQ(f.pci_vendor_id.value_or(0), 0x1002u) << f.pci_vendor_id.absent_reason;
     EXPECT_EQ(f.pci_device_id.value_or(0), 0x740cu);
     EXPECT_EQ(f.pci_bus_id.value_or(""), "0000:c6:00.0");
-    EXPECT_EQ(f.memory_total_bytes.value_or(0), 68702699520ull);
+    EXPECT_EQ(f.memory_total_bytes.value_or(0), 68702699520ull) << f.memory_total_bytes.absent_reason;
     EXPECT_EQ(f.pcie_gen_max_gpu.value_or(0), 4);
     EXPECT_EQ(f.pcie_width_max.value_or(0), 16);
-    EXPECT_DOUBLE_EQ(f.power_default_limit_w.value_or(0), 560);
+    EXPECT_DOUBLE_EQ(f.power_default_limit_w.value_or(0), 560) << f.power_default_limit_w.absent_reason;
     EXPECT_DOUBLE_EQ(f.power_max_limit_w.value_or(0), 560);
     EXPECT_EQ(f.clock_sm_max_mhz.value_or(0), 1700);
     EXPECT_EQ(f.temperature_slowdown_c.value_or(0), 100);
@@ -59,7 +62,7 @@ TEST(RocmSmiBackend, Mi250xNodeOnRocm5) {
     EXPECT_EQ(smp.clock_mem_mhz.value_or(0), 1600);
     EXPECT_EQ(smp.pcie_gen_current.value_or(0), 4);
     EXPECT_EQ(smp.pcie_width_current.value_or(0), 16);
-    EXPECT_DOUBLE_EQ(smp.power_draw_w.value_or(0), 90);
+    EXPECT_DOUBLE_EQ(smp.power_draw_w.value_or(0), 90) << smp.power_draw_w.absent_reason;
     EXPECT_DOUBLE_EQ(smp.power_limit_w.value_or(0), 560);
     EXPECT_EQ(smp.temperature_c.value_or(0), 42);
     EXPECT_EQ(smp.temperature_edge_c.value_or(0), 38);

@@ -8,7 +8,7 @@
 #include "core/error.hpp"
 #include "history/queries.hpp"
 #include "history/store.hpp"
-#include "report/report_reader.hpp"
+#include "core/report_reader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -6,7 +6,7 @@
 #include "core/error.hpp"
 #include "report/html_report.hpp"
 #include "report/markdown.hpp"
-#include "report/report_reader.hpp"
+#include "core/report_reader.hpp"
 #include "report/terminal.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -121,7 +121,7 @@ class Cluster:
         self.dir = tempfile.mkdtemp(prefix="gpuvet-slurm-", dir="/tmp" if os.path.isdir("/tmp") else None)
         os.chmod(self.dir, 0o755)  # munged refuses a socket folder others cannot traverse
         self.name = "gv" + os.path.basename(self.dir)[-8:].lower().replace("_", "x")
-        for sub in ("ctld", "munge", "scenarios", "log"):
+        for sub in ("ctld", "munge", "scenarios", "log", "roots", "nccl"):
             os.makedirs(self.path(sub), mode=0o755)
         self._start_munge()
         self._make_gpus()
@@ -200,9 +200,14 @@ class Cluster:
             for n in self.nodes:
                 f.write(f"NodeName={n} Name=gpu File={self.path('fakegpu', n)}/nvidia[0-{self.gpus - 1}]\n")
         self._script("task_prolog.sh",
-                     "#!/bin/sh\n# The driver doubles' machine of this node, by the name Slurm gives it.\n"
+                     "#!/bin/sh\n# The driver doubles' machine of this node, by the name Slurm gives it; its sysfs\n"
+                     "# fixture (GPUVET_ROOT: host.fabric and the NCCL and verbs doubles read its NICs) when\n"
+                     "# set_root gave it one; the folder where the NCCL double's ranks meet.\n"
                      'echo "export GPUVET_FAKE_SCENARIO={dir}/scenarios/$SLURMD_NODENAME.toml"\n'
-                     'echo "export GPUVET_FAKE_MACHINE=$SLURMD_NODENAME"\n')
+                     'echo "export GPUVET_FAKE_MACHINE=$SLURMD_NODENAME"\n'
+                     'echo "export GPUVET_FAKE_NCCL_DIR={dir}/nccl"\n'
+                     'if [ -f {dir}/roots/$SLURMD_NODENAME ]; then echo "export GPUVET_ROOT=$(cat '
+                     '{dir}/roots/$SLURMD_NODENAME)"; fi\n')
 
     def env(self, extra=None):
         """This cluster's client environment, as on a clean login node: no SLURM_* of an outer job,
@@ -305,6 +310,16 @@ class Cluster:
 
     def set_scenario(self, node, toml_path):
         shutil.copyfile(toml_path, self.path("scenarios", node + ".toml"))
+
+    def set_root(self, node, root):
+        """The sysfs fixture tree node `node`'s tasks read (GPUVET_ROOT); None: the machine's own."""
+        path = self.path("roots", node)
+        if root is None:
+            if os.path.exists(path):
+                os.remove(path)
+            return
+        with open(path, "w") as f:
+            f.write(os.path.abspath(root))
 
     def steps(self):
         """The job steps squeue lists (running or completing), the extern steps left out."""

@@ -75,7 +75,8 @@ TEST(AmdChecks, HealthyMi300xBoxPassesEveryKernelFreeCheck) {
     checks.push_back(std::make_unique<GpuHealthCheck>());
     checks.push_back(std::make_unique<GpuNvlinkCheck>());
     for (auto& c : checks)
-        for (const CheckResult& r : run_one(std::move(c), f.ctx())) EXPECT_EQ(r.verdict, Verdict::Pass) << r.key << ": " << all_text(r);
+        for (const CheckResult& r : run_one(std::move(c), f.ctx()))
+            EXPECT_EQ(r.verdict, Verdict::Pass) << r.key << ": " << all_text(r);
     CheckResult id = for_gpu(run_one(std::make_unique<GpuIdentityCheck>(), f.ctx()), 0);
     EXPECT_NE(id.summary.find("compute-unit count"), std::string::npos) << id.summary;
     CheckResult nv = for_gpu(run_one(std::make_unique<GpuNvlinkCheck>(), f.ctx()), 0);
@@ -93,8 +94,7 @@ TEST(AmdChecks, IdentityFailsOnOtherComputeUnitsOrGfxTarget) {
     auto rs = run_one(std::make_unique<GpuIdentityCheck>(), f.ctx());
     CheckResult cut = for_gpu(rs, 1);
     EXPECT_EQ(cut.verdict, Verdict::Fail);
-    EXPECT_NE(cut.summary.find("80 compute units where an Instinct MI300X has 304: a cut-down part"),
-              std::string::npos)
+    EXPECT_NE(cut.summary.find("80 compute units where an Instinct MI300X has 304: a cut-down part"), std::string::npos)
         << cut.summary;
     CheckResult chip = for_gpu(rs, 2);
     EXPECT_EQ(chip.verdict, Verdict::Fail);
@@ -205,8 +205,9 @@ TEST(AmdChecks, DriverAndTheChecksThatNeedCuda) {
     none.report.machine.driver.absent_reason = "libcuda.so.1 could not be loaded";
     none.report.machine.driver.amd_absent_reason = "libamd_smi.so could not be loaded";
     none.inventory.gpus.clear();
-    EXPECT_EQ(*gpu_requirement(none.ctx(), GpuNeed::Inventory, true),
-              "no GPU driver found: NVIDIA (libcuda.so.1 could not be loaded), AMD (libamd_smi.so could not be loaded)");
+    EXPECT_EQ(
+        *gpu_requirement(none.ctx(), GpuNeed::Inventory, true),
+        "no GPU driver found: NVIDIA (libcuda.so.1 could not be loaded), AMD (libamd_smi.so could not be loaded)");
     CheckResult skip = run_one(std::make_unique<GpuDriverCheck>(), none.ctx()).front();
     EXPECT_EQ(skip.verdict, Verdict::Skip);
     EXPECT_EQ(skip.summary, *gpu_requirement(none.ctx(), GpuNeed::Inventory, true));

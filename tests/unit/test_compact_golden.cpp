@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "report/markdown.hpp"
-#include "report/report_reader.hpp"
+#include "core/report_reader.hpp"
 #include "report/terminal.hpp"
 #include "report/text_layout.hpp"
 

@@ -63,7 +63,7 @@ TEST(ExportHealth, EveryGpuLostIsNotHealthy) {
 }
 
 TEST(ExportCheckReport, RepeatsAndImpossibleGpusAreRefused) {
-    const std::string head = R"({"tool": "gpuvet", "verdict": "PASS", "checks": [)";
+    const std::string head = R"({"tool": "gpuvet", "schema_version": 3, "verdict": "PASS", "checks": [)";
     const std::string one = R"({"key": "gpu.health", "gpu": 1, "verdict": "PASS"})";
     EXPECT_EQ(parse_check_report(head + one + "]}", "r.json").checks.size(), 1u);
     EXPECT_THROW(parse_check_report(head + one + "," + one + "]}", "r.json"), Error);
@@ -79,7 +79,7 @@ TEST(ExportCheckReport, AReplacementWithTheSameSizeAndMtimeIsSeen) {
     std::string t = (fs::temp_directory_path() / "gpuvet-cr-XXXXXX").string();
     fs::path dir = ::mkdtemp(t.data());
     auto write = [&](const fs::path& p, const std::string& verdict) {
-        std::ofstream(p) << R"({"tool": "gpuvet", "verdict": ")" << verdict
+        std::ofstream(p) << R"({"tool": "gpuvet", "schema_version": 3, "verdict": ")" << verdict
                          << R"(", "checks": [{"key": "gpu.health", "gpu": 0, "verdict": ")" << verdict << R"("}]})";
     };
     write(dir / "cr.json", "PASS");

@@ -186,7 +186,7 @@ TEST(ListenAddress, OnlyLoopbackAddressesAreLoopback) {
 }
 
 TEST(CheckReport, KeepsMeasuredFiguresOnceAndRefusesOtherDocuments) {
-    const std::string doc = R"({"tool": "gpuvet", "verdict": "WARN", "checks": [
+    const std::string doc = R"({"tool": "gpuvet", "schema_version": 3, "verdict": "WARN", "checks": [
         {"key": "gpu.hbm", "gpu": 1, "verdict": "WARN", "measurements": [
             {"key": "copy_gbps", "unit": "GB/s", "value": 2900.5, "gpu": 1, "reference": {"spec": 3350, "fail_below": null}},
             {"key": "copy_gbps", "unit": "GB/s", "value": 1, "gpu": 1},

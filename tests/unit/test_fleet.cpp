@@ -7,7 +7,7 @@
 
 #include "core/slurm_env.hpp"
 #include "fleet/drain.hpp"
-#include "report/fleet.hpp"
+#include "compare/fleet_analysis.hpp"
 
 namespace gpuvet {
 namespace {
@@ -263,6 +263,44 @@ TEST(SlurmEnv, AReportOfOneOfSeveralTasksGoesIntoItsNodesFolder) {
                                           {"SLURM_STEP_NUM_NODES", "2"},
                                           {"SLURM_LOCALID", "3"}})),
               "n_1-3");
+}
+
+FleetFabric fabric(Verdict v) {
+    FleetFabric f;
+    f.result.key = kFabricCheck;
+    f.result.verdict = v;
+    return f;
+}
+
+TEST(FleetFabricSection, TheNodeItBlamesIsNoGoAndItsFigureJoinsTheOutliers) {
+    std::vector<FleetNodeInput> in;
+    for (int i = 0; i < 4; ++i) in.push_back(node(numbered("n", i), 790));
+    FleetFabric f = fabric(Verdict::Fail);
+    f.blamed = {{"n2", "node n2 is the slow one: every slow pair includes it"}};
+    f.node_busbw_gbps = {{"n0", 93}, {"n1", 92.5}, {"n2", 51}, {"n3", 93}};
+    Fleet fl = analyse_fleet(in, f);
+    EXPECT_EQ(fl.nodes[2].status, NodeStatus::NoGo);
+    EXPECT_EQ(fl.nodes[1].status, NodeStatus::Go);
+    EXPECT_EQ(node_causes(fl, fl.nodes[2]), (std::vector<std::string>{"fabric.allreduce", "fleet.fabric_busbw_gbps"}));
+    ASSERT_EQ(fl.outliers.size(), 1u);
+    EXPECT_EQ(fl.outliers[0].node, "n2");
+    EXPECT_NE(nhc_line(fl, fl.nodes[2]).find("fabric.allreduce FAIL: node n2 is the slow one"), std::string::npos);
+    EXPECT_EQ(fleet_exit_code(fl), 1);
+    // Not cleared on a node it failed; cleared on the others only when the fabric passed.
+    auto cleared = node_cleared(fl, fl.nodes[1]);
+    EXPECT_EQ(std::count(cleared.begin(), cleared.end(), "fabric.allreduce"), 0);
+    Fleet ok = analyse_fleet(in, fabric(Verdict::Pass));
+    cleared = node_cleared(ok, ok.nodes[1]);
+    EXPECT_EQ(std::count(cleared.begin(), cleared.end(), "fabric.allreduce"), 1);
+}
+
+TEST(FleetFabricSection, AFailNamingNoNodeStillFailsTheFleetAndNothingMeasuredIsIncomplete) {
+    std::vector<FleetNodeInput> in{node("a", 790), node("b", 790)};
+    Fleet slow = analyse_fleet(in, fabric(Verdict::Fail));  // the whole job below its band, no culprit
+    EXPECT_EQ(slow.nodes[0].status, NodeStatus::Go);
+    EXPECT_EQ(fleet_exit_code(slow), 1);
+    EXPECT_EQ(fleet_exit_code(analyse_fleet(in, fabric(Verdict::Error))), 3);
+    EXPECT_EQ(fleet_exit_code(analyse_fleet(in, fabric(Verdict::Warn))), 0);
 }
 
 }  // namespace

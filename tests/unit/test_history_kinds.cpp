@@ -14,7 +14,7 @@
 #include "history/schema.hpp"
 #include "history/store.hpp"
 #include "history_fixtures.hpp"
-#include "monitor/run_result.hpp"
+#include "core/run_result.hpp"
 #include "report/history_view.hpp"
 #include "report/html_report.hpp"
 
@@ -262,7 +262,7 @@ TEST(HistoryKinds, ARunOfSomeGpusKeepsTheBoxsOtherGpus) {
 RunResult trial_run(int exit_code) {
     RunResult r;
     r.command = {"python", "train.py", "--data", "/my data"};
-    r.end = ChildEnd{false, exit_code, 12.5};
+    r.end = JobEnd{false, exit_code, 12.5};
     r.exit_code = exit_code;
     r.wall_s = 12.5;
     for (int i = 0; i < 2; ++i) {

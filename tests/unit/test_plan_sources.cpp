@@ -57,13 +57,19 @@ TEST(PlanMeasuredReport, GpuWithoutSkuIsIgnored) {
 TEST(PlanMeasuredReport, BadReportsAreInputErrors) {
     EXPECT_NE(input_error_of([] { (void)parse_measured_report("not json", "r.json", db()); }).find("r.json"),
               std::string::npos);
-    EXPECT_NE(input_error_of([] { (void)parse_measured_report("{\"checks\": 3}", "r.json", db()); }).find("checks"),
+    EXPECT_NE(input_error_of([] {
+                  (void)parse_measured_report("{\"schema_version\": 3, \"checks\": 3}", "r.json", db());
+              }).find("checks"),
               std::string::npos);
-    // Wrong types inside are skipped, not fatal.
-    auto r = parse_measured_report(
-        R"({"gpus":[{"index":"0","sku":5}],"checks":[{"gpu":0,"key":7,"measurements":[{"key":1,"value":"x"}]}]})",
-        "r.json", db());
-    EXPECT_TRUE(r.empty());
+    // The one report reader: the schema version is checked, and a key of the wrong type is named.
+    EXPECT_NE(
+        input_error_of([] { (void)parse_measured_report(R"({"checks":[]})", "r.json", db()); }).find("schema_version"),
+        std::string::npos);
+    EXPECT_NE(input_error_of([] {
+                  (void)parse_measured_report(R"({"schema_version":3,"gpus":[{"index":"0","sku":5}],"checks":[]})",
+                                              "r.json", db());
+              }).find("gpus[0].index"),
+              std::string::npos);
     EXPECT_NE(input_error_of([] { (void)read_measured_report("/nonexistent/r.json", db()); }).find("cannot read"),
               std::string::npos);
 }

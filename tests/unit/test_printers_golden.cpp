@@ -39,7 +39,7 @@ Report sample_report() {
     r.machine.driver.driver_version = "550.54.15";
     r.machine.driver.cuda_driver_version = 12040;
     r.gpus.push_back({0, "NVIDIA H100 80GB HBM3", "GPU-1d6b", "00000000:18:00.0", 85520809984ULL, "h100-sxm5-80gb",
-                      "pci-device-id"});
+                      "pci-device-id", std::nullopt});
 
     CheckResult pass;
     pass.key = "gpu.memory_bandwidth";

@@ -87,3 +87,60 @@ TEST(Rendezvous, StopEndsTheWait) {
     std::atomic<bool> stop{true};
     EXPECT_THROW(server.serve("id", 2, {std::chrono::steady_clock::now() + 60s, &stop}), Interrupted);
 }
+
+namespace {
+
+// A board served on a thread of its own until the test ends.
+struct ServedBoard {
+    RendezvousBoard board{"127.0.0.1", 0, "secret"};
+    std::atomic<bool> done{false};
+    std::thread t{[this] { board.serve_until(done); }};
+    ~ServedBoard() {
+        done = true;
+        t.join();
+    }
+};
+
+}  // namespace
+
+TEST(RendezvousBoard, AGetWaitsForThePutAndEveryRankGetsTheBlob) {
+    ServedBoard b;
+    std::string blob(3 * 128, '\0');
+    for (std::size_t i = 0; i < blob.size(); ++i) blob[i] = char(i * 13 + 1);  // binary, with NULs
+    std::vector<std::future<std::string>> got;
+    for (int r = 0; r < 4; ++r)  // asked before anything is there: "not yet", and again
+        got.push_back(std::async(std::launch::async,
+                                 [&] { return board_get("127.0.0.1", b.board.port(), "secret", "ids", in(60s)); }));
+    std::this_thread::sleep_for(200ms);  // not a timing assertion: lets the gets ask first
+    board_put("127.0.0.1", b.board.port(), "secret", "ids", blob, in(60s));
+    for (auto& g : got) EXPECT_EQ(g.get(), blob);
+    // A put retried after a lost answer is fine; another blob under the same key is not.
+    EXPECT_NO_THROW(board_put("127.0.0.1", b.board.port(), "secret", "ids", blob, in(60s)));
+    EXPECT_THROW(board_put("127.0.0.1", b.board.port(), "secret", "ids", "other", in(60s)), Error);
+}
+
+TEST(RendezvousBoard, AWrongTokenIsRefusedAndAMissingKeyTimesOutNamingIt) {
+    ServedBoard b;
+    board_put("127.0.0.1", b.board.port(), "secret", "qp/0", "x", in(60s));
+    try {
+        board_get("127.0.0.1", b.board.port(), "guess", "qp/0", in(60s));
+        FAIL() << "a wrong token read the board";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("refused qp/0"), std::string::npos) << e.what();
+    }
+    try {
+        board_get("127.0.0.1", b.board.port(), "secret", "qp/1", in(700ms));
+        FAIL() << "a key never put was answered";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("for qp/1: qp/1 was not put yet"), std::string::npos) << e.what();
+        EXPECT_NE(e.advice().find("SLURM_LAUNCH_NODE_IPADDR"), std::string::npos);
+    }
+}
+
+TEST(RendezvousBoard, StopEndsAGet) {
+    ServedBoard b;
+    std::atomic<bool> stop{true};
+    EXPECT_THROW(
+        board_get("127.0.0.1", b.board.port(), "secret", "ids", {std::chrono::steady_clock::now() + 60s, &stop}),
+        Interrupted);
+}

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "report/markdown.hpp"
-#include "report/report_reader.hpp"
+#include "core/report_reader.hpp"
 #include "report/terminal.hpp"
 
 using namespace gpuvet;

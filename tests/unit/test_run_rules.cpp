@@ -13,7 +13,7 @@
 #include "core/error.hpp"
 #include "gpu/clock_reasons.hpp"
 #include "monitor/run_child.hpp"
-#include "monitor/run_compare.hpp"
+#include "compare/run_compare.hpp"
 #include "monitor/run_rules.hpp"
 #include "monitor/run_session.hpp"
 #include "monitor/run_summary.hpp"
@@ -656,7 +656,7 @@ TEST(RunReport, JsonRoundTripAndComparison) {
     slow.command = {"python", "train.py"};
     slow.tag = "box-a";
     slow.wall_s = 100;
-    slow.end = ChildEnd{false, 0, 100};
+    slow.end = JobEnd{false, 0, 100};
     Envelope env;
     env.command = "run";
     std::string text = render_run_json(env, slow);
@@ -688,7 +688,7 @@ TEST(RunReport, JsonRoundTripAndComparison) {
                            1);
     fast.command = slow.command;
     fast.wall_s = 80;
-    fast.end = ChildEnd{false, 0, 80};
+    fast.end = JobEnd{false, 0, 80};
     RunComparison c = compare_runs(back, fast, "box-a", "box-b");
     ASSERT_TRUE(c.faster);
     EXPECT_EQ(*c.faster, 1);

@@ -3,7 +3,7 @@
 // was faster and why.
 #include <gtest/gtest.h>
 
-#include "monitor/run_compare.hpp"
+#include "compare/run_compare.hpp"
 #include "report/run_compare_view.hpp"
 #include "report/run_view.hpp"
 
@@ -14,7 +14,7 @@ namespace {
 RunResult host_only_run() {
     RunResult r;
     r.command = {"python3", "-c", "import time\ntime.sleep(1)"};
-    r.end = ChildEnd{false, 0, 1.0};
+    r.end = JobEnd{false, 0, 1.0};
     r.wall_s = 1.2;
     r.no_gpu_reason = "libnvidia-ml.so.1 could not be loaded";
     RuleFinding f;
@@ -82,16 +82,16 @@ TEST(RunCompareView, FailedOrKilledJobIsNeverRankedFaster) {
     RunResult ok = host_only_run(), bad = host_only_run();
     ok.tag = "boxA";
     ok.wall_s = 3.2;
-    ok.end = ChildEnd{false, 0, 3.2};
+    ok.end = JobEnd{false, 0, 3.2};
     bad.wall_s = 0.2;
     struct Case {
-        std::optional<ChildEnd> end;
+        std::optional<JobEnd> end;
         int exit_code, stop_signal;
         std::string words, reason;
     };
-    for (const Case& k : {Case{ChildEnd{false, 1, 0.2}, 1, 0, "exit 1", "boxB's job failed (exit 1)"},
-                          Case{ChildEnd{true, 9, 0.2}, 137, 0, "killed by signal 9", "killed by signal 9"},
-                          Case{ChildEnd{false, 0, 0.2}, 0, 15, "exit 0", "stopped by signal 15"},
+    for (const Case& k : {Case{JobEnd{false, 1, 0.2}, 1, 0, "exit 1", "boxB's job failed (exit 1)"},
+                          Case{JobEnd{true, 9, 0.2}, 137, 0, "killed by signal 9", "killed by signal 9"},
+                          Case{JobEnd{false, 0, 0.2}, 0, 15, "exit 0", "stopped by signal 15"},
                           Case{std::nullopt, 3, 0, "did not start", "boxB's job did not start"}}) {
         bad.end = k.end;
         bad.exit_code = k.exit_code;

@@ -1,7 +1,7 @@
 // SampleHistory: bounded, recent samples at full rate, older ones thinned, the first kept.
 #include <gtest/gtest.h>
 
-#include "gpu/device/sample_history.hpp"
+#include "core/sample_history.hpp"
 
 using namespace gpuvet;
 

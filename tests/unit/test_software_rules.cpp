@@ -59,7 +59,13 @@ SoftwareStack stack() {
     s.device_count = 8;
     return s;
 }
-SoftwareTarget target() { return {12080, 8, {"9.0", "9.0"}}; }
+SoftwareTarget target() {
+    SoftwareTarget t;
+    t.driver_cuda = 12080;
+    t.nvml_gpus = 8;
+    t.compute_capabilities = {"9.0", "9.0"};
+    return t;
+}
 }  // namespace
 
 TEST(SoftwareJudge, HealthyStackPasses) {
@@ -156,7 +162,8 @@ TEST(SoftwareRulesAmd, RocmWheelOnAnMi300xBoxPasses) {
     EXPECT_EQ(r.verdict, Verdict::Pass) << r.summary;
     EXPECT_NE(r.summary.find("PyTorch 2.5.1+rocm6.2 (ROCm 6.2.41133-dd7f95766)"), std::string::npos) << r.summary;
     bool driver_row = false;
-    for (const auto& m : r.measurements) driver_row = driver_row || (m.key == "amd_driver_rocm_release" && m.text && *m.text == "6.3");
+    for (const auto& m : r.measurements)
+        driver_row = driver_row || (m.key == "amd_driver_rocm_release" && m.text && *m.text == "6.3");
     EXPECT_TRUE(driver_row);
 }
 

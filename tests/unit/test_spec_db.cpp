@@ -70,7 +70,8 @@ TEST(SpecDb, EverySkuIsComplete) {
         EXPECT_FALSE(s.source.empty());
         EXPECT_FALSE(s.driver_names.empty());
         EXPECT_FALSE(s.pci_device_ids.empty());
-        EXPECT_TRUE(s.sm_count.has_value());
+        // NVIDIA counts SMs, AMD compute units (per board).
+        EXPECT_TRUE(s.amd() ? s.compute_units.has_value() : s.sm_count.has_value());
         EXPECT_TRUE(s.memory_bandwidth_gbps.has_value());
         EXPECT_TRUE(s.fp32_tflops.has_value());
         EXPECT_TRUE(s.tdp_w.has_value());
@@ -88,7 +89,8 @@ TEST(SpecDb, EverySkuIsComplete) {
 
 TEST(SpecDb, PciDeviceIdsAreUnique) {
     for (auto& s : db().all())
-        for (auto id : s.pci_device_ids) EXPECT_EQ(db().by_pci_device_id(id).size(), 1u) << s.key << " " << id;
+        for (auto id : s.pci_device_ids)
+            EXPECT_EQ(db().by_pci_device_id(id, s.pci_vendor_id()).size(), 1u) << s.key << " " << id;
 }
 
 TEST(SpecDb, DatasheetValues) {

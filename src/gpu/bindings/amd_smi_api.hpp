@@ -425,8 +425,7 @@ struct amdsmi_gpu_metrics_t {
     uint64_t system_clock_counter;  // ns
     uint16_t average_gfxclk_frequency, average_socclk_frequency, average_uclk_frequency;
     uint16_t average_vclk0_frequency, average_dclk0_frequency, average_vclk1_frequency, average_dclk1_frequency;
-    uint16_t current_gfxclk, current_socclk, current_uclk, current_vclk0, current_dclk0, current_vclk1,
-        current_dclk1;
+    uint16_t current_gfxclk, current_socclk, current_uclk, current_vclk0, current_dclk0, current_vclk1, current_dclk1;
     uint32_t throttle_status;  // the ASIC's own bits (v1.0)
     uint16_t current_fan_speed;
     uint16_t pcie_link_width, pcie_link_speed;  // lanes, 0.1 GT/s

@@ -24,6 +24,8 @@ struct DriverHooks<&HipApi::hipDeviceGetPCIBusId> : HipLastArgDevice<&HipApi::hi
 template <>
 struct DriverHooks<&HipApi::hipDeviceTotalMem> : HipLastArgDevice<&HipApi::hipDeviceTotalMem> {};
 template <>
+struct DriverHooks<&HipApi::hipDeviceGetAttribute> : HipLastArgDevice<&HipApi::hipDeviceGetAttribute> {};
+template <>
 struct DriverHooks<&HipApi::hipSetDevice> {
     static int gpu(DriverLib&, int dev) { return dev; }
     static void after(DriverLib&, int gpu, hip::hipError_t rc, int) {
@@ -76,6 +78,7 @@ const SymbolEntry<HipApi> kTable[] = {
     {{"hipDeviceGetName"}, O, set<&A::hipDeviceGetName>},
     {{"hipDeviceGetPCIBusId"}, O, set<&A::hipDeviceGetPCIBusId>},
     {{"hipDeviceTotalMem"}, O, set<&A::hipDeviceTotalMem>},
+    {{"hipDeviceGetAttribute"}, O, set<&A::hipDeviceGetAttribute>},
     {{"hipMemGetInfo"}, O, set<&A::hipMemGetInfo>},
     {{"hipHostMalloc"}, O, set<&A::hipHostMalloc>},
     {{"hipHostFree"}, O, set<&A::hipHostFree>},
@@ -84,6 +87,7 @@ const SymbolEntry<HipApi> kTable[] = {
     {{"hipStreamCreate"}, O, set<&A::hipStreamCreate>},
     {{"hipStreamDestroy"}, O, set<&A::hipStreamDestroy>},
     {{"hipStreamSynchronize"}, O, set<&A::hipStreamSynchronize>},
+    {{"hipStreamWaitEvent"}, O, set<&A::hipStreamWaitEvent>},
     {{"hipEventCreate"}, O, set<&A::hipEventCreate>},
     {{"hipEventDestroy"}, O, set<&A::hipEventDestroy>},
     {{"hipEventRecord"}, O, set<&A::hipEventRecord>},

@@ -67,6 +67,9 @@ enum hipMemcpyKind : unsigned {
 };
 inline constexpr unsigned kHostMallocDefault = 0x0;  // hipHostMallocDefault
 inline constexpr unsigned kEventDefault = 0x0;       // hipEventDefault
+// hipDeviceAttribute_t: the values are the same in HIP 5.2 (Debian) and in ROCm/HIP at c5e11fcac8249ce4
+// (2024, ROCm 6.3): the enum has kept its numbering since HIP 5.0 made it CUDA-compatible.
+enum hipDeviceAttribute_t : unsigned { hipDeviceAttributeL2CacheSize = 19, hipDeviceAttributeMultiprocessorCount = 63 };
 
 using hipInit_fn = hipError_t (*)(unsigned int);
 using hipGetInt_fn = hipError_t (*)(int*);  // hipDriverGetVersion, hipRuntimeGetVersion, hipGetDeviceCount
@@ -75,6 +78,7 @@ using hipDeviceGet_fn = hipError_t (*)(hipDevice_t*, int);
 using hipDeviceGetName_fn = hipError_t (*)(char*, int, hipDevice_t);
 using hipDeviceGetPCIBusId_fn = hipError_t (*)(char*, int, int);
 using hipDeviceTotalMem_fn = hipError_t (*)(size_t*, hipDevice_t);
+using hipDeviceGetAttribute_fn = hipError_t (*)(int*, hipDeviceAttribute_t, int);
 using hipMemGetInfo_fn = hipError_t (*)(size_t*, size_t*);
 using hipMalloc_fn = hipError_t (*)(void**, size_t);
 using hipFree_fn = hipError_t (*)(void*);
@@ -92,6 +96,7 @@ using hipStream_fn = hipError_t (*)(hipStream_t);  // hipStreamDestroy, hipStrea
 using hipEventCreate_fn = hipError_t (*)(hipEvent_t*);
 using hipEvent_fn = hipError_t (*)(hipEvent_t);  // hipEventDestroy, hipEventSynchronize
 using hipEventRecord_fn = hipError_t (*)(hipEvent_t, hipStream_t);
+using hipStreamWaitEvent_fn = hipError_t (*)(hipStream_t, hipEvent_t, unsigned int);
 using hipEventElapsedTime_fn = hipError_t (*)(float*, hipEvent_t, hipEvent_t);
 using hipDeviceSynchronize_fn = hipError_t (*)();
 using hipGetErrorName_fn = const char* (*)(hipError_t);
@@ -132,6 +137,7 @@ struct HipApi {
     hip::hipDeviceGetName_fn hipDeviceGetName = nullptr;
     hip::hipDeviceGetPCIBusId_fn hipDeviceGetPCIBusId = nullptr;
     hip::hipDeviceTotalMem_fn hipDeviceTotalMem = nullptr;
+    hip::hipDeviceGetAttribute_fn hipDeviceGetAttribute = nullptr;
     hip::hipMemGetInfo_fn hipMemGetInfo = nullptr;
     hip::hipHostMalloc_fn hipHostMalloc = nullptr;
     hip::hipFree_fn hipHostFree = nullptr;
@@ -140,6 +146,7 @@ struct HipApi {
     hip::hipStreamCreate_fn hipStreamCreate = nullptr;
     hip::hipStream_fn hipStreamDestroy = nullptr;
     hip::hipStream_fn hipStreamSynchronize = nullptr;
+    hip::hipStreamWaitEvent_fn hipStreamWaitEvent = nullptr;
     hip::hipEventCreate_fn hipEventCreate = nullptr;
     hip::hipEvent_fn hipEventDestroy = nullptr;
     hip::hipEventRecord_fn hipEventRecord = nullptr;

@@ -24,6 +24,11 @@ const SymbolEntry<NcclApi> kTable[] = {
     {{"ncclGroupEnd"}, R, set<&A::ncclGroupEnd>},
     {{"ncclGetErrorString"}, O, set<&A::ncclGetErrorString>},
     {{"ncclCommGetAsyncError"}, O, set<&A::ncclCommGetAsyncError>},
+    // Optional: the in-box all-reduce (ncclCommInitAll) runs without them; the fleet's multi-node
+    // all-reduce says the library lacks them.
+    {{"ncclGetUniqueId"}, O, set<&A::ncclGetUniqueId>},
+    {{"ncclCommInitRank"}, O, set<&A::ncclCommInitRank>},
+    {{"ncclGetLastError"}, O, set<&A::ncclGetLastError>},
 };
 
 struct StatusInfo {
@@ -84,6 +89,13 @@ std::string NcclApi::error_text(int code) const {
     if (ncclGetErrorString)
         if (const char* t = ncclGetErrorString(static_cast<nccl::ncclResult_t>(code)); t && *t)
             s += ": " + std::string(t);
+    return s;
+}
+
+std::string NcclApi::error_text(int code, nccl::ncclComm_t comm) const {
+    std::string s = error_text(code);
+    if (code == kNcclNoAnswer || !ncclGetLastError) return s;
+    if (const char* t = ncclGetLastError(comm); t && *t) s += " (" + std::string(t) + ")";
     return s;
 }
 

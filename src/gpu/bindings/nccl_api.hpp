@@ -45,8 +45,18 @@ enum ncclDataType_t {
 using ncclComm_t = ::ncclComm*;
 using cudaStream_t = cu::CUstream;
 
+// The id ranks of a communicator share (ncclGetUniqueId on one rank, handed to the others): opaque
+// bytes, passed by value.
+inline constexpr std::size_t kNcclUniqueIdBytes = 128;
+struct ncclUniqueId {
+    char internal[kNcclUniqueIdBytes];
+};
+
 using ncclGetVersion_fn = ncclResult_t (*)(int*);
 using ncclCommInitAll_fn = ncclResult_t (*)(ncclComm_t*, int, const int*);
+using ncclGetUniqueId_fn = ncclResult_t (*)(ncclUniqueId*);
+using ncclCommInitRank_fn = ncclResult_t (*)(ncclComm_t*, int, ncclUniqueId, int);
+using ncclGetLastError_fn = const char* (*)(ncclComm_t);
 using ncclCommDestroy_fn = ncclResult_t (*)(ncclComm_t);
 using ncclAllReduce_fn = ncclResult_t (*)(const void*, void*, std::size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t,
                                           cudaStream_t);
@@ -76,6 +86,10 @@ struct NcclApi {
     nccl::ncclGroupEnd_fn ncclGroupEnd = nullptr;
     nccl::ncclGetErrorString_fn ncclGetErrorString = nullptr;
     nccl::ncclCommGetAsyncError_fn ncclCommGetAsyncError = nullptr;
+    // Communicators whose ranks are separate processes (one per GPU, on several nodes).
+    nccl::ncclGetUniqueId_fn ncclGetUniqueId = nullptr;
+    nccl::ncclCommInitRank_fn ncclCommInitRank = nullptr;
+    nccl::ncclGetLastError_fn ncclGetLastError = nullptr;  // NCCL 2.13 and later
 
     std::string path;
     int version = 0;  // ncclGetVersion: 22809 = 2.28.9
@@ -88,6 +102,8 @@ struct NcclApi {
     static NcclApi load();
     static NcclApi load_file(const std::string& file);
     std::string error_text(int code) const;  // "ncclSystemError: ..." when the library says more
+    // error_text, then NCCL's own last message about `comm` (or the last failed call when null).
+    std::string error_text(int code, nccl::ncclComm_t comm) const;
 };
 
 std::span<const SymbolEntry<NcclApi>> nccl_symbol_table();

@@ -180,8 +180,11 @@ void AmdSmiDevice::sample_throttle(DeviceSample& s) {
         s.throttled_power_percent = p ? Fact<double>(*p) : Fact<double>::absent(why);
         s.throttled_thermal_percent = t ? Fact<double>(*t) : Fact<double>::absent(why);
         if (p || t)
-            s.throttle_origin = {FigureSource::kCounterDifference, 0,
-                                 std::chrono::duration<double>(now - residency_->at).count(), 0, {}};
+            s.throttle_origin = {FigureSource::kCounterDifference,
+                                 0,
+                                 std::chrono::duration<double>(now - residency_->at).count(),
+                                 0,
+                                 {}};
         else s.throttle_origin.note = why;
     }
     residency_ = now_r;

@@ -59,7 +59,8 @@ public:
     std::unique_ptr<EventWatch> watch_critical_errors(const std::vector<const GpuDevice*>& gpus) const override {
         std::vector<const GpuDevice*> nvidia;
         for (const GpuDevice* g : gpus)
-            if (auto* j = dynamic_cast<const JoinedDevice*>(g); j && j->from() == &nvidia_) nvidia.push_back(&j->inner());
+            if (auto* j = dynamic_cast<const JoinedDevice*>(g); j && j->from() == &nvidia_)
+                nvidia.push_back(&j->inner());
         return nvidia_.watch_critical_errors(nvidia);
     }
 

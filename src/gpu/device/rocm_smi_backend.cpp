@@ -47,11 +47,13 @@ struct BlockName {
     const char* name;
 };
 const BlockName kBlocks[] = {
-    {RSMI_GPU_BLOCK_UMC, "UMC"},       {RSMI_GPU_BLOCK_SDMA, "SDMA"},   {RSMI_GPU_BLOCK_GFX, "GFX"},
-    {RSMI_GPU_BLOCK_MMHUB, "MMHUB"},   {RSMI_GPU_BLOCK_ATHUB, "ATHUB"}, {RSMI_GPU_BLOCK_PCIE_BIF, "PCIE_BIF"},
-    {RSMI_GPU_BLOCK_HDP, "HDP"},       {RSMI_GPU_BLOCK_XGMI_WAFL, "XGMI_WAFL"}, {RSMI_GPU_BLOCK_DF, "DF"},
-    {RSMI_GPU_BLOCK_SMN, "SMN"},       {RSMI_GPU_BLOCK_SEM, "SEM"},     {RSMI_GPU_BLOCK_MP0, "MP0"},
-    {RSMI_GPU_BLOCK_MP1, "MP1"},       {RSMI_GPU_BLOCK_FUSE, "FUSE"},
+    {RSMI_GPU_BLOCK_UMC, "UMC"},     {RSMI_GPU_BLOCK_SDMA, "SDMA"},
+    {RSMI_GPU_BLOCK_GFX, "GFX"},     {RSMI_GPU_BLOCK_MMHUB, "MMHUB"},
+    {RSMI_GPU_BLOCK_ATHUB, "ATHUB"}, {RSMI_GPU_BLOCK_PCIE_BIF, "PCIE_BIF"},
+    {RSMI_GPU_BLOCK_HDP, "HDP"},     {RSMI_GPU_BLOCK_XGMI_WAFL, "XGMI_WAFL"},
+    {RSMI_GPU_BLOCK_DF, "DF"},       {RSMI_GPU_BLOCK_SMN, "SMN"},
+    {RSMI_GPU_BLOCK_SEM, "SEM"},     {RSMI_GPU_BLOCK_MP0, "MP0"},
+    {RSMI_GPU_BLOCK_MP1, "MP1"},     {RSMI_GPU_BLOCK_FUSE, "FUSE"},
 };
 
 constexpr std::uint32_t kMaxPages = 4096;
@@ -102,8 +104,9 @@ void RocmSmiDevice::read_identity(DeviceFacts& f) {
     std::uint16_t id = 0, vendor = 0, sub = 0, sub_vendor = 0;
     std::string why = r_.call("rsmi_dev_id_get", a.rsmi_dev_id_get, &id);
     f.pci_device_id = fact_of(why, static_cast<std::uint32_t>(id));
-    f.pci_vendor_id = fact_of(r_.call("rsmi_dev_vendor_id_get", a.rsmi_dev_vendor_id_get, &vendor),
-                              static_cast<std::uint32_t>(vendor));
+    // Each call before the value it fills is read: a function's arguments are evaluated in no set order.
+    why = r_.call("rsmi_dev_vendor_id_get", a.rsmi_dev_vendor_id_get, &vendor);
+    f.pci_vendor_id = fact_of(why, static_cast<std::uint32_t>(vendor));
     why = r_.call("rsmi_dev_subsystem_id_get", a.rsmi_dev_subsystem_id_get, &sub);
     if (why.empty()) why = r_.call("rsmi_dev_subsystem_vendor_id_get", a.rsmi_dev_subsystem_vendor_id_get, &sub_vendor);
     f.pci_subsystem_id = fact_of(why, static_cast<std::uint32_t>(sub) << 16 | sub_vendor);
@@ -138,17 +141,19 @@ void RocmSmiDevice::read_identity(DeviceFacts& f) {
 void RocmSmiDevice::read_limits(DeviceFacts& f) {
     const RocmSmiApi& a = r_.api;
     std::uint64_t total = 0;
-    f.memory_total_bytes =
-        fact_of(r_.call("rsmi_dev_memory_total_get", a.rsmi_dev_memory_total_get, RSMI_MEM_TYPE_VRAM, &total), total);
+    std::string why_total =
+        r_.call("rsmi_dev_memory_total_get", a.rsmi_dev_memory_total_get, RSMI_MEM_TYPE_VRAM, &total);
+    f.memory_total_bytes = fact_of(why_total, total);
     f.memory_reserved_bytes = Fact<std::uint64_t>::absent("ROCm SMI reports no reserved VRAM");
     int gen = 0, width = 0, gen_max = 0, width_max = 0;
     std::string why = pcie_levels(gen, width, gen_max, width_max);
-    f.pcie_gen_max_gpu = why.empty() && gen_max ? Fact<int>(gen_max) : Fact<int>::absent(why.empty() ? "unknown PCIe speed" : why);
+    f.pcie_gen_max_gpu =
+        why.empty() && gen_max ? Fact<int>(gen_max) : Fact<int>::absent(why.empty() ? "unknown PCIe speed" : why);
     f.pcie_width_max = fact_of(why, width_max);
     f.pcie_gen_max_host = Fact<int>::absent("ROCm SMI reports the GPU's link levels only");
     std::uint64_t def = 0, max = 0, min = 0;
-    f.power_default_limit_w = fact_of(
-        r_.call("rsmi_dev_power_cap_default_get", a.rsmi_dev_power_cap_default_get, &def), double(def) * 1e-6);
+    why = r_.call("rsmi_dev_power_cap_default_get", a.rsmi_dev_power_cap_default_get, &def);
+    f.power_default_limit_w = fact_of(why, double(def) * 1e-6);
     why = r_.call("rsmi_dev_power_cap_range_get", a.rsmi_dev_power_cap_range_get, 0u, &max, &min);
     f.power_max_limit_w = fact_of(why, double(max) * 1e-6);
     f.power_min_limit_w = fact_of(why, double(min) * 1e-6);
@@ -159,8 +164,8 @@ void RocmSmiDevice::read_limits(DeviceFacts& f) {
     f.clock_mem_max_mhz = fact_of(why, top);
     auto threshold = [&](rsmi_temperature_type_t t, rsmi_temperature_metric_t m) {
         std::int64_t milli = 0;
-        std::string w = r_.call("rsmi_dev_temp_metric_get", a.rsmi_dev_temp_metric_get, static_cast<std::uint32_t>(t), m,
-                                &milli);
+        std::string w =
+            r_.call("rsmi_dev_temp_metric_get", a.rsmi_dev_temp_metric_get, static_cast<std::uint32_t>(t), m, &milli);
         return fact_of(w, static_cast<int>(milli / 1000));
     };
     f.temperature_slowdown_c = threshold(RSMI_TEMP_TYPE_JUNCTION, RSMI_TEMP_CRITICAL);
@@ -261,10 +266,10 @@ DeviceSample RocmSmiDevice::sample(unsigned readings) {
     const RocmSmiApi& a = r_.api;
     if (readings & kReadUtilization) {
         std::uint32_t busy = 0, mem = 0;
-        s.utilization_gpu_percent =
-            fact_of(r_.call("rsmi_dev_busy_percent_get", a.rsmi_dev_busy_percent_get, &busy), static_cast<int>(busy));
-        s.utilization_memory_percent = fact_of(
-            r_.call("rsmi_dev_memory_busy_percent_get", a.rsmi_dev_memory_busy_percent_get, &mem), static_cast<int>(mem));
+        std::string why = r_.call("rsmi_dev_busy_percent_get", a.rsmi_dev_busy_percent_get, &busy);
+        s.utilization_gpu_percent = fact_of(why, static_cast<int>(busy));
+        why = r_.call("rsmi_dev_memory_busy_percent_get", a.rsmi_dev_memory_busy_percent_get, &mem);
+        s.utilization_memory_percent = fact_of(why, static_cast<int>(mem));
     }
     if (readings & kReadMemory) {
         std::uint64_t total = 0, used = 0;
@@ -277,9 +282,10 @@ DeviceSample RocmSmiDevice::sample(unsigned readings) {
     }
     if (readings & kReadPower) {
         std::uint64_t uw = 0, cap = 0;
-        s.power_draw_w = fact_of(r_.call("rsmi_dev_power_ave_get", a.rsmi_dev_power_ave_get, 0u, &uw), double(uw) * 1e-6);
-        s.power_limit_w = s.power_enforced_limit_w =
-            fact_of(r_.call("rsmi_dev_power_cap_get", a.rsmi_dev_power_cap_get, 0u, &cap), double(cap) * 1e-6);
+        std::string why = r_.call("rsmi_dev_power_ave_get", a.rsmi_dev_power_ave_get, 0u, &uw);
+        s.power_draw_w = fact_of(why, double(uw) * 1e-6);
+        why = r_.call("rsmi_dev_power_cap_get", a.rsmi_dev_power_cap_get, 0u, &cap);
+        s.power_limit_w = s.power_enforced_limit_w = fact_of(why, double(cap) * 1e-6);
     }
     if (readings & kReadClocks) {
         int cur = 0, top = 0;
@@ -303,18 +309,18 @@ DeviceSample RocmSmiDevice::sample(unsigned readings) {
         s.temperature_edge_c = temp(RSMI_TEMP_TYPE_EDGE);
         s.temperature_memory_c = temp(RSMI_TEMP_TYPE_MEMORY);
         std::int64_t speed = 0;
-        s.fan_percent = fact_of(r_.call("rsmi_dev_fan_speed_get", a.rsmi_dev_fan_speed_get, 0u, &speed),
-                                static_cast<int>(speed * 100 / 255));  // RSMI_MAX_FAN_SPEED is 255
+        std::string why = r_.call("rsmi_dev_fan_speed_get", a.rsmi_dev_fan_speed_get, 0u, &speed);
+        s.fan_percent = fact_of(why, static_cast<int>(speed * 100 / 255));  // RSMI_MAX_FAN_SPEED is 255
     }
     if (readings & kReadPcieLink) {
         int gen = 0, width = 0, gen_max = 0, width_max = 0;
         std::string why = pcie_levels(gen, width, gen_max, width_max);
-        s.pcie_gen_current = why.empty() && gen ? Fact<int>(gen) : Fact<int>::absent(why.empty() ? "unknown PCIe speed" : why);
+        s.pcie_gen_current =
+            why.empty() && gen ? Fact<int>(gen) : Fact<int>::absent(why.empty() ? "unknown PCIe speed" : why);
         s.pcie_width_current = fact_of(why, width);
         std::uint64_t replays = 0;
-        s.pcie_replay_count = fact_of(
-            r_.call("rsmi_dev_pci_replay_counter_get", a.rsmi_dev_pci_replay_counter_get, &replays),
-            static_cast<std::uint32_t>(replays));
+        why = r_.call("rsmi_dev_pci_replay_counter_get", a.rsmi_dev_pci_replay_counter_get, &replays);
+        s.pcie_replay_count = fact_of(why, static_cast<std::uint32_t>(replays));
     }
     if (readings & kReadPcieThroughput)
         s.pcie_rx_bytes_per_s = s.pcie_tx_bytes_per_s =
@@ -361,8 +367,8 @@ void RocmSmiDevice::sample_bad_pages(DeviceSample& s) {
     s.retired_pages_single_bit = s.retired_pages_double_bit = Fact<std::uint32_t>::absent(nvidia_only);
     std::vector<rsmi_retired_page_record_t> pages(kMaxPages);
     std::uint32_t n = kMaxPages;
-    std::string why = r_.call("rsmi_dev_memory_reserved_pages_get", r_.api.rsmi_dev_memory_reserved_pages_get, &n,
-                              pages.data());
+    std::string why =
+        r_.call("rsmi_dev_memory_reserved_pages_get", r_.api.rsmi_dev_memory_reserved_pages_get, &n, pages.data());
     std::uint32_t retired = 0, pending = 0, unreservable = 0;
     for (std::uint32_t i = 0; why.empty() && i < std::min(n, kMaxPages); ++i) {
         if (pages[i].status == RSMI_MEM_PAGE_STATUS_RESERVED) ++retired;
@@ -392,7 +398,8 @@ void RocmSmiDevice::sample_processes(DeviceSample& s) {
     for (std::uint32_t i = 0; i < std::min(n, kMaxProcesses); ++i) {
         std::vector<std::uint32_t> gpus(static_cast<std::size_t>(std::max(count_, 1)));
         std::uint32_t k = static_cast<std::uint32_t>(gpus.size());
-        if (!r_.status("rsmi_compute_process_gpus_get", a.rsmi_compute_process_gpus_get(procs[i].process_id, gpus.data(), &k))
+        if (!r_.status("rsmi_compute_process_gpus_get",
+                       a.rsmi_compute_process_gpus_get(procs[i].process_id, gpus.data(), &k))
                  .empty())
             continue;
         gpus.resize(std::min<std::size_t>(k, gpus.size()));
@@ -423,7 +430,8 @@ SystemFacts RocmSmiBackend::system() const {
     char buf[64] = {0};
     if (!a.rsmi_version_str_get) {
         s.driver_version = Fact<std::string>::absent(driver_lacks("rsmi_version_str_get"));
-    } else if (unsigned rc = a.rsmi_version_str_get(RSMI_SW_COMP_DRIVER, buf, sizeof buf - 1); rc != RSMI_STATUS_SUCCESS) {
+    } else if (unsigned rc = a.rsmi_version_str_get(RSMI_SW_COMP_DRIVER, buf, sizeof buf - 1);
+               rc != RSMI_STATUS_SUCCESS) {
         s.driver_version = Fact<std::string>::absent(rsmi_absent_reason(rc));
     } else {
         s.driver_version = amd_decode::text_of(buf, sizeof buf);

@@ -1,0 +1,18 @@
+// gpu.memory_bandwidth, gpu.fp_peak, gpu.memtest and gpu.h2d_d2h on AMD GPUs: gpuvet's kernels
+// from the embedded code objects through HIP (amd_session.hpp), copies through hipMemcpyAsync,
+// judged by the same pure verdicts as on NVIDIA (the *_verdict / *_judge files), each GPU held
+// against its own datasheet. Each check's run() takes these when amd_measure::run_is_amd(ctx).
+#pragma once
+#include <string_view>
+#include <vector>
+
+#include "core/check.hpp"
+
+namespace gpuvet::amd_measure {
+
+std::vector<CheckResult> memory_bandwidth(CheckContext& ctx, std::string_view key, std::string_view title);
+std::vector<CheckResult> fp_peak(CheckContext& ctx, std::string_view key, std::string_view title);
+std::vector<CheckResult> memtest(CheckContext& ctx, std::string_view key, std::string_view title);
+std::vector<CheckResult> host_copies(CheckContext& ctx, std::string_view key, std::string_view title);
+
+}  // namespace gpuvet::amd_measure
