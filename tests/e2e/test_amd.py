@@ -293,4 +293,73 @@ def test_run_on_amd_samples_and_says_what_is_not_judged():
     assert any("on AMD GPUs" in n and "GPM" in n for n in not_judged), not_judged
 
 
+def test_specs_compare_across_vendors():
+    code, doc, err = run_json("specs", "compare", "h100-sxm5-80gb", "mi300x", "mi250x")
+    assert code == 0, err
+    h100, mi300x, mi250x = doc["gpus"]
+    assert [g["vendor"] for g in doc["gpus"]] == ["NVIDIA", "AMD", "AMD"]
+    assert mi300x["gfx_target"] == "gfx942" and mi250x["gfx_target"] == "gfx90a" and h100["compute_capability"] == "9.0"
+    assert mi250x["devices_per_board"] == 2 and mi300x["xgmi_links"] == 7
+    # Ratios across vendors where both publish the figure (AMD's data sheet: 5.3 TB/s; NVIDIA's: 3.35 TB/s).
+    assert abs(doc["ratios_to_first"]["memory_bandwidth_gbps"][1] - 5300 / 3350) < 1e-9
+    # SMs and compute units are not the same unit: no ratio between them.
+    assert doc["ratios_to_first"]["sm_count"][1] is None
+    code, out, _ = run("specs", "compare", "h100-sxm5-80gb", "mi300x", "--no-color")
+    assert code == 0
+    assert re.search(r"^Vendor +NVIDIA +AMD", out, re.M) and "CDNA 3 (gfx942)" in out, out
+    assert re.search(r"^xGMI links +— +7", out, re.M), out
+
+
+def fake_python(result):
+    """A shell script standing in for python that prints the software probe's result line."""
+    d = tempfile.mkdtemp(prefix="gpuvet-e2e-amd-")
+    path = os.path.join(d, "python")
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\necho 'GPUVET_RESULT " + json.dumps(result) + "'\n")
+    os.chmod(path, 0o700)
+    return path
+
+
+def rocm_path(version):
+    """A ROCm install that holds only its version file ($ROCM_PATH/.info/version)."""
+    d = tempfile.mkdtemp(prefix="gpuvet-e2e-rocm-")
+    os.makedirs(os.path.join(d, ".info"))
+    with open(os.path.join(d, ".info", "version"), "w") as f:
+        f.write(version + "\n")
+    return d
+
+
+ROCM_WHEEL = {"python": "3.12.1", "executable": "/x/python", "torch": "2.5.1+rocm6.2", "torch_cuda": None,
+              "torch_hip": "6.2.41133-dd7f95766", "cuda_available": True, "device_count": 8,
+              "arch_list": ["gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100"]}
+
+
+def software(result, rocm="6.2.4-1"):
+    env = dict(amd_env("amd_mi300x_healthy"), ROCM_PATH=rocm_path(rocm))
+    code, doc, err = run_json("check", "--only", "gpu.software", "--python", fake_python(result), env=env)
+    [r] = [c for c in doc["checks"] if c["key"] == "gpu.software"]
+    return r, " ".join(f["text"] for f in r["findings"])
+
+
+def test_software_on_amd_rocm_wheel_driver_and_gfx_targets():
+    # The amdgpu module of the scenario (6.8.5) is ROCm 6.2's: a ROCm 6.2 wheel with gfx942 fits.
+    r, text = software(ROCM_WHEEL)
+    assert r["verdict"] == "PASS", (r["summary"], text)
+    assert "can use all 8 GPU(s)" in r["summary"], r["summary"]
+    # A wheel without gfx942 kernels cannot run on an MI300X.
+    r, text = software(dict(ROCM_WHEEL, arch_list=["gfx90a", "gfx1100"]))
+    assert r["verdict"] == "FAIL" and "no kernels for gfx942" in text, (r["summary"], text)
+    # A CUDA wheel on an AMD box: the fix names a ROCm wheel for the driver's release.
+    r, text = software(dict(ROCM_WHEEL, torch="2.5.1+cu124", torch_cuda="12.4", torch_hip=None,
+                            arch_list=["sm_80", "sm_90"]))
+    assert r["verdict"] == "FAIL" and "is a CUDA build: it cannot use AMD GPUs" in r["summary"], r["summary"]
+    assert "download.pytorch.org/whl/rocm6.2" in r["summary"], r["summary"]
+    # The server's ROCm 5.7 user space on a ROCm 6.2 kernel driver is outside AMD's support matrix.
+    r, text = software(ROCM_WHEEL, rocm="5.7.1")
+    assert r["verdict"] == "FAIL" and "The ROCm user space is ROCm 5.7" in text and "outside" in text, text
+    # PyTorch that cannot see the GPUs AMD SMI lists.
+    r, text = software(dict(ROCM_WHEEL, cuda_available=False, device_count=0))
+    assert r["verdict"] == "FAIL" and "/dev/kfd" in text, (r["summary"], text)
+
+
 main(globals())
