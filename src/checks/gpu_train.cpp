@@ -45,6 +45,14 @@ struct Device {
     std::string ordinals;  // "0,1": CUDA ordinals of the selected GPUs
 };
 
+// An AMD-only box: PyTorch's ROCm build runs the job through HIP on its own (its devices are still
+// called "cuda"), so gpuvet's CUDA is not needed, only the GPUs.
+bool amd_box(const CheckContext& ctx) {
+    return ctx.facts && ctx.facts->driver().amd_present && !ctx.facts->driver().nvidia_found;
+}
+
+GpuNeed need_of(const CheckContext& ctx) { return amd_box(ctx) ? GpuNeed::Inventory : GpuNeed::Cuda; }
+
 Device device_for(const CheckContext& ctx) {
     Device d{"cuda", {}, ""};
     for (const GpuInfo* g : ctx.facts->selected_gpus()) {
@@ -57,6 +65,7 @@ Device device_for(const CheckContext& ctx) {
             t.fp16_tensor_tflops = sp->fp16_tensor_tflops;
         }
         d.gpus.push_back(t);
+        // AMD: HIP numbers the GPUs as AMD SMI does (by PCI bus) unless HIP_VISIBLE_DEVICES says otherwise.
         int ordinal = g->cuda_ordinal ? *g->cuda_ordinal : g->index;
         if (!d.ordinals.empty()) d.ordinals += ',';
         d.ordinals += std::to_string(ordinal);
@@ -72,6 +81,7 @@ TrainFigures train_figures_of(const nlohmann::json& j) {
     f.device = str(j, "device");
     f.torch = str(j, "torch");
     f.cuda = str(j, "cuda");
+    f.hip = str(j, "hip");
     if (auto it = j.find("cudnn"); it != j.end() && it->is_number_integer()) f.cudnn = cudnn_text(it->get<int>());
     f.python = str(j, "python");
     f.warmup = int(j.value("warmup", 0));
@@ -88,7 +98,7 @@ TrainFigures train_figures_of(const nlohmann::json& j) {
     return f;
 }
 
-CheckResult train_error_result(const std::string& kind, const std::string& message) {
+CheckResult train_error_result(const std::string& kind, const std::string& message, bool amd) {
     CheckResult r;
     r.verdict = Verdict::Fail;
     r.summary = message.empty() ? "the benchmark failed and gave no message" : message;
@@ -96,7 +106,8 @@ CheckResult train_error_result(const std::string& kind, const std::string& messa
         r.verdict = Verdict::Skip;
         r.summary += ": nothing to benchmark with; install it in the Python the job uses, or give --python";
     } else if (kind == "no_cuda_build") {
-        r.summary += ": the wheel has no CUDA. Fix: " + torch_cuda_wheel_command(std::nullopt);
+        r.summary += amd ? ": the wheel has no ROCm. Fix: " + torch_rocm_wheel_command(std::nullopt)
+                         : ": the wheel has no CUDA. Fix: " + torch_cuda_wheel_command(std::nullopt);
     } else if (kind == "cuda_unavailable") {
         r.summary += " although the GPUs are there: see gpu.software for the reason";
     } else if (kind == "oom") {
@@ -116,8 +127,8 @@ CheckResult train_error_result(const std::string& kind, const std::string& messa
 std::optional<std::string> GpuTrainCheck::unmet_requirement(const CheckContext& ctx) const {
     if (!settings_.explicit_run && ctx.options.tier != Tier::Full)
         return std::string("runs with 'check --full' or 'gpuvet bench train'");
-    if (train_cpu_allowed() && gpu_requirement(ctx, GpuNeed::Cuda)) return std::nullopt;  // the CPU test run
-    return gpu_requirement(ctx, GpuNeed::Cuda);
+    if (train_cpu_allowed() && gpu_requirement(ctx, need_of(ctx))) return std::nullopt;  // the CPU test run
+    return gpu_requirement(ctx, need_of(ctx));
 }
 
 std::vector<CheckResult> GpuTrainCheck::run(CheckContext& ctx) {
@@ -128,7 +139,7 @@ std::vector<CheckResult> GpuTrainCheck::run(CheckContext& ctx) {
         return {r};
     }
     Device dev = device_for(ctx);
-    if (gpu_requirement(ctx, GpuNeed::Cuda)) dev = {"cpu", {}, ""};  // only with GPUVET_TRAIN_ALLOW_CPU=1
+    if (gpu_requirement(ctx, need_of(ctx))) dev = {"cpu", {}, ""};  // only with GPUVET_TRAIN_ALLOW_CPU=1
     ScriptRun run;
     run.python = py.found->path;
     run.script = train_bench_script();
@@ -152,7 +163,8 @@ std::vector<CheckResult> GpuTrainCheck::run(CheckContext& ctx) {
                             "run 'gpuvet bench train " + settings_.model + " --python " + py.found->path +
                                 "' to repeat it; GPUVET_TRAIN_WATCHDOG_S raises the watchdog's limit");
     const std::string status = str(out.result, "status");
-    if (status == "error") return {train_error_result(str(out.result, "error_kind"), str(out.result, "message"))};
+    if (status == "error")
+        return {train_error_result(str(out.result, "error_kind"), str(out.result, "message"), amd_box(ctx))};
     if (status != "ok")
         throw runtime_error(status.empty() ? "the benchmark's result lacks a status"
                                            : "the benchmark's result has an unknown status '" + status + "'",

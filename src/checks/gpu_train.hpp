@@ -13,8 +13,9 @@ namespace gpuvet {
 // The script's "ok" result as figures; `world` devices were asked for.
 TrainFigures train_figures_of(const nlohmann::json& j);
 // A script's "error" result (error_kind, message) as the check's result: SKIP for what is missing
-// from the stack, FAIL for what the box cannot do (CPU-only wheel, out of memory, NCCL).
-CheckResult train_error_result(const std::string& kind, const std::string& message);
+// from the stack, FAIL for what the box cannot do (CPU-only wheel, out of memory, NCCL). `amd`: the
+// box's GPUs are AMD ones, so the fix for a wheel without GPU support is a ROCm wheel.
+CheckResult train_error_result(const std::string& kind, const std::string& message, bool amd = false);
 
 class GpuTrainCheck final : public Check {
 public:

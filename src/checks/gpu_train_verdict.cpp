@@ -24,7 +24,8 @@ std::string num(double v) { return measure::fixed(v, v < 100 ? 1 : 0); }
 
 std::string stack_of(const TrainFigures& f) {
     return "PyTorch " + f.torch + (f.cuda.empty() ? "" : ", CUDA " + f.cuda) +
-           (f.cudnn.empty() ? "" : ", cuDNN " + f.cudnn) + ", Python " + f.python;
+           (f.hip.empty() ? "" : ", ROCm " + f.hip) + (f.cudnn.empty() ? "" : ", cuDNN " + f.cudnn) + ", Python " +
+           f.python;
 }
 
 std::string run_text(const TrainFigures& f, const TrainRunFigure& r) {

@@ -27,6 +27,7 @@ struct TrainFigures {
     std::string model, device, unit, precision;  // "resnet50", "cuda" | "cpu", "images/s", "amp-fp16"
     int warmup = 0, steps = 0;
     std::string torch, cuda, cudnn, python;  // the stack that ran
+    std::string hip;                         // a ROCm build's torch.version.hip (then cudnn is empty)
     TrainRunFigure single;                   // one device alone
     std::optional<TrainRunFigure> channels_last;
     std::vector<double> ddp;               // per rank (= per selected GPU, in order), DDP over NCCL

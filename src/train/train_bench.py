@@ -306,17 +306,21 @@ def main():
             import torchvision  # noqa: F401
         except ImportError as e:
             fail("no_torchvision", "torchvision is not importable (%s): ResNet-50 needs its model definition" % e)
-    info = dict(torch=torch.__version__, cuda=torch.version.cuda, python=sys.version.split()[0],
-                cudnn=torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None)
+    # A ROCm build runs on AMD GPUs through the same torch.cuda API: torch.version.hip names its ROCm.
+    hip = getattr(torch.version, "hip", None)
+    info = dict(torch=torch.__version__, cuda=torch.version.cuda, hip=hip, python=sys.version.split()[0],
+                # A ROCm build answers MIOpen's version here, which is not cuDNN's.
+                cudnn=torch.backends.cudnn.version() if torch.backends.cudnn.is_available() and hip is None else None)
     defaults = dict(resnet50=(20, 100), gpt=(10, 50)).get(a.model, (10, 100))
     a.warmup = a.warmup or (2 if a.tiny else defaults[0])
     a.steps = a.steps or (3 if a.tiny else defaults[1])
     if a.device == "cuda":
-        if torch.version.cuda is None:
-            fail("no_cuda_build", "this PyTorch %s was built without CUDA (a CPU-only wheel)" % torch.__version__, **info)
+        if torch.version.cuda is None and hip is None:
+            fail("no_cuda_build", "this PyTorch %s was built without CUDA or ROCm (a CPU-only wheel)"
+                 % torch.__version__, **info)
         if not torch.cuda.is_available():
-            fail("cuda_unavailable", "torch.cuda.is_available() is False (PyTorch %s for CUDA %s)"
-                 % (torch.__version__, torch.version.cuda), **info)
+            fail("cuda_unavailable", "torch.cuda.is_available() is False (PyTorch %s for %s)"
+                 % (torch.__version__, "ROCm " + hip if hip else "CUDA %s" % torch.version.cuda), **info)
         devices = [int(d) for d in a.devices.split(",") if d != ""]
         torch.backends.cudnn.benchmark = True
         first = torch.device("cuda", devices[0])

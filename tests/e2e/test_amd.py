@@ -362,4 +362,44 @@ def test_software_on_amd_rocm_wheel_driver_and_gfx_targets():
     assert r["verdict"] == "FAIL" and "/dev/kfd" in text, (r["summary"], text)
 
 
+def test_bench_train_on_amd_runs_pytorchs_rocm_build_on_the_amd_gpus():
+    # A fake interpreter: the software probe answers a ROCm wheel; the benchmark records its arguments
+    # and answers what a ROCm build's run would (torch.version.hip set, torch.version.cuda None).
+    d = tempfile.mkdtemp(prefix="gpuvet-e2e-amd-train-")
+    args = os.path.join(d, "args")
+    single = {"throughput": 2400.0, "elapsed_s": 12.5, "batch": 256, "oom_batches": [], "unit": "images/s",
+              "precision": "amp-bf16", "flops_per_unit": None}
+    ok = {"status": "ok", "model": "resnet50", "device": "cuda", "warmup": 20, "steps": 100, "single": single,
+          "torch": "2.5.1+rocm6.2", "cuda": None, "hip": "6.2.41133-dd7f95766", "cudnn": None, "python": "3.12.1"}
+    path = os.path.join(d, "python")
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\ncase \"$3\" in\n"
+                "*software_probe.py) echo 'GPUVET_RESULT " + json.dumps(ROCM_WHEEL) + "' ;;\n"
+                "*) echo \"$@\" > " + args + "; echo 'GPUVET_RESULT " + json.dumps(ok) + "' ;;\nesac\n")
+    os.chmod(path, 0o700)
+    env = dict(amd_env("amd_mi300x_healthy"), ROCM_PATH=rocm_path("6.2.4"))
+    code, doc, err = run_json("bench", "train", "resnet50", "--python", path, env=env)
+    [tr] = [c for c in doc["checks"] if c["key"] == "gpu.train"]
+    # It ran (gpuvet's CUDA is not needed on AMD GPUs), on PyTorch's "cuda" devices, all eight; with no
+    # published MI300X baseline in gpuvet the figure is shown, not judged.
+    assert [m["value"] for m in tr["measurements"] if m["key"] == "images_per_s"] == [2400.0], tr
+    assert tr["verdict"] == "SKIP" and "no baseline for this GPU (mi300x" in tr["summary"], tr
+    with open(args) as f:
+        argv = f.read().split()
+    assert argv[argv.index("--device") + 1] == "cuda" and argv[argv.index("--devices") + 1] == "0,1,2,3,4,5,6,7", argv
+    text = json.dumps(tr)
+    assert "ROCm 6.2.41133" in text and "CUDA" not in text, tr
+    # A wheel without CUDA or ROCm on an AMD box: the fix is a ROCm wheel.
+    err_result = {"status": "error", "error_kind": "no_cuda_build",
+                  "message": "this PyTorch 2.5.1+cpu was built without CUDA or ROCm (a CPU-only wheel)"}
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\ncase \"$3\" in\n"
+                "*software_probe.py) echo 'GPUVET_RESULT " + json.dumps(ROCM_WHEEL) + "' ;;\n"
+                "*) echo 'GPUVET_RESULT " + json.dumps(err_result) + "' ;;\nesac\n")
+    code, doc, err = run_json("bench", "train", "resnet50", "--python", path, env=env)
+    [tr] = [c for c in doc["checks"] if c["key"] == "gpu.train"]
+    assert tr["verdict"] == "FAIL" and "the wheel has no ROCm" in tr["summary"], tr
+    assert "download.pytorch.org/whl/rocm" in tr["summary"], tr["summary"]
+
+
 main(globals())
