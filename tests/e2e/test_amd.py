@@ -204,6 +204,13 @@ def test_box_with_both_vendors():
     assert "NVIDIA driver loaded" in drv and "AMD amdgpu driver loaded" in drv, drv
     code, out, _ = run("check", "--quick", "--only", "gpu.driver", "--no-color", env=env)
     assert re.search(r"Driver\s+NVIDIA driver \S+.* · AMD amdgpu driver", out), out
+    # The kernel measurements take CUDA's path on a box with NVIDIA GPUs: the AMD GPUs are named, not
+    # handed to CUDA.
+    code, doc, err = run_json("bench", "memory", "--quick", "--gpus", "2,3", env=env)
+    rs = {x["gpu"]: x for x in doc["checks"] if x["key"] == "gpu.memory_bandwidth"}
+    assert sorted(rs) == [2, 3], rs
+    for r in rs.values():
+        assert r["verdict"] == "SKIP" and "an AMD GPU: CUDA runs on NVIDIA GPUs only" in r["summary"], r
 
 
 def test_top_once_on_amd():
