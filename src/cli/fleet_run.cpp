@@ -295,7 +295,10 @@ int node_mode_body(const NodeModeArgs& a, NodeMode mode, const std::string& self
         std::snprintf(text, sizeof text, "%.3f", fit_s);
         ::setenv(kEnvDriverTimeout, text, 1);
     }
-    CommandResult r = run_command({self, "check", "--quick", "--only", kPassiveChecks, "--json"}, checks_s);
+    // A health check every few minutes and a prolog per job would fill the history with passive
+    // checks: the history is for deliberate vetting runs (check, fleet check), so these record nothing.
+    CommandResult r =
+        run_command({self, "check", "--quick", "--only", kPassiveChecks, "--json", "--no-history"}, checks_s);
     FleetNodeInput in = trim(r.out).empty()
                             ? failed_node(node, "",
                                           "the checks gave no report within " + format_number(checks_s, 3) + " s" +
