@@ -222,6 +222,31 @@ void check_allreduce_args(const FleetCheckArgs& a, const char* size_option) {
     gpus_per_node(a);
 }
 
+// The fabric section from the ranks' reports: the run judged, each node's transport, the sweep.
+FleetFabric judged_fabric(const std::vector<TaskReport>& tasks, const std::vector<std::string>& nodes, int per_node) {
+    std::vector<RankReport> reports;
+    for (const TaskReport& t : tasks)
+        if (t.report) reports.push_back(*t.report);
+    Collected c = collect_ranks(reports, nodes, per_node);
+    Judged j = judge_run(c.run);
+    FleetFabric fab;
+    fab.result = j.result;
+    fab.blamed = j.blamed;
+    for (const SweepRow& r : c.sweep) fab.sweep.push_back({r.bytes, r.busbw_gbps, r.algbw_gbps, r.checked, r.wrong});
+    for (const NodeFabric& n : c.run.nodes) {
+        std::vector<const RankReport*> mine;
+        for (const RankReport& r : reports)
+            if (r.node == n.node) mine.push_back(&r);
+        fab.nodes.push_back(fabric_node(n, mine));
+    }
+    fab.node_busbw_gbps = node_figures(c.run);
+    fab.notes = c.notes;
+    for (const TaskReport& t : tasks)
+        if (!t.report) fab.notes.push_back(t.node + ": " + t.problem);
+    if (!reports.empty()) fab.nccl = reports.front().nccl_path + " " + reports.front().nccl_version;
+    return fab;
+}
+
 FabricStep run_fabric_step(const FleetCheckArgs& a, const std::string& self, const std::vector<std::string>& nodelist,
                            const std::optional<fs::path>& out) {
     FleetCheckArgs alloc = a;
@@ -253,9 +278,7 @@ FabricStep run_fabric_step(const FleetCheckArgs& a, const std::string& self, con
         alloc.node_timeout ? parse_duration_s(*alloc.node_timeout, "--node-timeout") : kDefaultNodeTimeoutS;
     req.gpuvet = alloc.gpuvet.value_or(self);
     req.version = GPUVET_VERSION;
-    if (alloc.nodelist) req.expected_nodes = expand_hostlist(*alloc.nodelist);
-    else if (const char* list = std::getenv("SLURM_JOB_NODELIST"); list && *list && !alloc.nodes && !alloc.partition)
-        req.expected_nodes = expand_hostlist(list);
+    req.expected_nodes = expected_nodes(alloc);
 
     std::vector<TaskReport> tasks;
     StepOutcome o = run_step(req, stop_flag(), [&](NodeOutput& n) { tasks.push_back(take_task(n)); });
@@ -284,28 +307,7 @@ FabricStep run_fabric_step(const FleetCheckArgs& a, const std::string& self, con
         throw usage_error(
             "the all-reduce between nodes needs at least 2 nodes, the step ran on " + std::to_string(nodes.size()),
             "ask for 2 nodes or more (-N 2)");
-
-    std::vector<RankReport> reports;
-    for (const TaskReport& t : tasks)
-        if (t.report) reports.push_back(*t.report);
-    Collected c = collect_ranks(reports, nodes, per_node);
-    Judged j = judge_run(c.run);
-    FleetFabric fab;
-    fab.result = j.result;
-    fab.blamed = j.blamed;
-    for (const SweepRow& r : c.sweep) fab.sweep.push_back({r.bytes, r.busbw_gbps, r.algbw_gbps, r.checked, r.wrong});
-    for (const NodeFabric& n : c.run.nodes) {
-        std::vector<const RankReport*> mine;
-        for (const RankReport& r : reports)
-            if (r.node == n.node) mine.push_back(&r);
-        fab.nodes.push_back(fabric_node(n, mine));
-    }
-    fab.node_busbw_gbps = node_figures(c.run);
-    fab.notes = c.notes;
-    for (const TaskReport& t : tasks)
-        if (!t.report) fab.notes.push_back(t.node + ": " + t.problem);
-    if (!reports.empty()) fab.nccl = reports.front().nccl_path + " " + reports.front().nccl_version;
-    step.fabric = std::move(fab);
+    step.fabric = judged_fabric(tasks, nodes, per_node);
     if (out) write_rank_reports(*out, nodes, tasks);
     return step;
 }

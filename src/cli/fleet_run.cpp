@@ -67,6 +67,13 @@ std::vector<std::string> check_command(const FleetCheckArgs& a) {
 
 }  // namespace
 
+std::vector<std::string> expected_nodes(const FleetCheckArgs& a) {
+    if (a.nodelist) return expand_hostlist(*a.nodelist);
+    if (const char* list = std::getenv("SLURM_JOB_NODELIST"); list && *list && !a.nodes && !a.partition)
+        return expand_hostlist(list);
+    return {};
+}
+
 std::vector<std::string> srun_options(const FleetCheckArgs& a) {
     std::vector<std::string> o;
     bool asks = a.nodes || a.partition || a.nodelist || a.reservation;
@@ -210,10 +217,7 @@ int run_fleet_check(const GlobalOptions& g, const FleetCheckArgs& a, const std::
     req.deadline_s = a.node_timeout ? parse_duration_s(*a.node_timeout, "--node-timeout") : kDefaultNodeTimeoutS;
     req.gpuvet = a.gpuvet.value_or(self);
     req.version = GPUVET_VERSION;
-    // The nodes, when known before the step starts: a node that never starts is still named.
-    if (a.nodelist) req.expected_nodes = expand_hostlist(*a.nodelist);
-    else if (const char* list = std::getenv("SLURM_JOB_NODELIST"); list && *list && !a.nodes && !a.partition)
-        req.expected_nodes = expand_hostlist(list);
+    req.expected_nodes = expected_nodes(a);
     std::optional<fs::path> out;
     if (a.out) out = report_folder(*a.out);
     std::vector<FleetNodeInput> inputs;
@@ -295,7 +299,10 @@ int node_mode_body(const NodeModeArgs& a, NodeMode mode, const std::string& self
         std::snprintf(text, sizeof text, "%.3f", fit_s);
         ::setenv(kEnvDriverTimeout, text, 1);
     }
-    CommandResult r = run_command({self, "check", "--quick", "--only", kPassiveChecks, "--json"}, checks_s);
+    // A health check every few minutes and a prolog per job would fill the history with passive
+    // checks: the history is for deliberate vetting runs (check, fleet check), so these record nothing.
+    CommandResult r =
+        run_command({self, "check", "--quick", "--only", kPassiveChecks, "--json", "--no-history"}, checks_s);
     FleetNodeInput in = trim(r.out).empty()
                             ? failed_node(node, "",
                                           "the checks gave no report within " + format_number(checks_s, 3) + " s" +

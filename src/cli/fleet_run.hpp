@@ -56,6 +56,9 @@ int run_fleet_check(const GlobalOptions& g, const FleetCheckArgs& a, const std::
 
 // Shared by fleet check and fleet allreduce (fleet_run.cpp).
 std::string file_stem(const std::string& node);
+// The nodes a step should start on, when known before it starts (--nodelist, else the allocation's):
+// a node that never starts is still named.
+std::vector<std::string> expected_nodes(const FleetCheckArgs& a);
 // srun's options for the allocation asked for (or the one gpuvet runs in); a usage error outside
 // an allocation when no nodes are asked for.
 std::vector<std::string> srun_options(const FleetCheckArgs& a);

@@ -614,6 +614,23 @@ def weights_items(doc):
     return [i for i in doc["memory"]["items"] if i["key"] == "weights"]
 
 
+def test_title_wraps_a_long_config_path():
+    # The title names the --config path as given: a clone in a deep folder made it 104 columns.
+    with tempfile.TemporaryDirectory() as d:
+        name = "config.json"
+        deep = os.path.join(d, "d" * (96 - len(d) - len(name) - 2))
+        os.mkdir(deep)
+        path = os.path.join(deep, name)
+        with open(fixture("config_llama405b_fbgemm_fp8.json")) as src, open(path, "w") as dst:
+            dst.write(src.read())
+        assert 90 <= len(path) <= 96, path
+        code, out, err = run("plan", "--config", path, "--gpus", "8", "--no-color")
+        assert code == 0, err
+        lines = out.splitlines()
+        assert lines[0].startswith(path) and "405.853B parameters" in lines[1], lines[:2]
+        assert all(len(l) <= 100 for l in lines), [l for l in lines if len(l) > 100]
+
+
 def test_config_fp8_405b_lists_which_modules_stay_in_bf16():
     # Meta's FP8 405B config.json: fbgemm_fp8 on the feed-forward of layers 1-124, the rest bf16.
     args = ["plan", "--config", fixture("config_llama405b_fbgemm_fp8.json"), "--gpus", "8"]

@@ -37,13 +37,15 @@ struct ihipStream_t {
 struct ihipEvent_t {
     double at_s = -1;  // -1: never recorded
 };
+struct ihipModuleSymbol_t {
+    struct ihipModule_t* module = nullptr;
+    const fake::amdgpu::Kernel* kernel = nullptr;
+};
 struct ihipModule_t {
     int device = 0;
     fake::amdgpu::CodeObject co;
-};
-struct ihipModuleSymbol_t {
-    ihipModule_t* module = nullptr;
-    const fake::amdgpu::Kernel* kernel = nullptr;
+    // As in HIP, a module owns the functions got from it: hipModuleUnload frees them.
+    std::vector<std::unique_ptr<ihipModuleSymbol_t>> functions;
 };
 
 namespace {
@@ -514,7 +516,8 @@ hipError_t hipModuleGetFunction(hipFunction_t* f, hipModule_t module, const char
     if (!module || !name) return hipErrorInvalidValue;
     auto it = module->co.kernels.find(name);
     if (it == module->co.kernels.end() || !it->second.has_descriptor) return hipErrorNotFound;
-    *f = new ihipModuleSymbol_t{module, &it->second};
+    module->functions.push_back(std::make_unique<ihipModuleSymbol_t>(ihipModuleSymbol_t{module, &it->second}));
+    *f = module->functions.back().get();
     return hipSuccess;
 }
 

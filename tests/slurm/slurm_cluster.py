@@ -222,7 +222,9 @@ class Cluster:
         return e
 
     def _daemon(self, args, log):
-        p = subprocess.Popen(args, env=self.env(), stdout=subprocess.DEVNULL,
+        # What slurmd starts (the prolog, the health check) never reaches the user's own history.
+        env = self.env({"GPUVET_HISTORY_DB": self.path("daemons-history.sqlite")})
+        p = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL,
                              stderr=open(self.path("log", log), "w"), start_new_session=True)
         self.procs.append(p)
         return p
