@@ -126,9 +126,9 @@ Json opt(const std::optional<T>& v) {
 void render_memory(std::ostream& o, const PlanView& v) {
     // Wrapped: a --config path makes the name as long as the folder it sits in.
     o << wrap("",
-              fmt::format("{} — {} — {:.3f}B parameters{}", v.model.name, to_string(v.w.task), v.memory.params / 1e9,
-                          v.model.is_moe() ? fmt::format(" ({:.2f}B active per token)", v.memory.active_params / 1e9)
-                                           : ""),
+              fmt::format(
+                  "{} — {} — {:.3f}B parameters{}", v.model.name, to_string(v.w.task), v.memory.params / 1e9,
+                  v.model.is_moe() ? fmt::format(" ({:.2f}B active per token)", v.memory.active_params / 1e9) : ""),
               100, 2)
       << "\n";
     if (v.memory.bytes_per_param > 0) o << wrap("  ", v.memory.bytes_per_param_how, 100, 4) << "\n";
