@@ -1,10 +1,10 @@
 // gpu.fp_peak on AMD GPUs: the FMA chains of fma.cl per precision, every work-item's result checked
-// against the CPU reference, judged by judge_fp_peak (gpu_fp_peak_verdict.hpp) against the datasheet.
+// against the CPU reference, judged by judge_fp_peak (gpu_fp_peak_judge.hpp) against the datasheet.
 #include <string>
 
 #include "checks/amd_checks.hpp"
 #include "checks/amd_measurement.hpp"
-#include "checks/gpu_fp_peak_verdict.hpp"
+#include "checks/gpu_fp_peak_judge.hpp"
 #include "checks/gpu_measurement.hpp"
 #include "core/context.hpp"
 #include "gpu/kernel_reference.hpp"

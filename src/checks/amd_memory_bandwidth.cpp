@@ -1,5 +1,5 @@
 // gpu.memory_bandwidth on AMD GPUs: the STREAM kernels of stream.cl, verified on the device, judged
-// by judge_stream (gpu_memory_bandwidth_verdict.hpp) against the card's datasheet bandwidth.
+// by judge_stream (gpu_memory_bandwidth_judge.hpp) against the card's datasheet bandwidth.
 #include <bit>
 #include <string>
 
@@ -7,7 +7,7 @@
 #include "checks/amd_measurement.hpp"
 #include "checks/gpu_measurement.hpp"
 #include "checks/gpu_memory_bandwidth.hpp"
-#include "checks/gpu_memory_bandwidth_verdict.hpp"
+#include "checks/gpu_memory_bandwidth_judge.hpp"
 #include "core/context.hpp"
 #include "gpu/kernel_reference.hpp"
 

@@ -1,5 +1,5 @@
 // gpu.memtest on AMD GPUs: nearly all free VRAM written and verified with memtest.cl's patterns,
-// judged by judge_memtest (gpu_memtest_verdict.hpp): any error fails, the memory tested is held
+// judged by judge_memtest (gpu_memtest_judge.hpp): any error fails, the memory tested is held
 // against the memory sold.
 #include <algorithm>
 #include <string>
@@ -7,7 +7,7 @@
 #include "checks/amd_checks.hpp"
 #include "checks/amd_measurement.hpp"
 #include "checks/gpu_measurement.hpp"
-#include "checks/gpu_memtest_verdict.hpp"
+#include "checks/gpu_memtest_judge.hpp"
 #include "core/context.hpp"
 #include "gpu/kernel_reference.hpp"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "checks/fabric_allreduce_verdict.hpp"
+#include "checks/fabric_allreduce_judge.hpp"
 #include "gpu/nccl_log.hpp"
 
 namespace gpuvet::fabric_allreduce {

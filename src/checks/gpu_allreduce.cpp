@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "checks/gpu_allreduce_verdict.hpp"
+#include "checks/gpu_allreduce_judge.hpp"
 #include "checks/run_facts.hpp"
 #include "core/context.hpp"
 #include "core/error.hpp"

@@ -6,7 +6,7 @@
 
 #include "checks/amd_checks.hpp"
 #include "checks/amd_measurement.hpp"
-#include "checks/gpu_fp_peak_verdict.hpp"
+#include "checks/gpu_fp_peak_judge.hpp"
 #include "checks/run_facts.hpp"
 #include "gpu/kernel_reference.hpp"
 #include "specs/gpu_spec.hpp"

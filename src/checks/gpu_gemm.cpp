@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "checks/gpu_gemm_verdict.hpp"
+#include "checks/gpu_gemm_judge.hpp"
 #include "checks/run_facts.hpp"
 #include "core/context.hpp"
 #include "gpu/gemm_run.hpp"

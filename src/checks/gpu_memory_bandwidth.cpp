@@ -6,7 +6,7 @@
 
 #include "checks/amd_checks.hpp"
 #include "checks/amd_measurement.hpp"
-#include "checks/gpu_memory_bandwidth_verdict.hpp"
+#include "checks/gpu_memory_bandwidth_judge.hpp"
 #include "checks/run_facts.hpp"
 #include "core/error.hpp"
 #include "gpu/kernel_reference.hpp"

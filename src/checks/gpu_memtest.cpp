@@ -4,7 +4,7 @@
 
 #include "checks/amd_checks.hpp"
 #include "checks/amd_measurement.hpp"
-#include "checks/gpu_memtest_verdict.hpp"
+#include "checks/gpu_memtest_judge.hpp"
 #include "checks/run_facts.hpp"
 #include "gpu/inventory.hpp"
 #include "gpu/kernel_reference.hpp"

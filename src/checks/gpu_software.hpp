@@ -4,7 +4,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "checks/gpu_software_rules.hpp"
+#include "checks/gpu_software_judge.hpp"
 #include "core/check.hpp"
 #include "core/host_fs.hpp"
 #include "train/python_env.hpp"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "checks/gpu_software_rules.hpp"
+#include "checks/gpu_software_judge.hpp"
 
 namespace gpuvet {
 

@@ -1,7 +1,7 @@
-// judge_software (gpu_software_rules.hpp): the stack's facts as measurements, then the rules.
+// judge_software (gpu_software_judge.hpp): the stack's facts as measurements, then the rules.
 #include <set>
 
-#include "checks/gpu_software_rules.hpp"
+#include "checks/gpu_software_judge.hpp"
 
 namespace gpuvet {
 

@@ -1,7 +1,7 @@
 #include "checks/gpu_train.hpp"
 
 #include "checks/gpu_requirements.hpp"
-#include "checks/gpu_software_rules.hpp"
+#include "checks/gpu_software_judge.hpp"
 #include "checks/run_facts.hpp"
 #include "core/context.hpp"
 #include "core/error.hpp"

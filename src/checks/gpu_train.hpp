@@ -1,10 +1,10 @@
 // gpu.train: a standard training benchmark (ResNet-50, BERT, a GPT step) run with the server's own
-// Python and PyTorch, judged against the public baselines of the same GPU (gpu_train_verdict.hpp).
+// Python and PyTorch, judged against the public baselines of the same GPU (gpu_train_judge.hpp).
 // Part of `check --full` and `gpuvet bench train`; SKIPs without Python or PyTorch.
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "checks/gpu_train_verdict.hpp"
+#include "checks/gpu_train_judge.hpp"
 #include "core/check.hpp"
 #include "train/train_settings.hpp"
 

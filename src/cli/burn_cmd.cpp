@@ -25,7 +25,7 @@ struct BurnArgs {
 };
 
 // NVML refreshes most fields about once a second; 20 Hz is as fast as it is worth asking.
-constexpr NumberRule kSampleHzRule{1, 20, false, false, false, NumberUnit::None, "a rate", "Hz", "2"};
+constexpr NumberRule kSampleHzRule{.min = 1, .max = 20, .what = "a rate", .suffix = "Hz", .example = "2"};
 
 int run_burn_cmd(const GlobalOptions& g, const BurnArgs& a) {
     BurnOptions o;

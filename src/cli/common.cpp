@@ -41,20 +41,20 @@ std::string utc_now_rfc3339() {
     return buf;
 }
 
-void add_output_flags(CLI::App& sub, GlobalOptions& g, bool with_report, bool with_specs) {
+void add_output_flags(CLI::App& sub, GlobalOptions& g, OutputFlags with) {
     sub.add_flag("--json", g.json, "print the machine-readable JSON document on stdout");
-    if (with_report)
+    if (with.report)
         sub.add_option(
                "--report", g.report_dir,
                "also write the report files into DIR (DIR/<node>/ for each task of a Slurm step of several tasks)")
             ->type_name("DIR");
     sub.add_flag("--no-color", g.no_color, "no colour (colour is used only on a terminal)");
-    if (with_report) {
+    if (with.report) {
         sub.add_flag("-v,--verbose", g.verbose, "show every measurement and finding, also of passing checks");
         sub.add_flag("--markdown", g.markdown, "print Markdown (verdict, matrix, failures) for a ticket or chat")
             ->excludes("--json");
     }
-    if (with_specs)
+    if (with.specs)
         sub.add_option("--specs", g.specs_files, "add or override GPU SKUs from a TOML file")
             ->type_name("FILE")
             ->check(CLI::ExistingFile);
@@ -111,8 +111,12 @@ std::filesystem::path report_folder(const std::string& dir) {
 }
 
 // The same bounds as GPUVET_DRIVER_TIMEOUT_S (driver_deadline.cpp): above 0, at most a day.
-constexpr NumberRule kDriverTimeoutRule{0,  86400, true, false, false, NumberUnit::Seconds, "a driver call's budget",
-                                        "", "30"};
+constexpr NumberRule kDriverTimeoutRule{.min = 0,
+                                        .max = 86400,
+                                        .min_open = true,
+                                        .unit = NumberUnit::Seconds,
+                                        .what = "a driver call's budget",
+                                        .example = "30"};
 
 void add_driver_timeout_option(CLI::App& sub, GlobalOptions& g) {
     add_number_option(sub, "--driver-timeout", g.driver_timeout_s, kDriverTimeoutRule,

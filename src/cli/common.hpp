@@ -71,7 +71,12 @@ void add_compare_command(Cli cli);
 void add_run_command(Cli cli);
 
 // Adds --json, --report, --no-color (and --specs when `with_specs`) to a subcommand.
-void add_output_flags(CLI::App& sub, GlobalOptions& g, bool with_report = true, bool with_specs = true);
+// Which of the shared output options a command takes besides --json and --no-color.
+struct OutputFlags {
+    bool report = true;  // --report DIR, -v/--verbose, --markdown: commands that write a check report
+    bool specs = true;   // --specs FILE: commands that read the GPU spec database
+};
+void add_output_flags(CLI::App& sub, GlobalOptions& g, OutputFlags with = {});
 
 // The spec database with the user's --specs files merged in.
 SpecDb load_specs(const GlobalOptions& g);

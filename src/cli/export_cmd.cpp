@@ -29,7 +29,8 @@ struct ExportArgs {
 };
 
 // NVML refreshes most fields about once a second; ten samples a second is as fast as it is worth.
-constexpr NumberRule kIntervalRule{0.1, 3600, false, false, false, NumberUnit::Seconds, "an interval", "", "1"};
+constexpr NumberRule kIntervalRule{
+    .min = 0.1, .max = 3600, .unit = NumberUnit::Seconds, .what = "an interval", .example = "1"};
 // How long an orderly stop waits for a sampler inside a driver call before leaving it behind.
 constexpr auto kStopGrace = std::chrono::seconds(2);
 

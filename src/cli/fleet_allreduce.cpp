@@ -2,7 +2,7 @@
 // starts a rank per GPU on every node (fleet agent + fleet allreduce-rank); this process serves the
 // ranks' rendezvous board (rank 0 puts the NCCL ids there), reads every rank's report back over the
 // step's output, and judges the figures against the fabric the nodes found
-// (checks/fabric_allreduce_plan.hpp, checks/fabric_allreduce_verdict.hpp). Printed and written like
+// (checks/fabric_allreduce_plan.hpp, checks/fabric_allreduce_judge.hpp). Printed and written like
 // fleet check; fleet check --allreduce adds the same section to its own run.
 #include <sys/random.h>
 #include <unistd.h>
@@ -16,7 +16,7 @@
 
 #include "checks/fabric_allreduce_plan.hpp"
 #include "checks/fabric_allreduce_rank.hpp"
-#include "checks/fabric_allreduce_verdict.hpp"
+#include "checks/fabric_allreduce_judge.hpp"
 #include "cli/fleet_run.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -36,8 +36,12 @@ using namespace fabric_allreduce;
 
 namespace {
 
-const NumberRule kMaxSizeRule{
-    1 << 20, double(std::uint64_t(1) << 40), false, false, true, NumberUnit::Bytes, "a message size", "", "8G"};
+const NumberRule kMaxSizeRule{.min = 1 << 20,
+                              .max = double(std::uint64_t(1) << 40),
+                              .whole = true,
+                              .unit = NumberUnit::Bytes,
+                              .what = "a message size",
+                              .example = "8G"};
 
 std::uint64_t max_bytes_of(const std::optional<std::string>& text, const char* option) {
     return text ? std::uint64_t(parse_number_option(option, *text, kMaxSizeRule)) : kDefaultMaxBytes;

@@ -23,7 +23,7 @@ std::vector<int> parse_gpu_list(const std::string& s) {
     std::stringstream ss(s);
     std::string item;
     // NVML numbers GPUs from 0; no server holds more than 1024.
-    constexpr NumberRule kIndexRule{0, 1023, false, false, true, NumberUnit::None, "a GPU index", "", "0,1"};
+    constexpr NumberRule kIndexRule{.min = 0, .max = 1023, .whole = true, .what = "a GPU index", .example = "0,1"};
     while (std::getline(ss, item, ',')) {
         NumberRead n = read_number(item, kIndexRule);
         if (n.problem)

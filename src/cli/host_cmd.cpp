@@ -35,11 +35,15 @@ struct HostArgs {
 
 // The storage test writes a file of this size (capped by the free space): below 1 MiB the
 // measurement is cache noise; 16 TiB is beyond any single data disk.
-constexpr NumberRule kStorageBytesRule{
-    1024.0 * 1024, 16.0 * 1024 * 1024 * 1024 * 1024, false, false, true, NumberUnit::Bytes, "a size", "", "1G"};
-constexpr NumberRule kSecondsRule{1, 600, false, false, false, NumberUnit::None, "a time", "s", "10"};
-constexpr NumberRule kStreamsRule{1, 128, false, false, true, NumberUnit::None, "a stream count", "", "4"};
-constexpr NumberRule kPortRule{1, 65535, false, false, true, NumberUnit::None, "a TCP port", "", "5201"};
+constexpr NumberRule kStorageBytesRule{.min = 1024.0 * 1024,
+                                       .max = 16.0 * 1024 * 1024 * 1024 * 1024,
+                                       .whole = true,
+                                       .unit = NumberUnit::Bytes,
+                                       .what = "a size",
+                                       .example = "1G"};
+constexpr NumberRule kSecondsRule{.min = 1, .max = 600, .what = "a time", .suffix = "s", .example = "10"};
+constexpr NumberRule kStreamsRule{.min = 1, .max = 128, .whole = true, .what = "a stream count", .example = "4"};
+constexpr NumberRule kPortRule{.min = 1, .max = 65535, .whole = true, .what = "a TCP port", .example = "5201"};
 
 int serve(const GlobalOptions& g, const HostArgs& a) {
     Report report = new_report(g);
@@ -126,7 +130,7 @@ void add_host_command(Cli cli) {
     auto common = [&](CLI::App* s) {
         s->add_flag("--quick", args->quick, "shortest measurements");
         s->add_flag("--full", args->full, "longest measurements")->excludes("--quick");
-        add_output_flags(*s, cli.global, true, false);
+        add_output_flags(*s, cli.global, {.specs = false});
     };
     auto storage_flags = [&](CLI::App* s) {
         s->add_option("--data-dir", args->data_dir, "folder on the data disk to measure (default: here)");

@@ -9,7 +9,8 @@ namespace gpuvet {
 
 namespace {
 
-constexpr NumberRule kSideRule{1, 16384, false, false, true, NumberUnit::None, "a side", "pixels", "1024"};
+constexpr NumberRule kSideRule{
+    .min = 1, .max = 16384, .whole = true, .what = "a side", .suffix = "pixels", .example = "1024"};
 
 // Options that describe a language model's workload and have no meaning for an image.
 constexpr const char* kTokenOptions[] = {"--seq", "--kv-dtype", "--lora-targets", "--activations-gib"};

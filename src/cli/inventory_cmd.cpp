@@ -87,7 +87,7 @@ void add_inventory_command(Cli cli) {
     sub->add_option("--python", *python,
                     "the Python whose framework stack to list (implies --software; default: $VIRTUAL_ENV, "
                     "$CONDA_PREFIX, then PATH)");
-    add_output_flags(*sub, cli.global, true, false);
+    add_output_flags(*sub, cli.global, {.specs = false});
     sub->footer(
         "Examples:\n"
         "  gpuvet inventory                 every GPU's identity, health counters, links and limits\n"

@@ -45,25 +45,31 @@ struct PlanArgs {
 
 // Every numeric option of plan, with the range it accepts. Bounds are wide enough for any real
 // workload and small enough that the memory and speed arithmetic stays finite.
-constexpr NumberRule kParamsRule{1, 1e15, false, false, true, NumberUnit::Count, "a parameter count", "", "7B"};
-constexpr NumberRule kBatchRule{1, 4096, false, false, true, NumberUnit::None, "a batch size", "sequences", "8"};
-constexpr NumberRule kSeqRule{1, 1048576, false, false, true, NumberUnit::None, "a length", "tokens", "4096"};
-constexpr NumberRule kLoraRankRule{1, 4096, false, false, true, NumberUnit::None, "a rank", "", "16"};
-constexpr NumberRule kZeroRule{0, 3, false, false, true, NumberUnit::None, "a ZeRO stage", "", "3"};
-constexpr NumberRule kTpRule{1, 64, false, false, true, NumberUnit::None, "a tensor-parallel degree", "", "8"};
-constexpr NumberRule kGpusRule{1, 1024, false, false, true, NumberUnit::None, "a card count", "", "8"};
-constexpr NumberRule kMarginRule{0, 1, false, false, false, NumberUnit::None, "a share", "(0.2 = 20%)", "0.2"};
-constexpr NumberRule kContextGibRule{0, 64, false, false, false, NumberUnit::None, "a size", "GiB", "0.5"};
-constexpr NumberRule kFractionRule{0, 1, true, false, false, NumberUnit::None, "a share", "", "0.9"};
-constexpr NumberRule kActivationsRule{0, 65536, false, false, false, NumberUnit::None, "a size", "GiB", "12"};
-constexpr NumberRule kTokensRule{1, 1e15, false, false, true, NumberUnit::Count, "a token count", "", "2e9"};
-constexpr NumberRule kStepsRule{1, 1e12, false, false, true, NumberUnit::Count, "a step count", "", "1000"};
-constexpr NumberRule kDeadlineRule{0, 1e6, true, false, false, NumberUnit::None, "a time", "hours", "12"};
-constexpr NumberRule kMfuRule{0, 1, true, false, false, NumberUnit::None, "a utilization", "", "0.4"};
-constexpr NumberRule kBatchedTokensRule{1,        1048576, false, false, true, NumberUnit::None, "a token count",
-                                        "tokens", "8192"};
-constexpr NumberRule kTopRule{1, 1000, false, false, true, NumberUnit::None, "a row count", "", "20"};
-constexpr NumberRule kGradAccumRule{1, 4096, false, false, true, NumberUnit::None, "a micro-step count", "", "8"};
+constexpr NumberRule kParamsRule{
+    .min = 1, .max = 1e15, .whole = true, .unit = NumberUnit::Count, .what = "a parameter count", .example = "7B"};
+constexpr NumberRule kBatchRule{
+    .min = 1, .max = 4096, .whole = true, .what = "a batch size", .suffix = "sequences", .example = "8"};
+constexpr NumberRule kSeqRule{
+    .min = 1, .max = 1048576, .whole = true, .what = "a length", .suffix = "tokens", .example = "4096"};
+constexpr NumberRule kLoraRankRule{.min = 1, .max = 4096, .whole = true, .what = "a rank", .example = "16"};
+constexpr NumberRule kZeroRule{.min = 0, .max = 3, .whole = true, .what = "a ZeRO stage", .example = "3"};
+constexpr NumberRule kTpRule{.min = 1, .max = 64, .whole = true, .what = "a tensor-parallel degree", .example = "8"};
+constexpr NumberRule kGpusRule{.min = 1, .max = 1024, .whole = true, .what = "a card count", .example = "8"};
+constexpr NumberRule kMarginRule{.min = 0, .max = 1, .what = "a share", .suffix = "(0.2 = 20%)", .example = "0.2"};
+constexpr NumberRule kContextGibRule{.min = 0, .max = 64, .what = "a size", .suffix = "GiB", .example = "0.5"};
+constexpr NumberRule kFractionRule{.min = 0, .max = 1, .min_open = true, .what = "a share", .example = "0.9"};
+constexpr NumberRule kActivationsRule{.min = 0, .max = 65536, .what = "a size", .suffix = "GiB", .example = "12"};
+constexpr NumberRule kTokensRule{
+    .min = 1, .max = 1e15, .whole = true, .unit = NumberUnit::Count, .what = "a token count", .example = "2e9"};
+constexpr NumberRule kStepsRule{
+    .min = 1, .max = 1e12, .whole = true, .unit = NumberUnit::Count, .what = "a step count", .example = "1000"};
+constexpr NumberRule kDeadlineRule{
+    .min = 0, .max = 1e6, .min_open = true, .what = "a time", .suffix = "hours", .example = "12"};
+constexpr NumberRule kMfuRule{.min = 0, .max = 1, .min_open = true, .what = "a utilization", .example = "0.4"};
+constexpr NumberRule kBatchedTokensRule{
+    .min = 1, .max = 1048576, .whole = true, .what = "a token count", .suffix = "tokens", .example = "8192"};
+constexpr NumberRule kTopRule{.min = 1, .max = 1000, .whole = true, .what = "a row count", .example = "20"};
+constexpr NumberRule kGradAccumRule{.min = 1, .max = 4096, .whole = true, .what = "a micro-step count", .example = "8"};
 
 std::int64_t parse_count(const std::string& s) { return parse_whole_option("--params", s, kParamsRule); }
 
@@ -252,7 +258,7 @@ void add_plan_command(Cli cli) {
     sub->add_flag("--all", a->all, "every SKU, including those that do not fit");
     add_image_options(*sub, a->image);
     a->app = sub;
-    add_output_flags(*sub, cli.global, false, true);
+    add_output_flags(*sub, cli.global, {.report = false});
     sub->add_flag("--html", a->html, "print a self-contained HTML page: the memory bar and the card table")
         ->excludes("--json");
     sub->footer(

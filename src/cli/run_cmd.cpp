@@ -46,7 +46,8 @@ struct RunArgs {
 };
 
 // 10 Hz is as fast as NVML refreshes most fields; a minute is the coarsest that still shows stalls.
-constexpr NumberRule kIntervalRule{0.1, 60, false, false, false, NumberUnit::Seconds, "an interval", "", "1s"};
+constexpr NumberRule kIntervalRule{
+    .min = 0.1, .max = 60, .unit = NumberUnit::Seconds, .what = "an interval", .example = "1s"};
 
 // How long the job's start waits for the GPUs to open. A healthy driver answers in well under a
 // second (a few seconds without persistence mode); a wedged one would hold the job for the whole

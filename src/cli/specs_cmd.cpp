@@ -94,7 +94,7 @@ void add_specs_command(Cli cli) {
     s->add_option("name", args->show, "GPU name as you would write it: h100, 'a100 80g pcie', 4090")->required();
     auto* c = sub->add_subcommand("compare", "SKUs side by side, with ratios to the first");
     c->add_option("names", args->compare, "two or more GPU names")->required()->expected(2, 16);
-    for (auto* x : {l, s, c}) add_output_flags(*x, cli.global, false, true);
+    for (auto* x : {l, s, c}) add_output_flags(*x, cli.global, {.report = false});
     sub->footer(
         "Examples:\n"
         "  gpuvet specs list\n"

@@ -36,8 +36,11 @@ namespace gpuvet {
 
 namespace {
 
-constexpr NumberRule kTopIntervalRule{kTopMinIntervalS,    kTopMaxIntervalS,     false, false, false,
-                                      NumberUnit::Seconds, "a refresh interval", "",    "1"};
+constexpr NumberRule kTopIntervalRule{.min = kTopMinIntervalS,
+                                      .max = kTopMaxIntervalS,
+                                      .unit = NumberUnit::Seconds,
+                                      .what = "a refresh interval",
+                                      .example = "1"};
 // --once and --json read twice this far apart: rates (NVLink, CPU %) and GPM need two samples
 // (GPM's at least 100 ms apart, as NVML documents).
 constexpr auto kSnapshotGap = std::chrono::milliseconds(250);
@@ -328,7 +331,7 @@ void add_top_command(Cli cli) {
     sub->add_option("--log", args->log, "record one row per GPU per tick into FILE until Ctrl-C or --duration")
         ->type_name("FILE");
     sub->add_option("--format", args->format, "log format: csv (default) or jsonl (default for *.jsonl)");
-    add_output_flags(*sub, cli.global, false, true);
+    add_output_flags(*sub, cli.global, {.report = false});
     std::string keys;
     for (const auto& k : top_key_help()) keys += std::string("  ") + k + "\n";
     sub->footer(

@@ -573,7 +573,7 @@ std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt, con
     in.telemetry = sampler.snapshot();
     if (!telemetry_error.empty()) in.telemetry.xid_absent_reason = "telemetry could not start: " + telemetry_error;
     for (auto& L : lives) in.gpus.push_back(L->out);
-    auto results = burn_verdicts(in);
+    auto results = judge_burn(in);
     note_telemetry_error(results, telemetry_error);
 
     if (ctx.report) {

@@ -1,5 +1,5 @@
 // The burn: every selected GPU under full load at once for a set time, results checked against
-// a reference, NVML telemetry sampled alongside, then judged by burn_verdicts.
+// a reference, NVML telemetry sampled alongside, then judged by judge_burn.
 // Load per GPU (one thread each, its session current there):
 //   gemm   - tensor GEMM through cuBLASLt when available; until then the FMA kernels of the dtype
 //   memory - stream_copy over most of the free memory, checked with stream_verify
@@ -14,7 +14,7 @@
 #include "core/context.hpp"
 #include "core/numbers.hpp"
 #include "core/result.hpp"
-#include "gpu/burn_verdicts.hpp"
+#include "gpu/burn_judge.hpp"
 #include "gpu/inventory.hpp"
 
 namespace gpuvet {
@@ -27,8 +27,8 @@ const char* to_string(BurnLoad l);
 BurnDtype parse_burn_dtype(const std::string& s);
 BurnLoad parse_burn_load(const std::string& s);
 // How long a burn may run: long enough to reach steady clocks, short enough to end within a day.
-inline constexpr NumberRule kBurnDurationRule{1,  86400, false, false, false, NumberUnit::Seconds, "a duration",
-                                              "", "10m"};
+inline constexpr NumberRule kBurnDurationRule{
+    .min = 1, .max = 86400, .unit = NumberUnit::Seconds, .what = "a duration", .example = "10m"};
 // "10m", "90s", "1h", "45" (seconds) under kBurnDurationRule; throws a Usage Error naming `option`.
 double parse_duration_s(const std::string& s, std::string_view option = "--duration");
 

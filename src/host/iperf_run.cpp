@@ -47,7 +47,7 @@ HostPort parse_host_port(const std::string& s) {
     }
     if (hp.host.empty()) throw usage_error("no host in server address '" + s + "'", "write HOST or HOST:PORT");
     if (!port.empty()) {
-        constexpr NumberRule kPortRule{1, 65535, false, false, true, NumberUnit::None, "a TCP port", "", "5201"};
+        constexpr NumberRule kPortRule{.min = 1, .max = 65535, .whole = true, .what = "a TCP port", .example = "5201"};
         NumberRead n = read_number(port, kPortRule);
         if (n.problem)
             throw usage_error("bad port '" + port.substr(0, 40) + "' in the server address (" + *n.problem + ")",

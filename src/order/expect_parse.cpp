@@ -101,11 +101,15 @@ double amount(std::string_view item, double v, const NumberRule& r) {
                            std::string(r.example) + "'");
     return v;
 }
-constexpr NumberRule kCoresRule{1, 1000000, false, false, true, NumberUnit::None, "a core count", "", "64 cores"};
-constexpr NumberRule kMemoryRule{0, 1e9, true, false, false, NumberUnit::None, "a size", "GiB", "1TB RAM"};
-constexpr NumberRule kVramRule{0, 1e6, true, false, false, NumberUnit::None, "a size", "GiB", "80GB VRAM"};
-constexpr NumberRule kDiskRule{0, 1e9, true, false, false, NumberUnit::None, "a size", "GB", "4TB disk"};
-constexpr NumberRule kNetworkRule{0, 1e6, true, false, false, NumberUnit::None, "a speed", "Gbit/s", "100G network"};
+constexpr NumberRule kCoresRule{.min = 1, .max = 1000000, .whole = true, .what = "a core count", .example = "64 cores"};
+constexpr NumberRule kMemoryRule{
+    .min = 0, .max = 1e9, .min_open = true, .what = "a size", .suffix = "GiB", .example = "1TB RAM"};
+constexpr NumberRule kVramRule{
+    .min = 0, .max = 1e6, .min_open = true, .what = "a size", .suffix = "GiB", .example = "80GB VRAM"};
+constexpr NumberRule kDiskRule{
+    .min = 0, .max = 1e9, .min_open = true, .what = "a size", .suffix = "GB", .example = "4TB disk"};
+constexpr NumberRule kNetworkRule{
+    .min = 0, .max = 1e6, .min_open = true, .what = "a speed", .suffix = "Gbit/s", .example = "100G network"};
 
 void set_once(std::string_view item, bool already) {
     if (already) bad_item(item, "this item was already given");

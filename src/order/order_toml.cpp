@@ -27,9 +27,9 @@ std::string where(const std::string& origin, const toml::source_region& src) { r
 }
 
 // Amounts (GiB, GB, Gbit/s) of a real server: positive and far below 10^9.
-constexpr NumberRule kAmountRule{0, 1e9, true, false, false, NumberUnit::None, "an amount", "", "80"};
-constexpr NumberRule kGpuCountRule{1, 1024, false, false, true, NumberUnit::None, "a GPU count", "", "8"};
-constexpr NumberRule kCoresRule{1, 1000000, false, false, true, NumberUnit::None, "a core count", "", "64"};
+constexpr NumberRule kAmountRule{.min = 0, .max = 1e9, .min_open = true, .what = "an amount", .example = "80"};
+constexpr NumberRule kGpuCountRule{.min = 1, .max = 1024, .whole = true, .what = "a GPU count", .example = "8"};
+constexpr NumberRule kCoresRule{.min = 1, .max = 1000000, .whole = true, .what = "a core count", .example = "64"};
 
 std::string advice() { return std::string("docs/order.md lists the keys with their units: ") + kKeys; }
 

@@ -90,21 +90,23 @@ constexpr const char* kConfigAdvice =
 // Ranges of the integer fields. No real model comes near the upper bounds; larger values would
 // only overflow the arithmetic. Wrappers (text_config in a multimodal config) nest a few deep.
 constexpr double kSizeMax = double(1 << 24);
-constexpr NumberRule kSizeRule{1, kSizeMax, false, false, true, NumberUnit::None, "a size", "", "4096"};
-constexpr NumberRule kOptionalSizeRule{0, kSizeMax, false, false, true, NumberUnit::None, "a size (0: none)", "", "0"};
-constexpr NumberRule kHeadDimRule{1, 65536, false, false, true, NumberUnit::None, "a head size", "", "128"};
-constexpr NumberRule kVocabRule{1,  double(1 << 28), false, false, true, NumberUnit::None, "a vocabulary size",
-                                "", "32000"};
-constexpr NumberRule kPositionsRule{1,  4294967296.0, false, false, true, NumberUnit::None, "a context length",
-                                    "", "8192"};
-constexpr NumberRule kWindowRule{0,  4294967296.0, false, false, true, NumberUnit::None, "a window (0: none)",
-                                 "", "4096"};
-constexpr NumberRule kExpertsRule{0,  65536, false, false, true, NumberUnit::None, "an expert count (0: dense)",
-                                  "", "8"};
-constexpr NumberRule kTopKRule{1, 65536, false, false, true, NumberUnit::None, "an expert count", "", "2"};
-constexpr NumberRule kTypeVocabRule{0, 65536, false, false, true, NumberUnit::None, "a count", "", "2"};
-constexpr NumberRule kParamsRule{1, 1e15, false, false, true, NumberUnit::None, "a parameter count", "", "25557032"};
-constexpr NumberRule kDropoutRule{0, 1, false, false, false, NumberUnit::None, "a probability", "", "0.1"};
+constexpr NumberRule kSizeRule{.min = 1, .max = kSizeMax, .whole = true, .what = "a size", .example = "4096"};
+constexpr NumberRule kOptionalSizeRule{
+    .min = 0, .max = kSizeMax, .whole = true, .what = "a size (0: none)", .example = "0"};
+constexpr NumberRule kHeadDimRule{.min = 1, .max = 65536, .whole = true, .what = "a head size", .example = "128"};
+constexpr NumberRule kVocabRule{
+    .min = 1, .max = double(1 << 28), .whole = true, .what = "a vocabulary size", .example = "32000"};
+constexpr NumberRule kPositionsRule{
+    .min = 1, .max = 4294967296.0, .whole = true, .what = "a context length", .example = "8192"};
+constexpr NumberRule kWindowRule{
+    .min = 0, .max = 4294967296.0, .whole = true, .what = "a window (0: none)", .example = "4096"};
+constexpr NumberRule kExpertsRule{
+    .min = 0, .max = 65536, .whole = true, .what = "an expert count (0: dense)", .example = "8"};
+constexpr NumberRule kTopKRule{.min = 1, .max = 65536, .whole = true, .what = "an expert count", .example = "2"};
+constexpr NumberRule kTypeVocabRule{.min = 0, .max = 65536, .whole = true, .what = "a count", .example = "2"};
+constexpr NumberRule kParamsRule{
+    .min = 1, .max = 1e15, .whole = true, .what = "a parameter count", .example = "25557032"};
+constexpr NumberRule kDropoutRule{.min = 0, .max = 1, .what = "a probability", .example = "0.1"};
 constexpr int kMaxWrapperDepth = 4;
 
 // A field that is present must be a number the rule allows; nullopt when absent (or null).

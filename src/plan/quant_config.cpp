@@ -21,8 +21,8 @@ constexpr const char* kRefuseAdvice =
 constexpr std::size_t kMaxEntries = 8192, kMaxNameChars = 512;
 
 constexpr NumberRule kGroupRule{
-    -1, double(1 << 20), false, false, true, NumberUnit::None, "a group size (-1: per column)", "", "128"};
-constexpr NumberRule kBlockRule{1, 65536, false, false, true, NumberUnit::None, "a block side", "", "128"};
+    .min = -1, .max = double(1 << 20), .whole = true, .what = "a group size (-1: per column)", .example = "128"};
+constexpr NumberRule kBlockRule{.min = 1, .max = 65536, .whole = true, .what = "a block side", .example = "128"};
 
 // A name from the file, as an error can show it: printable ASCII, at most 64 characters.
 std::string clip(const std::string& s) {

@@ -35,7 +35,8 @@ std::map<std::string, MeasuredRates> parse_measured_report(std::string_view text
 namespace {
 
 // GB/s and TFLOPS of one GPU; a datasheet's largest figures are in the tens of thousands.
-constexpr NumberRule kMeasuredRateRule{0, 1e7, true, false, false, NumberUnit::None, "a measured rate", "", "3350"};
+constexpr NumberRule kMeasuredRateRule{
+    .min = 0, .max = 1e7, .min_open = true, .what = "a measured rate", .example = "3350"};
 
 }  // namespace
 
@@ -91,7 +92,7 @@ PriceTable read_prices(const std::string& path, const SpecDb& db) {
 
 namespace {
 // Per card-hour; no rental comes near a million in any currency.
-constexpr NumberRule kPriceRule{0, 1e6, false, false, false, NumberUnit::None, "a price per card-hour", "", "2.49"};
+constexpr NumberRule kPriceRule{.min = 0, .max = 1e6, .what = "a price per card-hour", .example = "2.49"};
 std::string where(const std::string& path, const toml::source_region& r) { return toml_where(path, r); }
 }  // namespace
 

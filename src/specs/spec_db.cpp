@@ -26,10 +26,14 @@ std::string where(const std::string& origin, const toml::source_region& src) { r
 
 constexpr const char* kSpecAdvice = "fix the value; docs/gpu-specs.md lists every key with its unit";
 // Datasheet figures (GiB, GB/s, TFLOPS, W, MHz) are positive and far below a billion.
-constexpr NumberRule kFigureRule{
-    0, 1e9, true, false, false, NumberUnit::None, "a figure", "(omit the key when unknown)", "80"};
-constexpr NumberRule kCountRule{1, 1000000, false, false, true, NumberUnit::None, "a count", "", "132"};
-constexpr NumberRule kSmallCountRule{0, 1000, false, false, true, NumberUnit::None, "a count", "", "7"};
+constexpr NumberRule kFigureRule{.min = 0,
+                                 .max = 1e9,
+                                 .min_open = true,
+                                 .what = "a figure",
+                                 .suffix = "(omit the key when unknown)",
+                                 .example = "80"};
+constexpr NumberRule kCountRule{.min = 1, .max = 1000000, .whole = true, .what = "a count", .example = "132"};
+constexpr NumberRule kSmallCountRule{.min = 0, .max = 1000, .whole = true, .what = "a count", .example = "7"};
 
 [[noreturn]] void bad(const std::string& origin, const toml::node& node, const std::string& what) {
     throw input_error(where(origin, node.source()) + ": " + what, kSpecAdvice);

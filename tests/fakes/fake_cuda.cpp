@@ -18,8 +18,8 @@
 #include <thread>
 #include <type_traits>
 
-#include "kernel_launch.hpp"
-#include "ptx_parse.hpp"
+#include "ptx/kernel_launch.hpp"
+#include "ptx/ptx_parse.hpp"
 #include "fake_hang.hpp"
 #include "scenario.hpp"
 

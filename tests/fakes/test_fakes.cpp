@@ -572,7 +572,7 @@ TEST(FakeCuda, PeerCopiesUseNvlinkOnlyWithPeerAccess) {
 }
 
 // Any kernel the interpreter can decode runs (there is no list of known kernels any more); a
-// kernel without its parameters is refused, not run on garbage (tests/fakes/test_ptx_*.cpp cover the rest).
+// kernel without its parameters is refused, not run on garbage (tests/fakes/ptx/test_ptx_*.cpp cover the rest).
 TEST(FakeCuda, ModulesAreDecodedAndTheirEntriesRun) {
     Cuda c(scenario("healthy_8x_h100_sxm"));
     ASSERT_EQ(SYM(c.lib, cuInit)(0), CUDA_SUCCESS);

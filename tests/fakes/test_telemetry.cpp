@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <thread>
 
-#include "gpu/burn_verdicts.hpp"
+#include "gpu/burn_judge.hpp"
 #include "gpu/device/nvml_backend.hpp"
 #include "gpu/telemetry.hpp"
 #include "fake_nvml_fixture.hpp"

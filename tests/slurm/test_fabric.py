@@ -5,7 +5,7 @@ host.fabric reads and the NCCL double opens), so each node is a machine of its o
 ranks are separate processes that meet through the id's folder and move real data.
 
 Expectations: two GPUs per node use two of the fixture's 400G NICs, 2 x 47 GB/s = 94 GB/s busbw for
-the whole job and each pair, 47 GB/s per rail (fabric_allreduce_verdict.cpp); the double's healthy
+the whole job and each pair, 47 GB/s per rail (fabric_allreduce_judge.cpp); the double's healthy
 figure is 0.93 x 50 GB/s = 46.5 per NIC ([fabric] efficiency, tests/fakes/README.md).
 Run: python3 test_fabric.py build/gpuvet [test names]."""
 import json
