@@ -8,7 +8,7 @@ namespace gpuvet {
 
 namespace {
 
-std::string f(double v, int digits = 0) { return format_fixed(v, digits); }
+std::string fixed(double v, int digits = 0) { return format_fixed(v, digits); }
 
 double gpu_mean(const RunResult& r, Stat GpuRunSummary::*m) {
     double sum = 0;
@@ -80,12 +80,12 @@ RunComparison compare_runs(const RunResult& a, const RunResult& b, const std::st
         double ua = gpu_mean(*runs[slow], &GpuRunSummary::utilization_percent),
                ub = gpu_mean(*runs[fast], &GpuRunSummary::utilization_percent);
         if (measured(ua) && measured(ub) && ub - ua >= 10)
-            c.reasons.push_back("GPU utilization " + f(ua) + " % on " + *labels[slow] + " vs " + f(ub) + " % on " +
-                                *labels[fast]);
+            c.reasons.push_back("GPU utilization " + fixed(ua) + " % on " + *labels[slow] + " vs " + fixed(ub) +
+                                " % on " + *labels[fast]);
         double ca = gpu_mean(*runs[slow], &GpuRunSummary::sm_clock_mhz),
                cb = gpu_mean(*runs[fast], &GpuRunSummary::sm_clock_mhz);
         if (measured(ca) && measured(cb) && cb > 0 && ca < 0.95 * cb)
-            c.reasons.push_back("SM clock " + f(ca) + " MHz on " + *labels[slow] + " vs " + f(cb) + " MHz on " +
+            c.reasons.push_back("SM clock " + fixed(ca) + " MHz on " + *labels[slow] + " vs " + fixed(cb) + " MHz on " +
                                 *labels[fast]);
         int pa = runs[slow]->host.cpus, pb = runs[fast]->host.cpus;
         if (pa > 0 && pb > 0 && pa < pb)

@@ -22,11 +22,11 @@ std::string rfc3339(std::chrono::system_clock::time_point t) {
     return buf;
 }
 
-FieldValue get(const TopGpu& g, std::string_view key) { return top_field(key).get(GpuView{*g.gpu, g.reading}); }
-std::string txt(const TopGpu& g, std::string_view key) { return field_text(top_field(key), get(g, key)); }
+FieldValue value_of(const TopGpu& g, std::string_view key) { return top_field(key).get(GpuView{*g.gpu, g.reading}); }
+std::string text_of(const TopGpu& g, std::string_view key) { return field_text(top_field(key), value_of(g, key)); }
 // The value or "N/A", as nvidia-smi writes what it cannot read.
-std::string shown(const TopGpu& g, std::string_view key) {
-    std::string s = txt(g, key);
+std::string shown_text(const TopGpu& g, std::string_view key) {
+    std::string s = text_of(g, key);
     return s.empty() ? "N/A" : s;
 }
 
@@ -185,33 +185,35 @@ std::string render_top_once(const TopFrame& f, bool color) {
     out += "\n";
     for (const auto& g : f.gpus) {
         std::string idx = std::string("[") + std::to_string(g.gpu->index) + "] ";
-        std::string state = txt(g, "state");
+        std::string state = text_of(g, "state");
         if (state != "ok") {
-            FieldValue u = get(g, "utilization.gpu");
-            out += paint(idx + txt(g, "name") + " | " + (state == "lost" ? "LOST" : "UNOPENED") + ": " +
+            FieldValue u = value_of(g, "utilization.gpu");
+            out += paint(idx + text_of(g, "name") + " | " + (state == "lost" ? "LOST" : "UNOPENED") + ": " +
                              (u.present() ? std::string() : u.absent_reason),
                          "31") +
                    "\n";
             continue;
         }
-        out += paint(idx, "36") + txt(g, "name") + " | " + shown(g, "temperature.gpu") + "°C mem " +
-               shown(g, "temperature.memory") + "°C | " + paint(shown(g, "utilization.gpu") + " %", "32") + " | " +
-               shown(g, "memory.used") + " / " + shown(g, "memory.total") + " MiB | " + shown(g, "power.draw") + " / " +
-               shown(g, "power.limit") + " W";
+        out += paint(idx, "36") + text_of(g, "name") + " | " + shown_text(g, "temperature.gpu") + "°C mem " +
+               shown_text(g, "temperature.memory") + "°C | " + paint(shown_text(g, "utilization.gpu") + " %", "32") +
+               " | " + shown_text(g, "memory.used") + " / " + shown_text(g, "memory.total") + " MiB | " +
+               shown_text(g, "power.draw") + " / " + shown_text(g, "power.limit") + " W";
         // The links and clocks on a line of their own, so a GPU's snapshot fits 100 columns.
-        out += std::string("\n    SM ") + shown(g, "clocks.sm") + " mem " + shown(g, "clocks.mem") + " MHz | PCIe Gen" +
-               shown(g, "pcie.link.gen.current") + " x" + shown(g, "pcie.link.width.current") + " rx " +
-               shown(g, "pcie.rx") + " tx " + shown(g, "pcie.tx") + " MB/s";
-        FieldValue nvl = get(g, "nvlink.rx");
+        out += std::string("\n    SM ") + shown_text(g, "clocks.sm") + " mem " + shown_text(g, "clocks.mem") +
+               " MHz | PCIe Gen" + shown_text(g, "pcie.link.gen.current") + " x" +
+               shown_text(g, "pcie.link.width.current") + " rx " + shown_text(g, "pcie.rx") + " tx " +
+               shown_text(g, "pcie.tx") + " MB/s";
+        FieldValue nvl = value_of(g, "nvlink.rx");
         if (nvl.present())
-            out += std::string(" | NVLink rx ") + shown(g, "nvlink.rx") + " tx " + shown(g, "nvlink.tx") + " MB/s";
-        if (txt(g, "mig.mode.current") == "Enabled") out += " | MIG on";
-        out += std::string(" | clocks: ") + shown(g, "clocks_event_reasons.words") + "\n";
-        FieldValue sm = get(g, "gpm.sm_active");
+            out += std::string(" | NVLink rx ") + shown_text(g, "nvlink.rx") + " tx " + shown_text(g, "nvlink.tx") +
+                   " MB/s";
+        if (text_of(g, "mig.mode.current") == "Enabled") out += " | MIG on";
+        out += std::string(" | clocks: ") + shown_text(g, "clocks_event_reasons.words") + "\n";
+        FieldValue sm = value_of(g, "gpm.sm_active");
         if (sm.present())
-            out += std::string("    GPM: SM active ") + shown(g, "gpm.sm_active") + "%  occupancy " +
-                   shown(g, "gpm.sm_occupancy") + "%  tensor " + shown(g, "gpm.tensor_active") + "%  DRAM " +
-                   shown(g, "gpm.dram_bandwidth") + "%\n";
+            out += std::string("    GPM: SM active ") + shown_text(g, "gpm.sm_active") + "%  occupancy " +
+                   shown_text(g, "gpm.sm_occupancy") + "%  tensor " + shown_text(g, "gpm.tensor_active") + "%  DRAM " +
+                   shown_text(g, "gpm.dram_bandwidth") + "%\n";
         else out += std::string("    GPM: ") + sm.absent_reason + "\n";
         for (const auto& h : g.hints)
             out += std::string("    ") +

@@ -11,11 +11,12 @@ namespace gpuvet {
 
 namespace {
 
-std::string f(double v, int digits = 0) { return measured(v) ? format_fixed(v, digits) : "n/a"; }
+std::string fixed_or_na(double v, int digits = 0) { return measured(v) ? format_fixed(v, digits) : "n/a"; }
 
 std::string triple(const Stat& s, int digits = 0, double scale = 1) {
     if (!s.measured()) return "n/a";
-    return f(s.mean / scale, digits) + " / " + f(s.p5 / scale, digits) + " / " + f(s.p95 / scale, digits);
+    return fixed_or_na(s.mean / scale, digits) + " / " + fixed_or_na(s.p5 / scale, digits) + " / " +
+           fixed_or_na(s.p95 / scale, digits);
 }
 
 std::string pad(std::string s, std::size_t w) {
@@ -56,11 +57,11 @@ void job_lines(std::ostringstream& o, const RunResult& r, const Style& st) {
     std::string how = r.end ? (r.end->signaled ? "killed by signal " + std::to_string(r.end->code)
                                                : "exit " + std::to_string(r.end->code))
                             : "did not start";
-    o << "  " << how << " (gpuvet exit " << r.exit_code << "), wall time " << f(r.wall_s, 1) << " s";
+    o << "  " << how << " (gpuvet exit " << r.exit_code << "), wall time " << fixed_or_na(r.wall_s, 1) << " s";
     if (r.end && r.wall_s > r.end->at_s + 0.5)
-        o << " (the command ended at " << f(r.end->at_s, 1) << " s; its remaining processes ran on)";
+        o << " (the command ended at " << fixed_or_na(r.end->at_s, 1) << " s; its remaining processes ran on)";
     o << "\n";
-    o << "  steady-state window " << f(r.window_start_s, 1) << "-" << f(r.window_end_s, 1)
+    o << "  steady-state window " << fixed_or_na(r.window_start_s, 1) << "-" << fixed_or_na(r.window_end_s, 1)
       << " s: " << st.dim(r.window_rule) << "\n";
     if (!r.no_gpu_reason.empty()) o << "  No GPU was visible (" << r.no_gpu_reason << "): host side only.\n";
     for (const std::string& n : r.notes) o << "  note: " << n << "\n";
@@ -83,7 +84,7 @@ void diagnosis_lines(std::ostringstream& o, const RunResult& r, const Style& st)
     }
     std::string seed = "GPU utilization peak ≥ 90 %: ";
     if (d.seed_peak_reached)
-        seed += (*d.seed_peak_reached ? "reached (" : "not reached (") + f(d.seed_peak_percent) + " %)";
+        seed += (*d.seed_peak_reached ? "reached (" : "not reached (") + fixed_or_na(d.seed_peak_percent) + " %)";
     else seed += "not judged (no GPU utilization was measured)";
     o << "  " << seed << "\n";
     if (!d.others.empty()) {
@@ -124,7 +125,7 @@ void figure_origin_lines(std::ostringstream& o, const RunResult& r) {
     const std::string alias = ": a job that alternates with the tick's period can read busier or idler than it was";
     o << "  How the figures were obtained:\n";
     origin_lines(o, r, "  utilization", &GpuRunSummary::utilization_interval_share,
-                 "interval means of the driver's samples (" + f(per_tick / std::max(n, 1), 1) + " per tick)",
+                 "interval means of the driver's samples (" + fixed_or_na(per_tick / std::max(n, 1), 1) + " per tick)",
                  "point reads at each tick (the driver's sample buffer was absent or empty)" + alias);
     origin_lines(o, r, "  power", &GpuRunSummary::power_counter_share, "the energy counter's difference over each tick",
                  "point reads at each tick (the driver's power reading: no energy counter)" + alias);
@@ -143,24 +144,24 @@ void gpu_lines(std::ostringstream& o, const RunResult& r) {
         for (const GpuRunSummary& g : r.gpus) {
             std::string thr;
             if (measured(g.power_cap_fraction) && g.power_cap_fraction > 0)
-                thr += "power " + f(100 * g.power_cap_fraction) + "% ";
+                thr += "power " + fixed_or_na(100 * g.power_cap_fraction) + "% ";
             if (measured(g.thermal_fraction) && g.thermal_fraction > 0)
-                thr += "thermal " + f(100 * g.thermal_fraction) + "% ";
+                thr += "thermal " + fixed_or_na(100 * g.thermal_fraction) + "% ";
             if (measured(g.power_brake_fraction) && g.power_brake_fraction > 0)
-                thr += "brake " + f(100 * g.power_brake_fraction) + "% ";
+                thr += "brake " + fixed_or_na(100 * g.power_brake_fraction) + "% ";
             if (thr.empty()) thr = measured(g.power_cap_fraction) ? "no" : "n/a";
             o << "  " << pad(std::to_string(g.facts.index), 5) << pad(triple(g.utilization_percent), 16)
               << pad(triple(g.sm_activity_percent), 14) << pad(triple(g.memory_used_bytes, 1, 1073741824.0), 18)
-              << pad(triple(g.power_w) + " (" + f(g.power_limit_w) + ")", 22) << pad(f(g.sm_clock_mhz.mean), 8)
-              << pad(f(g.temperature_c.max), 9) << thr;
-            if (g.lost) o << "  LOST at " << f(g.lost_at_s, 1) << " s";
+              << pad(triple(g.power_w) + " (" + fixed_or_na(g.power_limit_w) + ")", 22)
+              << pad(fixed_or_na(g.sm_clock_mhz.mean), 8) << pad(fixed_or_na(g.temperature_c.max), 9) << thr;
+            if (g.lost) o << "  LOST at " << fixed_or_na(g.lost_at_s, 1) << " s";
             if (g.facts.mig) o << "  MIG";
             o << "\n";
             if (measured(g.pcie_rx_bytes_per_s.mean) || measured(g.nvlink_rx_bytes_per_s.mean))
-                o << "       PCIe rx/tx " << f(g.pcie_rx_bytes_per_s.mean / 1e9, 1) << "/"
-                  << f(g.pcie_tx_bytes_per_s.mean / 1e9, 1) << " GB/s, NVLink rx/tx "
-                  << f(g.nvlink_rx_bytes_per_s.mean / 1e9, 1) << "/" << f(g.nvlink_tx_bytes_per_s.mean / 1e9, 1)
-                  << " GB/s, job processes on it "
+                o << "       PCIe rx/tx " << fixed_or_na(g.pcie_rx_bytes_per_s.mean / 1e9, 1) << "/"
+                  << fixed_or_na(g.pcie_tx_bytes_per_s.mean / 1e9, 1) << " GB/s, NVLink rx/tx "
+                  << fixed_or_na(g.nvlink_rx_bytes_per_s.mean / 1e9, 1) << "/"
+                  << fixed_or_na(g.nvlink_tx_bytes_per_s.mean / 1e9, 1) << " GB/s, job processes on it "
                   << (g.job_processes_max >= 0 ? std::to_string(g.job_processes_max) : "n/a") << "\n";
         }
         figure_origin_lines(o, r);
@@ -172,20 +173,22 @@ void host_lines(std::ostringstream& o, const RunResult& r) {
     o << "\nHost over the steady window (mean)\n";
     o << "  job: " << h.processes_max << " process(es) at most, " << h.workers_max << " worker(s)";
     if (h.named_workers_max > 0) o << " (" << h.named_workers_max << " named as PyTorch DataLoader workers)";
-    o << "; CPU " << f(h.tree_cpu_cores.mean, 2) << " cores (main " << f(h.main_cpu_cores.mean, 2) << ", workers "
-      << f(h.workers_cpu_cores.mean, 2) << ") of " << h.cpus << " CPUs\n";
-    o << "  runnable " << f(h.runnable.mean, 2) << ", blocked on I/O " << f(h.blocked.mean, 2)
+    o << "; CPU " << fixed_or_na(h.tree_cpu_cores.mean, 2) << " cores (main " << fixed_or_na(h.main_cpu_cores.mean, 2)
+      << ", workers " << fixed_or_na(h.workers_cpu_cores.mean, 2) << ") of " << h.cpus << " CPUs\n";
+    o << "  runnable " << fixed_or_na(h.runnable.mean, 2) << ", blocked on I/O " << fixed_or_na(h.blocked.mean, 2)
       << " processes; run-queue wait "
-      << (h.rq_wait_fraction.measured() ? f(100 * h.rq_wait_fraction.mean) + " %" : std::string("n/a")) << "\n";
-    o << "  host CPU busy " << f(h.host_busy_percent.mean) << " %, steal " << f(h.steal_percent.mean, 1)
-      << " %; pressure cpu/io/memory " << f(h.psi_cpu_percent.mean) << "/" << f(h.psi_io_percent.mean) << "/"
-      << f(h.psi_memory_percent.mean) << " %\n";
-    o << "  disk read " << f(h.disk_read_bytes_per_s.mean / 1e6, 1) << " MB/s from storage ("
-      << f(h.rchar_bytes_per_s.mean / 1e6, 1) << " MB/s returned by reads), write "
-      << f(h.disk_write_bytes_per_s.mean / 1e6, 1) << " MB/s; network rx/tx " << f(h.net_rx_bytes_per_s.mean / 1e6, 1)
-      << "/" << f(h.net_tx_bytes_per_s.mean / 1e6, 1) << " MB/s\n";
-    o << "  memory used " << f(h.memory_used_bytes.max / 1e9, 1) << " GB peak, swap used "
-      << f(h.swap_used_bytes.max / 1e9, 1) << " GB\n";
+      << (h.rq_wait_fraction.measured() ? fixed_or_na(100 * h.rq_wait_fraction.mean) + " %" : std::string("n/a"))
+      << "\n";
+    o << "  host CPU busy " << fixed_or_na(h.host_busy_percent.mean) << " %, steal "
+      << fixed_or_na(h.steal_percent.mean, 1) << " %; pressure cpu/io/memory " << fixed_or_na(h.psi_cpu_percent.mean)
+      << "/" << fixed_or_na(h.psi_io_percent.mean) << "/" << fixed_or_na(h.psi_memory_percent.mean) << " %\n";
+    o << "  disk read " << fixed_or_na(h.disk_read_bytes_per_s.mean / 1e6, 1) << " MB/s from storage ("
+      << fixed_or_na(h.rchar_bytes_per_s.mean / 1e6, 1) << " MB/s returned by reads), write "
+      << fixed_or_na(h.disk_write_bytes_per_s.mean / 1e6, 1) << " MB/s; network rx/tx "
+      << fixed_or_na(h.net_rx_bytes_per_s.mean / 1e6, 1) << "/" << fixed_or_na(h.net_tx_bytes_per_s.mean / 1e6, 1)
+      << " MB/s\n";
+    o << "  memory used " << fixed_or_na(h.memory_used_bytes.max / 1e9, 1) << " GB peak, swap used "
+      << fixed_or_na(h.swap_used_bytes.max / 1e9, 1) << " GB\n";
 }
 
 void process_and_absent_lines(std::ostringstream& o, const RunResult& r, const Style& st) {
@@ -198,7 +201,7 @@ void process_and_absent_lines(std::ostringstream& o, const RunResult& r, const S
                 break;
             }
             o << "  " << pad(std::to_string(p.pid), 8) << pad(p.comm, 17) << pad(p.role, 8)
-              << pad(f(p.cpu_s, 1) + " s CPU", 14) << f(p.read_bytes / 1e6, 1) << " MB read"
+              << pad(fixed_or_na(p.cpu_s, 1) + " s CPU", 14) << fixed_or_na(p.read_bytes / 1e6, 1) << " MB read"
               << (p.alive ? "" : "  (exited)") << "\n";
         }
     }
