@@ -178,12 +178,17 @@ CheckResult plain(std::string_view key, std::string_view title, int gpu) {
 
 }  // namespace
 
-std::vector<CheckResult> host_copies(CheckContext& ctx, std::string_view key, std::string_view title) {
-    const std::size_t bytes = std::size_t(measure::by_tier(ctx, 32, 256, 1024)) << 20;
-    const int samples = measure::by_tier(ctx, 3, 5, 9), iters = measure::by_tier(ctx, 2, 4, 4);
-    std::vector<Member> gpus = open_gpus(ctx);
+namespace {
+
+struct CopyPlan {
+    std::size_t bytes;
+    int samples, iters;
+};
+
+// Each GPU alone, one after the other.
+std::map<int, GpuCopies> copies_alone(std::vector<Member>& gpus, const CopyPlan& plan, CheckContext& ctx) {
     std::map<int, GpuCopies> per;
-    for (Member& m : gpus) {  // each GPU alone
+    for (Member& m : gpus) {
         if (!m.session || ctx.stop_requested()) continue;
         if (ctx.progress) ctx.progress->update("GPU " + std::to_string(m.index) + " alone");
         GpuCopies& p = per[m.index];
@@ -193,9 +198,9 @@ std::vector<CheckResult> host_copies(CheckContext& ctx, std::string_view key, st
         auto t0 = std::chrono::steady_clock::now();
         try {
             m.session->make_current();
-            Rig rig(*m.session, bytes, seed_of(m.index), ctx);
+            Rig rig(*m.session, plan.bytes, seed_of(m.index), ctx);
             p.measured.alone = run_rig(
-                rig, samples, iters, [] {}, &p.measured.under_load, m.index);
+                rig, plan.samples, plan.iters, [] {}, &p.measured.under_load, m.index);
         } catch (const Interrupted&) {
             p.interrupted = true;
         } catch (const Error& e) {
@@ -204,35 +209,71 @@ std::vector<CheckResult> host_copies(CheckContext& ctx, std::string_view key, st
         }
         p.measured.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
+    return per;
+}
+
+// All the GPUs measured alone, at once: one thread per GPU, their phases lined up.
+void copies_all_at_once(std::vector<Member>& gpus, std::map<int, GpuCopies>& per, std::ptrdiff_t n_ok,
+                        const CopyPlan& plan, CheckContext& ctx) {
+    if (ctx.progress) ctx.progress->update("all " + std::to_string(n_ok) + " GPUs at once");
+    std::barrier<> phase(n_ok);
+    std::vector<std::thread> threads;
+    for (Member& m : gpus) {
+        auto it = per.find(m.index);
+        if (it == per.end() || !it->second.error.empty() || it->second.interrupted) continue;
+        threads.emplace_back([&, it, mp = &m] {
+            try {
+                mp->session->make_current();
+                Rig rig(*mp->session, plan.bytes, seed_of(mp->index) ^ 0xFFull, ctx);
+                it->second.measured.all = run_rig(
+                    rig, plan.samples, plan.iters, [&] { phase.arrive_and_wait(); }, nullptr, mp->index);
+            } catch (const Interrupted&) {
+                phase.arrive_and_drop();
+            } catch (const Error& e) {
+                phase.arrive_and_drop();
+                it->second.error = std::string("with all GPUs copying: ") + e.what();
+                it->second.advice = e.advice();
+            }
+        });
+    }
+    for (auto& t : threads) t.join();
+}
+
+// One result per GPU: its error, an interruption, or the judge's verdict against the group.
+CheckResult copies_result(const Member& m, const std::map<int, GpuCopies>& per, const HostCopyGroup& group,
+                          std::string_view key, std::string_view title) {
+    auto it = per.find(m.index);
+    CheckResult r = plain(key, title, m.index);
+    if (!m.session || (it != per.end() && !it->second.interrupted && !it->second.error.empty())) {
+        r.verdict = Verdict::Error;
+        r.summary = m.session ? it->second.error : m.error;
+        const std::string& advice = m.session ? it->second.advice : m.advice;
+        if (!advice.empty()) r.details.push_back(advice);
+    } else if (it == per.end() || it->second.interrupted) {
+        r.summary =
+            it == per.end() ? kNotRunInterrupted : "interrupted before this GPU's copies were measured; no verdict";
+    } else {
+        r = judge_host_copies(it->second.measured, group);
+        r.key = std::string(key);
+        r.title = std::string(title);
+    }
+    return r;
+}
+
+}  // namespace
+
+std::vector<CheckResult> host_copies(CheckContext& ctx, std::string_view key, std::string_view title) {
+    const CopyPlan plan{std::size_t(measure::by_tier(ctx, 32, 256, 1024)) << 20, measure::by_tier(ctx, 3, 5, 9),
+                        measure::by_tier(ctx, 2, 4, 4)};
+    std::vector<Member> gpus = open_gpus(ctx);
+    std::map<int, GpuCopies> per = copies_alone(gpus, plan, ctx);
     std::ptrdiff_t n_ok = 0;
     for (auto& [i, p] : per) n_ok += p.error.empty() && !p.interrupted;
-    if (n_ok >= 2 && !ctx.stop_requested()) {  // all at once, one thread per GPU, phases lined up
-        if (ctx.progress) ctx.progress->update("all " + std::to_string(n_ok) + " GPUs at once");
-        std::barrier<> phase(n_ok);
-        std::vector<std::thread> threads;
-        for (Member& m : gpus) {
-            auto it = per.find(m.index);
-            if (it == per.end() || !it->second.error.empty() || it->second.interrupted) continue;
-            threads.emplace_back([&, it, mp = &m] {
-                try {
-                    mp->session->make_current();
-                    Rig rig(*mp->session, bytes, seed_of(mp->index) ^ 0xFFull, ctx);
-                    it->second.measured.all = run_rig(
-                        rig, samples, iters, [&] { phase.arrive_and_wait(); }, nullptr, mp->index);
-                } catch (const Interrupted&) {
-                    phase.arrive_and_drop();
-                } catch (const Error& e) {
-                    phase.arrive_and_drop();
-                    it->second.error = std::string("with all GPUs copying: ") + e.what();
-                    it->second.advice = e.advice();
-                }
-            });
-        }
-        for (auto& t : threads) t.join();
-    }
+    if (n_ok >= 2 && !ctx.stop_requested()) copies_all_at_once(gpus, per, n_ok, plan, ctx);
+
     HostCopyGroup group;
     group.gpus_measured = int(n_ok);
-    group.buffer_bytes = bytes;
+    group.buffer_bytes = plan.bytes;
     std::vector<HostCopyMeasured> ok;
     for (const auto& [i, p] : per)
         if (p.error.empty()) ok.push_back(p.measured);
@@ -240,24 +281,7 @@ std::vector<CheckResult> host_copies(CheckContext& ctx, std::string_view key, st
     group.shared_path = shared_path(group.shared, {});
 
     std::vector<CheckResult> out;
-    for (Member& m : gpus) {
-        auto it = per.find(m.index);
-        CheckResult r = plain(key, title, m.index);
-        if (!m.session || (it != per.end() && !it->second.interrupted && !it->second.error.empty())) {
-            r.verdict = Verdict::Error;
-            r.summary = m.session ? it->second.error : m.error;
-            const std::string& advice = m.session ? it->second.advice : m.advice;
-            if (!advice.empty()) r.details.push_back(advice);
-        } else if (it == per.end() || it->second.interrupted) {
-            r.summary =
-                it == per.end() ? kNotRunInterrupted : "interrupted before this GPU's copies were measured; no verdict";
-        } else {
-            r = judge_host_copies(it->second.measured, group);
-            r.key = std::string(key);
-            r.title = std::string(title);
-        }
-        out.push_back(std::move(r));
-    }
+    for (const Member& m : gpus) out.push_back(copies_result(m, per, group, key, title));
     if (out.empty()) {
         CheckResult r = plain(key, title, -1);
         r.verdict = Verdict::Skip;
