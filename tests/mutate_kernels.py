@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Mutation harness for gpuvet's AMD kernels: applies each mutation of amd_kernel_mutations.txt to a
-copy of src/gpu/amd_kernels, runs the kernel tests (gpuvet_amd_kernel_tests, which read
-$GPUVET_AMD_KERNEL_DIR) on it through OpenCL on the CPU, and fails if any mutation survives (the
-tests still pass) or an entry no longer matches the sources.
+"""Mutation harness for gpuvet's kernels: applies each mutation of a list (tests/ptx/mutations.txt
+for the PTX, tests/fakes/amd_kernel_mutations.txt for the AMD kernels' OpenCL C) to a copy of the
+kernels' folder, runs the kernel tests on it (gpuvet_ptx_tests through the PTX interpreter, or
+gpuvet_amd_kernel_tests through OpenCL on the CPU; each reads the folder from its environment
+variable), and fails if any mutation survives (the tests still pass) or an entry no longer matches
+the sources.
 
-usage: mutate_amd_kernels.py TESTS_BINARY KERNEL_DIR MUTATIONS_FILE [--only SUBSTRING]
+usage: mutate_kernels.py ptx|amd TESTS_BINARY KERNEL_DIR MUTATIONS_FILE [--only SUBSTRING]
 """
 import os
 import re
@@ -13,7 +15,19 @@ import subprocess
 import sys
 import tempfile
 
-TIMEOUT_S = 90  # a mutation that makes a loop endless is killed: it counts as caught
+# What differs between the two kinds of kernel: the folder's variable, how a function's header
+# reads, and how a mutation that makes a loop endless is stopped.
+KINDS = {
+    # The interpreter's branch budget fails such a mutation fast: the tests' largest launch takes
+    # about 60 000 branches.
+    "ptx": {"dir_env": "GPUVET_PTX_DIR", "env": {"GPUVET_FAKE_PTX_BUDGET": "1000000"}, "timeout_s": 120,
+            "header": lambda func: r"\.(entry|func)\b.*\b" + re.escape(func) + r"\("},
+    # OpenCL on the CPU has no budget: the timeout kills it, and that counts as caught. The header
+    # is the function's, not a comment naming it.
+    "amd": {"dir_env": "GPUVET_AMD_KERNEL_DIR", "env": {}, "timeout_s": 90,
+            "header": lambda func: r"^(?!//)\S.*\b" + re.escape(func) + r"\("},
+}
+KIND = KINDS["ptx"]
 
 
 def norm(s):
@@ -33,9 +47,8 @@ def parse(path):
 
 
 def function_lines(lines, func):
-    """Indexes of the lines of function `func`: its header (not a comment naming it) to the closing
-    brace at column 0."""
-    start = next((i for i, l in enumerate(lines) if re.match(r"^(?!//)\S.*\b" + re.escape(func) + r"\(", l)), None)
+    """Indexes of the lines of function `func` (header to the closing brace at column 0)."""
+    start = next((i for i, l in enumerate(lines) if re.search(KIND["header"](func), l)), None)
     if start is None:
         return []
     end = next(i for i in range(start, len(lines)) if lines[i].startswith("}"))
@@ -57,10 +70,11 @@ def apply(text, func, old, new):
 
 
 def run_tests(binary, kernel_dir):
-    env = dict(os.environ, GPUVET_AMD_KERNEL_DIR=kernel_dir)
+    env = dict(os.environ, **KIND["env"])
+    env[KIND["dir_env"]] = kernel_dir
     try:
         p = subprocess.run([binary, "--gtest_brief=1", "--gtest_fail_fast"], env=env, capture_output=True, text=True,
-                           timeout=TIMEOUT_S)
+                           timeout=KIND["timeout_s"])
     except subprocess.TimeoutExpired:
         return False, "timed out"
     failed = [l.split("]", 1)[1].strip() for l in p.stdout.splitlines() if l.startswith("[  FAILED  ]") and "," not in l]
@@ -68,17 +82,19 @@ def run_tests(binary, kernel_dir):
 
 
 def main():
+    global KIND
     args = sys.argv[1:]
     only = None
     if "--only" in args:
         k = args.index("--only")
         only = args[k + 1]
         del args[k:k + 2]
-    if len(args) != 3:
+    if len(args) != 4 or args[0] not in KINDS:
         sys.exit(__doc__)
-    binary, src, listing = args
+    kind, binary, src, listing = args
+    KIND = KINDS[kind]
     mutations = parse(listing)
-    work = tempfile.mkdtemp(prefix="gpuvet-amd-mutate-")
+    work = tempfile.mkdtemp(prefix=f"gpuvet-mutate-{kind}-")
     try:
         ok, why = run_tests(binary, src)
         if not ok:
