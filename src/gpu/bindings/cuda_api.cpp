@@ -16,25 +16,16 @@ constexpr Need O = Need::Optional;
 
 // Which GPU a CUDA call names: the device argument of the device queries, else the calling
 // thread's current context (recorded when cuCtxSetCurrent makes a retained context current).
-template <auto M>
-struct LastArgDevice {
-    template <class... A>
-    static int gpu(DriverLib&, A... a) {
-        return static_cast<int>(std::get<sizeof...(A) - 1>(std::tie(a...)));
-    }
-    template <class R, class... A>
-    static void after(DriverLib&, int, R, A...) {}
-};
 template <>
-struct DriverHooks<&CudaApi::cuDeviceGetName> : LastArgDevice<&CudaApi::cuDeviceGetName> {};
+struct DriverHooks<&CudaApi::cuDeviceGetName> : LastArgDevice {};
 template <>
-struct DriverHooks<&CudaApi::cuDeviceTotalMem> : LastArgDevice<&CudaApi::cuDeviceTotalMem> {};
+struct DriverHooks<&CudaApi::cuDeviceTotalMem> : LastArgDevice {};
 template <>
-struct DriverHooks<&CudaApi::cuDeviceGetAttribute> : LastArgDevice<&CudaApi::cuDeviceGetAttribute> {};
+struct DriverHooks<&CudaApi::cuDeviceGetAttribute> : LastArgDevice {};
 template <>
-struct DriverHooks<&CudaApi::cuDeviceGetUuid> : LastArgDevice<&CudaApi::cuDeviceGetUuid> {};
+struct DriverHooks<&CudaApi::cuDeviceGetUuid> : LastArgDevice {};
 template <>
-struct DriverHooks<&CudaApi::cuDevicePrimaryCtxRelease> : LastArgDevice<&CudaApi::cuDevicePrimaryCtxRelease> {};
+struct DriverHooks<&CudaApi::cuDevicePrimaryCtxRelease> : LastArgDevice {};
 template <>
 struct DriverHooks<&CudaApi::cuDevicePrimaryCtxRetain> {
     static int gpu(DriverLib&, cu::CUcontext*, cu::CUdevice dev) { return dev; }

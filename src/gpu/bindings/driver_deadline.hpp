@@ -122,6 +122,16 @@ struct DriverHooks {
     static void after(DriverLib&, int, R, A...) {}
 };
 
+// The hooks of a device query whose last argument is the device (cuDeviceGetName, hipDeviceGetName...).
+struct LastArgDevice {
+    template <class... A>
+    static int gpu(DriverLib&, A... a) {
+        return static_cast<int>(std::get<sizeof...(A) - 1>(std::tie(a...)));
+    }
+    template <class R, class... A>
+    static void after(DriverLib&, int, R, A...) {}
+};
+
 // What a wrapped call returns when it got no answer. A library's status enum must name its own
 // (a specialisation next to the enum): a value the library never returns, inside the enum's
 // range so that it is a valid value of the type (NVML and CUDA: 1000; cuBLAS: 31; NCCL: 15).

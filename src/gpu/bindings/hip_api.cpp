@@ -6,25 +6,16 @@ namespace gpuvet {
 
 // Which GPU a HIP call names: the device argument of the device queries, else the device the
 // calling thread chose with hipSetDevice.
-template <auto M>
-struct HipLastArgDevice {
-    template <class... A>
-    static int gpu(DriverLib&, A... a) {
-        return static_cast<int>(std::get<sizeof...(A) - 1>(std::tie(a...)));
-    }
-    template <class R, class... A>
-    static void after(DriverLib&, int, R, A...) {}
-};
 template <>
-struct DriverHooks<&HipApi::hipDeviceGet> : HipLastArgDevice<&HipApi::hipDeviceGet> {};
+struct DriverHooks<&HipApi::hipDeviceGet> : LastArgDevice {};
 template <>
-struct DriverHooks<&HipApi::hipDeviceGetName> : HipLastArgDevice<&HipApi::hipDeviceGetName> {};
+struct DriverHooks<&HipApi::hipDeviceGetName> : LastArgDevice {};
 template <>
-struct DriverHooks<&HipApi::hipDeviceGetPCIBusId> : HipLastArgDevice<&HipApi::hipDeviceGetPCIBusId> {};
+struct DriverHooks<&HipApi::hipDeviceGetPCIBusId> : LastArgDevice {};
 template <>
-struct DriverHooks<&HipApi::hipDeviceTotalMem> : HipLastArgDevice<&HipApi::hipDeviceTotalMem> {};
+struct DriverHooks<&HipApi::hipDeviceTotalMem> : LastArgDevice {};
 template <>
-struct DriverHooks<&HipApi::hipDeviceGetAttribute> : HipLastArgDevice<&HipApi::hipDeviceGetAttribute> {};
+struct DriverHooks<&HipApi::hipDeviceGetAttribute> : LastArgDevice {};
 template <>
 struct DriverHooks<&HipApi::hipSetDevice> {
     static int gpu(DriverLib&, int dev) { return dev; }
