@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
+#include <variant>
 
 #include "core/error.hpp"
+#include "core/run_fields.hpp"
 #include "monitor/run_rules.hpp"
 #include "monitor/run_summary.hpp"
 #include "monitor/top_model.hpp"
@@ -24,6 +27,37 @@ double num(const Fact<T>& f, RunTimeline& tl, int gpu, const char* key) {
     if (f) return static_cast<double>(*f);
     tl.note_absent("gpu" + std::to_string(gpu) + "." + key, f.absent_reason);
     return kUnmeasured;
+}
+
+// The point's numbers that are the sample's facts as they are (the rest need a choice between two
+// readings, an origin or the job's tree: run_gpu_point sets them); each key is the field table's.
+struct PlainCopy {
+    double GpuPoint::*point;
+    std::variant<Fact<double> DeviceSample::*, Fact<int> DeviceSample::*, Fact<std::uint32_t> DeviceSample::*,
+                 Fact<std::uint64_t> DeviceSample::*>
+        sample;
+};
+
+const PlainCopy kPlainCopies[] = {
+    {&GpuPoint::memory_used_bytes, &DeviceSample::memory_used_bytes},
+    {&GpuPoint::power_w, &DeviceSample::power_draw_w},
+    {&GpuPoint::sm_clock_mhz, &DeviceSample::clock_sm_mhz},
+    {&GpuPoint::temperature_c, &DeviceSample::temperature_c},
+    {&GpuPoint::pcie_rx_bytes_per_s, &DeviceSample::pcie_rx_bytes_per_s},
+    {&GpuPoint::pcie_tx_bytes_per_s, &DeviceSample::pcie_tx_bytes_per_s},
+    {&GpuPoint::pcie_gen, &DeviceSample::pcie_gen_current},
+    {&GpuPoint::pcie_width, &DeviceSample::pcie_width_current},
+    {&GpuPoint::pcie_replay_count, &DeviceSample::pcie_replay_count},
+    {&GpuPoint::sm_activity_percent, &DeviceSample::gpm_sm_activity_percent},
+    {&GpuPoint::sm_occupancy_percent, &DeviceSample::gpm_sm_occupancy_percent},
+    {&GpuPoint::tensor_activity_percent, &DeviceSample::gpm_tensor_activity_percent},
+    {&GpuPoint::dram_bandwidth_percent, &DeviceSample::gpm_dram_bandwidth_percent},
+};
+
+const char* key_of(double GpuPoint::*m) {
+    for (const GpuSignal& f : kGpuSignals)
+        if (auto d = std::get_if<double GpuPoint::*>(&f.point); d && *d == m) return f.key;
+    throw std::logic_error("a sampled GpuPoint field has no row in kGpuSignals");
 }
 
 TickOrigin tick_origin(FigureSource s) {
@@ -90,31 +124,20 @@ GpuPoint run_gpu_point(const GpuReading& r, const std::set<int>& tree, RunTimeli
     g.throttled_thermal_percent = s.throttled_thermal_percent.value_or(kUnmeasured);
     if (s.throttled_power_percent || s.throttled_thermal_percent) g.throttle_origin = TickOrigin::kCounterDifference;
     else if (s.clock_event_reasons) g.throttle_origin = TickOrigin::kPointRead;
-    g.memory_used_bytes = num(s.memory_used_bytes, tl, i, "memory_used_bytes");
-    g.power_w = num(s.power_draw_w, tl, i, "power_w");
+    for (const PlainCopy& c : kPlainCopies)
+        g.*c.point = std::visit([&](auto m) { return num(s.*m, tl, i, key_of(c.point)); }, c.sample);
     if (measured(g.power_w)) g.power_origin = tick_origin(s.power_w.origin.source);
     g.power_limit_w =
         s.power_enforced_limit_w ? *s.power_enforced_limit_w : num(s.power_limit_w, tl, i, "power_limit_w");
-    g.sm_clock_mhz = num(s.clock_sm_mhz, tl, i, "sm_clock_mhz");
     if (measured(g.sm_clock_mhz)) g.sm_clock_origin = tick_origin(s.clock_sm.origin.source);
-    g.temperature_c = num(s.temperature_c, tl, i, "temperature_c");
     if (s.clock_event_reasons) {
         g.reasons_known = true;
         g.clock_event_reasons = *s.clock_event_reasons;
     } else {
         tl.note_absent("gpu" + std::to_string(i) + ".clock_event_reasons", s.clock_event_reasons.absent_reason);
     }
-    g.pcie_rx_bytes_per_s = num(s.pcie_rx_bytes_per_s, tl, i, "pcie_rx_bytes_per_s");
-    g.pcie_tx_bytes_per_s = num(s.pcie_tx_bytes_per_s, tl, i, "pcie_tx_bytes_per_s");
-    g.pcie_gen = num(s.pcie_gen_current, tl, i, "pcie_gen");
-    g.pcie_width = num(s.pcie_width_current, tl, i, "pcie_width");
-    g.pcie_replay_count = num(s.pcie_replay_count, tl, i, "pcie_replay_count");
     g.nvlink_rx_bytes_per_s = num(r.nvlink_rx_bytes_per_s, tl, i, "nvlink_rx_bytes_per_s");
     g.nvlink_tx_bytes_per_s = num(r.nvlink_tx_bytes_per_s, tl, i, "nvlink_tx_bytes_per_s");
-    g.sm_activity_percent = num(s.gpm_sm_activity_percent, tl, i, "sm_activity_percent");
-    g.sm_occupancy_percent = num(s.gpm_sm_occupancy_percent, tl, i, "sm_occupancy_percent");
-    g.tensor_activity_percent = num(s.gpm_tensor_activity_percent, tl, i, "tensor_activity_percent");
-    g.dram_bandwidth_percent = num(s.gpm_dram_bandwidth_percent, tl, i, "dram_bandwidth_percent");
     if (s.processes_absent_reason.empty()) {
         // NVML gives host pids: inside a container they do not match the tree (then 0 here, and
         // attribution falls back to the GPUs that did work).

@@ -4,6 +4,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "core/run_fields.hpp"
 #include "gpu/clock_reasons.hpp"
 
 namespace gpuvet {
@@ -162,19 +163,8 @@ GpuRunSummary summarize_gpu(const std::vector<RunPoint>& all, const WindowView& 
     auto field = [&](double GpuPoint::*m) {
         return v.stat([&, m](const RunPoint& p) { return g(p) ? g(p)->*m : kUnmeasured; });
     };
-    s.utilization_percent = field(&GpuPoint::utilization_percent);
-    s.sm_activity_percent = field(&GpuPoint::sm_activity_percent);
-    s.sm_occupancy_percent = field(&GpuPoint::sm_occupancy_percent);
-    s.tensor_activity_percent = field(&GpuPoint::tensor_activity_percent);
-    s.dram_bandwidth_percent = field(&GpuPoint::dram_bandwidth_percent);
-    s.memory_used_bytes = field(&GpuPoint::memory_used_bytes);
-    s.power_w = field(&GpuPoint::power_w);
-    s.sm_clock_mhz = field(&GpuPoint::sm_clock_mhz);
-    s.temperature_c = field(&GpuPoint::temperature_c);
-    s.pcie_rx_bytes_per_s = field(&GpuPoint::pcie_rx_bytes_per_s);
-    s.pcie_tx_bytes_per_s = field(&GpuPoint::pcie_tx_bytes_per_s);
-    s.nvlink_rx_bytes_per_s = field(&GpuPoint::nvlink_rx_bytes_per_s);
-    s.nvlink_tx_bytes_per_s = field(&GpuPoint::nvlink_tx_bytes_per_s);
+    for (const GpuSignal& f : kGpuSignals)
+        if (f.window) s.*f.window = field(std::get<double GpuPoint::*>(f.point));
     s.power_limit_w = field(&GpuPoint::power_limit_w).p50;
     double first_replays = kUnmeasured, last_replays = kUnmeasured;
     for (const RunPoint& p : all) {
@@ -223,24 +213,8 @@ HostRunSummary summarize_host(const std::vector<RunPoint>& all, const WindowView
         h.processes_max = std::max(h.processes_max, p.host.processes);
     }
     auto field = [&](double HostPoint::*m) { return v.stat([m](const RunPoint& p) { return p.host.*m; }); };
-    h.tree_cpu_cores = field(&HostPoint::tree_cpu_cores);
-    h.main_cpu_cores = field(&HostPoint::main_cpu_cores);
-    h.workers_cpu_cores = field(&HostPoint::workers_cpu_cores);
-    h.runnable = field(&HostPoint::runnable);
-    h.blocked = field(&HostPoint::blocked);
-    h.rq_wait_fraction = field(&HostPoint::rq_wait_fraction);
-    h.host_busy_percent = field(&HostPoint::host_busy_percent);
-    h.steal_percent = field(&HostPoint::steal_percent);
-    h.psi_cpu_percent = field(&HostPoint::psi_cpu_percent);
-    h.psi_io_percent = field(&HostPoint::psi_io_percent);
-    h.psi_memory_percent = field(&HostPoint::psi_memory_percent);
-    h.disk_read_bytes_per_s = field(&HostPoint::disk_read_bytes_per_s);
-    h.rchar_bytes_per_s = field(&HostPoint::rchar_bytes_per_s);
-    h.disk_write_bytes_per_s = field(&HostPoint::disk_write_bytes_per_s);
-    h.net_rx_bytes_per_s = field(&HostPoint::net_rx_bytes_per_s);
-    h.net_tx_bytes_per_s = field(&HostPoint::net_tx_bytes_per_s);
-    h.memory_used_bytes = field(&HostPoint::memory_used_bytes);
-    h.swap_used_bytes = field(&HostPoint::swap_used_bytes);
+    for (const HostSignal& f : kHostSignals)
+        if (f.window) h.*f.window = field(std::get<double HostPoint::*>(f.point));
     return h;
 }
 

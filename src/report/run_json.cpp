@@ -1,8 +1,11 @@
 #include "report/run_json.hpp"
 
 #include <cmath>
+#include <type_traits>
+#include <variant>
 
 #include "core/error.hpp"
+#include "core/run_fields.hpp"
 
 namespace gpuvet {
 
@@ -20,66 +23,44 @@ Json finding(const RuleFinding& f) {
                 {"message", f.message}, {"action", f.action}, {"source", f.source}};
 }
 
+// A summary's figures as the report writes them: null when not measured or unknown.
+template <class S, std::size_t N>
+void figures(Json& out, const S& s, const std::array<SummaryFigure<S>, N>& table) {
+    for (const SummaryFigure<S>& f : table)
+        std::visit(
+            [&](auto m) {
+                using T = std::remove_cvref_t<decltype(s.*m)>;
+                if constexpr (std::is_same_v<T, double>) out[f.key] = num(s.*m);
+                else if constexpr (std::is_same_v<T, int>) out[f.key] = s.*m >= 0 ? Json(s.*m) : Json(nullptr);
+                else out[f.key] = s.*m;
+            },
+            f.member);
+}
+
+template <class P, class S, std::size_t N>
+void window_stats(Json& out, const S& s, const std::array<PointSignal<P, S>, N>& table) {
+    for (const auto& f : table)
+        if (f.window) out[f.key] = stat(s.*f.window);
+}
+
 Json gpu(const GpuRunSummary& g) {
     const RunGpuFacts& f = g.facts;
-    return Json{{"index", f.index},
-                {"name", f.name},
-                {"mig", f.mig},
-                {"lost", g.lost},
-                {"lost_at_s", num(g.lost_at_s)},
-                {"nvlink_active_links", f.nvlink_active >= 0 ? Json(f.nvlink_active) : Json(nullptr)},
-                {"utilization_percent", stat(g.utilization_percent)},
-                {"utilization_peak_percent", num(g.utilization_peak_percent)},
-                {"sm_activity_percent", stat(g.sm_activity_percent)},
-                {"sm_occupancy_percent", stat(g.sm_occupancy_percent)},
-                {"tensor_activity_percent", stat(g.tensor_activity_percent)},
-                {"dram_bandwidth_percent", stat(g.dram_bandwidth_percent)},
-                {"memory_used_bytes", stat(g.memory_used_bytes)},
-                {"memory_total_bytes", num(f.memory_total_bytes)},
-                {"power_w", stat(g.power_w)},
-                {"power_limit_w", num(g.power_limit_w)},
-                {"sm_clock_mhz", stat(g.sm_clock_mhz)},
-                {"sm_clock_max_mhz", num(f.sm_clock_max_mhz)},
-                {"temperature_c", stat(g.temperature_c)},
-                {"pcie_rx_bytes_per_s", stat(g.pcie_rx_bytes_per_s)},
-                {"pcie_tx_bytes_per_s", stat(g.pcie_tx_bytes_per_s)},
-                {"pcie_replays", num(g.pcie_replays)},
-                {"nvlink_rx_bytes_per_s", stat(g.nvlink_rx_bytes_per_s)},
-                {"nvlink_tx_bytes_per_s", stat(g.nvlink_tx_bytes_per_s)},
-                {"power_cap_fraction", num(g.power_cap_fraction)},
-                {"thermal_fraction", num(g.thermal_fraction)},
-                {"power_brake_fraction", num(g.power_brake_fraction)},
-                {"utilization_interval_share", num(g.utilization_interval_share)},
-                {"utilization_samples_per_tick", num(g.utilization_samples_per_tick)},
-                {"sm_clock_interval_share", num(g.sm_clock_interval_share)},
-                {"power_counter_share", num(g.power_counter_share)},
-                {"throttle_counter_share", num(g.throttle_counter_share)},
-                {"job_processes_max", g.job_processes_max >= 0 ? Json(g.job_processes_max) : Json(nullptr)}};
+    Json j = {{"index", f.index},
+              {"name", f.name},
+              {"mig", f.mig},
+              {"nvlink_active_links", f.nvlink_active >= 0 ? Json(f.nvlink_active) : Json(nullptr)},
+              {"memory_total_bytes", num(f.memory_total_bytes)},
+              {"sm_clock_max_mhz", num(f.sm_clock_max_mhz)}};
+    window_stats(j, g, kGpuSignals);
+    figures(j, g, kGpuFigures);
+    return j;
 }
 
 Json host(const HostRunSummary& h) {
-    return Json{{"cpus", h.cpus},
-                {"processes_max", h.processes_max},
-                {"workers_max", h.workers_max},
-                {"named_workers_max", h.named_workers_max},
-                {"tree_cpu_cores", stat(h.tree_cpu_cores)},
-                {"main_cpu_cores", stat(h.main_cpu_cores)},
-                {"workers_cpu_cores", stat(h.workers_cpu_cores)},
-                {"runnable", stat(h.runnable)},
-                {"blocked", stat(h.blocked)},
-                {"rq_wait_fraction", stat(h.rq_wait_fraction)},
-                {"host_busy_percent", stat(h.host_busy_percent)},
-                {"steal_percent", stat(h.steal_percent)},
-                {"psi_cpu_percent", stat(h.psi_cpu_percent)},
-                {"psi_io_percent", stat(h.psi_io_percent)},
-                {"psi_memory_percent", stat(h.psi_memory_percent)},
-                {"disk_read_bytes_per_s", stat(h.disk_read_bytes_per_s)},
-                {"rchar_bytes_per_s", stat(h.rchar_bytes_per_s)},
-                {"disk_write_bytes_per_s", stat(h.disk_write_bytes_per_s)},
-                {"net_rx_bytes_per_s", stat(h.net_rx_bytes_per_s)},
-                {"net_tx_bytes_per_s", stat(h.net_tx_bytes_per_s)},
-                {"memory_used_bytes", stat(h.memory_used_bytes)},
-                {"swap_used_bytes", stat(h.swap_used_bytes)}};
+    Json j = Json::object();
+    figures(j, h, kHostFigures);
+    window_stats(j, h, kHostSignals);
+    return j;
 }
 
 void add_series(std::vector<TimeSeries>& out, const RunResult& r, const char* key, const char* unit,
@@ -102,38 +83,16 @@ void add_series(std::vector<TimeSeries>& out, const RunResult& r, const char* ke
 
 std::vector<TimeSeries> run_series(const RunResult& r) {
     std::vector<TimeSeries> v;
-    auto h = [&](const char* key, const char* unit, double HostPoint::*m) {
-        add_series(v, r, key, unit, std::nullopt, [m](const RunPoint& p) { return p.host.*m; });
-    };
-    h("host_tree_cpu_cores", "cores", &HostPoint::tree_cpu_cores);
-    h("host_main_cpu_cores", "cores", &HostPoint::main_cpu_cores);
-    h("host_workers_cpu_cores", "cores", &HostPoint::workers_cpu_cores);
-    h("host_busy_percent", "%", &HostPoint::host_busy_percent);
-    h("host_psi_io_percent", "%", &HostPoint::psi_io_percent);
-    h("host_psi_cpu_percent", "%", &HostPoint::psi_cpu_percent);
-    h("host_disk_read_bytes_per_s", "B/s", &HostPoint::disk_read_bytes_per_s);
-    h("host_rchar_bytes_per_s", "B/s", &HostPoint::rchar_bytes_per_s);
-    h("host_net_rx_bytes_per_s", "B/s", &HostPoint::net_rx_bytes_per_s);
-    h("host_memory_used_bytes", "B", &HostPoint::memory_used_bytes);
-    for (std::size_t k = 0; k < r.gpu_indexes.size(); ++k) {
-        auto g = [&](const char* key, const char* unit, double GpuPoint::*m) {
-            add_series(v, r, key, unit, r.gpu_indexes[k],
-                       [k, m](const RunPoint& p) { return k < p.gpus.size() ? p.gpus[k].*m : kUnmeasured; });
-        };
-        g("utilization_percent", "%", &GpuPoint::utilization_percent);
-        g("sm_activity_percent", "%", &GpuPoint::sm_activity_percent);
-        g("tensor_activity_percent", "%", &GpuPoint::tensor_activity_percent);
-        g("dram_bandwidth_percent", "%", &GpuPoint::dram_bandwidth_percent);
-        g("memory_used_bytes", "B", &GpuPoint::memory_used_bytes);
-        g("power_w", "W", &GpuPoint::power_w);
-        g("power_limit_w", "W", &GpuPoint::power_limit_w);
-        g("temperature_c", "C", &GpuPoint::temperature_c);
-        g("sm_clock_mhz", "MHz", &GpuPoint::sm_clock_mhz);
-        g("pcie_rx_bytes_per_s", "B/s", &GpuPoint::pcie_rx_bytes_per_s);
-        g("pcie_tx_bytes_per_s", "B/s", &GpuPoint::pcie_tx_bytes_per_s);
-        g("nvlink_rx_bytes_per_s", "B/s", &GpuPoint::nvlink_rx_bytes_per_s);
-        g("nvlink_tx_bytes_per_s", "B/s", &GpuPoint::nvlink_tx_bytes_per_s);
+    for (const HostSignal& f : kHostSignals) {
+        if (auto d = std::get_if<double HostPoint::*>(&f.point); d && f.series_unit)
+            add_series(v, r, f.chart_key(), f.series_unit, std::nullopt,
+                       [d = *d](const RunPoint& p) { return p.host.*d; });
     }
+    for (std::size_t k = 0; k < r.gpu_indexes.size(); ++k)
+        for (const GpuSignal& f : kGpuSignals)
+            if (auto d = std::get_if<double GpuPoint::*>(&f.point); d && f.series_unit)
+                add_series(v, r, f.chart_key(), f.series_unit, r.gpu_indexes[k],
+                           [k, d = *d](const RunPoint& p) { return k < p.gpus.size() ? p.gpus[k].*d : kUnmeasured; });
     return v;
 }
 

@@ -1,10 +1,13 @@
 #include "report/run_report_reader.hpp"
 
 #include <optional>
+#include <type_traits>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/run_fields.hpp"
 #include "core/text_limits.hpp"
 #include "core/text_safety.hpp"
 
@@ -60,48 +63,47 @@ void read_diagnosis(const Json& d, Diagnosis& out) {
     if (d.contains("gpu_used") && d["gpu_used"].is_boolean()) out.gpu_used = d["gpu_used"].get<bool>();
 }
 
+// The figures run_json wrote from the same tables; a figure that is null or of another type stays
+// unmeasured (NaN, -1 for a count).
+template <class S, std::size_t N>
+void read_figures(const Json& j, S& out, const std::array<SummaryFigure<S>, N>& table) {
+    for (const SummaryFigure<S>& f : table)
+        std::visit(
+            [&](auto m) {
+                using T = std::remove_cvref_t<decltype(out.*m)>;
+                auto it = j.find(f.key);
+                if constexpr (std::is_same_v<T, double>) out.*m = rd(j, f.key);
+                else if constexpr (std::is_same_v<T, int>) {
+                    if (it != j.end() && it->is_number_integer()) out.*m = it->template get<int>();
+                } else if (it != j.end() && it->is_boolean()) out.*m = it->template get<bool>();
+            },
+            f.member);
+}
+
+template <class P, class S, std::size_t N>
+void read_window_stats(const Json& j, S& out, const std::array<PointSignal<P, S>, N>& table) {
+    for (const auto& f : table)
+        if (f.window) out.*f.window = rd_stat(j, f.key);
+}
+
 GpuRunSummary read_gpu(const Json& g) {
     GpuRunSummary s;
-    if (g.contains("index") && g["index"].is_number_integer()) s.facts.index = g["index"].get<int>();
-    s.facts.name = rd_str(g, "name");
-    s.utilization_percent = rd_stat(g, "utilization_percent");
-    s.utilization_peak_percent = rd(g, "utilization_peak_percent");
-    s.sm_activity_percent = rd_stat(g, "sm_activity_percent");
-    s.sm_occupancy_percent = rd_stat(g, "sm_occupancy_percent");
-    s.tensor_activity_percent = rd_stat(g, "tensor_activity_percent");
-    s.dram_bandwidth_percent = rd_stat(g, "dram_bandwidth_percent");
-    s.power_w = rd_stat(g, "power_w");
-    s.power_limit_w = rd(g, "power_limit_w");
-    s.memory_used_bytes = rd_stat(g, "memory_used_bytes");
-    s.facts.memory_total_bytes = rd(g, "memory_total_bytes");
-    s.sm_clock_mhz = rd_stat(g, "sm_clock_mhz");
-    s.temperature_c = rd_stat(g, "temperature_c");
-    s.pcie_rx_bytes_per_s = rd_stat(g, "pcie_rx_bytes_per_s");
-    s.pcie_tx_bytes_per_s = rd_stat(g, "pcie_tx_bytes_per_s");
-    s.pcie_replays = rd(g, "pcie_replays");
-    s.nvlink_rx_bytes_per_s = rd_stat(g, "nvlink_rx_bytes_per_s");
-    s.nvlink_tx_bytes_per_s = rd_stat(g, "nvlink_tx_bytes_per_s");
-    s.power_cap_fraction = rd(g, "power_cap_fraction");
-    s.thermal_fraction = rd(g, "thermal_fraction");
-    s.power_brake_fraction = rd(g, "power_brake_fraction");
-    if (g.contains("lost") && g["lost"].is_boolean()) s.lost = g["lost"].get<bool>();
-    s.lost_at_s = rd(g, "lost_at_s");
+    RunGpuFacts& f = s.facts;
+    if (g.contains("index") && g["index"].is_number_integer()) f.index = g["index"].get<int>();
+    f.name = rd_str(g, "name");
+    if (g.contains("mig") && g["mig"].is_boolean()) f.mig = g["mig"].get<bool>();
+    if (g.contains("nvlink_active_links") && g["nvlink_active_links"].is_number_integer())
+        f.nvlink_active = g["nvlink_active_links"].get<int>();
+    f.memory_total_bytes = rd(g, "memory_total_bytes");
+    f.sm_clock_max_mhz = rd(g, "sm_clock_max_mhz");
+    read_window_stats(g, s, kGpuSignals);
+    read_figures(g, s, kGpuFigures);
     return s;
 }
 
 void read_host(const Json& h, HostRunSummary& out) {
-    if (h.contains("cpus") && h["cpus"].is_number_integer()) out.cpus = h["cpus"].get<int>();
-    out.tree_cpu_cores = rd_stat(h, "tree_cpu_cores");
-    out.main_cpu_cores = rd_stat(h, "main_cpu_cores");
-    out.workers_cpu_cores = rd_stat(h, "workers_cpu_cores");
-    out.host_busy_percent = rd_stat(h, "host_busy_percent");
-    out.steal_percent = rd_stat(h, "steal_percent");
-    out.psi_cpu_percent = rd_stat(h, "psi_cpu_percent");
-    out.psi_io_percent = rd_stat(h, "psi_io_percent");
-    out.disk_read_bytes_per_s = rd_stat(h, "disk_read_bytes_per_s");
-    out.rchar_bytes_per_s = rd_stat(h, "rchar_bytes_per_s");
-    out.net_rx_bytes_per_s = rd_stat(h, "net_rx_bytes_per_s");
-    out.memory_used_bytes = rd_stat(h, "memory_used_bytes");
+    read_figures(h, out, kHostFigures);
+    read_window_stats(h, out, kHostSignals);
 }
 
 std::optional<long long> integer_at(const Json& j, const char* key) {
