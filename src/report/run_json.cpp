@@ -16,8 +16,13 @@ Json stat(const Stat& s) {
 }
 
 Json finding(const RuleFinding& f) {
-    return Json{{"id", f.id},           {"title", f.title},   {"severity", f.severity}, {"party", f.party},
-                {"message", f.message}, {"action", f.action}, {"source", f.source}};
+    return Json{{"id", f.id},
+                {"title", f.title},
+                {"severity", to_string(f.severity)},
+                {"party", to_string(f.party)},
+                {"message", f.message},
+                {"action", f.action},
+                {"source", f.source}};
 }
 
 Json gpu(const GpuRunSummary& g) {
