@@ -83,7 +83,7 @@ history::RunRecord run_record_of(const Envelope& env, const RunResult& r, const 
     add_figure(rec, std::nullopt, "run.wall_s", r.wall_s, "s");
     if (const auto& p = r.diagnosis.primary)
         rec.findings.push_back(
-            {std::nullopt, "run.diagnosis", p->severity, p->id + " " + p->title + ": " + p->message});
+            {std::nullopt, "run.diagnosis", to_string(p->severity), p->id + " " + p->title + ": " + p->message});
     rec.digest = history::digest_of(env, rec.hostname, uuids);
     return rec;
 }

@@ -73,7 +73,7 @@ RunComparison compare_runs(const RunResult& a, const RunResult& b, const std::st
         int slow = 1 - *c.faster, fast = *c.faster;
         // A limit found on the slower run and not on the faster one explains the difference best:
         // server-side first (the thing a renter can hold against a provider), then the job's.
-        for (const char* party : {"server", "job"})
+        for (RuleParty party : {RuleParty::kServer, RuleParty::kJob})
             for (const RuleFinding* x : findings(*runs[slow]))
                 if (x->party == party && !has(*runs[fast], x->id))
                     c.reasons.push_back(*labels[slow] + ": " + x->title + " (" + x->id + ") — " + x->message);

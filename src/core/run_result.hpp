@@ -68,15 +68,55 @@ struct HostRunSummary {
     Stat memory_used_bytes, swap_used_bytes;
 };
 
+// How much a finding weighs: a limit (high, moderate) or a note (info).
+enum class RuleSeverity { kInfo, kModerate, kHigh };
+// Whose a finding is: the job (fix the code or its settings), the server (the machine or its
+// provider), or neither (information).
+enum class RuleParty { kInfo, kJob, kServer };
+
+// The report's words: "high", "moderate", "info"; "job", "server", "info".
+inline const char* to_string(RuleSeverity s) {
+    switch (s) {
+        case RuleSeverity::kHigh: return "high";
+        case RuleSeverity::kModerate: return "moderate";
+        case RuleSeverity::kInfo: break;
+    }
+    return "info";
+}
+inline const char* to_string(RuleParty p) {
+    switch (p) {
+        case RuleParty::kJob: return "job";
+        case RuleParty::kServer: return "server";
+        case RuleParty::kInfo: break;
+    }
+    return "info";
+}
+// The words a person reads: "the job", "the server", "information".
+inline const char* party_words(RuleParty p) {
+    switch (p) {
+        case RuleParty::kJob: return "the job";
+        case RuleParty::kServer: return "the server";
+        case RuleParty::kInfo: break;
+    }
+    return "information";
+}
+// A saved report's word back to the enum; a word no version wrote reads as a note.
+inline RuleSeverity rule_severity_of(const std::string& w) {
+    return w == "high" ? RuleSeverity::kHigh : w == "moderate" ? RuleSeverity::kModerate : RuleSeverity::kInfo;
+}
+inline RuleParty rule_party_of(const std::string& w) {
+    return w == "job" ? RuleParty::kJob : w == "server" ? RuleParty::kServer : RuleParty::kInfo;
+}
+
 // One rule that fired, in plain words with the numbers behind it.
 struct RuleFinding {
-    std::string id;        // "B1"
-    std::string title;     // "Input-bound (CPU preprocessing)"
-    std::string severity;  // "high", "moderate", "info"
-    std::string message;   // what happened, with numbers
-    std::string action;    // what to do
-    std::string source;    // where the thresholds come from
-    std::string party;     // "job" (fix the code), "server" (the machine/provider), "info"
+    std::string id;     // "B1"
+    std::string title;  // "Input-bound (CPU preprocessing)"
+    RuleSeverity severity = RuleSeverity::kInfo;
+    std::string message;  // what happened, with numbers
+    std::string action;   // what to do
+    std::string source;   // where the thresholds come from
+    RuleParty party = RuleParty::kInfo;
 };
 
 struct Diagnosis {

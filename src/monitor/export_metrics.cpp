@@ -5,7 +5,8 @@
 #include <algorithm>
 #include <cctype>
 
-#include "gpu/clock_reasons.hpp"
+#include "core/clock_reasons.hpp"
+#include "core/result.hpp"
 #include "monitor/export_page.hpp"
 #include "monitor/prometheus_text.hpp"
 #include "core/units.hpp"
@@ -44,21 +45,13 @@ void add_if(Family& f, const Labels& l, const Fact<T>& fact) {
     add_if(f, l, fact, [](double x) { return x; });
 }
 
-// The reasons NVML reports, named as nvml.h's nvmlClocksEventReason* constants in snake case.
-constexpr struct {
-    std::uint64_t bit;
-    const char* name;
-} kReasons[] = {
-    {clock_reason::kGpuIdle, "gpu_idle"},
-    {clock_reason::kApplicationsClocksSetting, "applications_clocks_setting"},
-    {clock_reason::kSwPowerCap, "sw_power_cap"},
-    {clock_reason::kHwSlowdown, "hw_slowdown"},
-    {clock_reason::kSyncBoost, "sync_boost"},
-    {clock_reason::kSwThermalSlowdown, "sw_thermal_slowdown"},
-    {clock_reason::kHwThermalSlowdown, "hw_thermal_slowdown"},
-    {clock_reason::kHwPowerBrakeSlowdown, "hw_power_brake_slowdown"},
-    {clock_reason::kDisplayClockSetting, "display_clock_setting"},
-};
+// A reason's label: nvml.h's nvmlClocksEventReason* name in snake case ("sw_power_cap"), from the
+// one list of reason bits (core/clock_reasons.hpp).
+std::string reason_label(const clock_reason::Name& n) {
+    std::string s = n.nvml;
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
 
 // The origin label's words for a source.
 const char* origin_label(FigureSource s) {
@@ -202,8 +195,8 @@ void add_dcgm_device(Page& p, const MonitoredGpu& g, const GpuReading& r, const 
 void add_own(Page& p, const MonitoredGpu& g, const GpuReading& r, const Labels& l) {
     const DeviceSample& s = r.sample;
     if (s.clock_event_reasons)
-        for (const auto& reason : kReasons)
-            p.reason.add(with(l, "reason", reason.name), (*s.clock_event_reasons & reason.bit) ? 1 : 0);
+        for (const clock_reason::Name& reason : clock_reason::kNames)
+            p.reason.add(with(l, "reason", reason_label(reason)), (*s.clock_event_reasons & reason.bit) ? 1 : 0);
     add_if(p.mig, l, g.facts.mig_enabled);
     add_if(p.power_limit, l, s.power_limit_w);
     add_if(p.power_enforced, l, s.power_enforced_limit_w);
@@ -229,17 +222,25 @@ void add_device(Page& p, const MonitoredGpu& g, const GpuReading& r, const Expor
     add_own(p, g, r, l);
 }
 
-const char* const kCheckVerdicts[] = {"PASS", "WARN", "FAIL", "SKIP", "ERROR"};
-const char* const kRunVerdicts[] = {"PASS", "WARN", "FAIL", "INCOMPLETE", "COULD_NOT_RUN"};
+// Every verdict gets a series (1 for the one that holds), labelled with the report's own word.
+constexpr Verdict kCheckVerdicts[] = {Verdict::Pass, Verdict::Warn, Verdict::Fail, Verdict::Skip, Verdict::Error};
+constexpr RunVerdict kRunVerdicts[] = {RunVerdict::Go, RunVerdict::GoWithWarnings, RunVerdict::NoGo,
+                                       RunVerdict::Incomplete, RunVerdict::CouldNotRun};
 
 void add_report(Page& p, const ExportView& v) {
     p.report_ok.add({}, v.report_problem.empty() ? 1 : 0);
     const CheckReportSummary& r = *v.report;
-    for (const char* name : kRunVerdicts) p.run_verdict.add({{"verdict", name}}, r.run_verdict == name ? 1 : 0);
+    for (RunVerdict rv : kRunVerdicts) {
+        const char* name = to_string(rv);
+        p.run_verdict.add({{"verdict", name}}, r.run_verdict == name ? 1 : 0);
+    }
     for (const ReportedCheck& c : r.checks) {
         Labels cl = {{"check", c.key}};
         if (c.gpu) cl.emplace_back("gpu", std::to_string(*c.gpu));
-        for (const char* name : kCheckVerdicts) p.verdict.add(with(cl, "verdict", name), c.verdict == name ? 1 : 0);
+        for (Verdict cv : kCheckVerdicts) {
+            const char* name = to_string(cv);
+            p.verdict.add(with(cl, "verdict", name), c.verdict == name ? 1 : 0);
+        }
         for (const ReportedMeasurement& m : c.measurements) {
             Labels ml = {{"check", c.key}};
             if (m.gpu) ml.emplace_back("gpu", std::to_string(*m.gpu));

@@ -52,7 +52,7 @@ void memory_idle(const DeviceFacts& f, const DeviceSample& s, std::vector<Hint>&
     if (!f.memory_total_bytes || !s.memory_used_bytes || !s.utilization_gpu_percent || *f.memory_total_bytes == 0)
         return;
     double frac = static_cast<double>(*s.memory_used_bytes) / static_cast<double>(*f.memory_total_bytes);
-    if (frac >= kHintMemoryFullFraction && *s.utilization_gpu_percent <= kHintIdleUtilizationPercent)
+    if (frac >= kMemoryFullFraction && *s.utilization_gpu_percent <= kHintIdleUtilizationPercent)
         out.push_back({HintLevel::Warn,
                        std::string("memory ") + std::to_string(static_cast<int>(std::floor(frac * 100))) +
                            "% full, utilization " + std::to_string(*s.utilization_gpu_percent) +
@@ -74,8 +74,7 @@ void hbm(const DeviceSample& s, const GpuSpec* spec, std::vector<Hint>& out) {
 
 void launch_bound(const DeviceSample& s, std::vector<Hint>& out) {
     if (!s.utilization_gpu_percent || !s.gpm_sm_activity_percent) return;
-    if (*s.utilization_gpu_percent >= kHintLaunchBoundBusyPercent &&
-        *s.gpm_sm_activity_percent < kHintLaunchBoundSmActivePercent)
+    if (*s.utilization_gpu_percent >= kLaunchBoundBusyPercent && *s.gpm_sm_activity_percent < kSmIneffectivePercent)
         out.push_back({HintLevel::Warn,
                        std::string("busy ") + std::to_string(*s.utilization_gpu_percent) + "% but only " +
                            std::to_string(static_cast<int>(std::lround(*s.gpm_sm_activity_percent))) +

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gpu/device/backend.hpp"
+#include "monitor/usage_thresholds.hpp"
 #include "specs/gpu_spec.hpp"
 
 namespace gpuvet {
@@ -18,14 +19,12 @@ struct Hint {
     std::string source;  // "NVML default power limit", "datasheet (data/gpus.toml)"
 };
 
-// Thresholds, named so docs and tests quote the same numbers.
-inline constexpr double kHintPowerCapFraction = 0.98;          // limit below 98% of the default (or TDP)
-inline constexpr double kHintMemoryFullFraction = 0.90;        // memory used ≥ 90% ...
-inline constexpr int kHintIdleUtilizationPercent = 5;          // ... with utilization ≤ 5%
-inline constexpr int kHintBusyUtilizationPercent = 20;         // a link judged only while this busy
-inline constexpr int kHintHotMarginC = 5;                      // within 5 °C of the slowdown temperature
-inline constexpr int kHintLaunchBoundBusyPercent = 80;         // busy ≥ 80% with ...
-inline constexpr double kHintLaunchBoundSmActivePercent = 50;  // ... SM activity < 50% (DCGM guidance)
+// Thresholds, named so docs and tests quote the same numbers; the ones `run` judges by too are in
+// usage_thresholds.hpp (memory nearly full, launch-bound).
+inline constexpr double kHintPowerCapFraction = 0.98;   // limit below 98% of the default (or TDP)
+inline constexpr int kHintIdleUtilizationPercent = 5;   // memory full with utilization ≤ 5%
+inline constexpr int kHintBusyUtilizationPercent = 20;  // a link judged only while this busy
+inline constexpr int kHintHotMarginC = 5;               // within 5 °C of the slowdown temperature
 
 std::vector<Hint> gpu_hints(const DeviceFacts& facts, const DeviceSample& s, const GpuSpec* spec);
 

@@ -86,7 +86,7 @@ RunGpuFacts run_gpu_facts(const MonitoredGpu& g, const GpuSpec* spec) {
     } else if (why.empty()) {
         f.nvlink_active = 0;
         for (const NvLinkInfo& l : g.facts.nvlinks) f.nvlink_active += l.active.value_or(false) ? 1 : 0;
-    } else if (g.facts.nvlinks.empty() && (why == "this GPU has no NVLink" || why.rfind("not supported", 0) == 0)) {
+    } else if (g.facts.nvlinks.empty() && g.facts.nvlink_none) {
         f.nvlink_active = 0;  // the driver says the GPU has none, as on PCIe cards without a bridge
     }
     f.pcie_gen_max = pcie_gen_max_link(g.facts).value_or(-1);

@@ -1,13 +1,19 @@
 #include "monitor/run_verdict.hpp"
 
+#include "monitor/run_rules.hpp"
+
 namespace gpuvet {
 
 namespace {
 
-// A finding that names a limit, not only a note: any severity above "info" (run_rules.cpp).
-bool is_bottleneck(const RuleFinding& f) { return f.severity != "info"; }
-// The server's own limits (the F family: power cap, thermal, PCIe replays...) count wherever they rank.
-bool is_server_limit(const RuleFinding& f) { return !f.id.empty() && f.id[0] == 'F'; }
+// A finding that names a limit, not only a note: any severity above information.
+bool is_bottleneck(const RuleFinding& f) { return f.severity != RuleSeverity::kInfo; }
+// The server's own limits (the hardware family: power cap, thermal, PCIe replays...) count wherever
+// they rank.
+bool is_server_limit(const RuleFinding& f) {
+    const RuleDef* r = run_rule_of(f.id);
+    return r && r->family == RuleFamily::kHardware;
+}
 
 }  // namespace
 

@@ -21,13 +21,9 @@ std::string e(std::string_view s) { return escape_html(s); }
 // high: the job loses most of its time (red); moderate: amber; information or nothing: green.
 const char* severity_class(const RuleFinding* f) {
     if (!f) return "pass";
-    if (f->severity == "high") return "fail";
-    if (f->severity == "moderate") return "warn";
+    if (f->severity == RuleSeverity::kHigh) return "fail";
+    if (f->severity == RuleSeverity::kModerate) return "warn";
     return "pass";
-}
-
-std::string party_words(const std::string& party) {
-    return party == "server" ? "the server" : party == "job" ? "the job" : "information";
 }
 
 std::string joined(const std::vector<std::string>& words) {
@@ -60,7 +56,9 @@ std::string verdict(const RunResult& r) {
     std::string head = p ? "Verdict: " + p->title : "Verdict: no bottleneck rule fired";
     std::string out = "<header id=\"verdict\" class=\"banner " + std::string(severity_class(p)) + "\" data-verdict=\"" +
                       e(p ? p->id : "none") + "\"><h1>" + e(head) + "</h1>";
-    if (p) out += "<p>" + e(p->severity + ", rule " + p->id + ", " + party_words(p->party)) + "</p>";
+    if (p)
+        out +=
+            "<p>" + e(std::string(to_string(p->severity)) + ", rule " + p->id + ", " + party_words(p->party)) + "</p>";
     out += "<p>gpuvet run: <code>" + e(joined(r.command)) + "</code></p></header>";
     out += "<section id=\"diagnosis\">";
     if (p)
@@ -71,7 +69,8 @@ std::string verdict(const RunResult& r) {
         out += "<h2>Also found</h2>";
         for (const RuleFinding& f : d.others)
             out += "<article class=\"finding " + std::string(severity_class(&f)) + "\"><h3>" +
-                   e(f.id + " " + f.title + " (" + f.severity + ")") + "</h3>" + finding_body(f) + "</article>";
+                   e(f.id + " " + f.title + " (" + to_string(f.severity) + ")") + "</h3>" + finding_body(f) +
+                   "</article>";
     }
     for (const std::string& n : d.not_judged) out += "<p class=\"note\">Not judged: " + e(n) + "</p>";
     return out + "</section>";

@@ -19,8 +19,13 @@ Json stat(const Stat& s) {
 }
 
 Json finding(const RuleFinding& f) {
-    return Json{{"id", f.id},           {"title", f.title},   {"severity", f.severity}, {"party", f.party},
-                {"message", f.message}, {"action", f.action}, {"source", f.source}};
+    return Json{{"id", f.id},
+                {"title", f.title},
+                {"severity", to_string(f.severity)},
+                {"party", to_string(f.party)},
+                {"message", f.message},
+                {"action", f.action},
+                {"source", f.source}};
 }
 
 // A summary's figures as the report writes them: null when not measured or unknown.

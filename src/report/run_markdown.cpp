@@ -32,12 +32,8 @@ void finding(std::ostringstream& o, const RuleFinding& f) {
 
 void diagnosis(std::ostringstream& o, const Diagnosis& d) {
     if (d.primary) {
-        o << "# gpuvet run: " << cell(d.primary->title) << "\n\n**" << cell(d.primary->severity) << "**, rule "
-          << cell(d.primary->id) << ", "
-          << (d.primary->party == "server" ? "the server"
-              : d.primary->party == "job"  ? "the job"
-                                           : "information")
-          << "\n\n";
+        o << "# gpuvet run: " << cell(d.primary->title) << "\n\n**" << cell(to_string(d.primary->severity))
+          << "**, rule " << cell(d.primary->id) << ", " << party_words(d.primary->party) << "\n\n";
         finding(o, *d.primary);
     } else {
         o << "# gpuvet run: no bottleneck rule fired\n";
@@ -50,7 +46,7 @@ void diagnosis(std::ostringstream& o, const Diagnosis& d) {
     if (!d.others.empty()) {
         o << "\n## Also found\n";
         for (const RuleFinding& f : d.others) {
-            o << "\n### " << cell(f.id) << " " << cell(f.title) << " (" << cell(f.severity) << ")\n\n";
+            o << "\n### " << cell(f.id) << " " << cell(f.title) << " (" << cell(to_string(f.severity)) << ")\n\n";
             finding(o, f);
         }
     }

@@ -36,8 +36,8 @@ RuleFinding rd_finding(const Json& j) {
     RuleFinding f;
     f.id = j.value("id", "");
     f.title = j.value("title", "");
-    f.severity = j.value("severity", "");
-    f.party = j.value("party", "");
+    f.severity = rule_severity_of(j.value("severity", ""));
+    f.party = rule_party_of(j.value("party", ""));
     f.message = j.value("message", "");
     f.action = j.value("action", "");
     f.source = j.value("source", "");

@@ -72,12 +72,8 @@ void diagnosis_lines(std::ostringstream& o, const RunResult& r, const Style& st)
     const Diagnosis& d = r.diagnosis;
     o << "\n";
     if (d.primary) {
-        o << st.bold("Verdict: " + upper(d.primary->title)) << " (" << d.primary->severity << ", rule " << d.primary->id
-          << ", "
-          << (d.primary->party == "server" ? "the server"
-              : d.primary->party == "job"  ? "the job"
-                                           : "information")
-          << ")\n";
+        o << st.bold("Verdict: " + upper(d.primary->title)) << " (" << to_string(d.primary->severity) << ", rule "
+          << d.primary->id << ", " << party_words(d.primary->party) << ")\n";
         finding_lines(o, *d.primary, st, "  ");
     } else {
         o << st.bold("Verdict: no bottleneck rule fired") << "\n";
@@ -90,7 +86,7 @@ void diagnosis_lines(std::ostringstream& o, const RunResult& r, const Style& st)
     if (!d.others.empty()) {
         o << "\nAlso found:\n";
         for (const RuleFinding& x : d.others) {
-            o << "  " << x.id << " " << x.title << " (" << x.severity << ")\n";
+            o << "  " << x.id << " " << x.title << " (" << to_string(x.severity) << ")\n";
             finding_lines(o, x, st, "     ");
         }
     }

@@ -66,6 +66,9 @@ struct DeviceFacts {
     Fact<int> pcie_gen_max_gpu, pcie_gen_max_host, pcie_width_max;
     std::vector<NvLinkInfo> nvlinks;   // every link the driver knows, active or not
     std::string nvlink_absent_reason;  // when the links could not be read at all
+    // The driver said this GPU has no NVLink (a PCIe card without a bridge), as opposed to links
+    // that could not be read: a fact, so a diagnosis never hangs on the wording of the reason.
+    bool nvlink_none = false;
 
     Fact<bool> persistence_mode;
     Fact<std::string> compute_mode;  // "Default", "Exclusive_Process", "Prohibited"

@@ -163,9 +163,13 @@ void NvmlDevice::read_nvlinks(DeviceFacts& f) {
         int rc = a.nvmlDeviceGetNvLinkState(r_.dev, link, &st);
         if (rc != NVML_SUCCESS) {
             if (rc == NVML_ERROR_GPU_IS_LOST) r_.status("nvmlDeviceGetNvLinkState", rc);
-            if (link == 0)
+            if (link == 0) {
+                // INVALID_ARGUMENT for link 0: the GPU has no link at all; NOT_SUPPORTED: the
+                // driver has no NVLink for this GPU (PCIe cards without a bridge).
+                f.nvlink_none = rc == NVML_ERROR_INVALID_ARGUMENT || rc == NVML_ERROR_NOT_SUPPORTED;
                 f.nvlink_absent_reason =
                     rc == NVML_ERROR_INVALID_ARGUMENT ? "this GPU has no NVLink" : nvml_absent_reason(rc);
+            }
             return;
         }
         NvLinkInfo l;

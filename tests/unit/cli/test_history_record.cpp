@@ -281,7 +281,7 @@ RunResult trial_run(int exit_code) {
     RuleFinding f;
     f.id = "B1";
     f.title = "Input-bound (CPU preprocessing)";
-    f.severity = "high";
+    f.severity = RuleSeverity::kHigh;
     f.message = "the GPUs waited on the data loader 58% of the time";
     r.diagnosis.primary = f;
     return r;
@@ -321,7 +321,7 @@ TEST(HistoryKinds, ATrialRunIsRecordedWithItsOutcomeFiguresAndDiagnosis) {
     EXPECT_FALSE(rec.tier);
     EXPECT_EQ(run_record_of(run_envelope("2026-11-02T10:00:00Z"), trial_run(2), identity()).verdict, "JOB_FAILED");
     RunResult calm = trial_run(0);
-    calm.diagnosis.primary->severity = "info";
+    calm.diagnosis.primary->severity = RuleSeverity::kInfo;
     EXPECT_EQ(run_record_of(run_envelope("2026-11-02T10:00:00Z"), calm, identity()).verdict, "HEALTHY");
     ASSERT_EQ(rec.figures.size(), 12u);  // 6 per GPU, less one absent, and the wall time
     ASSERT_EQ(rec.findings.size(), 1u);

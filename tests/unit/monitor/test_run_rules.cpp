@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <set>
 #include <cerrno>
 #include <functional>
 #include <fstream>
@@ -15,6 +17,7 @@
 #include "monitor/run_child.hpp"
 #include "compare/run_compare.hpp"
 #include "monitor/run_rules.hpp"
+#include "monitor/run_verdict.hpp"
 #include "monitor/run_session.hpp"
 #include "monitor/run_summary.hpp"
 #include "report/run_json.hpp"
@@ -109,7 +112,7 @@ TEST(RunRules, GpmMemoryBandwidthBoundIsE1) {
 TEST(RunRules, GpmComputeBoundIsE2AndHealthy) {
     auto r = judge(timeline(120, 1, [](int, RunPoint& p) { busy_gpm(p.gpus[0], 92, 55, 40); }), 1);
     EXPECT_EQ(primary(r), "E2");
-    EXPECT_EQ(r.diagnosis.primary->party, "info");
+    EXPECT_EQ(r.diagnosis.primary->party, RuleParty::kInfo);
     EXPECT_FALSE(fired(r, "E3"));
     EXPECT_FALSE(fired(r, "E1"));
 }
@@ -147,7 +150,7 @@ TEST(RunRules, RisingPcieReplaysAreF4) {
                               }),
                      2);
     EXPECT_EQ(primary(bad), "F4");
-    EXPECT_EQ(bad.diagnosis.primary->party, "server");
+    EXPECT_EQ(bad.diagnosis.primary->party, RuleParty::kServer);
     EXPECT_NE(bad.diagnosis.primary->message.find("GPU 1 counted 119 PCIe replay"), std::string::npos)
         << bad.diagnosis.primary->message;
     auto steady = judge(timeline(120, 2,
@@ -207,9 +210,18 @@ TEST(RunRules, GapsWithSaturatedWorkersAreInputBound) {
     };
     auto r = judge(gaps(true), 1);
     EXPECT_EQ(primary(r), "B1");
-    EXPECT_EQ(r.diagnosis.primary->severity, "high");  // idle about half the time
-    EXPECT_TRUE(fired(r, "B3"));                       // 4 workers for 64 CPUs
-    EXPECT_FALSE(fired(r, "C2"));                      // the host cause explains the bursts
+    EXPECT_EQ(r.diagnosis.primary->severity, RuleSeverity::kHigh);  // idle about half the time
+    EXPECT_TRUE(fired(r, "B3"));                                    // 4 workers for 64 CPUs
+    EXPECT_FALSE(fired(r, "C2"));                                   // the host cause explains the bursts
+    // B3's advice quotes its own threshold: 70 % of 64 CPUs.
+    for (const RuleFinding& f : r.diagnosis.others) {
+        if (f.id != "B3") continue;
+        EXPECT_NE(
+            f.action.find(std::to_string(int(run_rule::kWorkersPerCpuMin * 64)) + " (" +
+                          std::to_string(int(std::lround(100 * run_rule::kWorkersPerCpuMin))) + " % of the CPUs)"),
+            std::string::npos)
+            << f.action;
+    }
     auto quiet = judge(gaps(false), 1);
     EXPECT_FALSE(fired(quiet, "B1"));
     EXPECT_TRUE(fired(quiet, "C2"));  // the same gaps with idle workers: sync points, not input
@@ -259,7 +271,7 @@ TEST(RunRules, GapsWhileBlockedOnStorageAreB5) {
                             }),
                    1);
     EXPECT_EQ(primary(r), "B5");
-    EXPECT_EQ(r.diagnosis.primary->party, "server");
+    EXPECT_EQ(r.diagnosis.primary->party, RuleParty::kServer);
 }
 
 TEST(RunRules, ThrottleBitsAreF1F2F3) {
@@ -519,6 +531,14 @@ TEST(RunRules, OneWayCopiesAndADowntrainedLinkAreE5) {
                                  }),
                         1);
     EXPECT_TRUE(fired(copies, "E5"));
+    // Two causes under one rule: copies are the job's, a slow link is the server's.
+    const RuleFinding& copy = copies.diagnosis.primary->id == "E5"
+                                  ? *copies.diagnosis.primary
+                                  : *std::find_if(copies.diagnosis.others.begin(), copies.diagnosis.others.end(),
+                                                  [](const RuleFinding& f) { return f.id == "E5"; });
+    EXPECT_EQ(copy.party, RuleParty::kJob);
+    EXPECT_EQ(copy.severity, RuleSeverity::kModerate);
+    EXPECT_EQ(copy.title, run_rule_of("E5")->title);
     auto x8 = judge(timeline(120, 1,
                              [](int, RunPoint& p) {
                                  p.gpus[0].utilization_percent = 95;
@@ -527,6 +547,7 @@ TEST(RunRules, OneWayCopiesAndADowntrainedLinkAreE5) {
                              }),
                     1);
     EXPECT_EQ(primary(x8), "E5");
+    EXPECT_EQ(x8.diagnosis.primary->party, RuleParty::kServer);
     EXPECT_NE(x8.diagnosis.primary->message.find("x8"), std::string::npos);
 }
 
@@ -545,19 +566,30 @@ TEST(RunRules, SeedTestIsStatedBothWays) {
 }
 
 TEST(RunRules, EveryRuleNamesSignalsThresholdAndSource) {
+    std::set<std::string> ids, titles;
+    std::set<int> ranks;
     for (const RuleDef& r : run_rules()) {
-        EXPECT_STRNE(r.signals, "") << r.id;
-        EXPECT_STRNE(r.threshold, "") << r.id;
-        std::string src = r.source;
+        EXPECT_NE(r.signals, "") << r.id;
+        EXPECT_NE(r.threshold, "") << r.id;
+        EXPECT_TRUE(r.judge) << r.id;
+        const std::string& src = r.source;
         EXPECT_TRUE(src.find("[N]") != std::string::npos || src.find("[P]") != std::string::npos ||
                     src.find("[G]") != std::string::npos)
             << r.id << ": " << src;
+        EXPECT_TRUE(ids.insert(r.id).second) << "two rows of " << r.id;
+        EXPECT_TRUE(titles.insert(r.title).second) << "two rules titled " << r.title;
+        if (r.rank != 0) {
+            EXPECT_TRUE(ranks.insert(r.rank).second) << r.id << " shares its rank";
+        }
+        EXPECT_EQ(run_rule_of(r.id), &r);
     }
-    for (const std::string& id : primary_order()) {
-        bool known = false;
-        for (const RuleDef& r : run_rules()) known = known || id == r.id;
-        EXPECT_TRUE(known) << id;
-    }
+    EXPECT_EQ(run_rule_of("Z9"), nullptr);
+    // The verdict order as docs/run.md gives it: host limits that starve the GPU first, the
+    // contention notes last; A1 and E6 never lead.
+    const std::vector<std::string> order = {"A3", "D1", "B1", "B2", "B5", "B6", "B4", "B3", "A4", "F3",
+                                            "F4", "F2", "F1", "D3", "D2", "C3", "E5", "E1", "E3", "C1",
+                                            "C2", "E2", "E7", "E4", "H2", "H1", "H3", "B7", "B8"};
+    EXPECT_EQ(primary_order(), order);
 }
 
 TEST(RunSummary, SteadyWindowDropsWarmupAndTailOfTheGpuSpan) {
@@ -706,11 +738,17 @@ TEST(RunRules, DocsListEveryRuleWithTheCodesThresholds) {
     std::stringstream ss;
     ss << in.rdbuf();
     const std::string doc = ss.str();
-    for (const RuleDef& r : run_rules()) {
-        std::string row = std::string("| ") + r.id + " | " + r.title + " | " + r.signals + " | " + r.threshold + " | " +
-                          r.source + " |";
-        EXPECT_NE(doc.find(row), std::string::npos) << "docs/run.md lacks the row:\n" << row;
-    }
+    // The table is built from the code's constants; docs/run.md carries it verbatim.
+    const std::string table = run_rules_markdown();
+    EXPECT_NE(doc.find(table), std::string::npos) << "docs/run.md's rule table differs from the code's; it is:\n"
+                                                  << table;
+    // And the primary verdict's order, as the ranks give it (the docs wrap the line).
+    std::string flat = doc;
+    std::replace(flat.begin(), flat.end(), '\n', ' ');
+    std::string order;
+    for (const std::string& id : primary_order()) order += (order.empty() ? "" : ", ") + id;
+    EXPECT_NE(flat.find("**Primary verdict**: the first that fired of " + order + ";"), std::string::npos)
+        << "docs/run.md's primary verdict order is not " << order;
 }
 
 TEST(RunRules, AGpuHeldBackByAPowerCapIsAStraggler) {
@@ -797,4 +835,51 @@ TEST(RunRules, NvlinkNearTheSpecCapacityIsD2) {
     bool said = false;
     for (const std::string& n : unknown.diagnosis.not_judged) said = said || n.find("D2 over NVLink") == 0;
     EXPECT_TRUE(said);
+}
+
+TEST(RunRules, FindingsCarryTheirRowsTitleAndTheVerdictPolicyKeysOnTheFamily) {
+    // A GPU thermally slowed: F2 counts against the server wherever it ranks.
+    auto hot = judge(timeline(120, 1,
+                              [](int, RunPoint& p) {
+                                  p.gpus[0].utilization_percent = 97;
+                                  p.gpus[0].power_w = 650;
+                                  p.gpus[0].reasons_known = true;
+                                  p.gpus[0].clock_event_reasons = clock_reason::kHwThermalSlowdown;
+                              }),
+                     1);
+    ASSERT_TRUE(fired(hot, "F2"));
+    std::vector<const RuleFinding*> all;
+    if (hot.diagnosis.primary) all.push_back(&*hot.diagnosis.primary);
+    for (const RuleFinding& f : hot.diagnosis.others) all.push_back(&f);
+    for (const RuleFinding* f : all) {
+        ASSERT_NE(run_rule_of(f->id), nullptr) << f->id;
+        EXPECT_EQ(f->title, run_rule_of(f->id)->title);
+    }
+    hot.end = JobEnd{false, 0, 120};
+    hot.exit_code = 0;
+    EXPECT_EQ(run_outcome(hot), RunOutcome::Bottleneck);
+    // The same finding as a note of the information party still counts: the family decides.
+    RunResult only_f;
+    only_f.end = JobEnd{false, 0, 1};
+    only_f.exit_code = 0;
+    only_f.diagnosis.primary =
+        RuleFinding{"E2", "Compute-bound (healthy)", RuleSeverity::kInfo, "m", "a", "s", RuleParty::kInfo};
+    EXPECT_EQ(run_outcome(only_f), RunOutcome::Healthy);
+    RuleFinding f4{"F4", "PCIe link errors", RuleSeverity::kInfo, "m", "a", "s", RuleParty::kInfo};
+    only_f.diagnosis.others.push_back(f4);
+    EXPECT_EQ(run_outcome(only_f), RunOutcome::Bottleneck);
+}
+
+TEST(RunSession, NoNvlinkIsTheFactsFlagNotTheWordingOfItsReason) {
+    MonitoredGpu g;
+    g.facts.nvlink_absent_reason = "the driver reports no links on this board";  // any wording
+    g.facts.nvlink_none = true;
+    EXPECT_EQ(run_gpu_facts(g, nullptr).nvlink_active, 0);  // D1 may judge a PCIe-only box
+    g.facts.nvlink_none = false;
+    g.facts.nvlink_absent_reason = "this GPU has no NVLink";  // the words alone decide nothing
+    EXPECT_EQ(run_gpu_facts(g, nullptr).nvlink_active, -1);
+    g.facts.nvlink_absent_reason.clear();  // links read: counted
+    g.facts.nvlinks.resize(2);
+    g.facts.nvlinks[0].active = true;
+    EXPECT_EQ(run_gpu_facts(g, nullptr).nvlink_active, 1);
 }

@@ -20,8 +20,8 @@ RunResult host_only_run() {
     RuleFinding f;
     f.id = "H3";
     f.title = "Mostly waiting";
-    f.severity = "info";
-    f.party = "job";
+    f.severity = RuleSeverity::kInfo;
+    f.party = RuleParty::kJob;
     f.message = "The job used 0.001 cores.";
     f.action = "Look at what it waits for.";
     f.source = "[G]";
@@ -62,7 +62,7 @@ TEST(RunCompareView, SaysWhichWasFasterAndWhy) {
     RuleFinding steal;
     steal.id = "B7";
     steal.title = "CPU contention or stolen CPU";
-    steal.party = "server";
+    steal.party = RuleParty::kServer;
     steal.message = "the hypervisor stole 12 %";
     a.diagnosis.others.push_back(steal);
     RunComparison c = compare_runs(a, b, "cheap-box", "good-box");
