@@ -1,5 +1,7 @@
 #include "checks/gpu_burn.hpp"
 
+#include "checks/amd_burn.hpp"
+#include "checks/amd_measurement.hpp"
 #include "checks/gpu_requirements.hpp"
 #include "checks/run_facts.hpp"
 #include "core/context.hpp"
@@ -19,12 +21,14 @@ double GpuBurnCheck::duration_for(Tier tier, std::optional<double> duration_s) {
 }
 
 std::optional<std::string> GpuBurnCheck::unmet_requirement(const CheckContext& ctx) const {
+    if (amd_measure::run_is_amd(ctx)) return amd_measure::kernel_requirement();
     return gpu_requirement(ctx, GpuNeed::Cuda);
 }
 
 std::vector<CheckResult> GpuBurnCheck::run(CheckContext& ctx) {
     BurnOptions o = fixed_.value_or(BurnOptions{});
     if (!fixed_) o.duration_s = duration_for(ctx.options.tier, duration_s_);
+    if (amd_measure::run_is_amd(ctx)) return amd_measure::burn(ctx, o);
     BurnTargets t;
     t.gpus = ctx.facts->selected_gpus();
     for (const GpuInfo* g : t.gpus) {

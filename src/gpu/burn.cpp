@@ -1,4 +1,5 @@
 #include "gpu/burn.hpp"
+#include "gpu/burn_load.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -20,8 +21,31 @@
 
 namespace gpuvet {
 
+namespace burn_detail {
+
+std::vector<unsigned char> fma_expected_word(std::string_view kernel, std::uint32_t iterations) {
+    std::vector<unsigned char> one(kernel == "fma_f64" ? 8 : 4);
+    if (kernel == "fma_f64") {
+        double x = kernel_ref::fma_f64_result(iterations, kFmaA, kFmaB, kFmaX0);
+        std::memcpy(one.data(), &x, 8);
+    } else if (kernel == "fma_f32") {
+        float x = kernel_ref::fma_f32_result(iterations, float(kFmaA), float(kFmaB), float(kFmaX0));
+        std::memcpy(one.data(), &x, 4);
+    } else if (kernel == "fma_f16x2") {
+        auto x = kernel_ref::fma_f16x2_result(iterations, pair_of(kF16A), pair_of(kF16B), pair_of(kF16X0));
+        std::memcpy(one.data(), &x, 4);
+    } else {
+        auto x = kernel_ref::fma_bf16x2_result(iterations, pair_of(kBf16A), pair_of(kBf16B), pair_of(kBf16X0));
+        std::memcpy(one.data(), &x, 4);
+    }
+    return one;
+}
+
+}  // namespace burn_detail
+
 namespace {
 
+using namespace burn_detail;
 using Clock = std::chrono::steady_clock;
 
 // What one load thread shares with the main thread while it runs.
@@ -69,13 +93,10 @@ FmaKind fma_kind(BurnDtype d, int cc) {
     return {"fma_f32", 1, 4};
 }
 
-// Inputs exact in every format (docs/kernels.md): a = 0.9375, b = 0.125, x0 = 1.
-constexpr double kA = 0.9375, kB = 0.125, kX0 = 1.0;
-constexpr std::uint32_t kF16A = 0x3B80, kF16B = 0x3000, kF16X0 = 0x3C00;
-constexpr std::uint32_t kBf16A = 0x3F70, kBf16B = 0x3E00, kBf16X0 = 0x3F80;
-std::uint32_t pair(std::uint32_t h) { return (h << 16) | h; }
+constexpr double kA = kFmaA, kB = kFmaB, kX0 = kFmaX0;
+std::uint32_t pair(std::uint32_t h) { return pair_of(h); }
 
-class FmaLoad {
+class FmaLoad final : public ComputeLoad {
 public:
     FmaLoad(GpuSession& s, BurnDtype d) : s_(s), k_(fma_kind(d, s.compute_capability())) {
         geom_ = s_.geometry(k_.kernel);
@@ -91,12 +112,11 @@ public:
         reference_ = expected_words();
         s_.upload(ref_.ptr(), reference_.data(), reference_.size());
     }
-    std::string name() const {
+    std::string name() const override {
         std::string n = k_.kernel;
         return "fma " + n.substr(4);
     }
-    // One batch: launch, time, check. Returns FLOPs and GPU ms; adds to the counts.
-    std::pair<double, double> batch(std::uint64_t& compared, std::uint64_t& mism, std::uint64_t& nans) {
+    std::pair<double, double> batch(std::uint64_t& compared, std::uint64_t& mism, std::uint64_t& nans) override {
         double ms = launch_timed();
         check(compared, mism, nans);
         return {kernel_ref::fma_flops(threads_, iterations_, k_.lanes), ms};
@@ -126,22 +146,8 @@ private:
     // Every thread stores the same value: the CPU reference, computed once.
     std::vector<unsigned char> expected_words() const {
         std::vector<unsigned char> v(threads_ * k_.elem_bytes);
-        unsigned char one[8];
-        std::string_view kn = k_.kernel;
-        if (kn == "fma_f64") {
-            double x = kernel_ref::fma_f64_result(iterations_, kA, kB, kX0);
-            std::memcpy(one, &x, 8);
-        } else if (kn == "fma_f32") {
-            float x = kernel_ref::fma_f32_result(iterations_, float(kA), float(kB), float(kX0));
-            std::memcpy(one, &x, 4);
-        } else if (kn == "fma_f16x2") {
-            auto x = kernel_ref::fma_f16x2_result(iterations_, pair(kF16A), pair(kF16B), pair(kF16X0));
-            std::memcpy(one, &x, 4);
-        } else {
-            auto x = kernel_ref::fma_bf16x2_result(iterations_, pair(kBf16A), pair(kBf16B), pair(kBf16X0));
-            std::memcpy(one, &x, 4);
-        }
-        for (std::size_t i = 0; i < threads_; ++i) std::memcpy(&v[i * k_.elem_bytes], one, k_.elem_bytes);
+        const std::vector<unsigned char> one = fma_expected_word(k_.kernel, iterations_);
+        for (std::size_t i = 0; i < threads_; ++i) std::memcpy(&v[i * k_.elem_bytes], one.data(), k_.elem_bytes);
         return v;
     }
     void check(std::uint64_t& compared, std::uint64_t& mism, std::uint64_t& nans) {
@@ -186,7 +192,7 @@ private:
 
 // Tensor load: one cuBLASLt GEMM shape (the largest of the quick sweep that fits), n matmuls per
 // batch, then the same sampled outputs compared with their CPU reference, computed once.
-class GemmLoad {
+class GemmLoad final : public ComputeLoad {
 public:
     // `stop` is polled while the inputs are filled (throws Interrupted).
     GemmLoad(const CublasLtApi& lt, GpuSession& s, const gemm::PrecisionInfo& p, const std::atomic<bool>* stop)
@@ -207,8 +213,8 @@ public:
         double ms = s_.time_ms(st_, [&] { g_->enqueue(st_); });
         if (ms > 0) per_batch_ = int(std::clamp(50.0 / ms, 1.0, 10000.0));
     }
-    const std::string& name() const { return name_; }
-    std::pair<double, double> batch(std::uint64_t& compared, std::uint64_t& mism, std::uint64_t& nans) {
+    std::string name() const override { return name_; }
+    std::pair<double, double> batch(std::uint64_t& compared, std::uint64_t& mism, std::uint64_t& nans) override {
         double ms = s_.time_ms(st_, [&] {
             for (int i = 0; i < per_batch_; ++i) g_->enqueue(st_);
         });
@@ -243,7 +249,7 @@ const gemm::PrecisionInfo* gemm_precision(BurnDtype d) {
 }
 
 // Memory traffic: copy src -> dst over most of the free memory, then verify dst.
-class MemoryLoad {
+class MemoryLoad final : public MemoryTraffic {
 public:
     MemoryLoad(GpuSession& s, double fraction) : s_(s) {
         auto mi = s_.mem_info();
@@ -260,7 +266,7 @@ public:
                   {arg::ptr(src_), arg::u64(n_vec_), arg::u32(kPattern)});
         st_.synchronize();
     }
-    std::pair<double, double> batch(std::uint64_t& compared, std::uint64_t& mism) {
+    std::pair<double, double> batch(std::uint64_t& compared, std::uint64_t& mism) override {
         double ms = s_.time_ms(st_, [&] {
             s_.launch("stream_copy", s_.geometry("stream_copy"), st_,
                       {arg::ptr(dst_), arg::ptr(src_), arg::u64(n_vec_)});
@@ -285,40 +291,50 @@ private:
     Stream st_;
 };
 
-// `lt`: the loaded cuBLASLt, or null when the compute load is the FMA kernels (note says why).
-void load_thread(GpuSession& s, Live& L, const BurnOptions& opt, const CublasLtApi* lt, const std::string& fma_note,
-                 const std::atomic<bool>& stop, Clock::time_point t0) {
+// The CUDA loads of one GPU. `lt`: the loaded cuBLASLt, or null when the compute load is the FMA
+// kernels (`fma_note` says why).
+Loads cuda_loads(GpuSession& s, const BurnOptions& opt, const CublasLtApi* lt, const std::string& fma_note,
+                 const std::atomic<bool>& stop) {
+    Loads loads;
+    loads.note = fma_note;
+    if (opt.load != BurnLoad::memory) {
+        const gemm::PrecisionInfo* p = lt ? gemm_precision(opt.dtype) : nullptr;
+        if (p && s.compute_capability() < p->min_cc) {
+            loads.note = std::string("this GPU has no ") + p->name + " tensor GEMM (compute capability below " +
+                         std::to_string(p->min_cc / 10) + "." + std::to_string(p->min_cc % 10) +
+                         "): FMA kernels instead";
+            p = nullptr;
+        }
+        if (p) loads.compute = std::make_unique<GemmLoad>(*lt, s, *p, &stop);
+        else loads.compute = std::make_unique<FmaLoad>(s, opt.dtype);
+        if (p) loads.note.clear();
+    }
+    if (opt.load != BurnLoad::gemm) loads.memory = std::make_unique<MemoryLoad>(s, opt.memory_fraction);
+    return loads;
+}
+
+// One GPU's load until `stop`: its loads prepared, then batches timed, checked and recorded in L.
+void load_thread(Live& L, const std::function<Loads()>& prepare, const std::atomic<bool>& stop, Clock::time_point t0) {
     auto now_s = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
-    std::unique_ptr<GemmLoad> gemm_load;
-    std::optional<FmaLoad> fma;
-    std::optional<MemoryLoad> mem;
+    Loads loads;
     Aggregator fa, ma;
     try {
-        std::string note = fma_note;
-        if (opt.load != BurnLoad::memory) {
-            const gemm::PrecisionInfo* p = lt ? gemm_precision(opt.dtype) : nullptr;
-            if (p && s.compute_capability() < p->min_cc) {
-                note = std::string("this GPU has no ") + p->name + " tensor GEMM (compute capability below " +
-                       std::to_string(p->min_cc / 10) + "." + std::to_string(p->min_cc % 10) + "): FMA kernels instead";
-                p = nullptr;
-            }
-            if (p) gemm_load = std::make_unique<GemmLoad>(*lt, s, *p, &stop);
-            else fma.emplace(s, opt.dtype);
-        }
-        if (opt.load != BurnLoad::gemm) mem.emplace(s, opt.memory_fraction);
+        loads = prepare();
+        ComputeLoad* compute = loads.compute.get();
+        MemoryTraffic* mem = loads.memory.get();
         {
             std::lock_guard<std::mutex> lk(L.mu);
-            L.out.load = gemm_load ? gemm_load->name() : fma ? fma->name() : "memory copy";
-            if (mem && (fma || gemm_load)) L.out.load += " + memory";
-            L.out.throughput_unit = (fma || gemm_load) ? "TFLOPS" : "GB/s";
-            if (fma && !note.empty()) L.out.notes.push_back(note);
+            L.out.load = compute ? compute->name() : "memory copy";
+            if (mem && compute) L.out.load += " + memory";
+            L.out.throughput_unit = compute ? "TFLOPS" : "GB/s";
+            if (!loads.note.empty() && (compute || loads.note_always)) L.out.notes.push_back(loads.note);
         }
         double start = now_s();
         L.ready = true;
         while (!stop.load()) {
             std::uint64_t cmp = 0, mism = 0, nans = 0;
-            if (fma || gemm_load) {
-                auto [flops, ms] = gemm_load ? gemm_load->batch(cmp, mism, nans) : fma->batch(cmp, mism, nans);
+            if (compute) {
+                auto [flops, ms] = compute->batch(cmp, mism, nans);
                 if (auto r = fa.add(flops, ms)) {
                     std::lock_guard<std::mutex> lk(L.mu);
                     L.out.batch_t_s.push_back(now_s());
@@ -333,7 +349,7 @@ void load_thread(GpuSession& s, Live& L, const BurnOptions& opt, const CublasLtA
                     double t = now_s();
                     L.gbps_t_s.push_back(t);
                     L.gbps.push_back(*r / 1e9);
-                    if (!fma && !gemm_load) {
+                    if (!compute) {
                         L.out.batch_t_s.push_back(t);
                         L.out.batch_throughput.push_back(*r / 1e9);
                         L.last_rate = *r / 1e9;
@@ -419,29 +435,26 @@ namespace {
 
 using Lives = std::vector<std::unique_ptr<Live>>;
 
-// One Live per member of the set, with what the inventory and the SKU lookup know of its GPU; a
-// GPU that could not be opened is done at once, with the reason as its load error.
-Lives make_lives(GpuSet& set, const BurnTargets& targets) {
-    Lives lives;
+// What the inventory and the SKU lookup know of each member of the set; a GPU that could not be
+// opened carries the reason as its load error.
+std::vector<GpuBurnOutcome> cuda_outcomes(GpuSet& set, const BurnTargets& targets) {
+    std::vector<GpuBurnOutcome> outs;
     for (auto& m : set.members()) {
-        auto L = std::make_unique<Live>();
-        L->out.gpu = m.index;
+        GpuBurnOutcome o;
+        o.gpu = m.index;
         if (m.info) {
             const GpuInfo& gi = *m.info;
-            if (gi.name) L->out.name = *gi.name;
-            if (gi.temperature_slowdown_c) L->out.slowdown_temp_c = *gi.temperature_slowdown_c;
-            if (gi.temperature_memory_max_c) L->out.memory_max_temp_c = *gi.temperature_memory_max_c;
-            if (gi.power_default_limit_w) L->out.default_power_limit_w = *gi.power_default_limit_w;
+            if (gi.name) o.name = *gi.name;
+            if (gi.temperature_slowdown_c) o.slowdown_temp_c = *gi.temperature_slowdown_c;
+            if (gi.temperature_memory_max_c) o.memory_max_temp_c = *gi.temperature_memory_max_c;
+            if (gi.power_default_limit_w) o.default_power_limit_w = *gi.power_default_limit_w;
         }
         for (std::size_t i = 0; i < targets.gpus.size() && i < targets.skus.size(); ++i)
-            if (targets.gpus[i]->index == m.index) L->out.sku = targets.skus[i];
-        if (!m.session) {
-            L->out.load_error = m.error + (m.advice.empty() ? "" : " (" + m.advice + ")");
-            L->done = true;
-        }
-        lives.push_back(std::move(L));
+            if (targets.gpus[i]->index == m.index) o.sku = targets.skus[i];
+        if (!m.session) o.load_error = m.error + (m.advice.empty() ? "" : " (" + m.advice + ")");
+        outs.push_back(std::move(o));
     }
-    return lives;
+    return outs;
 }
 
 // The compute load: cuBLASLt GEMMs for the tensor dtypes when the library is there (loaded into
@@ -496,14 +509,17 @@ bool watch_load(CheckContext& ctx, const BurnOptions& opt, Lives& lives, Telemet
     }
 }
 
-// Without NVML telemetry nothing watched the throttling and temperatures: a pass says so.
-void note_telemetry_error(std::vector<CheckResult>& results, const std::string& telemetry_error) {
+// Without telemetry nothing watched the throttling and temperatures: a pass says so. `library`
+// names the one that read the GPUs (NVML, AMD SMI).
+void note_telemetry_error(std::vector<CheckResult>& results, const std::string& telemetry_error,
+                          std::string_view library) {
     if (telemetry_error.empty()) return;
+    const std::string lib(library);
     for (auto& r : results) {
-        r.details.push_back("NVML telemetry unavailable: " + telemetry_error);
+        r.details.push_back(lib + " telemetry unavailable: " + telemetry_error);
         if (r.verdict == Verdict::Pass) {
             r.verdict = Verdict::Warn;
-            r.summary += "; throttling and temperature were not watched (NVML unavailable)";
+            r.summary += "; throttling and temperature were not watched (" + lib + " unavailable)";
         }
     }
 }
@@ -532,14 +548,23 @@ void add_series(Report& report, const TelemetryData& telemetry, const Lives& liv
 
 }  // namespace
 
-std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt, const BurnTargets& targets) {
+namespace burn_detail {
+
+std::vector<CheckResult> drive_burn(CheckContext& ctx, const BurnOptions& opt, std::vector<GpuBurnOutcome> outcomes,
+                                    const PrepareLoads& prepare, const RunParallel& run_parallel,
+                                    std::string_view telemetry_library) {
     const auto t0 = Clock::now();
     const double report_offset = ctx.elapsed_s();  // series times are seconds since the report started
 
-    GpuSet set = GpuSet::open(targets.gpus);
-    Lives lives = make_lives(set, targets);
+    Lives lives;
     std::vector<int> indexes;
-    for (const auto& L : lives) indexes.push_back(L->out.gpu);
+    for (auto& o : outcomes) {
+        auto L = std::make_unique<Live>();
+        L->out = std::move(o);
+        L->done = !L->out.load_error.empty();  // not opened: nothing to run
+        indexes.push_back(L->out.gpu);
+        lives.push_back(std::move(L));
+    }
 
     TelemetrySampler sampler(GpuBackends::shared().devices(), indexes, opt.sample_hz, t0);
     std::string telemetry_error;
@@ -549,14 +574,11 @@ std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt, con
         telemetry_error = e.what();
     }
 
-    std::optional<CublasLtApi> lt;
-    const std::string fma_note = choose_compute(opt, targets, lt);
     std::atomic<bool> stop_load{false};
     std::thread runner([&] {
-        set.run_parallel([&](GpuSet::Member& m) {
-            for (std::size_t k = 0; k < lives.size(); ++k)
-                if (lives[k]->out.gpu == m.index)
-                    load_thread(*m.session, *lives[k], opt, lt ? &*lt : nullptr, fma_note, stop_load, t0);
+        run_parallel([&](std::size_t k) {
+            load_thread(
+                *lives[k], [&] { return prepare(k, stop_load); }, stop_load, t0);
         });
     });
 
@@ -574,13 +596,33 @@ std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt, con
     if (!telemetry_error.empty()) in.telemetry.xid_absent_reason = "telemetry could not start: " + telemetry_error;
     for (auto& L : lives) in.gpus.push_back(L->out);
     auto results = judge_burn(in);
-    note_telemetry_error(results, telemetry_error);
+    note_telemetry_error(results, telemetry_error, telemetry_library);
 
     if (ctx.report) {
         add_series(*ctx.report, in.telemetry, lives, report_offset);
         if (interrupted) ctx.report->interrupted = true;
     }
     return results;
+}
+
+}  // namespace burn_detail
+
+std::vector<CheckResult> run_burn(CheckContext& ctx, const BurnOptions& opt, const BurnTargets& targets) {
+    GpuSet set = GpuSet::open(targets.gpus);
+    std::vector<GpuBurnOutcome> outcomes = cuda_outcomes(set, targets);
+    std::optional<CublasLtApi> lt;
+    const std::string fma_note = choose_compute(opt, targets, lt);
+    auto& members = set.members();
+    auto prepare = [&](std::size_t k, const std::atomic<bool>& stop) {
+        return cuda_loads(*members[k].session, opt, lt ? &*lt : nullptr, fma_note, stop);
+    };
+    auto run_parallel = [&](const std::function<void(std::size_t)>& fn) {
+        set.run_parallel([&](GpuSet::Member& m) {
+            for (std::size_t k = 0; k < members.size(); ++k)
+                if (&members[k] == &m) fn(k);
+        });
+    };
+    return drive_burn(ctx, opt, std::move(outcomes), prepare, run_parallel, "NVML");
 }
 
 }  // namespace gpuvet

@@ -135,4 +135,85 @@ def test_without_amd_smi_or_nvidia_the_measurements_say_no_driver():
     assert d["present"] is False and "libamd_smi.so" in d["amd"]["absent_reason"], d
 
 
+def burn(scenario, *args, **env):
+    args = list(args) if "--duration" in args else ["--duration", "3s", *args]
+    code, doc, err = harness.run_json("burn", *args, env=amd(scenario, **env))
+    return code, doc, by_gpu(doc, "gpu.burn"), err
+
+
+def burn_text(r):
+    findings = [f["verdict"] + ": " + f["text"] for f in r.get("findings", [])]
+    return "\n".join(findings + r.get("details", [])) + "\n" + r["summary"]
+
+
+def series(doc, key, gpu):
+    return next(s for s in doc["series"] if s["key"] == key and s.get("gpu") == gpu)
+
+
+@harness.slow  # PoCL runs the FMA chains of 2048 work-items and STREAM over 105 MiB buffers: ~20 s
+def test_burn_on_healthy_mi300x_passes_with_amd_smi_telemetry():
+    code, doc, r, err = burn("amd_burn_healthy")
+    assert code == 0, (code, err)
+    assert sorted(r) == [0, 1], r
+    for gpu, c in r.items():
+        text = burn_text(c)
+        assert c["verdict"] == "PASS", text
+        # bf16 (the default) has no vector FMA on gfx942: the FP16 chain runs, and the report says so.
+        assert "no BF16 FMA in the vector unit of gfx942" in text and "hipBLASLt" in text, text
+        m = measurement(c, "throughput_tflops")
+        assert m["label"] == "Mean throughput (fma f16x2)" and abs(m["value"] / 0.002 - 1) < 1e-3, m
+        assert value(c, "results_checked_count") > 0 and value(c, "mismatch_count") == 0, c["measurements"]
+        assert value(c, "nan_count") == 0
+        # Telemetry from the AMD SMI double while the load ran: junction, HBM, power, the power-limit residency.
+        peak = measurement(c, "temperature_peak_c")
+        assert peak["value"] == 71 and peak["reference"]["fail_above"] == 105, peak
+        assert "AMD SMI junction critical threshold" in peak["reference"]["source"], peak
+        assert value(c, "memory_temp_max_c") == 60 and value(c, "power_peak_w") == 700, c["measurements"]
+        assert abs(value(c, "power_cap_pct") - 2) < 0.01, c["measurements"]
+        assert "SW power cap held the clocks down 2.0% of the time" in text, text
+        # A signal AMD does not report as NVIDIA does is named with its reason, not passed off.
+        assert "Xid events not watched: AMD GPUs: hardware errors are read from the RAS counters" in text, text
+        temps = series(doc, "burn.temperature_c", gpu)
+        assert len(temps["values"]) >= 2 and set(temps["values"]) == {71}, temps
+    for dtype, kernel in (("fp32", "fma f32"), ("fp64", "fma f64")):
+        code, doc, r, err = burn("amd_burn_healthy", "--duration", "2s", "--dtype", dtype, "--gpus", "0")
+        assert code == 0 and r[0]["verdict"] == "PASS", (dtype, err, burn_text(r[0]))
+        assert measurement(r[0], "throughput_tflops")["label"] == f"Mean throughput ({kernel})", r[0]
+    code, doc, r, err = burn("amd_burn_healthy", "--load", "mixed", "--gpus", "1")
+    assert code == 0 and r[1]["verdict"] == "PASS", (err, burn_text(r[1]))
+    assert measurement(r[1], "throughput_tflops")["label"] == "Mean throughput (fma f16x2 + memory)", r[1]
+    mem = series(doc, "burn.memory_gbps", 1)
+    assert mem["values"] and all(abs(v - 4500) < 1 for v in mem["values"]), mem
+
+
+@harness.slow  # four GPUs on PoCL
+def test_burn_on_faulty_mi300x_fails_wrong_results_heat_and_a_slow_gpu():
+    code, doc, r, err = burn("amd_burn_faults")
+    assert code == 1, (code, err)
+    assert r[0]["verdict"] == "PASS", burn_text(r[0])
+    wrong = r[1]
+    assert wrong["verdict"] == "FAIL" and value(wrong, "mismatch_count") > 0, burn_text(wrong)
+    # Every work-item's low half is off by one: half of the FP16 lanes checked.
+    assert 2 * value(wrong, "mismatch_count") == value(wrong, "results_checked_count"), wrong["measurements"]
+    hot = burn_text(r[2])
+    assert r[2]["verdict"] == "FAIL" and "thermal slowdown held the clocks down 40.0% of the time" in hot, hot
+    assert "peak 104 °C, within 5 °C of the 105 °C slowdown threshold" in hot, hot
+    assert abs(value(r[2], "thermal_throttle_pct") - 40) < 0.01, r[2]["measurements"]
+    slow = burn_text(r[3])
+    assert r[3]["verdict"] == "FAIL" and "peers" in slow, slow
+    assert abs(value(r[3], "throughput_tflops") / 0.0016 - 1) < 1e-3, r[3]["measurements"]
+    # Wrong results in every precision the burn runs.
+    for dtype in ("fp32", "fp64"):
+        code, doc, r, err = burn("amd_burn_faults", "--duration", "2s", "--dtype", dtype, "--gpus", "0,1")
+        assert code == 1 and r[1]["verdict"] == "FAIL" and value(r[1], "mismatch_count") > 0, (dtype, err)
+        assert r[0]["verdict"] == "PASS" and value(r[0], "mismatch_count") == 0, (dtype, burn_text(r[0]))
+
+
+def test_burn_without_hip_skips_with_advice():
+    code, doc, r, err = burn("amd_burn_healthy", GPUVET_LIBHIP="/nonexistent/libamdhip64.so")
+    assert code == 3, (code, err)
+    c = r[None]
+    assert c["verdict"] == "SKIP" and "install ROCm's HIP runtime" in c["summary"], c
+
+
 harness.main(globals())
