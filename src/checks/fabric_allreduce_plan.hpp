@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "checks/fabric_allreduce_verdict.hpp"
+#include "checks/fabric_rdma.hpp"
 #include "gpu/nccl_log.hpp"
 
 namespace gpuvet::fabric_allreduce {
@@ -80,7 +81,8 @@ struct RankReport {
     std::string log_file;  // its NCCL_DEBUG_FILE
     NcclLog log;
     std::vector<CommResult> comms;
-    std::string error;  // set: it measured nothing (no GPU, no NCCL, no rendezvous)
+    std::optional<fabric_rdma::RdmaLink> rdma;  // the RDMA write from its rail's NIC to the next node's
+    std::string error;                          // set: it measured nothing (no GPU, no NCCL, no rendezvous)
 };
 
 inline constexpr const char* kRankSchema = "gpuvet.fabric_rank/1";

@@ -17,6 +17,7 @@
 #include "checks/fabric_allreduce_plan.hpp"
 #include "checks/fabric_allreduce_rank.hpp"
 #include "checks/fabric_allreduce_verdict.hpp"
+#include "checks/fabric_rdma.hpp"
 #include "cli/fleet_run.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -215,6 +216,38 @@ void write_rank_reports(const fs::path& out, const std::vector<std::string>& nod
     }
 }
 
+// The RDMA write links the ranks measured, judged and folded into the fabric's result.
+void add_rdma(FleetFabric& fab, const std::vector<RankReport>& reports) {
+    std::vector<fabric_rdma::RdmaLink> links;
+    for (const RankReport& r : reports)
+        if (r.rdma) links.push_back(*r.rdma);
+    if (links.empty()) return;
+    fabric_rdma::Judged j = fabric_rdma::judge_links(links);
+    for (const fabric_rdma::RdmaLink& l : links) {
+        FleetRdmaLink row{l.rail,       l.from_node,      l.from_nic,    l.to_node,
+                          l.to_nic,     l.gbps,           std::nullopt,  l.memory,
+                          l.memory_why, l.verified_bytes, l.wrong_bytes, l.error.empty() ? l.skipped : l.error};
+        if (l.from_gbitps && l.to_gbitps)
+            row.expected_gbps = std::min(fabric_rdma::data_rate_gbitps(*l.from_gbitps, l.from_speed),
+                                         fabric_rdma::data_rate_gbitps(*l.to_gbitps, l.to_speed)) /
+                                8;
+        fab.rdma.push_back(std::move(row));
+    }
+    CheckResult& res = fab.result;
+    res.measurements.insert(res.measurements.end(), j.measurements.begin(), j.measurements.end());
+    res.findings.insert(res.findings.end(), j.findings.begin(), j.findings.end());
+    fab.blamed.insert(fab.blamed.end(), j.blamed.begin(), j.blamed.end());
+    fab.notes.insert(fab.notes.end(), j.notes.begin(), j.notes.end());
+    if (j.verdict == Verdict::Skip) return;
+    if (severity(j.verdict) > severity(res.verdict) || res.verdict == Verdict::Skip) res.verdict = j.verdict;
+    int measured = 0;
+    for (const auto& m : j.measurements) measured += m.value.has_value();
+    res.summary +=
+        std::string(res.summary.empty() ? "" : " ") + "RDMA write: " + std::to_string(measured) + " link(s) measured" +
+        (j.verdict == Verdict::Pass ? ", each at 90% of its ports' data rate or more."
+                                    : ", " + std::to_string(j.findings.size()) + " rail(s) with a bad link.");
+}
+
 }  // namespace
 
 void check_allreduce_args(const FleetCheckArgs& a, const char* size_option) {
@@ -241,6 +274,7 @@ FleetFabric judged_fabric(const std::vector<TaskReport>& tasks, const std::vecto
     }
     fab.node_busbw_gbps = node_figures(c.run);
     fab.notes = c.notes;
+    add_rdma(fab, reports);
     for (const TaskReport& t : tasks)
         if (!t.report) fab.notes.push_back(t.node + ": " + t.problem);
     if (!reports.empty()) fab.nccl = reports.front().nccl_path + " " + reports.front().nccl_version;
