@@ -89,6 +89,13 @@ struct Mr {
 std::mutex g_mu;
 std::vector<Device*> g_devices;
 std::map<std::uint32_t, Mr*> g_by_lkey;
+// The other processes' queue pairs and buffers this process writes to, mapped once (the test's few).
+std::map<std::uint32_t, QpShared*> g_remote_qps;
+struct RemoteMr {
+    unsigned char* map = nullptr;
+    std::size_t bytes = 0;
+};
+std::map<std::uint32_t, RemoteMr> g_remote_mrs;
 
 const fake::Fabric& fabric() {
     static fake::Fabric f = [] {
@@ -157,10 +164,10 @@ void complete(Qp* q, const ibv_send_wr* wr, int status, double seconds) {
 // when the slower NIC would have moved them.
 int write_one(Qp* q, const ibv_send_wr* wr) {
     auto* ctx = reinterpret_cast<Context*>(q->qp.context);
-    QpShared* remote = map_qp(q->dest_qpn, false);
+    QpShared*& remote = g_remote_qps[q->dest_qpn];
+    if (!remote) remote = map_qp(q->dest_qpn, false);
     const int remote_state = remote ? remote->state.load() : -1;
     const double remote_limit = remote ? remote->limit_gbitps : 0;
-    if (remote) ::munmap(remote, sizeof(QpShared));
     if (remote_state != IBV_QPS_RTR && remote_state != IBV_QPS_RTS) {
         // The other end never answers: the retries run out (timeout 14, retry_cnt 7).
         complete(q, wr, IBV_WC_RETRY_EXC_ERR, 0.5);
@@ -203,7 +210,6 @@ int write_one(Qp* q, const ibv_send_wr* wr) {
             dst += s.length;
         }
     }
-    ::munmap(map, std::size_t(st.st_size));
     const double gbitps = std::min(ctx->limit_gbitps, remote_limit);
     complete(q, wr, status, status == IBV_WC_SUCCESS && gbitps > 0 ? double(bytes) * 8 / (gbitps * 1e9) : 0);
     return 0;
