@@ -1,6 +1,6 @@
 // gpu.memory_bandwidth, gpu.fp_peak, gpu.memtest and gpu.h2d_d2h on AMD GPUs: gpuvet's kernels
 // from the embedded code objects through HIP (amd_session.hpp), copies through hipMemcpyAsync,
-// judged by the same pure verdicts as on NVIDIA (the *_verdict / *_judge files), each GPU held
+// judged by the same pure verdicts as on NVIDIA (the *_judge files), each GPU held
 // against its own datasheet. Each check's run() takes these when amd_measure::run_is_amd(ctx).
 #pragma once
 #include <string_view>

@@ -164,6 +164,7 @@ Json to_json(const RankReport& r) {
                 {"log_file", r.log_file},
                 {"log", log_json(r.log)},
                 {"comms", comms},
+                {"rdma", r.rdma ? Json(fabric_rdma::to_json(*r.rdma)) : Json(nullptr)},
                 {"error", r.error.empty() ? Json(nullptr) : Json(r.error)}};
 }
 
@@ -203,6 +204,7 @@ RankReport rank_report_from_json(const nlohmann::json& j) {
                                get<std::uint64_t>(z, "checked"), get<std::uint64_t>(z, "wrong")});
         r.comms.push_back(std::move(x));
     }
+    if (j.contains("rdma") && !j.at("rdma").is_null()) r.rdma = fabric_rdma::rdma_link_from_json(j.at("rdma"));
     r.error = get_opt<std::string>(j, "error").value_or("");
     if (r.nodes < 1 || r.per_node < 1 || r.node_index < 0 || r.node_index >= r.nodes || r.local_rank < 0 ||
         r.local_rank >= r.per_node)

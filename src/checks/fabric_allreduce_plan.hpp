@@ -1,7 +1,7 @@
 // The multi-node all-reduce's plan and its figures, independent of any GPU: which communicators
 // every rank takes part in (the whole job, one per rail, pairs of nodes), the message sizes, what
 // one rank reports back to the launcher (a JSON document over the step's output) and how the
-// launcher turns every rank's report into the judge's figures (fabric_allreduce_verdict).
+// launcher turns every rank's report into the judge's figures (fabric_allreduce_judge).
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "checks/fabric_allreduce_judge.hpp"
+#include "checks/fabric_rdma.hpp"
 #include "gpu/nccl_log.hpp"
 
 namespace gpuvet::fabric_allreduce {
@@ -80,7 +81,8 @@ struct RankReport {
     std::string log_file;  // its NCCL_DEBUG_FILE
     NcclLog log;
     std::vector<CommResult> comms;
-    std::string error;  // set: it measured nothing (no GPU, no NCCL, no rendezvous)
+    std::optional<fabric_rdma::RdmaLink> rdma;  // the RDMA write from its rail's NIC to the next node's
+    std::string error;                          // set: it measured nothing (no GPU, no NCCL, no rendezvous)
 };
 
 inline constexpr const char* kRankSchema = "gpuvet.fabric_rank/1";

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <optional>
 
+#include "checks/fabric_rdma_run.hpp"
 #include "checks/host_fabric.hpp"
 #include "checks/host_fabric_judge.hpp"
 #include "core/error.hpp"
@@ -287,6 +288,35 @@ std::vector<nccl::ncclUniqueId> exchange_ids(const NcclApi& nccl, const RankSett
     return ids;
 }
 
+fabric_rdma::RunSettings rdma_settings(const RankSettings& s, const std::string& bus_id);
+
+// This rank's part of the RDMA write test (with two nodes or more), once: the other ends wait on the
+// board for it.
+void rdma_links(RankReport& r, const RankSettings& s, GpuSession* gpu, const std::atomic<bool>* stop) {
+    if (s.place.nodes < 2 || !s.rdma_write || r.rdma) return;
+    try {
+        r.rdma = fabric_rdma::run_links(rdma_settings(s, r.gpu_bus_id), gpu, stop);
+    } catch (const Error& e) {
+        r.rdma = fabric_rdma::RdmaLink{};
+        r.rdma->rail = s.place.local_rank;
+        r.rdma->from_node = s.node;
+        r.rdma->error = e.what();
+    }
+}
+
+fabric_rdma::RunSettings rdma_settings(const RankSettings& s, const std::string& bus_id) {
+    fabric_rdma::RunSettings x;
+    x.node = s.node;
+    x.node_index = s.place.node;
+    x.nodes = s.place.nodes;
+    x.rail = s.place.local_rank;
+    x.gpu_bus_id = bus_id;
+    x.board_host = s.board_host, x.token = s.token, x.board_port = s.board_port;
+    x.root = s.root;
+    x.wait_s = s.rendezvous_s;
+    return x;
+}
+
 void measure_all(RankReport& r, const RankSettings& s, const NcclApi& nccl, const std::atomic<bool>* stop) {
     const int per_node = s.place.world / s.place.nodes;
     auto api = shared_cuda_api();
@@ -322,6 +352,8 @@ void measure_all(RankReport& r, const RankSettings& s, const NcclApi& nccl, cons
         if (std::find(plan[i].slots.begin(), plan[i].slots.end(), slot) == plan[i].slots.end()) continue;
         r.comms.push_back(run_comm(nccl, b, plan[i], slot, ids[i], stop));
     }
+    b.send.reset(), b.recv.reset();  // the RDMA buffers' room
+    rdma_links(r, s, &session, stop);
 }
 
 }  // namespace
@@ -355,6 +387,9 @@ RankReport run_rank(const RankSettings& s, const std::atomic<bool>* stop) {
             r.error = std::string(e.what()) + (e.advice().empty() ? "" : " (" + e.advice() + ")");
         }
     }
+    // The other ends wait on the board for this rank's: it takes its part, from host memory, even
+    // when the all-reduce could not run.
+    rdma_links(r, s, nullptr, stop);
     r.log = read_log(r.log_file);
     return r;
 }

@@ -22,6 +22,7 @@ struct RankSettings {
     int board_port = 0;
     std::uint64_t max_bytes = kDefaultMaxBytes;
     bool allow_fallback = false;       // leave NCCL_NET alone: see what NCCL does by itself
+    bool rdma_write = true;            // the RDMA write per NIC after the all-reduce (two nodes or more)
     std::filesystem::path root = "/";  // host.fabric's sysfs root (GPUVET_ROOT)
     std::string log_dir;               // where NCCL_DEBUG_FILE goes (TMPDIR or /tmp)
     std::string job_tag;               // job and step ids, for the log file's name

@@ -17,6 +17,7 @@
 #include "checks/fabric_allreduce_plan.hpp"
 #include "checks/fabric_allreduce_rank.hpp"
 #include "checks/fabric_allreduce_judge.hpp"
+#include "checks/fabric_rdma.hpp"
 #include "cli/fleet_run.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -84,6 +85,7 @@ std::vector<std::string> rank_command(const FleetCheckArgs& a, int port, const s
                                "--max-size",   std::to_string(max_bytes_of(a.max_size, "--max-size"))};
     if (a.rendezvous_host) c.insert(c.end(), {"--board-host", *a.rendezvous_host});
     if (a.allow_fallback) c.push_back("--allow-fallback");
+    if (a.no_rdma_write) c.push_back("--no-rdma-write");
     return c;
 }
 
@@ -219,6 +221,42 @@ void write_rank_reports(const fs::path& out, const std::vector<std::string>& nod
     }
 }
 
+// The RDMA write links the ranks measured, judged and folded into the fabric's result.
+void add_rdma(FleetFabric& fab, const std::vector<RankReport>& reports, bool asked) {
+    if (!asked) {
+        fab.notes.push_back("RDMA write per NIC: left out (--no-rdma-write)");
+        return;
+    }
+    std::vector<fabric_rdma::RdmaLink> links;
+    for (const RankReport& r : reports)
+        if (r.rdma) links.push_back(*r.rdma);
+    if (links.empty()) return;
+    fabric_rdma::Judged j = fabric_rdma::judge_links(links);
+    for (const fabric_rdma::RdmaLink& l : links) {
+        FleetRdmaLink row{l.rail,       l.from_node,      l.from_nic,    l.to_node,
+                          l.to_nic,     l.gbps,           std::nullopt,  l.memory,
+                          l.memory_why, l.verified_bytes, l.wrong_bytes, l.error.empty() ? l.skipped : l.error};
+        if (l.from_gbitps && l.to_gbitps)
+            row.expected_gbps = std::min(fabric_rdma::data_rate_gbitps(*l.from_gbitps, l.from_speed),
+                                         fabric_rdma::data_rate_gbitps(*l.to_gbitps, l.to_speed)) /
+                                8;
+        fab.rdma.push_back(std::move(row));
+    }
+    CheckResult& res = fab.result;
+    res.measurements.insert(res.measurements.end(), j.measurements.begin(), j.measurements.end());
+    res.findings.insert(res.findings.end(), j.findings.begin(), j.findings.end());
+    fab.blamed.insert(fab.blamed.end(), j.blamed.begin(), j.blamed.end());
+    fab.notes.insert(fab.notes.end(), j.notes.begin(), j.notes.end());
+    if (j.verdict == Verdict::Skip) return;
+    if (severity(j.verdict) > severity(res.verdict) || res.verdict == Verdict::Skip) res.verdict = j.verdict;
+    int measured = 0;
+    for (const auto& m : j.measurements) measured += m.value.has_value();
+    res.summary +=
+        std::string(res.summary.empty() ? "" : " ") + "RDMA write: " + std::to_string(measured) + " link(s) measured" +
+        (j.verdict == Verdict::Pass ? ", each at 90% of its ports' data rate or more."
+                                    : ", " + std::to_string(j.findings.size()) + " rail(s) with a bad link.");
+}
+
 }  // namespace
 
 void check_allreduce_args(const FleetCheckArgs& a, const char* size_option) {
@@ -227,7 +265,8 @@ void check_allreduce_args(const FleetCheckArgs& a, const char* size_option) {
 }
 
 // The fabric section from the ranks' reports: the run judged, each node's transport, the sweep.
-FleetFabric judged_fabric(const std::vector<TaskReport>& tasks, const std::vector<std::string>& nodes, int per_node) {
+FleetFabric judged_fabric(const std::vector<TaskReport>& tasks, const std::vector<std::string>& nodes, int per_node,
+                          bool rdma_write) {
     std::vector<RankReport> reports;
     for (const TaskReport& t : tasks)
         if (t.report) reports.push_back(*t.report);
@@ -245,6 +284,7 @@ FleetFabric judged_fabric(const std::vector<TaskReport>& tasks, const std::vecto
     }
     fab.node_busbw_gbps = node_figures(c.run);
     fab.notes = c.notes;
+    add_rdma(fab, reports, rdma_write);
     for (const TaskReport& t : tasks)
         if (!t.report) fab.notes.push_back(t.node + ": " + t.problem);
     if (!reports.empty()) fab.nccl = reports.front().nccl_path + " " + reports.front().nccl_version;
@@ -311,7 +351,7 @@ FabricStep run_fabric_step(const FleetCheckArgs& a, const std::string& self, con
         throw usage_error(
             "the all-reduce between nodes needs at least 2 nodes, the step ran on " + std::to_string(nodes.size()),
             "ask for 2 nodes or more (-N 2)");
-    step.fabric = judged_fabric(tasks, nodes, per_node);
+    step.fabric = judged_fabric(tasks, nodes, per_node, !a.no_rdma_write);
     if (out) write_rank_reports(*out, nodes, tasks);
     return step;
 }
@@ -356,6 +396,7 @@ int run_fleet_rank(const FleetRankArgs& a) {
     s.token = a.token;
     s.max_bytes = max_bytes_of(a.max_size, "--max-size");
     s.allow_fallback = a.allow_fallback;
+    s.rdma_write = !a.no_rdma_write;
     s.root = env("GPUVET_ROOT").value_or("/");
     if (s.root.empty()) s.root = "/";
     s.log_dir = env("TMPDIR").value_or("/tmp");

@@ -51,6 +51,8 @@ void add_allreduce_options(CLI::App& sub, FleetCheckArgs& a, const char* size_op
         ->type_name("BYTES");
     sub.add_flag("--allow-fallback", a.allow_fallback,
                  "do not ask NCCL for RDMA (NCCL_NET=IB): see whether it falls back to sockets by itself");
+    sub.add_flag("--no-rdma-write", a.no_rdma_write,
+                 "leave out the RDMA write per NIC between the nodes (the ports stay free for other jobs)");
     sub.add_option("--rendezvous-host", a.rendezvous_host,
                    "the address the ranks reach this host at (default: srun's own, SLURM_LAUNCH_NODE_IPADDR)");
 }
@@ -71,10 +73,12 @@ void add_fleet_allreduce(CLI::App& fleet, Cli cli) {
         "process serves; all-reduce busbw from 8 MiB to --max-size, every result checked; then each rail (the k-th\n"
         "GPU of every node) and each node paired with the next, so a slow rail or node is named. NCCL is asked\n"
         "for RDMA (NCCL_NET=IB) where the nodes have RDMA NICs, and its log is read for the transport and GPUDirect.\n"
+        "Then each GPU's NIC writes to the same rail of the next node (RDMA WRITE through libibverbs, from GPU\n"
+        "memory with GPUDirect RDMA, else host memory), judged against the ports' data rate: a slow NIC is named.\n"
         "Examples:\n"
         "  salloc -N 4 --gpus-per-node 8 gpuvet fleet allreduce --out fabric/   inside an allocation\n"
         "  gpuvet fleet allreduce -N 2 -p gpu --gpus-per-node 8 --max-size 1G   asks Slurm for 2 nodes itself\n"
-        "Exit codes: 0 the fabric passes, 1 it fails (a slow rail, node or pair, sockets, no GPUDirect RDMA,\n"
+        "Exit codes: 0 the fabric passes, 1 it fails (a slow rail, node, pair or NIC, sockets, no GPUDirect RDMA,\n"
         "wrong sums), 2 bad usage, 3 it could not be measured (a node did not report, deadline, Ctrl-C).");
     on_chosen(cli, *sub, "fleet allreduce",
               [a](const GlobalOptions& g) { return run_fleet_allreduce(g, *a, self_path()); });
@@ -87,6 +91,7 @@ void add_fleet_allreduce(CLI::App& fleet, Cli cli) {
     rk->add_option("--token", r->token, "the job's rendezvous token")->required();
     rk->add_option("--max-size", r->max_size, "the largest message");
     rk->add_flag("--allow-fallback", r->allow_fallback, "leave NCCL_NET alone");
+    rk->add_flag("--no-rdma-write", r->no_rdma_write, "no RDMA write per NIC");
     on_chosen(cli, *rk, "fleet allreduce-rank", [r](const GlobalOptions&) { return run_fleet_rank(*r); });
 }
 

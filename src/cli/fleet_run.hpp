@@ -22,6 +22,7 @@ struct FleetCheckArgs {
     bool allreduce = false;
     std::optional<std::string> max_size;         // largest message, e.g. 8G
     bool allow_fallback = false;                 // do not ask NCCL for RDMA (NCCL_NET=IB)
+    bool no_rdma_write = false;                  // leave out the RDMA write per NIC
     std::optional<std::string> rendezvous_host;  // the address the ranks reach this host at
     HistoryOptions history;                      // the fleet's history, kept where fleet check runs
 };
@@ -34,6 +35,7 @@ struct FleetRankArgs {
     int board_port = 0;
     std::string token;
     bool allow_fallback = false;
+    bool no_rdma_write = false;
 };
 int run_fleet_rank(const FleetRankArgs& a);
 // The all-reduce's own options (the size, the GPUs per node), checked before any step starts.

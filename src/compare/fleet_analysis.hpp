@@ -111,10 +111,20 @@ struct FleetFabricRow {
     double busbw_gbps = 0, algbw_gbps = 0;
     std::uint64_t checked = 0, wrong = 0;
 };
+// One RDMA write link between two nodes' NICs of a rail (the ib_write_bw class).
+struct FleetRdmaLink {
+    int rail = 0;
+    std::string from_node, from_nic, to_node, to_nic;
+    std::optional<double> gbps, expected_gbps;  // measured; the ports' data rate in bytes
+    std::string memory, memory_why;             // "GPU" or "host", and why
+    std::uint64_t verified_bytes = 0, wrong_bytes = 0;
+    std::string problem;  // why there is no figure (an error, or a reason it was not measured)
+};
 struct FleetFabric {
-    CheckResult result;  // fabric.allreduce
+    CheckResult result;  // fabric.allreduce (with the RDMA write links' figures and findings)
     std::vector<FleetFabricRow> sweep;
     std::vector<FleetFabricNode> nodes;
+    std::vector<FleetRdmaLink> rdma;
     std::vector<std::pair<std::string, std::string>> blamed;  // node, the finding that names it
     // A node's figure for the fleet's outliers: the best all-reduce busbw of the pairs it is in
     // (a node with a bad link reaches the band in none of them).

@@ -48,6 +48,20 @@ std::string row_text(const FleetFabricRow& r) {
            std::to_string(r.checked) + " checked";
 }
 
+// "rail 1: mlx5_1 on n1 -> mlx5_1 on n2: 23.1 GB/s of 25 (GPU memory, 8 MiB checked, 0 wrong)".
+std::string rdma_text(const FleetRdmaLink& l) {
+    std::string s = "rail " + std::to_string(l.rail) + ": " + l.from_nic + " on " + l.from_node + " -> " +
+                    (l.to_nic.empty() ? std::string("?") : l.to_nic) + " on " +
+                    (l.to_node.empty() ? std::string("?") : l.to_node) + ": ";
+    if (!l.gbps) return s + "not measured (" + l.problem + ")";
+    s += format_number(*l.gbps, 4) + " GB/s";
+    if (l.expected_gbps) s += " of " + format_number(*l.expected_gbps, 4) + " GB/s data rate";
+    s += " (" + l.memory + " memory: " + l.memory_why;
+    if (l.verified_bytes)
+        s += "; " + std::to_string(l.wrong_bytes) + " of " + format_bytes(double(l.verified_bytes)) + " wrong";
+    return s + ")";
+}
+
 std::string esc(const std::string& s) { return escape_html(s); }
 
 }  // namespace
@@ -61,6 +75,8 @@ std::string fabric_terminal(const FleetFabric& f, const Style& st) {
         o << wrap("  " + std::string(to_string(x.verdict)) + ": ", x.text, st.width, 4) << "\n";
     if (!f.sweep.empty()) o << "  " << st.bold("Sweep, all nodes") << "\n";
     for (const FleetFabricRow& row : f.sweep) o << wrap("    ", row_text(row), st.width, 6) << "\n";
+    if (!f.rdma.empty()) o << "  " << st.bold("RDMA write per NIC") << "\n";
+    for (const FleetRdmaLink& l : f.rdma) o << wrap("    ", rdma_text(l), st.width, 6) << "\n";
     for (const FleetFabricNode& n : f.nodes) o << wrap("  ", node_text(n), st.width, 4) << "\n";
     for (const std::string& n : f.notes) o << wrap("  note: ", n, st.width, 4) << "\n";
     if (!f.nccl.empty()) o << st.dim("  NCCL: " + f.nccl) << "\n";
@@ -68,7 +84,22 @@ std::string fabric_terminal(const FleetFabric& f, const Style& st) {
 }
 
 nlohmann::ordered_json fabric_json(const FleetFabric& f) {
-    Json sweep = Json::array(), nodes = Json::array(), blamed = Json::array(), figures = Json::array();
+    Json sweep = Json::array(), nodes = Json::array(), blamed = Json::array(), figures = Json::array(),
+         rdma = Json::array();
+    auto opt = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
+    for (const FleetRdmaLink& l : f.rdma)
+        rdma.push_back(Json{{"rail", l.rail},
+                            {"from_node", l.from_node},
+                            {"from_nic", l.from_nic},
+                            {"to_node", l.to_node},
+                            {"to_nic", l.to_nic},
+                            {"gbps", opt(l.gbps)},
+                            {"expected_gbps", opt(l.expected_gbps)},
+                            {"memory", l.memory.empty() ? Json(nullptr) : Json(l.memory)},
+                            {"memory_why", l.memory_why},
+                            {"verified_bytes", l.verified_bytes},
+                            {"wrong_bytes", l.wrong_bytes},
+                            {"problem", l.problem.empty() ? Json(nullptr) : Json(l.problem)}});
     for (const FleetFabricRow& r : f.sweep)
         sweep.push_back(Json{{"bytes", r.bytes},
                              {"busbw_gbps", r.busbw_gbps},
@@ -88,8 +119,8 @@ nlohmann::ordered_json fabric_json(const FleetFabric& f) {
                              {"hints", n.hints}});
     for (auto& [node, text] : f.blamed) blamed.push_back(Json{{"node", node}, {"finding", text}});
     for (auto& [node, v] : f.node_busbw_gbps) figures.push_back(Json{{"node", node}, {"busbw_gbps", v}});
-    return Json{{"result", to_json(f.result)}, {"sweep", sweep}, {"nodes", nodes},  {"blamed", blamed},
-                {"node_figures", figures},     {"nccl", f.nccl}, {"notes", f.notes}};
+    return Json{{"result", to_json(f.result)}, {"sweep", sweep}, {"nodes", nodes}, {"blamed", blamed},
+                {"node_figures", figures},     {"rdma", rdma},   {"nccl", f.nccl}, {"notes", f.notes}};
 }
 
 std::string fabric_markdown(const FleetFabric& f) {
@@ -104,6 +135,9 @@ std::string fabric_markdown(const FleetFabric& f) {
         o << "| " << format_bytes(double(row.bytes)) << " | " << format_number(row.busbw_gbps, 4) << " | "
           << format_number(row.algbw_gbps, 4) << " | " << row.wrong << " | " << row.checked << " |\n";
     o << "\n";
+    if (!f.rdma.empty()) o << "RDMA write per NIC:\n\n";
+    for (const FleetRdmaLink& l : f.rdma) o << "- " << markdown_text(rdma_text(l)) << "\n";
+    if (!f.rdma.empty()) o << "\n";
     for (const FleetFabricNode& n : f.nodes) o << "- " << markdown_text(node_text(n)) << "\n";
     for (const std::string& n : f.notes) o << "- note: " << markdown_text(n) << "\n";
     return o.str();
@@ -111,7 +145,8 @@ std::string fabric_markdown(const FleetFabric& f) {
 
 std::string fabric_html(const FleetFabric& f) {
     const CheckResult& r = f.result;
-    std::string figures, findings, sweep, nodes;
+    std::string figures, findings, sweep, nodes, rdma;
+    for (const FleetRdmaLink& l : f.rdma) rdma += "<li>" + esc(rdma_text(l)) + "</li>";
     for (const Measurement& m : r.measurements) figures += "<li>" + esc(figure_text(m)) + "</li>";
     for (const Finding& x : r.findings)
         findings += "<li class=\"" + std::string(x.verdict == Verdict::Pass ? "v-pass" : "v-fail") + "\"><b>" +
@@ -129,8 +164,9 @@ std::string fabric_html(const FleetFabric& f) {
                           : "<div class=\"scroll\"><table><thead><tr><th>size</th><th>busbw GB/s</th><th>algbw "
                             "GB/s</th><th>wrong</th><th>checked</th></tr></thead><tbody>" +
                                 sweep + "</tbody></table></div>") +
-           "<ul>" + nodes + "</ul>" +
-           (f.nccl.empty() ? std::string() : "<p class=\"note\">NCCL: " + esc(f.nccl) + "</p>") + "</section>";
+           (rdma.empty() ? std::string() : "<h3>RDMA write per NIC</h3><ul>" + rdma + "</ul>") + "<ul>" + nodes +
+           "</ul>" + (f.nccl.empty() ? std::string() : "<p class=\"note\">NCCL: " + esc(f.nccl) + "</p>") +
+           "</section>";
 }
 
 }  // namespace gpuvet

@@ -75,7 +75,11 @@ std::vector<FabricPort> read_fabric_ports(const std::string& root) {
             f.device = dev;
             f.port = std::atoi(port.c_str());
             f.active = read_text(p + "state").rfind("4:", 0) == 0;
-            f.rate_gbitps = std::strtod(read_text(p + "rate").c_str(), nullptr);
+            const std::string rate = read_text(p + "rate");
+            f.rate_gbitps = std::strtod(rate.c_str(), nullptr);
+            const bool b8b10b = rate.find("SDR)") != std::string::npos || rate.find("DDR)") != std::string::npos ||
+                                rate.find("QDR)") != std::string::npos;
+            f.data_gbitps = f.rate_gbitps * (b8b10b ? 0.8 : rate.find(" FDR)") != std::string::npos ? 64.0 / 66 : 1);
             f.roce = read_text(p + "link_layer") == "Ethernet";
             if (f.roce) f.netdev = read_text(p + "gid_attrs/ndevs/0");
             out.push_back(f);

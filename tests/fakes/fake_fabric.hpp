@@ -12,6 +12,7 @@ struct FabricPort {
     int port = 1;
     bool active = false;     // state "4: ACTIVE"
     double rate_gbitps = 0;  // "400 Gb/sec (4X NDR)" -> 400
+    double data_gbitps = 0;  // after the line encoding: 0.8 of it for SDR, DDR, QDR (8b/10b), 64/66 for FDR
     bool roce = false;       // link_layer "Ethernet"
     std::string netdev;      // RoCE: the Ethernet interface (gid_attrs/ndevs/0)
 };

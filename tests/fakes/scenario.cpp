@@ -377,14 +377,15 @@ void read_fabric(const toml::table& t, const std::string& path, Fabric& f) {
         else if (key == "ib") {
             f.ib = need<std::string>(v, w);
             if (f.ib != "ok" && f.ib != "no_device") fail(w, "expected \"ok\" or \"no_device\"");
-        } else if (key == "slow_nics") {
+        } else if (key == "slow_nics" || key == "fail_connect") {
             const auto* a = v.as_array();
             if (!a) fail(w, "expected a list of NIC names, e.g. [\"mlx5_1\"]");
-            for (const auto& e : *a) f.slow_nics.push_back(need<std::string>(e, w));
+            for (const auto& e : *a)
+                (key == "slow_nics" ? f.slow_nics : f.fail_connect).push_back(need<std::string>(e, w));
         } else {
             fail(w,
                  "unknown fabric key (known: efficiency, node_factor, slow_nics, slow_nic_factor, ib, gdr, "
-                 "gdr_off_factor, socket_busbw_gbps, write_efficiency)");
+                 "gdr_off_factor, socket_busbw_gbps, write_efficiency, fail_connect)");
         }
     }
 }

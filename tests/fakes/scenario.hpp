@@ -180,6 +180,8 @@ struct Fabric {
     // ib_write_bw: the share of the port's line rate an RDMA write stream reaches (perftest on
     // NDR: ~392 of 400 Gbit/s; Azure's floor is 380).
     double write_efficiency = 0.98;
+    // The libibverbs double: these NICs' queue pairs fail to reach RTR (a NIC that cannot connect).
+    std::vector<std::string> fail_connect;
 };
 
 struct Scenario {

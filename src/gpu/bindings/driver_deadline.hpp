@@ -13,6 +13,7 @@
 // holds"), so an abandoned call that returns late never writes into a stack frame that is gone.
 // docs/architecture.md ("A deadline on every driver call") has the budgets and the exit path.
 #pragma once
+#include <cerrno>
 #include <array>
 #include <atomic>
 #include <cstddef>
@@ -145,6 +146,13 @@ struct NoAnswer {
             return R{};  // version queries (size_t): 0, which callers read as unknown
         }
     }
+};
+
+// Calls that return a plain int return 0 for success and an errno value for a failure (libibverbs'
+// ibv_modify_qp, ibv_query_port...): no answer is ETIMEDOUT, never the 0 that would read as success.
+template <>
+struct NoAnswer<int> {
+    static int value() { return ETIMEDOUT; }
 };
 
 // ---- What a wrapped call's job holds ------------------------------------------------------------

@@ -308,3 +308,16 @@ TEST(DriverDeadline, TimeoutEnvironmentIsValidated) {
 
 }  // namespace
 }  // namespace gpuvet
+
+namespace gpuvet {
+namespace {
+
+// A call returning a plain int (libibverbs: 0 or an errno value) that never answered reads as a
+// failure, not as the 0 of success.
+TEST(DriverDeadline, AnIntCallWithoutAnswerIsAnErrnoFailureNotSuccess) {
+    EXPECT_EQ(NoAnswer<int>::value(), ETIMEDOUT);
+    EXPECT_NE(NoAnswer<int>::value(), 0);
+}
+
+}  // namespace
+}  // namespace gpuvet
