@@ -108,21 +108,22 @@ void judge_memory_held(const GpuInfo& g, const ForeignProcesses& p, CheckResult&
 // using too little memory for the rule above. With a visible process its finding covers it.
 // True when utilization was read.
 bool judge_busy_while_idle(const IdleUtilization& u, const ForeignProcesses& p, CheckResult& r, Findings& f) {
-    IdleUtilizationJudgement j = judge_idle_utilization(u.samples_pct, p.total());
-    if (j.mean_pct) {
+    IdleUtilizationJudgement j = judge_idle_utilization(u.samples_percent, p.total());
+    if (j.mean_percent) {
         Reference mean_ref;
-        mean_ref.warn_above = kIdleBusyMeanWarnPct;
-        mean_ref.fail_above = kIdleBusyMeanFailPct;
+        mean_ref.warn_above = kIdleBusyMeanWarnPercent;
+        mean_ref.fail_above = kIdleBusyMeanFailPercent;
         mean_ref.expected_text = "0% (no process of ours runs yet)";
         mean_ref.source = kBusySource;
         Reference max_ref;
-        max_ref.warn_above = kIdleBusyMaxWarnPct;
+        max_ref.warn_above = kIdleBusyMaxWarnPercent;
         max_ref.source = kBusySource;
         r.measurements.push_back(
-            Measurement::number("idle_utilization_mean_pct", "Idle utilization, mean", *j.mean_pct, "%")
+            Measurement::number("idle_utilization_mean_pct", "Idle utilization, mean", *j.mean_percent, "%")
                 .against(mean_ref));
         r.measurements.push_back(
-            Measurement::number("idle_utilization_max_pct", "Idle utilization, max", *j.max_pct, "%").against(max_ref));
+            Measurement::number("idle_utilization_max_pct", "Idle utilization, max", *j.max_percent, "%")
+                .against(max_ref));
     } else {
         r.measurements.push_back(
             Measurement::absent("idle_utilization_mean_pct", "Idle utilization, mean", "%", u.absent_reason));
@@ -131,7 +132,7 @@ bool judge_busy_while_idle(const IdleUtilization& u, const ForeignProcesses& p, 
     }
     if (j.verdict != Verdict::Pass)
         f.add(j.verdict, j.finding + (p.listed ? "" : " (the process list could not be read)"));
-    return j.mean_pct.has_value();
+    return j.mean_percent.has_value();
 }
 
 void judge_compute_mode(const GpuInfo& g, CheckResult& r, Findings& f) {

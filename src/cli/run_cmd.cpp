@@ -21,7 +21,7 @@
 #include "gpu/bindings/driver_deadline.hpp"
 #include "gpu/bindings/driver_exit.hpp"
 #include "gpu/device/backend_choice.hpp"
-#include "monitor/run_child.hpp"
+#include "monitor/job_process.hpp"
 #include "monitor/run_record.hpp"
 #include "monitor/run_session.hpp"
 #include "monitor/sampling_loop.hpp"

@@ -1,5 +1,5 @@
 // What the trial run reports about the job's processes: how the main one ended and each process of
-// the tree with its totals. Plain data, shared by the job control (run_child), the host sampler
+// the tree with its totals. Plain data, shared by the job control (monitor/job_process), the host sampler
 // (run_host) and the results model the printers read (run_result).
 #pragma once
 #include <string>

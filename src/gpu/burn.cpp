@@ -384,8 +384,8 @@ std::string progress_line(const GpuBurnOutcome& o, double rate, std::uint64_t er
             line += " (mem " + std::to_string(int(std::lround(*s->memory_temperature_c))) + " C)";
         if (s->power_w) line += "  " + std::to_string(int(std::lround(*s->power_w))) + " W";
         if (s->sm_clock_mhz) line += "  " + std::to_string(int(*s->sm_clock_mhz)) + " MHz";
-        if (s->clock_reasons) {
-            auto names = decode_clock_reasons(*s->clock_reasons & ~nvml::kClocksEventReasonGpuIdle);
+        if (s->clock_event_reasons) {
+            auto names = decode_clock_reasons(*s->clock_event_reasons & ~nvml::kClocksEventReasonGpuIdle);
             std::string r;
             for (const auto& x : names) r += (r.empty() ? "" : ",") + x;
             if (!r.empty()) line += "  [" + r + "]";

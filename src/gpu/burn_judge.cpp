@@ -59,7 +59,7 @@ constexpr double kHeldPercentMin = 0.5;
 // The time-weighted share of the run a violation counter says the clocks were held down, each
 // sample weighing the time since the one before it, with the worst interval.
 struct HeldShare {
-    double mean_pct = 0, peak_pct = 0, peak_t_s = 0;
+    double mean_percent = 0, peak_percent = 0, peak_t_s = 0;
     std::size_t intervals = 0;
 };
 std::optional<HeldShare> held_share(const std::vector<TelemetrySample>& s,
@@ -71,10 +71,10 @@ std::optional<HeldShare> held_share(const std::vector<TelemetrySample>& s,
         double dt = s[i].t_s - s[i - 1].t_s;
         if (!v || dt <= 0) continue;
         weighted += *v * dt, total += dt, ++h.intervals;
-        if (*v > h.peak_pct) h.peak_pct = *v, h.peak_t_s = s[i].t_s;
+        if (*v > h.peak_percent) h.peak_percent = *v, h.peak_t_s = s[i].t_s;
     }
     if (h.intervals == 0) return std::nullopt;
-    h.mean_pct = weighted / total;
+    h.mean_percent = weighted / total;
     return h;
 }
 
@@ -94,9 +94,9 @@ struct BitCount {
 BitCount count_bit(const std::vector<TelemetrySample>& s, unsigned long long bit) {
     BitCount c;
     for (const auto& x : s) {
-        if (!x.clock_reasons) continue;
+        if (!x.clock_event_reasons) continue;
         ++c.of;
-        if ((*x.clock_reasons & bit) && c.n++ == 0) c.first_t_s = x.t_s;
+        if ((*x.clock_event_reasons & bit) && c.n++ == 0) c.first_t_s = x.t_s;
     }
     return c;
 }
@@ -108,17 +108,17 @@ const char* const kPointBits = " (clock-event reason bits read at each sample: a
 std::optional<Finding> thermal_counter_finding(const std::vector<TelemetrySample>& s, const HeldShare& h) {
     BitCount sw = count_bit(s, nvml::kClocksEventReasonSwThermalSlowdown);
     BitCount hw = count_bit(s, nvml::kClocksEventReasonHwThermalSlowdown);
-    if (h.peak_pct < kHeldPercentMin && sw.n == 0 && hw.n == 0) return std::nullopt;
-    std::string text = fmt("thermal slowdown held the clocks down %.1f%% of the time", h.mean_pct) +
-                       fmt(" (violation counter, %.0f%%", h.peak_pct) +
+    if (h.peak_percent < kHeldPercentMin && sw.n == 0 && hw.n == 0) return std::nullopt;
+    std::string text = fmt("thermal slowdown held the clocks down %.1f%% of the time", h.mean_percent) +
+                       fmt(" (violation counter, %.0f%%", h.peak_percent) +
                        fmt(" of the interval ending at %.0f s", h.peak_t_s) + " at worst)";
     if (sw.n || hw.n)
         text += "; the reason bits caught it in " + std::to_string(std::max(sw.n, hw.n)) + " of " +
                 std::to_string(std::max(sw.of, hw.of)) + " samples (" + (hw.n ? "HW" : "SW") + " thermal)";
     text += clock_dip(s, [](const TelemetrySample& x) {
-        return x.throttled_thermal_pct.value_or(0) >= kHeldPercentMin ||
-               (x.clock_reasons && (*x.clock_reasons & (nvml::kClocksEventReasonSwThermalSlowdown |
-                                                        nvml::kClocksEventReasonHwThermalSlowdown)));
+        return x.throttled_thermal_percent.value_or(0) >= kHeldPercentMin ||
+               (x.clock_event_reasons && (*x.clock_event_reasons & (nvml::kClocksEventReasonSwThermalSlowdown |
+                                                                    nvml::kClocksEventReasonHwThermalSlowdown)));
     });
     return Finding{Verdict::Fail, text};
 }
@@ -127,7 +127,7 @@ std::optional<Finding> thermal_counter_finding(const std::vector<TelemetrySample
 
 std::vector<Finding> throttle_findings(const std::vector<TelemetrySample>& s) {
     std::vector<Finding> out;
-    auto thermal = held_share(s, &TelemetrySample::throttled_thermal_pct);
+    auto thermal = held_share(s, &TelemetrySample::throttled_thermal_percent);
     if (thermal)
         if (auto f = thermal_counter_finding(s, *thermal)) out.push_back(*f);
     for (const auto& r : kBadReasons) {
@@ -137,18 +137,21 @@ std::vector<Finding> throttle_findings(const std::vector<TelemetrySample>& s) {
         if (thermal && is_thermal) continue;
         BitCount c = count_bit(s, r.bit);
         if (!c.n) continue;
-        std::string text =
-            std::string(r.name) + " active in " + std::to_string(c.n) + " of " + std::to_string(c.of) +
-            " samples, first at " + fmt("%.0f s", c.first_t_s) +
-            clock_dip(s, [&](const TelemetrySample& x) { return x.clock_reasons && (*x.clock_reasons & r.bit); }) +
-            kPointBits;
+        std::string text = std::string(r.name) + " active in " + std::to_string(c.n) + " of " + std::to_string(c.of) +
+                           " samples, first at " + fmt("%.0f s", c.first_t_s) +
+                           clock_dip(s,
+                                     [&](const TelemetrySample& x) {
+                                         return x.clock_event_reasons && (*x.clock_event_reasons & r.bit);
+                                     }) +
+                           kPointBits;
         out.push_back({Verdict::Fail, text});
     }
     const char* normal = " (normal at full load: the GPU holds its power limit)";
-    if (auto cap = held_share(s, &TelemetrySample::throttled_power_pct)) {
-        if (cap->peak_pct >= kHeldPercentMin)
-            out.push_back({Verdict::Pass, fmt("SW power cap held the clocks down %.1f%% of the time", cap->mean_pct) +
-                                              " (violation counter)" + normal});
+    if (auto cap = held_share(s, &TelemetrySample::throttled_power_percent)) {
+        if (cap->peak_percent >= kHeldPercentMin)
+            out.push_back(
+                {Verdict::Pass, fmt("SW power cap held the clocks down %.1f%% of the time", cap->mean_percent) +
+                                    " (violation counter)" + normal});
     } else if (BitCount c = count_bit(s, nvml::kClocksEventReasonSwPowerCap); c.n) {
         out.push_back({Verdict::Pass, "SW power cap active in " + std::to_string(c.n) + " of " + std::to_string(c.of) +
                                           " samples" + normal + kPointBits});
@@ -413,12 +416,12 @@ std::vector<Measurement> burn_measurements(const GpuBurnOutcome& g, const GpuTel
         "MHz");
     auto held = [&](std::optional<double> TelemetrySample::*f) {
         auto h = held_share(s, f);
-        return h ? std::optional<double>(h->mean_pct) : std::nullopt;
+        return h ? std::optional<double>(h->mean_percent) : std::nullopt;
     };
     add("thermal_throttle_pct", "Time held down by a thermal slowdown (violation counter)",
-        held(&TelemetrySample::throttled_thermal_pct), "%");
+        held(&TelemetrySample::throttled_thermal_percent), "%");
     add("power_cap_pct", "Time held down by the power cap (violation counter)",
-        held(&TelemetrySample::throttled_power_pct), "%");
+        held(&TelemetrySample::throttled_power_percent), "%");
     add("mismatch_count", "Mismatched results", double(g.mismatches), "count");
     add("nan_count", "NaN results", double(g.nans), "count");
     add("results_checked_count", "Results checked", double(g.results_compared), "count");

@@ -13,17 +13,19 @@ std::string pct(double v) { return std::to_string(int(std::lround(v))) + "%"; }
 
 }  // namespace
 
-IdleUtilizationJudgement judge_idle_utilization(const std::vector<double>& samples_pct, int visible_processes) {
+IdleUtilizationJudgement judge_idle_utilization(const std::vector<double>& samples_percent, int visible_processes) {
     IdleUtilizationJudgement j;
-    if (samples_pct.empty()) return j;
-    j.mean_pct = std::accumulate(samples_pct.begin(), samples_pct.end(), 0.0) / double(samples_pct.size());
-    j.max_pct = *std::max_element(samples_pct.begin(), samples_pct.end());
+    if (samples_percent.empty()) return j;
+    j.mean_percent =
+        std::accumulate(samples_percent.begin(), samples_percent.end(), 0.0) / double(samples_percent.size());
+    j.max_percent = *std::max_element(samples_percent.begin(), samples_percent.end());
     if (visible_processes > 0) return j;
     // Strictly above, as the report's references print them ("warn > 10 · fail > 50").
-    if (*j.mean_pct > kIdleBusyMeanFailPct) j.verdict = Verdict::Fail;
-    else if (*j.mean_pct > kIdleBusyMeanWarnPct || *j.max_pct > kIdleBusyMaxWarnPct) j.verdict = Verdict::Warn;
+    if (*j.mean_percent > kIdleBusyMeanFailPercent) j.verdict = Verdict::Fail;
+    else if (*j.mean_percent > kIdleBusyMeanWarnPercent || *j.max_percent > kIdleBusyMaxWarnPercent)
+        j.verdict = Verdict::Warn;
     else return j;
-    j.finding = "the GPU is busy (mean " + pct(*j.mean_pct) + ", max " + pct(*j.max_pct) +
+    j.finding = "the GPU is busy (mean " + pct(*j.mean_percent) + ", max " + pct(*j.max_percent) +
                 ") but shows no process: another tenant, a process in another container, or a stuck job";
     return j;
 }
@@ -56,7 +58,7 @@ std::map<int, IdleUtilization> sample_idle_utilization(const DeviceBackend* back
             Fact<int> busy = d->sample(kReadUtilization).utilization_gpu_percent;
             IdleUtilization& u = out[i];
             if (busy) {
-                u.samples_pct.push_back(double(*busy));
+                u.samples_percent.push_back(double(*busy));
                 continue;
             }
             u.absent_reason = "utilization: " + busy.absent_reason;
@@ -65,7 +67,7 @@ std::map<int, IdleUtilization> sample_idle_utilization(const DeviceBackend* back
         }
     }
     for (auto& [i, u] : out)
-        if (!u.samples_pct.empty()) u.absent_reason.clear();
+        if (!u.samples_percent.empty()) u.absent_reason.clear();
         else if (u.absent_reason.empty()) u.absent_reason = "interrupted before the first sample";
     return out;
 }

@@ -26,25 +26,25 @@ namespace gpuvet {
 // sample period. So: WARN when the mean is above 10% (more than agents cause) or one sample is above
 // 50% (a real burst of work); FAIL when the mean over the whole window is above 50%: kernels ran
 // more than half the time, which no agent explains; someone is computing on the GPU.
-inline constexpr double kIdleBusyMeanWarnPct = 10;
-inline constexpr double kIdleBusyMaxWarnPct = 50;
-inline constexpr double kIdleBusyMeanFailPct = 50;
+inline constexpr double kIdleBusyMeanWarnPercent = 10;
+inline constexpr double kIdleBusyMaxWarnPercent = 50;
+inline constexpr double kIdleBusyMeanFailPercent = 50;
 
 // One GPU's window: every successful read of the GPU's utilization (the backend's sample()).
 struct IdleUtilization {
-    std::vector<double> samples_pct;
-    std::string absent_reason;  // why samples_pct is empty
+    std::vector<double> samples_percent;
+    std::string absent_reason;  // why samples_percent is empty
 };
 
 struct IdleUtilizationJudgement {
-    std::optional<double> mean_pct, max_pct;  // empty without samples
-    Verdict verdict = Verdict::Pass;          // Pass: nothing to report
-    std::string finding;                      // the sentence, when not Pass
+    std::optional<double> mean_percent, max_percent;  // empty without samples
+    Verdict verdict = Verdict::Pass;                  // Pass: nothing to report
+    std::string finding;                              // the sentence, when not Pass
 };
 
 // Pure: the verdict on a window of samples. `visible_processes` counts the other processes NVML
 // lists on the GPU; when there are any, their own finding covers the load and this says nothing.
-IdleUtilizationJudgement judge_idle_utilization(const std::vector<double>& samples_pct, int visible_processes);
+IdleUtilizationJudgement judge_idle_utilization(const std::vector<double>& samples_percent, int visible_processes);
 
 // Reads the utilization of every GPU in `gpus` (NVML indexes) `count` times, `period` apart, all
 // GPUs in one loop so they share the window. Null or unusable `backend`: every GPU is absent with

@@ -116,17 +116,17 @@ void TelemetrySampler::sample_gpu(Gpu& g) {
     take(t, "power_limit_w", s.power_limit_w, d.power_enforced_limit_w);
     take(t, "sm_clock_mhz", s.sm_clock_mhz, d.clock_sm_mhz);
     take(t, "mem_clock_mhz", s.mem_clock_mhz, d.clock_mem_mhz);
-    take(t, "utilization_pct", s.utilization_gpu_pct, d.utilization_gpu_percent);
-    take(t, "utilization_pct", s.utilization_mem_pct, d.utilization_memory_percent);
-    take(t, "clock_reasons", s.clock_reasons, d.clock_event_reasons);
+    take(t, "utilization_pct", s.utilization_gpu_percent, d.utilization_gpu_percent);
+    take(t, "utilization_pct", s.utilization_memory_percent, d.utilization_memory_percent);
+    take(t, "clock_reasons", s.clock_event_reasons, d.clock_event_reasons);
     take(t, "ecc_uncorrected", s.ecc_uncorrected, d.ecc.volatile_uncorrected);
     take(t, "ecc_corrected", s.ecc_corrected, d.ecc.volatile_corrected);
-    take(t, "pcie_replays", s.pcie_replays, d.pcie_replay_count);
+    take(t, "pcie_replays", s.pcie_replay_count, d.pcie_replay_count);
     // Absent on the first sample (a counter needs two reads): noted from the second on, when the
     // driver lacks the counters, so the throttle findings can say why they read reason bits.
-    if (d.throttled_power_percent) s.throttled_power_pct = *d.throttled_power_percent;
-    if (d.throttled_thermal_percent) s.throttled_thermal_pct = *d.throttled_thermal_percent;
-    if (!g.history.empty()) take(t, "throttled_pct", s.throttled_thermal_pct, d.throttled_thermal_percent);
+    if (d.throttled_power_percent) s.throttled_power_percent = *d.throttled_power_percent;
+    if (d.throttled_thermal_percent) s.throttled_thermal_percent = *d.throttled_thermal_percent;
+    if (!g.history.empty()) take(t, "throttled_pct", s.throttled_thermal_percent, d.throttled_thermal_percent);
     s.utilization_origin = d.utilization_gpu.origin.source;
     s.power_origin = d.power_w.origin.source;
     s.sm_clock_origin = d.clock_sm.origin.source;
@@ -195,19 +195,21 @@ std::vector<TimeSeries> to_time_series(const TelemetryData& d) {
             [](const TelemetrySample& s) { return s.sm_clock_origin; });
         add("mem_clock_mhz", "MHz", [](const TelemetrySample& s) { return s.mem_clock_mhz; });
         add(
-            "utilization_gpu_pct", "%", [](const TelemetrySample& s) { return s.utilization_gpu_pct; }, util_origin);
+            "utilization_gpu_pct", "%", [](const TelemetrySample& s) { return s.utilization_gpu_percent; },
+            util_origin);
         add(
-            "utilization_mem_pct", "%", [](const TelemetrySample& s) { return s.utilization_mem_pct; }, util_origin);
+            "utilization_mem_pct", "%", [](const TelemetrySample& s) { return s.utilization_memory_percent; },
+            util_origin);
         add(
-            "throttled_power_pct", "%", [](const TelemetrySample& s) { return s.throttled_power_pct; }, counter_origin,
-            "violation counter");
-        add(
-            "throttled_thermal_pct", "%", [](const TelemetrySample& s) { return s.throttled_thermal_pct; },
+            "throttled_power_pct", "%", [](const TelemetrySample& s) { return s.throttled_power_percent; },
             counter_origin, "violation counter");
-        add("clock_reasons_mask", "bitmask", [](const TelemetrySample& s) { return s.clock_reasons; });
+        add(
+            "throttled_thermal_pct", "%", [](const TelemetrySample& s) { return s.throttled_thermal_percent; },
+            counter_origin, "violation counter");
+        add("clock_reasons_mask", "bitmask", [](const TelemetrySample& s) { return s.clock_event_reasons; });
         add("ecc_uncorrected_count", "count", [](const TelemetrySample& s) { return s.ecc_uncorrected; });
         add("ecc_corrected_count", "count", [](const TelemetrySample& s) { return s.ecc_corrected; });
-        add("pcie_replay_count", "count", [](const TelemetrySample& s) { return s.pcie_replays; });
+        add("pcie_replay_count", "count", [](const TelemetrySample& s) { return s.pcie_replay_count; });
         TimeSeries x{"xid", "xid", g.gpu, {}, {}, {}};
         for (const auto& e : d.xids)
             if (e.gpu == g.gpu) {

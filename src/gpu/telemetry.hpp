@@ -21,12 +21,12 @@ namespace gpuvet {
 struct TelemetrySample {
     double t_s = 0;  // seconds since the sampler's t0
     std::optional<double> temperature_c, memory_temperature_c, power_w, power_limit_w, sm_clock_mhz, mem_clock_mhz,
-        utilization_gpu_pct, utilization_mem_pct;
-    std::optional<std::uint64_t> clock_reasons, ecc_uncorrected, ecc_corrected, pcie_replays;
+        utilization_gpu_percent, utilization_memory_percent;
+    std::optional<std::uint64_t> clock_event_reasons, ecc_uncorrected, ecc_corrected, pcie_replay_count;
     // Share of the time since the previous sample the clocks were held down by the power cap or by
     // a thermal slowdown (the driver's violation counters), so a dip between two samples counts;
     // absent on the first sample and where the driver lacks the counters.
-    std::optional<double> throttled_power_pct, throttled_thermal_pct;
+    std::optional<double> throttled_power_percent, throttled_thermal_percent;
     // How the interval figures were obtained: utilization and the SM clock as means of the
     // driver's samples since the previous sample, power as the energy counter's difference, or
     // each a point read at the instant.

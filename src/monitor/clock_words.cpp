@@ -1,6 +1,6 @@
 #include "monitor/clock_words.hpp"
 
-#include "gpu/clock_reasons.hpp"
+#include "core/clock_reasons.hpp"
 
 namespace gpuvet {
 

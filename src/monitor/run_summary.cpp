@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "core/run_fields.hpp"
-#include "gpu/clock_reasons.hpp"
+#include "core/clock_reasons.hpp"
 
 namespace gpuvet {
 

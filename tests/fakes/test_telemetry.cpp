@@ -56,11 +56,11 @@ TEST(Telemetry, SamplesTimedChangesAndXids) {
                reason == "this GPU does not report memory temperature (GDDR cards usually do not)";
     EXPECT_TRUE(why);
     EXPECT_EQ(memory_temperature_finding(g1, 95)->text, "memory peak 84 °C, 11 °C below the memory slowdown threshold");
-    EXPECT_EQ(*g1.front().clock_reasons, 0u);
-    EXPECT_EQ(*g1.back().clock_reasons, 0x8u);
+    EXPECT_EQ(*g1.front().clock_event_reasons, 0u);
+    EXPECT_EQ(*g1.back().clock_event_reasons, 0x8u);
     EXPECT_EQ(*g1.back().sm_clock_mhz, 1200);
     EXPECT_EQ(*g1.back().ecc_uncorrected, 2u);
-    EXPECT_EQ(d.gpus[0].samples.back().clock_reasons, 0u);
+    EXPECT_EQ(d.gpus[0].samples.back().clock_event_reasons, 0u);
     ASSERT_EQ(d.xids.size(), 1u) << d.xid_absent_reason;
     EXPECT_EQ(d.xids[0].gpu, 0);
     EXPECT_EQ(d.xids[0].xid, 79u);
@@ -99,7 +99,7 @@ TEST(Telemetry, SamplesTimedChangesAndXids) {
     }
     EXPECT_EQ(d.gpus[0].samples.front().power_origin, FigureSource::kPointRead);
     EXPECT_EQ(d.gpus[0].samples.back().power_origin, FigureSource::kCounterDifference);
-    EXPECT_TRUE(d.gpus[0].samples.back().throttled_power_pct);
+    EXPECT_TRUE(d.gpus[0].samples.back().throttled_power_percent);
     auto f = throttle_findings(g1);
     ASSERT_FALSE(f.empty());
     EXPECT_EQ(f[0].verdict, Verdict::Fail);

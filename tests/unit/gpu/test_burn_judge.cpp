@@ -20,7 +20,7 @@ std::vector<TelemetrySample> series(int n, F f) {
         s[i].power_w = 690;
         s[i].power_limit_w = 700;
         s[i].sm_clock_mhz = 1980;
-        s[i].clock_reasons = nvml::kClocksEventReasonSwPowerCap;
+        s[i].clock_event_reasons = nvml::kClocksEventReasonSwPowerCap;
         s[i].ecc_uncorrected = 0;
         s[i].ecc_corrected = 0;
         f(i, s[i]);
@@ -68,7 +68,7 @@ TEST(BurnThrottle, EachBadReasonFailsWithItsNumbers) {
                    Case{0x80, "HW power brake"}}) {
         auto s = series(60, [&](int i, TelemetrySample& x) {
             if (i >= 30) {
-                x.clock_reasons = *x.clock_reasons | c.bit;
+                x.clock_event_reasons = *x.clock_event_reasons | c.bit;
                 x.sm_clock_mhz = 1100;
             }
         });
@@ -89,18 +89,18 @@ TEST(BurnThrottle, SwPowerCapAloneIsNormal) {
 }
 
 TEST(BurnThrottle, IdleAndOtherBitsAreNotFailures) {
-    auto s = series(10, [](int, TelemetrySample& x) { x.clock_reasons = 0x1 | 0x2 | 0x10 | 0x100; });
+    auto s = series(10, [](int, TelemetrySample& x) { x.clock_event_reasons = 0x1 | 0x2 | 0x10 | 0x100; });
     EXPECT_TRUE(throttle_findings(s).empty());
 }
 
 TEST(BurnThrottle, MissingReasonsGiveNoFinding) {
-    auto s = series(10, [](int, TelemetrySample& x) { x.clock_reasons.reset(); });
+    auto s = series(10, [](int, TelemetrySample& x) { x.clock_event_reasons.reset(); });
     EXPECT_TRUE(throttle_findings(s).empty());
 }
 
 TEST(BurnThrottle, PointBitsSayTheyMissWhatHappensBetweenSamples) {
     auto s = series(60, [](int i, TelemetrySample& x) {
-        if (i >= 30) x.clock_reasons = *x.clock_reasons | 0x8;
+        if (i >= 30) x.clock_event_reasons = *x.clock_event_reasons | 0x8;
     });
     auto f = throttle_findings(s);
     ASSERT_FALSE(f.empty());
@@ -113,9 +113,9 @@ TEST(BurnThrottle, PointBitsSayTheyMissWhatHappensBetweenSamples) {
 // interval it held the clocks down, though no sample caught a reason bit.
 TEST(BurnThrottle, AThermalDipBetweenSamplesIsTheCountersShare) {
     auto s = series(60, [](int i, TelemetrySample& x) {
-        x.clock_reasons = nvml::kClocksEventReasonSwPowerCap;
-        if (i > 0) x.throttled_thermal_pct = i == 20 ? 20.0 : 0.0;  // 200 ms of the second ending at 20 s
-        if (i > 0) x.throttled_power_pct = 100;
+        x.clock_event_reasons = nvml::kClocksEventReasonSwPowerCap;
+        if (i > 0) x.throttled_thermal_percent = i == 20 ? 20.0 : 0.0;  // 200 ms of the second ending at 20 s
+        if (i > 0) x.throttled_power_percent = 100;
         if (i == 20) x.sm_clock_mhz = 1800;  // the interval's mean clock dipped
     });
     auto f = throttle_findings(s);
@@ -142,8 +142,8 @@ TEST(BurnThrottle, AThermalDipBetweenSamplesIsTheCountersShare) {
 
 TEST(BurnThrottle, CountersAtZeroAndNoBitsAreNoFinding) {
     auto s = series(30, [](int i, TelemetrySample& x) {
-        x.clock_reasons = 0;
-        if (i > 0) x.throttled_thermal_pct = 0.1, x.throttled_power_pct = 0;  // below the counter's granularity
+        x.clock_event_reasons = 0;
+        if (i > 0) x.throttled_thermal_percent = 0.1, x.throttled_power_percent = 0;  // below the counter's granularity
     });
     EXPECT_TRUE(throttle_findings(s).empty());
 }
@@ -152,8 +152,8 @@ TEST(BurnThrottle, ThermalBitsTheCounterMissedStillFail) {
     // A driver whose thermal counter stays at 0 while a sample caught the HW thermal bit: the bit
     // is named, beside the counter's share.
     auto s = series(30, [](int i, TelemetrySample& x) {
-        if (i > 0) x.throttled_thermal_pct = 0;
-        if (i == 10) x.clock_reasons = *x.clock_reasons | nvml::kClocksEventReasonHwThermalSlowdown;
+        if (i > 0) x.throttled_thermal_percent = 0;
+        if (i == 10) x.clock_event_reasons = *x.clock_event_reasons | nvml::kClocksEventReasonHwThermalSlowdown;
     });
     auto f = throttle_findings(s);
     ASSERT_FALSE(f.empty());

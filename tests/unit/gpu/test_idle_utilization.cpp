@@ -20,16 +20,16 @@ std::vector<double> with_blip(double blip) {  // ten reads, one of them `blip`
 TEST(IdleUtilization, IdleGpuPasses) {
     auto j = judge_idle_utilization(std::vector<double>(10, 0.0), 0);
     EXPECT_EQ(j.verdict, Verdict::Pass);
-    EXPECT_EQ(j.mean_pct, 0);
-    EXPECT_EQ(j.max_pct, 0);
+    EXPECT_EQ(j.mean_percent, 0);
+    EXPECT_EQ(j.max_percent, 0);
     EXPECT_TRUE(j.finding.empty());
 }
 
 TEST(IdleUtilization, MonitoringNoisePasses) {
     auto j = judge_idle_utilization({0, 3, 5, 0, 2, 0, 0, 4, 0, 1}, 0);
     EXPECT_EQ(j.verdict, Verdict::Pass);
-    EXPECT_DOUBLE_EQ(*j.mean_pct, 1.5);
-    EXPECT_EQ(j.max_pct, 5);
+    EXPECT_DOUBLE_EQ(*j.mean_percent, 1.5);
+    EXPECT_EQ(j.max_percent, 5);
     EXPECT_EQ(judge_idle_utilization(with_blip(50), 0).verdict, Verdict::Pass);  // mean 5, max not above 50
 }
 
@@ -60,14 +60,14 @@ TEST(IdleUtilization, VisibleProcessesLeaveTheVerdictToTheirFinding) {
     auto j = judge_idle_utilization(std::vector<double>(10, 85.0), 1);
     EXPECT_EQ(j.verdict, Verdict::Pass);
     EXPECT_TRUE(j.finding.empty());
-    EXPECT_EQ(j.mean_pct, 85);  // the figures are still reported
+    EXPECT_EQ(j.mean_percent, 85);  // the figures are still reported
 }
 
 TEST(IdleUtilization, NoSamplesNoFigures) {
     auto j = judge_idle_utilization({}, 0);
     EXPECT_EQ(j.verdict, Verdict::Pass);
-    EXPECT_FALSE(j.mean_pct.has_value());
-    EXPECT_FALSE(j.max_pct.has_value());
+    EXPECT_FALSE(j.mean_percent.has_value());
+    EXPECT_FALSE(j.max_percent.has_value());
 }
 
 // --- the sampler over a hand-made NVML table: GPU 0 idle, GPU 1 busy, GPU 2 unsupported, GPU 3
@@ -102,13 +102,13 @@ TEST(IdleUtilization, SamplerReadsEveryGpuInOneWindow) {
     NvmlBackend backend(api);
     auto w = sample_idle_utilization(&backend, {0, 1, 2, 3}, 4, std::chrono::milliseconds(0));
     ASSERT_EQ(w.size(), 4u);
-    EXPECT_EQ(w[0].samples_pct, (std::vector<double>{0, 0, 0, 0}));
-    EXPECT_EQ(w[1].samples_pct, (std::vector<double>{61, 62, 63, 64}));
+    EXPECT_EQ(w[0].samples_percent, (std::vector<double>{0, 0, 0, 0}));
+    EXPECT_EQ(w[1].samples_percent, (std::vector<double>{61, 62, 63, 64}));
     EXPECT_TRUE(w[1].absent_reason.empty());
-    EXPECT_TRUE(w[2].samples_pct.empty());
+    EXPECT_TRUE(w[2].samples_percent.empty());
     EXPECT_NE(w[2].absent_reason.find("not supported"), std::string::npos) << w[2].absent_reason;
     EXPECT_EQ(g_reads[2], 1);  // not asked again after NOT_SUPPORTED
-    EXPECT_TRUE(w[3].samples_pct.empty());
+    EXPECT_TRUE(w[3].samples_percent.empty());
     EXPECT_NE(w[3].absent_reason.find("nvmlDeviceGetHandleByIndex"), std::string::npos) << w[3].absent_reason;
 }
 
@@ -134,6 +134,6 @@ TEST(IdleUtilization, SamplerStopsWhenAsked) {
     std::atomic<bool> stop{true};
     NvmlBackend backend(api);
     auto w = sample_idle_utilization(&backend, {0}, 100, std::chrono::milliseconds(1000), &stop);
-    EXPECT_TRUE(w[0].samples_pct.empty());
+    EXPECT_TRUE(w[0].samples_percent.empty());
     EXPECT_EQ(w[0].absent_reason, "interrupted before the first sample");
 }

@@ -13,8 +13,8 @@
 #include <sstream>
 
 #include "core/error.hpp"
-#include "gpu/clock_reasons.hpp"
-#include "monitor/run_child.hpp"
+#include "core/clock_reasons.hpp"
+#include "monitor/job_process.hpp"
 #include "compare/run_compare.hpp"
 #include "monitor/run_rules.hpp"
 #include "monitor/run_verdict.hpp"

@@ -1,4 +1,4 @@
-#include "monitor/run_child.hpp"
+#include "monitor/job_process.hpp"
 
 #include <signal.h>
 #include <spawn.h>
