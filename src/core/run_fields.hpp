@@ -8,16 +8,18 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <variant>
 
 #include "core/run_result.hpp"
 
 namespace gpuvet {
 
-// A field of a point: a number (NaN: not measured), a count (negative: unknown), a flag, a bit set
-// or how a figure was obtained.
+// A field of a point: a number (NaN: not measured), a count (always known, or empty: unknown), a
+// flag, a bit set or how a figure was obtained.
 template <class P>
-using PointMember = std::variant<double P::*, int P::*, bool P::*, std::uint64_t P::*, TickOrigin P::*>;
+using PointMember =
+    std::variant<double P::*, int P::*, std::optional<int> P::*, bool P::*, std::uint64_t P::*, TickOrigin P::*>;
 
 template <class P, class S>
 struct PointSignal {
@@ -42,7 +44,7 @@ using HostSignal = PointSignal<HostPoint, HostRunSummary>;
 template <class S>
 struct SummaryFigure {
     const char* key;
-    std::variant<double S::*, int S::*, bool S::*> member;  // a count is unknown when negative
+    std::variant<double S::*, int S::*, std::optional<int> S::*, bool S::*> member;
 };
 
 using GpuFigure = SummaryFigure<GpuRunSummary>;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/fact.hpp"
 #include "core/run_process.hpp"
 #include "core/run_timeline.hpp"
 
@@ -23,12 +24,12 @@ struct RunGpuFacts {
     int index = 0;
     std::string name;
     std::string unopened_reason;
-    int nvlink_active = -1;  // -1: unknown; on AMD GPUs the active xGMI links (AMD's counterpart)
-    bool amd = false;        // an AMD GPU: the rules that need NVIDIA-only signals say so
-    int pcie_gen_max = -1, pcie_width_max = -1;
+    Fact<int> nvlink_active;  // on AMD GPUs the active xGMI links (AMD's counterpart)
+    bool amd = false;         // an AMD GPU: the rules that need NVIDIA-only signals say so
+    Fact<int> pcie_gen_max, pcie_width_max;
     double sm_clock_max_mhz = kUnmeasured, power_default_limit_w = kUnmeasured;
     double memory_total_bytes = kUnmeasured;
-    int temperature_slowdown_c = -1;
+    Fact<int> temperature_slowdown_c;
     bool mig = false;
     // NVLink bytes/s per direction over the active links, from the spec database's per-GPU figure
     // (NVIDIA quotes both directions together); unmeasured when the SKU or its links are unknown.
@@ -45,8 +46,8 @@ struct GpuRunSummary {
     double pcie_replays = kUnmeasured;              // PCIe replays counted during the run (a counter reset: unmeasured)
     double utilization_peak_percent = kUnmeasured;  // over the whole run, not only the window
     double power_cap_fraction = kUnmeasured, thermal_fraction = kUnmeasured, power_brake_fraction = kUnmeasured;
-    int job_processes_max = -1;
-    int gpu_processes_max = -1;  // every process NVML listed on the GPU, the job's or not
+    std::optional<int> job_processes_max;
+    std::optional<int> gpu_processes_max;  // every process NVML listed on the GPU, the job's or not
     bool lost = false;
     double lost_at_s = kUnmeasured;
     // How the figures were obtained, as the share of the window's ticks (the rest point reads):

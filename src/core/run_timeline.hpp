@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <limits>
 #include <map>
 #include <string>
@@ -58,11 +59,11 @@ struct GpuPoint {
     double nvlink_rx_bytes_per_s = kUnmeasured, nvlink_tx_bytes_per_s = kUnmeasured;
     double sm_activity_percent = kUnmeasured, sm_occupancy_percent = kUnmeasured;
     double tensor_activity_percent = kUnmeasured, dram_bandwidth_percent = kUnmeasured;
-    int job_processes = -1;  // NVML processes of this GPU that belong to the job's tree; -1 unknown
-    int gpu_processes = -1;  // every process NVML lists on this GPU, the job's or not; -1 unknown
+    std::optional<int> job_processes;  // NVML processes of this GPU that belong to the job's tree
+    std::optional<int> gpu_processes;  // every process NVML lists on this GPU, the job's or not
     double job_memory_bytes = kUnmeasured;
-    // The driver samples averaged into the tick's utilization (0: none new); -1 when not measured.
-    int utilization_samples = -1;
+    // The driver samples averaged into the tick's utilization (0: none new).
+    std::optional<int> utilization_samples;
     // Share of the interval the clocks were held down (violation counters), percent.
     double throttled_power_percent = kUnmeasured, throttled_thermal_percent = kUnmeasured;
     // How utilization, power and the SM clock were obtained; the throttle's origin is a counter

@@ -39,7 +39,7 @@ Json field(const P& p, const PointSignal<P, S>& f) {
         [&](auto m) -> Json {
             using T = std::remove_cvref_t<decltype(p.*m)>;
             if constexpr (std::is_same_v<T, double>) return value(p.*m);
-            else if constexpr (std::is_same_v<T, int>) return p.*m >= 0 ? Json(p.*m) : Json(nullptr);
+            else if constexpr (std::is_same_v<T, std::optional<int>>) return p.*m ? Json(*(p.*m)) : Json(nullptr);
             else if constexpr (std::is_same_v<T, TickOrigin>) return origin(p.*m);
             else return Json(p.*m);
         },

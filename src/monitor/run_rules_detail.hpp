@@ -37,6 +37,7 @@ struct Idle {
 
 // PCIe bytes/s per direction for a generation and width (specs/pcie: the one table of lane rates).
 double pcie_capacity(double gen, double width);
+inline double fact_or_unmeasured(const Fact<int>& f) { return f ? double(*f) : kUnmeasured; }
 // The same at a tick's current link, the GPU's maximum where the tick did not read it.
 double pcie_capacity_at(const GpuPoint& g, const RunGpuFacts& f);
 // SM work low at this tick: SM activity when GPM reads it, else power below kLowPowerFraction of

@@ -72,8 +72,8 @@ double pcie_capacity(double gen, double width) {
 }
 
 double pcie_capacity_at(const GpuPoint& g, const RunGpuFacts& f) {
-    return pcie_capacity(measured(g.pcie_gen) ? g.pcie_gen : f.pcie_gen_max,
-                         measured(g.pcie_width) ? g.pcie_width : f.pcie_width_max);
+    return pcie_capacity(measured(g.pcie_gen) ? g.pcie_gen : fact_or_unmeasured(f.pcie_gen_max),
+                         measured(g.pcie_width) ? g.pcie_width : fact_or_unmeasured(f.pcie_width_max));
 }
 
 bool low_sm(const GpuPoint& g, double sm_threshold) {
@@ -92,8 +92,8 @@ SharedVerdicts shared_verdicts(const RunEvidence& e) {
     // idle while the others worked is A4's finding, not part of the job's idle share (B rules).
     for (std::size_t k = 0; k < e.gpus.size(); ++k) {
         const GpuRunSummary& g = e.gpus[k];
-        bool worked =
-            (measured(g.utilization_peak_percent) && g.utilization_peak_percent > 0) || g.job_processes_max > 0;
+        bool worked = (measured(g.utilization_peak_percent) && g.utilization_peak_percent > 0) ||
+                      g.job_processes_max.value_or(0) > 0;
         if (worked && !idle_among_busy(e, g)) s.job.push_back(k);
     }
     if (!s.job.empty()) s.idle_share = e.window.stat(Idle{s.job}).mean;

@@ -14,15 +14,15 @@ namespace {
 // not read, or no GPU listed a process of the job although one of them worked (inside a container
 // NVML lists the host's PIDs, which are not the job's).
 std::string unmatched_why(const RunEvidence& e, const GpuRunSummary& g) {
-    if (g.job_processes_max < 0) {
+    if (!g.job_processes_max) {
         std::string why = "its process list could not be read";
         if (e.absent)
             if (auto it = e.absent->find("gpu" + std::to_string(g.facts.index) + ".processes"); it != e.absent->end())
                 why += ": " + it->second;
         return why;
     }
-    bool any_job =
-        std::any_of(e.gpus.begin(), e.gpus.end(), [](const GpuRunSummary& o) { return o.job_processes_max > 0; });
+    bool any_job = std::any_of(e.gpus.begin(), e.gpus.end(),
+                               [](const GpuRunSummary& o) { return o.job_processes_max.value_or(0) > 0; });
     bool any_work = std::any_of(e.gpus.begin(), e.gpus.end(), [](const GpuRunSummary& o) {
         return measured(o.utilization_percent.p95) && o.utilization_percent.p95 > kOtherGpuBusyP95;
     });
@@ -37,7 +37,7 @@ std::string unmatched_why(const RunEvidence& e, const GpuRunSummary& g) {
 enum class Context { kHeld, kNotHeld, kUnknown };
 Context context_on(const RunEvidence& e, const GpuRunSummary& g, std::string& how) {
     std::string why = unmatched_why(e, g);
-    if (why.empty()) return g.job_processes_max > 0 ? Context::kHeld : Context::kNotHeld;
+    if (why.empty()) return g.job_processes_max.value_or(0) > 0 ? Context::kHeld : Context::kNotHeld;
     double mem = g.memory_used_bytes.p50;
     if (!measured(mem)) {
         how = "whether the job holds a context there could not be told (" + why + ")";
@@ -160,7 +160,8 @@ Judged rule_c3(const RunEvidence& e, const SharedVerdicts& s) {
                              g.power_w.mean < kLowPowerFraction * g.power_limit_w;
         if (!low) continue;
         if (g.dram_bandwidth_percent.measured() && g.dram_bandwidth_percent.mean >= kLaunchDramLow) continue;
-        double cap = pcie_capacity(g.facts.pcie_gen_max, g.facts.pcie_width_max);
+        double cap =
+            pcie_capacity(fact_or_unmeasured(g.facts.pcie_gen_max), fact_or_unmeasured(g.facts.pcie_width_max));
         double link = sum_measured(g.pcie_rx_bytes_per_s.mean, g.pcie_tx_bytes_per_s.mean);
         if (measured(cap) && link >= kLaunchPcieShare * cap) continue;  // traffic: D1/E5 territory
         if (sum_measured(g.nvlink_rx_bytes_per_s.mean, g.nvlink_tx_bytes_per_s.mean) >= kLaunchNvlinkBytesPerS)
@@ -183,7 +184,7 @@ Judged rule_d1(const RunEvidence& e, const SharedVerdicts& s) {
     const std::vector<std::size_t>& job = s.job;
     if (job.size() < 2) return std::nullopt;
     for (std::size_t k : job)
-        if (e.gpus[k].facts.nvlink_active != 0) return std::nullopt;  // NVLink present, or unknown
+        if (e.gpus[k].facts.nvlink_active.value_or(-1) != 0) return std::nullopt;  // NVLink present, or unknown
     double share_sum = 0, link_sum = 0;
     int n = 0;
     for (std::size_t k : job) {
@@ -430,11 +431,11 @@ Judged rule_e5(const RunEvidence& e, const SharedVerdicts& s) {
                 gen_now = p->gpus[k].pcie_gen;
                 width_now = p->gpus[k].pcie_width;
             }
-        if (measured(gen_now) && measured(width_now) && f.pcie_gen_max > 0 && f.pcie_width_max > 0 &&
-            (gen_now < f.pcie_gen_max || width_now < f.pcie_width_max))
+        if (measured(gen_now) && measured(width_now) && f.pcie_gen_max && f.pcie_width_max &&
+            (gen_now < *f.pcie_gen_max || width_now < *f.pcie_width_max))
             return RuleVerdict{"GPU " + std::to_string(f.index) + " runs its PCIe link at Gen" + fmt(gen_now) + " x" +
-                                   fmt(width_now) + " under load; it can do Gen" + std::to_string(f.pcie_gen_max) +
-                                   " x" + std::to_string(f.pcie_width_max) + ".",
+                                   fmt(width_now) + " under load; it can do Gen" + std::to_string(*f.pcie_gen_max) +
+                                   " x" + std::to_string(*f.pcie_width_max) + ".",
                                "A riser, slot or BIOS setting limits the link: report it to the provider.",
                                {},
                                {}};

@@ -70,8 +70,8 @@ Judged rule_f2(const RunEvidence& e, const SharedVerdicts&) {
             [k](const RunPoint& p) { return k < p.gpus.size() && p.gpus[k].reasons_known; });
         if (!measured(g.thermal_fraction)) continue;
         if (!(measured(hw) && hw > 0) && g.thermal_fraction < kThermalTicks) continue;
-        std::string slow = g.facts.temperature_slowdown_c > 0
-                               ? " (slowdown at " + std::to_string(g.facts.temperature_slowdown_c) + " °C)"
+        std::string slow = g.facts.temperature_slowdown_c
+                               ? " (slowdown at " + std::to_string(*g.facts.temperature_slowdown_c) + " °C)"
                                : "";
         return RuleVerdict{"GPU " + std::to_string(g.facts.index) + " slowed its clocks for heat in " +
                                pct(g.thermal_fraction) + " of the time, at up to " + fmt(g.temperature_c.max) + " °C" +

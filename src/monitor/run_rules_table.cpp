@@ -226,7 +226,7 @@ Diagnosis diagnose(const RunEvidence& e) {
             "in the spec database, so D2 judges PCIe only)");
     d.not_judged.push_back("D4 (topology): outside this rule table (docs/run.md lists the rules gpuvet run judges)");
     for (const GpuRunSummary& g : e.gpus)
-        if (g.facts.nvlink_active > 0 && !measured(g.facts.nvlink_capacity_bytes_per_s)) {
+        if (g.facts.nvlink_active.value_or(0) > 0 && !measured(g.facts.nvlink_capacity_bytes_per_s)) {
             d.not_judged.push_back("D2 over NVLink: the spec database has no NVLink figure for this GPU (PCIe judged)");
             break;
         }

@@ -78,30 +78,37 @@ RunGpuFacts run_gpu_facts(const MonitoredGpu& g, const GpuSpec* spec) {
     f.name = g.facts.name.value_or("GPU " + std::to_string(g.index));
     const std::string& why = g.facts.nvlink_absent_reason;
     f.amd = g.facts.vendor.value_or("") == "AMD";
+    auto count_active = [](const auto& links) {
+        int n = 0;
+        for (const auto& l : links) n += l.active.value_or(false) ? 1 : 0;
+        return n;
+    };
     if (f.amd && g.facts.xgmi_absent_reason.empty() &&
         std::all_of(g.facts.xgmi_links.begin(), g.facts.xgmi_links.end(),
                     [](const XgmiLinkInfo& l) { return l.active.has_value(); })) {
-        f.nvlink_active = 0;  // xGMI joins AMD GPUs as NVLink joins NVIDIA's: a GPU with none talks over PCIe
-        for (const XgmiLinkInfo& l : g.facts.xgmi_links) f.nvlink_active += l.active.value_or(false) ? 1 : 0;
+        // xGMI joins AMD GPUs as NVLink joins NVIDIA's: a GPU with none talks over PCIe
+        f.nvlink_active = count_active(g.facts.xgmi_links);
     } else if (why.empty()) {
-        f.nvlink_active = 0;
-        for (const NvLinkInfo& l : g.facts.nvlinks) f.nvlink_active += l.active.value_or(false) ? 1 : 0;
+        f.nvlink_active = count_active(g.facts.nvlinks);
     } else if (g.facts.nvlinks.empty() && g.facts.nvlink_none) {
         f.nvlink_active = 0;  // the driver says the GPU has none, as on PCIe cards without a bridge
+    } else {
+        f.nvlink_active =
+            Fact<int>::absent(f.amd && !g.facts.xgmi_absent_reason.empty() ? g.facts.xgmi_absent_reason : why);
     }
-    f.pcie_gen_max = pcie_gen_max_link(g.facts).value_or(-1);
-    f.pcie_width_max = g.facts.pcie_width_max.value_or(-1);
+    f.pcie_gen_max = pcie_gen_max_link(g.facts);
+    f.pcie_width_max = g.facts.pcie_width_max;
     if (g.facts.clock_sm_max_mhz) f.sm_clock_max_mhz = *g.facts.clock_sm_max_mhz;
     if (g.facts.power_default_limit_w) f.power_default_limit_w = *g.facts.power_default_limit_w;
     if (g.facts.memory_total_bytes) f.memory_total_bytes = static_cast<double>(*g.facts.memory_total_bytes);
-    f.temperature_slowdown_c = g.facts.temperature_slowdown_c.value_or(-1);
+    f.temperature_slowdown_c = g.facts.temperature_slowdown_c;
     f.mig = g.facts.mig_enabled.value_or(false);
     // The spec's figure counts both directions of all the GPU's links; the active share of them.
-    if (spec && spec->nvlink_bandwidth_gbps && f.nvlink_active > 0) {
+    if (spec && spec->nvlink_bandwidth_gbps && f.nvlink_active.value_or(0) > 0) {
         double links = spec->nvlink_links ? *spec->nvlink_links : double(g.facts.nvlinks.size());
         if (links > 0)
             f.nvlink_capacity_bytes_per_s =
-                *spec->nvlink_bandwidth_gbps * 1e9 / 2 * std::min(1.0, f.nvlink_active / links);
+                *spec->nvlink_bandwidth_gbps * 1e9 / 2 * std::min(1.0, *f.nvlink_active / links);
     }
     return f;
 }
@@ -141,14 +148,15 @@ GpuPoint run_gpu_point(const GpuReading& r, const std::set<int>& tree, RunTimeli
     if (s.processes_absent_reason.empty()) {
         // NVML gives host pids: inside a container they do not match the tree (then 0 here, and
         // attribution falls back to the GPUs that did work).
-        g.job_processes = 0;
+        int job = 0;
         g.gpu_processes = static_cast<int>(s.processes.size());
         double bytes = 0;
         for (const GpuProcess& p : s.processes)
             if (tree.count(static_cast<int>(p.pid))) {
-                ++g.job_processes;
+                ++job;
                 bytes += static_cast<double>(p.used_memory_bytes.value_or(0));
             }
+        g.job_processes = job;
         g.job_memory_bytes = bytes;
     } else {
         tl.note_absent("gpu" + std::to_string(i) + ".processes", s.processes_absent_reason);

@@ -151,7 +151,7 @@ void summarize_origin(const WindowView& v, Get g, GpuRunSummary& s) {
     double means = 0, samples = 0;
     for (const RunPoint* p : v.pts)
         if (const GpuPoint* x = g(*p); x && x->utilization_origin == TickOrigin::kIntervalMean)
-            ++means, samples += std::max(0, x->utilization_samples);
+            ++means, samples += x->utilization_samples.value_or(0);
     if (means > 0) s.utilization_samples_per_tick = samples / means;
 }
 
@@ -178,8 +178,11 @@ GpuRunSummary summarize_gpu(const std::vector<RunPoint>& all, const WindowView& 
             s.utilization_peak_percent = measured(s.utilization_peak_percent)
                                              ? std::max(s.utilization_peak_percent, x->utilization_percent)
                                              : x->utilization_percent;
-        if (x->job_processes >= 0) s.job_processes_max = std::max(s.job_processes_max, x->job_processes);
-        if (x->gpu_processes >= 0) s.gpu_processes_max = std::max(s.gpu_processes_max, x->gpu_processes);
+        auto keep_max = [](std::optional<int>& most, const std::optional<int>& now) {
+            if (now) most = std::max(most.value_or(*now), *now);
+        };
+        keep_max(s.job_processes_max, x->job_processes);
+        keep_max(s.gpu_processes_max, x->gpu_processes);
         if (x->lost && !s.lost) {
             s.lost = true;
             s.lost_at_s = p.t_s;

@@ -36,7 +36,8 @@ void figures(Json& out, const S& s, const std::array<SummaryFigure<S>, N>& table
             [&](auto m) {
                 using T = std::remove_cvref_t<decltype(s.*m)>;
                 if constexpr (std::is_same_v<T, double>) out[f.key] = num(s.*m);
-                else if constexpr (std::is_same_v<T, int>) out[f.key] = s.*m >= 0 ? Json(s.*m) : Json(nullptr);
+                else if constexpr (std::is_same_v<T, std::optional<int>>)
+                    out[f.key] = s.*m ? Json(*(s.*m)) : Json(nullptr);
                 else out[f.key] = s.*m;
             },
             f.member);
@@ -53,7 +54,7 @@ Json gpu(const GpuRunSummary& g) {
     Json j = {{"index", f.index},
               {"name", f.name},
               {"mig", f.mig},
-              {"nvlink_active_links", f.nvlink_active >= 0 ? Json(f.nvlink_active) : Json(nullptr)},
+              {"nvlink_active_links", f.nvlink_active ? Json(*f.nvlink_active) : Json(nullptr)},
               {"memory_total_bytes", num(f.memory_total_bytes)},
               {"sm_clock_max_mhz", num(f.sm_clock_max_mhz)}};
     window_stats(j, g, kGpuSignals);

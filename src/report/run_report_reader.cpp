@@ -64,7 +64,7 @@ void read_diagnosis(const Json& d, Diagnosis& out) {
 }
 
 // The figures run_json wrote from the same tables; a figure that is null or of another type stays
-// unmeasured (NaN, -1 for a count).
+// unmeasured (NaN, or an empty count).
 template <class S, std::size_t N>
 void read_figures(const Json& j, S& out, const std::array<SummaryFigure<S>, N>& table) {
     for (const SummaryFigure<S>& f : table)
@@ -73,7 +73,7 @@ void read_figures(const Json& j, S& out, const std::array<SummaryFigure<S>, N>& 
                 using T = std::remove_cvref_t<decltype(out.*m)>;
                 auto it = j.find(f.key);
                 if constexpr (std::is_same_v<T, double>) out.*m = rd(j, f.key);
-                else if constexpr (std::is_same_v<T, int>) {
+                else if constexpr (std::is_same_v<T, int> || std::is_same_v<T, std::optional<int>>) {
                     if (it != j.end() && it->is_number_integer()) out.*m = it->template get<int>();
                 } else if (it != j.end() && it->is_boolean()) out.*m = it->template get<bool>();
             },

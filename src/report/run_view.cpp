@@ -158,7 +158,7 @@ void gpu_lines(std::ostringstream& o, const RunResult& r) {
                   << fixed_or_na(g.pcie_tx_bytes_per_s.mean / 1e9, 1) << " GB/s, NVLink rx/tx "
                   << fixed_or_na(g.nvlink_rx_bytes_per_s.mean / 1e9, 1) << "/"
                   << fixed_or_na(g.nvlink_tx_bytes_per_s.mean / 1e9, 1) << " GB/s, job processes on it "
-                  << (g.job_processes_max >= 0 ? std::to_string(g.job_processes_max) : "n/a") << "\n";
+                  << (g.job_processes_max ? std::to_string(*g.job_processes_max) : "n/a") << "\n";
         }
         figure_origin_lines(o, r);
     }

@@ -57,7 +57,7 @@ void set_distinct(P& p, const PointSignal<P, S>& f, int i) {
         [&](auto m) {
             using T = std::remove_cvref_t<decltype(p.*m)>;
             if constexpr (std::is_same_v<T, double>) p.*m = 1000 + i + 0.25;
-            else if constexpr (std::is_same_v<T, int>) p.*m = 100 + i;
+            else if constexpr (std::is_same_v<T, int> || std::is_same_v<T, std::optional<int>>) p.*m = 100 + i;
             else if constexpr (std::is_same_v<T, bool>) p.*m = true;
             else if constexpr (std::is_same_v<T, std::uint64_t>) p.*m = 0xA000u + std::uint64_t(i);
             else p.*m = static_cast<TickOrigin>(1 + i % 3);
@@ -74,6 +74,8 @@ Json expected_record(const P& p, const PointSignal<P, S>& f) {
             if constexpr (std::is_same_v<T, TickOrigin>) {
                 const char* words[] = {"", "point read", "interval mean", "counter difference"};
                 return words[static_cast<int>(p.*m)];
+            } else if constexpr (std::is_same_v<T, std::optional<int>>) {
+                return p.*m ? Json(*(p.*m)) : Json(nullptr);
             } else {
                 return p.*m;
             }
@@ -209,7 +211,7 @@ TEST(RunFields, EveryRecordedFieldRoundTripsThroughTheRecord) {
     // A field the point does not know is null, not its stale value.
     p.gpus[0].reasons_known = false;
     p.gpus[0].power_w = kUnmeasured;
-    p.gpus[0].job_processes = -1;
+    p.gpus[0].job_processes.reset();
     p.gpus[0].utilization_origin = TickOrigin::kUnmeasured;
     std::vector<Json> again_lines = record_lines(p);
     const Json& again = again_lines[1]["gpus"][0];
@@ -262,7 +264,7 @@ TEST(RunFields, EverySummaryFieldRoundTripsThroughTheReport) {
     EXPECT_EQ(b.facts.index, g.facts.index);
     EXPECT_EQ(b.facts.name, g.facts.name);
     EXPECT_EQ(b.facts.mig, g.facts.mig);
-    EXPECT_EQ(b.facts.nvlink_active, g.facts.nvlink_active);
+    EXPECT_EQ(b.facts.nvlink_active.value, g.facts.nvlink_active.value);
     EXPECT_EQ(b.facts.memory_total_bytes, g.facts.memory_total_bytes);
     EXPECT_EQ(b.facts.sm_clock_max_mhz, g.facts.sm_clock_max_mhz);
     expect_stats(b, g, kGpuSignals);
@@ -281,7 +283,7 @@ TEST(RunFields, UnmeasuredSummaryFiguresReadBackUnmeasured) {
     EXPECT_TRUE(j["run"]["gpus"][0]["job_processes_max"].is_null());
     EXPECT_TRUE(j["run"]["gpus"][0]["power_cap_fraction"].is_null());
     RunResult back = read_run_report(text, "gpuvet-run.json");
-    EXPECT_EQ(back.gpus[0].job_processes_max, -1);
+    EXPECT_FALSE(back.gpus[0].job_processes_max.has_value());
     EXPECT_FALSE(measured(back.gpus[0].power_cap_fraction));
     EXPECT_FALSE(back.gpus[0].utilization_percent.measured());
 }
