@@ -244,7 +244,7 @@ TEST(GpuTenancy, MigEnabledFailsUnlessOrdered) {
     EXPECT_TRUE(details_mention(r, "MIG"));
 }
 
-TEST(GpuTenancy, ComputeModes) {
+TEST(GpuTenancy, ExclusiveComputeWarnsAndProhibitedFails) {
     Fixture f;
     f.gpu(0).compute_mode = std::string("Exclusive_Process");
     f.gpu(1).compute_mode = std::string("Prohibited");

@@ -1,6 +1,6 @@
-// The trial run's summary and diagnosis as pure functions over constructed timelines: each rule
-// fires on its pattern (the GPM-based ones included, which the fake NVML does not serve yet) and
-// not on a healthy one; the steady window; the timeline's memory bound; the report round trip.
+// The trial run's diagnosis as pure functions over constructed timelines: each rule fires on its
+// pattern (the GPM-based ones included, which the fake NVML does not serve yet) and not on a
+// healthy one; the rule table's rows and the docs that list them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,67 +14,16 @@
 
 #include "core/error.hpp"
 #include "core/clock_reasons.hpp"
-#include "monitor/job_process.hpp"
-#include "compare/run_compare.hpp"
 #include "monitor/run_rules.hpp"
 #include "monitor/run_verdict.hpp"
 #include "monitor/run_session.hpp"
 #include "monitor/run_summary.hpp"
-#include "report/run_json.hpp"
-#include "report/run_report_reader.hpp"
+#include "support/run_timelines.hpp"
 
 using namespace gpuvet;
+using namespace gpuvet::test;
 
 namespace {
-
-constexpr double kInterval = 1.0;
-
-// n ticks of one GPU (or `gpus`), each filled by `fill`.
-RunTimeline timeline(int n, int gpus, const std::function<void(int, RunPoint&)>& fill) {
-    RunTimeline tl(100000);
-    for (int g = 0; g < gpus; ++g) tl.gpu_indexes.push_back(g);
-    for (int i = 0; i < n; ++i) {
-        RunPoint p;
-        p.t_s = i * kInterval;
-        p.gpus.resize(static_cast<std::size_t>(gpus));
-        for (GpuPoint& g : p.gpus) {
-            g.power_limit_w = 700;
-            g.reasons_known = true;
-            g.sm_clock_mhz = 1980;
-            g.memory_used_bytes = 10e9;
-            g.pcie_rx_bytes_per_s = 0;
-            g.pcie_tx_bytes_per_s = 0;
-            g.pcie_gen = 5;
-            g.pcie_width = 16;
-        }
-        p.host.host_busy_percent = 20;
-        p.host.tree_cpu_cores = 1;
-        fill(i, p);
-        tl.push(p);
-    }
-    return tl;
-}
-
-std::vector<RunGpuFacts> facts(int gpus, int nvlinks = 18) {
-    std::vector<RunGpuFacts> v;
-    for (int g = 0; g < gpus; ++g) {
-        RunGpuFacts f;
-        f.index = g;
-        f.nvlink_active = nvlinks;
-        f.pcie_gen_max = 5;
-        f.pcie_width_max = 16;
-        f.sm_clock_max_mhz = 1980;
-        f.power_default_limit_w = 700;
-        f.memory_total_bytes = 80e9;
-        f.temperature_slowdown_c = 87;
-        v.push_back(f);
-    }
-    return v;
-}
-
-RunResult judge(const RunTimeline& tl, int gpus, int nvlinks = 18, int cpus = 64) {
-    return summarize_run(tl, facts(gpus, nvlinks), kInterval, cpus, gpus > 0);
-}
 
 std::string primary(const RunResult& r) { return r.diagnosis.primary ? r.diagnosis.primary->id : "none"; }
 
@@ -592,147 +541,6 @@ TEST(RunRules, EveryRuleNamesSignalsThresholdAndSource) {
     EXPECT_EQ(primary_order(), order);
 }
 
-TEST(RunSummary, SteadyWindowDropsWarmupAndTailOfTheGpuSpan) {
-    // GPU work from 10 s to 110 s of a 130 s run: span 100 s, warm-up 10 s, tail 5 s.
-    auto tl =
-        timeline(130, 1, [](int i, RunPoint& p) { p.gpus[0].utilization_percent = (i >= 10 && i < 110) ? 80 : 0; });
-    SteadyWindow w = steady_window(tl.points(), kInterval);
-    EXPECT_TRUE(w.gpu_bounded);
-    EXPECT_DOUBLE_EQ(w.start_s, 20);
-    EXPECT_DOUBLE_EQ(w.end_s, 105);
-    EXPECT_NE(w.rule.find("10.0 s"), std::string::npos) << w.rule;
-    // Long runs: the warm-up is capped at 60 s and the tail at 10 s.
-    auto long_run = timeline(2000, 1, [](int, RunPoint& p) { p.gpus[0].utilization_percent = 80; });
-    SteadyWindow lw = steady_window(long_run.points(), kInterval);
-    EXPECT_DOUBLE_EQ(lw.start_s, 60);
-    EXPECT_DOUBLE_EQ(lw.end_s, 1990);
-}
-
-TEST(RunSummary, SteadyWindowNeverEndsAfterTheWallTime) {
-    // A 2.1 s run sampled each second: ticks at 0, 1 and 2 s, the last one counting until 3 s.
-    auto tl = timeline(3, 1, [](int, RunPoint& p) { p.gpus[0].utilization_percent = 0; });
-    SteadyWindow w = steady_window(tl.points(), kInterval, 2.1);
-    EXPECT_LE(w.end_s, 2.1);
-    EXPECT_LE(w.start_s, w.end_s);
-    EXPECT_NE(w.rule.find("(0.0 s to 2.1 s)"), std::string::npos) << w.rule;
-    SteadyWindow unbounded = steady_window(tl.points(), kInterval);
-    EXPECT_DOUBLE_EQ(unbounded.end_s, 3 - 0.05 * 3);
-    // GPU work until the last tick: the busy span ends at the wall time too.
-    auto busy = timeline(3, 1, [](int, RunPoint& p) { p.gpus[0].utilization_percent = 90; });
-    EXPECT_LE(steady_window(busy.points(), kInterval, 2.1).end_s, 2.1);
-    // The summary passes it on.
-    RunResult r = summarize_run(busy, facts(1), kInterval, 8, true, 2.1);
-    EXPECT_LE(r.window_end_s, 2.1);
-}
-
-TEST(RunSummary, WeightedStatsCountThinnedPointsForTheirTime) {
-    Stat s = weighted_stat({0, 100}, {9, 1});
-    EXPECT_DOUBLE_EQ(s.mean, 10);
-    EXPECT_DOUBLE_EQ(s.p5, 0);
-    EXPECT_DOUBLE_EQ(s.p50, 0);
-    EXPECT_DOUBLE_EQ(s.p95, 100);
-    EXPECT_DOUBLE_EQ(s.max, 100);
-    Stat nan = weighted_stat({kUnmeasured}, {1});
-    EXPECT_FALSE(nan.measured());  // nothing measured is absent, never 0
-}
-
-TEST(RunTimelineBudget, TenMinutesAndADayOfEightGpusStayWithinTheBudget) {
-    auto fill = [](RunTimeline& tl, int ticks) {
-        for (int i = 0; i < ticks; ++i) {
-            RunPoint p;
-            p.t_s = i;
-            p.gpus.resize(8);
-            for (GpuPoint& g : p.gpus) g.utilization_percent = i % 100;
-            tl.push(std::move(p));
-        }
-    };
-    RunTimeline ten;
-    fill(ten, 600);
-    RunTimeline day;
-    fill(day, 86400);
-    const std::size_t budget = day.memory_budget_bytes(8);
-    std::cout << "timeline bytes: 10 min " << ten.memory_bytes() << ", 24 h " << day.memory_bytes() << ", budget "
-              << budget << "\n";
-    EXPECT_LE(budget, 8u << 20);  // the fixed budget: 8 MiB for 8 GPUs however long the run
-    EXPECT_LE(ten.memory_bytes(), budget);
-    EXPECT_LE(day.memory_bytes(), budget);
-    EXPECT_LE(day.points().size(), day.capacity());
-    EXPECT_EQ(ten.thinned(), 0u);                      // ten minutes at 1 Hz keep every point
-    EXPECT_DOUBLE_EQ(day.points().front().t_s, 0);     // the start stays
-    EXPECT_DOUBLE_EQ(day.points().back().t_s, 86399);  // and the latest
-    // The whole day stays represented: the summary's weights add up to the run's length.
-    std::vector<double> w = point_spans(day.points(), 1);
-    double total = 0;
-    for (double x : w) total += x;
-    EXPECT_NEAR(total, 86400, 1);
-}
-
-TEST(RunChild, ExitCodesAsAShellGivesThem) {
-    EXPECT_EQ(shell_exit_code({false, 0, 0}), 0);
-    EXPECT_EQ(shell_exit_code({false, 3, 0}), 3);
-    EXPECT_EQ(shell_exit_code({true, 9, 0}), 137);
-    EXPECT_EQ(shell_exit_code({true, 2, 0}), 130);
-    EXPECT_EQ(exec_failure_exit_code(ENOENT), 127);
-    EXPECT_EQ(exec_failure_exit_code(EACCES), 126);
-    EXPECT_EQ(exec_failure_text(ENOENT), "command not found");
-}
-
-TEST(RunReport, JsonRoundTripAndComparison) {
-    auto slow_tl = timeline(100, 1, [](int, RunPoint& p) {
-        p.gpus[0].utilization_percent = 97;
-        p.gpus[0].power_w = 690;
-        p.gpus[0].sm_clock_mhz = 1400;
-        p.gpus[0].clock_event_reasons = clock_reason::kSwPowerCap;
-    });
-    RunResult slow = judge(slow_tl, 1);
-    slow.command = {"python", "train.py"};
-    slow.tag = "box-a";
-    slow.wall_s = 100;
-    slow.end = JobEnd{false, 0, 100};
-    Envelope env;
-    env.command = "run";
-    std::string text = render_run_json(env, slow);
-    RunResult back = read_run_report(text, "a.json");
-    EXPECT_EQ(back.tag, "box-a");
-    EXPECT_DOUBLE_EQ(back.wall_s, 100);
-    ASSERT_TRUE(back.diagnosis.primary);
-    EXPECT_EQ(back.diagnosis.primary->id, "F1");
-    ASSERT_EQ(back.gpus.size(), 1u);
-    EXPECT_NEAR(back.gpus[0].sm_clock_mhz.mean, 1400, 1e-9);
-    EXPECT_NE(text.find("\"series\""), std::string::npos);
-    EXPECT_NE(text.find("\"utilization_percent\""), std::string::npos);
-    // The printers read the timeline back as series, one per signal and GPU, nulls as gaps.
-    RunReportDoc doc = read_run_report_doc(text, "a.json");
-    EXPECT_EQ(doc.run.tag, "box-a");
-    EXPECT_EQ(doc.series.size(), run_series(slow).size());
-    auto util = std::find_if(doc.series.begin(), doc.series.end(),
-                             [](const TimeSeries& s) { return s.key == "utilization_percent"; });
-    ASSERT_NE(util, doc.series.end());
-    ASSERT_TRUE(util->gpu);
-    EXPECT_EQ(util->t_s.size(), util->values.size());
-    EXPECT_EQ(util->t_s.size(), slow.timeline.size());
-
-    RunResult fast = judge(timeline(100, 1,
-                                    [](int, RunPoint& p) {
-                                        p.gpus[0].utilization_percent = 97;
-                                        p.gpus[0].power_w = 600;
-                                    }),
-                           1);
-    fast.command = slow.command;
-    fast.wall_s = 80;
-    fast.end = JobEnd{false, 0, 80};
-    RunComparison c = compare_runs(back, fast, "box-a", "box-b");
-    ASSERT_TRUE(c.faster);
-    EXPECT_EQ(*c.faster, 1);
-    EXPECT_NEAR(c.speedup, 1.25, 1e-9);
-    ASSERT_FALSE(c.reasons.empty());
-    EXPECT_NE(c.reasons[0].find("F1"), std::string::npos) << c.reasons[0];
-    EXPECT_NE(c.reasons[0].find("box-a"), std::string::npos);
-
-    EXPECT_THROW(read_run_report("{\"command\": \"check\"}", "x.json"), Error);
-    EXPECT_THROW(read_run_report("not json", "x.json"), Error);
-}
-
 TEST(RunRules, DocsListEveryRuleWithTheCodesThresholds) {
     std::ifstream in(std::string(GPUVET_SOURCE_DIR) + "/docs/run.md");
     std::stringstream ss;
@@ -868,20 +676,4 @@ TEST(RunRules, FindingsCarryTheirRowsTitleAndTheVerdictPolicyKeysOnTheFamily) {
     RuleFinding f4{"F4", "PCIe link errors", RuleSeverity::kInfo, "m", "a", "s", RuleParty::kInfo};
     only_f.diagnosis.others.push_back(f4);
     EXPECT_EQ(run_outcome(only_f), RunOutcome::Bottleneck);
-}
-
-TEST(RunSession, NoNvlinkIsTheFactsFlagNotTheWordingOfItsReason) {
-    MonitoredGpu g;
-    g.facts.nvlink_absent_reason = "the driver reports no links on this board";  // any wording
-    g.facts.nvlink_none = true;
-    EXPECT_EQ(run_gpu_facts(g, nullptr).nvlink_active.value, 0);  // D1 may judge a PCIe-only box
-    g.facts.nvlink_none = false;
-    g.facts.nvlink_absent_reason = "this GPU has no NVLink";  // the words alone decide nothing
-    Fact<int> unknown = run_gpu_facts(g, nullptr).nvlink_active;
-    EXPECT_FALSE(unknown.has_value());
-    EXPECT_EQ(unknown.absent_reason, "this GPU has no NVLink");  // carried to the report, not decided on
-    g.facts.nvlink_absent_reason.clear();                        // links read: counted
-    g.facts.nvlinks.resize(2);
-    g.facts.nvlinks[0].active = true;
-    EXPECT_EQ(run_gpu_facts(g, nullptr).nvlink_active.value, 1);
 }
