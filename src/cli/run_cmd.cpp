@@ -143,6 +143,73 @@ void add_run_notes(RunResult& r, const RunRecorder* recorder, const RunSampler& 
             r.notes.push_back("GPU " + std::to_string(f.index) + " is in MIG mode: per-GPU figures may be absent");
 }
 
+// Samples the job's GPUs and host every interval until its process tree is gone, telling what
+// happens on the way; returns the job's wall time.
+double sample_until_done(const RunArgs& a, JobProcess& job, RunSampler& sampler, RunRecorder* recorder) {
+    const auto start = std::chrono::steady_clock::now();
+    bool told_leftovers = false;
+    LoopLimits limits;
+    limits.interval = std::chrono::milliseconds(static_cast<long long>(a.interval_s * 1000));
+    run_sampling_loop(limits, job.tree_done(), [&] {
+        double t_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        // Known before the tick: a tick taken while the command was still ending counts it among
+        // the processes, and would announce leftovers that are not there.
+        const bool ended_before_tick = job.main_end().has_value();
+        const RunPoint& p = sampler.tick(t_s);
+        if (recorder) recorder->write(p);
+        for (const std::string& n : sampler.take_news()) std::cerr << "gpuvet: " << terminal_safe(n) << "\n";
+        if (!told_leftovers && ended_before_tick && p.host.processes > 0) {
+            told_leftovers = true;
+            std::cerr << "gpuvet: " << terminal_safe(a.command[0]) << " exited; waiting for its " << p.host.processes
+                      << " remaining process(es) (Ctrl-C ends them)\n";
+        }
+        return true;
+    });
+    // The job's own end: a tick held up by a driver call that had to be given up does not count.
+    double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (double end_s = job.tree_end_s(); end_s >= 0) wall_s = std::min(wall_s, end_s);
+    return wall_s;
+}
+
+// The run's result: the summary and diagnosis over the timeline (summarize_run), then the job's end
+// and the notes beside the figures. Nothing after this changes it.
+RunResult run_result_of(const RunArgs& a, const JobProcess& job, const RunSampler& sampler, const RunRecorder* recorder,
+                        double wall_s) {
+    RunResult r = summarize_run(sampler.timeline(), sampler.gpu_facts(), a.interval_s, available_cpus(),
+                                sampler.no_gpu_reason().empty(), wall_s);
+    r.command = a.command;
+    r.tag = a.tag;
+    r.note = a.note;
+    r.end = job.main_end();
+    r.exit_code = r.end ? shell_exit_code(*r.end) : exit_code::could_not_run;
+    r.stop_signal = job.stop_signal();
+    r.wall_s = wall_s;
+    r.orphans_reaped = job.orphans_reaped();
+    r.no_gpu_reason = sampler.no_gpu_reason();
+    r.processes = sampler.host().processes();
+    add_run_notes(r, recorder, sampler, job.killed_by_gpuvet());
+    if (any_driver_wedged()) r.notes.push_back("the GPU driver stopped answering: " + driver_wedge_summary());
+    return r;
+}
+
+// The report folder's files (when asked for) and the summary on stderr.
+Envelope write_run_outputs(const GlobalOptions& g, const RunResult& r) {
+    Envelope env = new_envelope(g);
+    close_envelope(env);
+    if (g.report_dir) {
+        std::filesystem::path dir = report_folder(*g.report_dir);
+        write_file_atomically(dir / "gpuvet-run.json", with_slurm_context(render_run_json(env, r), slurm_context()));
+        write_file_atomically(dir / "gpuvet-run.txt", terminal_safe(render_run_summary(r, Style{false, 100, true})));
+        write_file_atomically(dir / "report.html", render_run_html(env, r, run_series(r)));
+    }
+    Style st = detect_style(g.no_color);
+    st.color = st.color && ::isatty(STDERR_FILENO);
+    st.verbose = g.verbose;
+    std::cerr << terminal_safe(render_run_summary(r, st));
+    std::cerr.flush();
+    return env;
+}
+
 int run_run_cmd(const GlobalOptions& g, const RunArgs& a) {
     if (a.command.empty())
         throw usage_error("no command to run: nothing follows --",
@@ -178,57 +245,9 @@ int run_run_cmd(const GlobalOptions& g, const RunArgs& a) {
     if (!sampler.no_gpu_reason().empty())
         std::cerr << "gpuvet: no GPU visible (" << sampler.no_gpu_reason() << "): recording the host side only\n";
 
-    const auto start = std::chrono::steady_clock::now();
-    bool told_leftovers = false;
-    LoopLimits limits;
-    limits.interval = std::chrono::milliseconds(static_cast<long long>(a.interval_s * 1000));
-    run_sampling_loop(limits, job.tree_done(), [&] {
-        double t_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        // Known before the tick: a tick taken while the command was still ending counts it among
-        // the processes, and would announce leftovers that are not there.
-        const bool ended_before_tick = job.main_end().has_value();
-        const RunPoint& p = sampler.tick(t_s);
-        if (recorder) recorder->write(p);
-        for (const std::string& n : sampler.take_news()) std::cerr << "gpuvet: " << terminal_safe(n) << "\n";
-        if (!told_leftovers && ended_before_tick && p.host.processes > 0) {
-            told_leftovers = true;
-            std::cerr << "gpuvet: " << terminal_safe(a.command[0]) << " exited; waiting for its " << p.host.processes
-                      << " remaining process(es) (Ctrl-C ends them)\n";
-        }
-        return true;
-    });
-    // The job's own end: a tick held up by a driver call that had to be given up does not count.
-    double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (double end_s = job.tree_end_s(); end_s >= 0) wall_s = std::min(wall_s, end_s);
-
-    RunResult r = summarize_run(sampler.timeline(), sampler.gpu_facts(), a.interval_s, available_cpus(),
-                                sampler.no_gpu_reason().empty(), wall_s);
-    r.command = a.command;
-    r.tag = a.tag;
-    r.note = a.note;
-    r.end = job.main_end();
-    r.exit_code = r.end ? shell_exit_code(*r.end) : exit_code::could_not_run;
-    r.stop_signal = job.stop_signal();
-    r.wall_s = wall_s;
-    r.orphans_reaped = job.orphans_reaped();
-    r.no_gpu_reason = sampler.no_gpu_reason();
-    r.processes = sampler.host().processes();
-    add_run_notes(r, recorder.get(), sampler, job.killed_by_gpuvet());
-    if (any_driver_wedged()) r.notes.push_back("the GPU driver stopped answering: " + driver_wedge_summary());
-
-    Envelope env = new_envelope(g);
-    close_envelope(env);
-    if (g.report_dir) {
-        std::filesystem::path dir = report_folder(*g.report_dir);
-        write_file_atomically(dir / "gpuvet-run.json", with_slurm_context(render_run_json(env, r), slurm_context()));
-        write_file_atomically(dir / "gpuvet-run.txt", terminal_safe(render_run_summary(r, Style{false, 100, true})));
-        write_file_atomically(dir / "report.html", render_run_html(env, r, run_series(r)));
-    }
-    Style st = detect_style(g.no_color);
-    st.color = st.color && ::isatty(STDERR_FILENO);
-    st.verbose = g.verbose;
-    std::cerr << terminal_safe(render_run_summary(r, st));
-    std::cerr.flush();
+    const double wall_s = sample_until_done(a, job, sampler, recorder.get());
+    const RunResult r = run_result_of(a, job, sampler, recorder.get(), wall_s);
+    Envelope env = write_run_outputs(g, r);
     // The GPUs' identities come from the backend the sampler opened; a host-only run (no driver, or
     // one that did not answer in time) has none, and the backend is not touched again.
     record_run_in_history(env, r, a.history, r.no_gpu_reason.empty() ? &GpuBackends::shared().devices() : nullptr);
