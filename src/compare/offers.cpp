@@ -74,6 +74,63 @@ Offer describe(const OfferInput& in, const std::map<std::string, double>& prices
 
 bool go(const Offer& o) { return o.verdict == RunVerdict::Go || o.verdict == RunVerdict::GoWithWarnings; }
 
+// The deciding metric: the first worth money that every offer measured; nullptr when none is.
+const MetricDef* deciding_metric(const std::vector<Offer>& offers) {
+    for (const MetricDef& def : offer_metrics()) {
+        if (!def.per_money) continue;
+        if (std::all_of(offers.begin(), offers.end(), [&](const Offer& o) { return o.figure(def.id) != nullptr; }))
+            return &def;
+    }
+    return nullptr;
+}
+
+std::string failed_acceptance(const Offer& lose) {
+    return lose.name + " did not pass acceptance (" + to_string(lose.verdict) + ")" +
+           (lose.failed.empty() ? "" : ": " + lose.failed.front()) +
+           (lose.failed.size() > 1 ? " (+" + std::to_string(lose.failed.size() - 1) + " more)" : "");
+}
+
+// Without a throughput figure on every offer, acceptance alone can still decide: the one offer
+// that passed is the only one worth paying for.
+void decide_by_acceptance(OfferComparison& cmp) {
+    std::vector<std::size_t> passing;
+    for (std::size_t i = 0; i < cmp.offers.size(); ++i)
+        if (go(cmp.offers[i])) passing.push_back(i);
+    if (passing.size() == 1 && cmp.offers.size() > 1) {
+        cmp.winner = passing.front();
+        cmp.decided_by = "acceptance: the only offer that passed";
+        for (std::size_t i = 0; i < cmp.offers.size(); ++i)
+            if (i != passing.front()) cmp.reasons.push_back(failed_acceptance(cmp.offers[i]));
+        cmp.notes.push_back(
+            "no throughput figure (burn, GEMM or memory bandwidth) was measured on every offer, so none is "
+            "compared per money; run 'gpuvet check' with gpu.burn or gpu.gemm on each to weigh them");
+        return;
+    }
+    cmp.notes.push_back(
+        "no winner: no throughput figure (burn, GEMM or memory bandwidth) was measured on every "
+        "offer; run 'gpuvet check' with gpu.burn or gpu.gemm on each");
+}
+
+// Why `lose` ranks below `win`: acceptance, the deciding figure, and each other figure where the
+// loser falls short by more than 5 % (with its share of spec).
+void explain_loss(OfferComparison& cmp, const Offer& win, const Offer& lose, const MetricDef& decide, double win_score,
+                  double lose_score, const std::string& unit) {
+    if (go(win) && !go(lose)) cmp.reasons.push_back(failed_acceptance(lose));
+    double a = win_score, b = lose_score;
+    if (b > 0 && std::fabs(a / b - 1) < 0.01)
+        cmp.reasons.push_back(win.name + " and " + lose.name + " tie on " + cmp.decided_by + " (" + fig(a, unit) + ")");
+    else
+        cmp.reasons.push_back(win.name + " gives " + fig(a, unit) + " against " + fig(b, unit) + " on " + lose.name +
+                              (b > 0 ? " (+" + format_fixed(100 * (a / b - 1), 0) + "%)" : "") + ": " + cmp.decided_by);
+    for (auto& lf : lose.figures) {
+        const OfferFigure* wf = win.figure(lf.id);
+        if (!wf || !wf->per_gpu || !lf.per_gpu || lf.id == decide.id || *lf.per_gpu >= 0.95 * *wf->per_gpu) continue;
+        std::string share = lf.share_of_spec ? " (" + pct(*lf.share_of_spec) + " of spec)" : "";
+        cmp.reasons.push_back(lose.name + ": " + lf.label + " " + fig(*lf.per_gpu, lf.unit) + share + " against " +
+                              fig(*wf->per_gpu, wf->unit) + " on " + win.name);
+    }
+}
+
 }  // namespace
 
 OfferComparison compare_offers(std::vector<OfferInput> inputs, const std::map<std::string, double>& prices,
@@ -87,41 +144,9 @@ OfferComparison compare_offers(std::vector<OfferInput> inputs, const std::map<st
                 cmp.notes.push_back(o.name + " is below its class: " + f.label + " at " + pct(*f.share_of_spec) +
                                     " of spec, where healthy " + o.gpu_model + " reach at least " +
                                     pct(*f.healthy_share));
-    // The deciding metric: the first worth money that every offer measured.
-    const MetricDef* decide = nullptr;
-    for (const MetricDef& def : offer_metrics()) {
-        if (!def.per_money) continue;
-        bool everywhere = std::all_of(cmp.offers.begin(), cmp.offers.end(),
-                                      [&](const Offer& o) { return o.figure(def.id) != nullptr; });
-        if (everywhere) {
-            decide = &def;
-            break;
-        }
-    }
-    auto failed_acceptance = [](const Offer& lose) {
-        return lose.name + " did not pass acceptance (" + to_string(lose.verdict) + ")" +
-               (lose.failed.empty() ? "" : ": " + lose.failed.front()) +
-               (lose.failed.size() > 1 ? " (+" + std::to_string(lose.failed.size() - 1) + " more)" : "");
-    };
+    const MetricDef* decide = deciding_metric(cmp.offers);
     if (!decide) {
-        // Without a throughput figure on every offer, acceptance alone can still decide: the one
-        // offer that passed is the only one worth paying for.
-        std::vector<std::size_t> passing;
-        for (std::size_t i = 0; i < cmp.offers.size(); ++i)
-            if (go(cmp.offers[i])) passing.push_back(i);
-        if (passing.size() == 1 && cmp.offers.size() > 1) {
-            cmp.winner = passing.front();
-            cmp.decided_by = "acceptance: the only offer that passed";
-            for (std::size_t i = 0; i < cmp.offers.size(); ++i)
-                if (i != passing.front()) cmp.reasons.push_back(failed_acceptance(cmp.offers[i]));
-            cmp.notes.push_back(
-                "no throughput figure (burn, GEMM or memory bandwidth) was measured on every offer, so none is "
-                "compared per money; run 'gpuvet check' with gpu.burn or gpu.gemm on each to weigh them");
-            return cmp;
-        }
-        cmp.notes.push_back(
-            "no winner: no throughput figure (burn, GEMM or memory bandwidth) was measured on every "
-            "offer; run 'gpuvet check' with gpu.burn or gpu.gemm on each");
+        decide_by_acceptance(cmp);
         return cmp;
     }
     bool priced = !prices.empty();
@@ -137,30 +162,12 @@ OfferComparison compare_offers(std::vector<OfferInput> inputs, const std::map<st
         if (go(cmp.offers[a]) != go(cmp.offers[b])) return go(cmp.offers[a]);
         return score(cmp.offers[a]) > score(cmp.offers[b]);
     });
-    std::size_t w = order.front();
-    cmp.winner = w;
-    const Offer& win = cmp.offers[w];
+    cmp.winner = order.front();
+    const Offer& win = cmp.offers[order.front()];
     std::string unit = std::string(decide->unit) + (priced ? " per " + currency + "/h" : "");
     for (std::size_t k = 1; k < order.size(); ++k) {
         const Offer& lose = cmp.offers[order[k]];
-        if (go(win) && !go(lose)) cmp.reasons.push_back(failed_acceptance(lose));
-        double a = score(win), b = score(lose);
-        if (b > 0 && std::fabs(a / b - 1) < 0.01)
-            cmp.reasons.push_back(win.name + " and " + lose.name + " tie on " + cmp.decided_by + " (" + fig(a, unit) +
-                                  ")");
-        else
-            cmp.reasons.push_back(win.name + " gives " + fig(a, unit) + " against " + fig(b, unit) + " on " +
-                                  lose.name + (b > 0 ? " (+" + format_fixed(100 * (a / b - 1), 0) + "%)" : "") + ": " +
-                                  cmp.decided_by);
-        // The figures where the loser falls short by more than 5%, with their share of spec.
-        for (auto& lf : lose.figures) {
-            const OfferFigure* wf = win.figure(lf.id);
-            if (!wf || !wf->per_gpu || !lf.per_gpu || lf.id == decide->id || *lf.per_gpu >= 0.95 * *wf->per_gpu)
-                continue;
-            std::string share = lf.share_of_spec ? " (" + pct(*lf.share_of_spec) + " of spec)" : "";
-            cmp.reasons.push_back(lose.name + ": " + lf.label + " " + fig(*lf.per_gpu, lf.unit) + share + " against " +
-                                  fig(*wf->per_gpu, wf->unit) + " on " + win.name);
-        }
+        explain_loss(cmp, win, lose, *decide, score(win), score(lose), unit);
     }
     return cmp;
 }
