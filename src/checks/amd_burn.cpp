@@ -36,21 +36,14 @@ std::vector<CheckResult> burn(CheckContext& ctx, const BurnOptions& opt) {
         // the VRAM's critical one the memory's.
         if (f.temperature_slowdown_c) o.slowdown_temp_c = *f.temperature_slowdown_c;
         if (f.temperature_memory_max_c) o.memory_max_temp_c = *f.temperature_memory_max_c;
+        o.slowdown_source = library + " junction critical threshold of this GPU";
+        o.memory_max_source = library + " VRAM critical threshold of this GPU";
         if (f.power_default_limit_w) o.default_power_limit_w = *f.power_default_limit_w;
         if (!m.session) o.load_error = m.error + (m.advice.empty() ? "" : " (" + m.advice + ")");
         outcomes.push_back(std::move(o));
         sessions.push_back(m.session.get());
     }
-    std::vector<CheckResult> results = run_burn_hip(ctx, opt, std::move(outcomes), sessions, library);
-    // The verdicts name NVML's thresholds as the references' source; on AMD they are these.
-    for (CheckResult& r : results)
-        for (Measurement& m : r.measurements) {
-            if (!m.reference) continue;
-            if (m.key == "temperature_peak_c")
-                m.reference->source = library + " junction critical threshold of this GPU";
-            if (m.key == "memory_temp_max_c") m.reference->source = library + " VRAM critical threshold of this GPU";
-        }
-    return results;
+    return run_burn_hip(ctx, opt, std::move(outcomes), sessions, library);
 }
 
 }  // namespace gpuvet::amd_measure

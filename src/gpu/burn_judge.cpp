@@ -320,7 +320,7 @@ std::optional<Measurement> peak_temperature_measurement(const GpuBurnOutcome& g,
         Reference ref;
         ref.warn_above = *g.slowdown_temp_c - 5;
         ref.fail_above = *g.slowdown_temp_c;
-        ref.source = "NVML slowdown threshold of this GPU";
+        ref.source = g.slowdown_source;
         m.against(ref);
     }
     return m;
@@ -334,7 +334,7 @@ Measurement memory_temperature_measurement(const GpuBurnOutcome& g, const GpuTel
         if (g.memory_max_temp_c) {
             Reference ref;
             ref.warn_above = *g.memory_max_temp_c - 5;
-            ref.source = "NVML memory slowdown threshold of this GPU";
+            ref.source = g.memory_max_source;
             m.against(ref);
         }
         return m;

@@ -29,6 +29,9 @@ struct GpuBurnOutcome {
     std::string sku;                          // peers are GPUs with the same non-empty SKU
     std::optional<double> slowdown_temp_c;    // NVML slowdown threshold
     std::optional<double> memory_max_temp_c;  // NVML memory threshold (MEM_MAX: SW slowdown from there)
+    // Where the two thresholds come from, as the references name them (the vendor's library).
+    std::string slowdown_source = "NVML slowdown threshold of this GPU";
+    std::string memory_max_source = "NVML memory slowdown threshold of this GPU";
     std::optional<double> default_power_limit_w;
     std::string load;                        // "gemm bf16", "fma fp32", "memory", ...
     std::vector<double> batch_t_s;           // end time of each batch, seconds since start
