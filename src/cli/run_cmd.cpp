@@ -21,7 +21,9 @@
 #include "gpu/bindings/driver_deadline.hpp"
 #include "gpu/bindings/driver_exit.hpp"
 #include "gpu/device/backend_choice.hpp"
+#include "host/cpu_facts.hpp"
 #include "monitor/job_process.hpp"
+#include "monitor/run_assembly.hpp"
 #include "monitor/run_record.hpp"
 #include "monitor/run_session.hpp"
 #include "monitor/sampling_loop.hpp"
@@ -114,35 +116,6 @@ private:
     std::thread thread_;
 };
 
-int available_cpus() {
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? static_cast<int>(n) : 0;
-}
-
-// What the summary says beside the figures: the record file, a stop, orphans, MIG.
-void add_run_notes(RunResult& r, const RunRecorder* recorder, const RunSampler& sampler, bool killed_by_gpuvet) {
-    if (recorder) {
-        r.record_path = recorder->path();
-        if (!recorder->failure().empty()) r.notes.push_back("the record file is incomplete: " + recorder->failure());
-    }
-    if (r.stop_signal)
-        r.notes.push_back("stopped by signal " + std::to_string(r.stop_signal) +
-                          "; the job's processes received it too");
-    if (std::size_t n = sampler.host().processes_dropped())
-        r.notes.push_back(std::to_string(n) + " ended process(es) with the least CPU are not listed: the table keeps " +
-                          std::to_string(kMaxProcessesKept) + " processes");
-    if (killed_by_gpuvet)
-        r.notes.push_back("the job outlasted two stop signals: at the third gpuvet sent SIGKILL to its processes");
-    if (r.orphans_reaped > 0)
-        r.notes.push_back(std::to_string(r.orphans_reaped) +
-                          " process(es) of the job outlived their parent; gpuvet waited for them and reaped them");
-    for (const RunGpuFacts& f : sampler.gpu_facts())
-        if (f.mig)
-            r.notes.push_back("GPU " + std::to_string(f.index) + " is in MIG mode: per-GPU figures may be absent");
-}
-
 // Samples the job's GPUs and host every interval until its process tree is gone, telling what
 // happens on the way; returns the job's wall time.
 double sample_until_done(const RunArgs& a, JobProcess& job, RunSampler& sampler, RunRecorder* recorder) {
@@ -167,29 +140,8 @@ double sample_until_done(const RunArgs& a, JobProcess& job, RunSampler& sampler,
     });
     // The job's own end: a tick held up by a driver call that had to be given up does not count.
     double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (double end_s = job.tree_end_s(); end_s >= 0) wall_s = std::min(wall_s, end_s);
+    if (std::optional<double> end_s = job.tree_end_s()) wall_s = std::min(wall_s, *end_s);
     return wall_s;
-}
-
-// The run's result: the summary and diagnosis over the timeline (summarize_run), then the job's end
-// and the notes beside the figures. Nothing after this changes it.
-RunResult run_result_of(const RunArgs& a, const JobProcess& job, const RunSampler& sampler, const RunRecorder* recorder,
-                        double wall_s) {
-    RunResult r = summarize_run(sampler.timeline(), sampler.gpu_facts(), a.interval_s, available_cpus(),
-                                sampler.no_gpu_reason().empty(), wall_s);
-    r.command = a.command;
-    r.tag = a.tag;
-    r.note = a.note;
-    r.end = job.main_end();
-    r.exit_code = r.end ? shell_exit_code(*r.end) : exit_code::could_not_run;
-    r.stop_signal = job.stop_signal();
-    r.wall_s = wall_s;
-    r.orphans_reaped = job.orphans_reaped();
-    r.no_gpu_reason = sampler.no_gpu_reason();
-    r.processes = sampler.host().processes();
-    add_run_notes(r, recorder, sampler, job.killed_by_gpuvet());
-    if (any_driver_wedged()) r.notes.push_back("the GPU driver stopped answering: " + driver_wedge_summary());
-    return r;
 }
 
 // The report folder's files (when asked for) and the summary on stderr.
@@ -246,7 +198,8 @@ int run_run_cmd(const GlobalOptions& g, const RunArgs& a) {
         std::cerr << "gpuvet: no GPU visible (" << sampler.no_gpu_reason() << "): recording the host side only\n";
 
     const double wall_s = sample_until_done(a, job, sampler, recorder.get());
-    const RunResult r = run_result_of(a, job, sampler, recorder.get(), wall_s);
+    const RunResult r = run_result_of(RunRequest{a.command, a.tag, a.note, a.interval_s}, job, sampler, recorder.get(),
+                                      wall_s, static_cast<int>(allowed_cpus().size()));
     Envelope env = write_run_outputs(g, r);
     // The GPUs' identities come from the backend the sampler opened; a host-only run (no driver, or
     // one that did not answer in time) has none, and the backend is not touched again.

@@ -51,8 +51,11 @@ public:
 
     // Set once no child is left: the main process and every orphan re-parented to gpuvet ended.
     const std::atomic<bool>& tree_done() const { return tree_done_; }
-    // Seconds after the start at which the last process ended; negative while one is left.
-    double tree_end_s() const { return tree_end_s_.load(); }
+    // Seconds from the start to the end of the job's whole tree; none while it runs.
+    std::optional<double> tree_end_s() const {
+        double t = tree_end_s_.load();
+        return t >= 0 ? std::optional<double>(t) : std::nullopt;
+    }
     std::optional<JobEnd> main_end() const;
     int orphans_reaped() const { return orphans_reaped_.load(); }
     int signals_forwarded() const { return forwarded_.load(); }
@@ -71,7 +74,7 @@ private:
     std::thread waiter_;
     std::atomic<bool> tree_done_{false}, quit_{false};
     std::atomic<int> orphans_reaped_{0}, forwarded_{0}, stop_signal_{0}, signals_seen_{0};
-    std::atomic<double> tree_end_s_{-1};
+    std::atomic<double> tree_end_s_{-1};  // an atomic cannot hold an optional: negative until the end
     mutable std::mutex mu_;
     std::optional<JobEnd> main_end_;
     std::function<void()> on_tree_done_;

@@ -77,6 +77,7 @@ Judged rule_a4(const RunEvidence& e, const SharedVerdicts&) {
     if (e.gpus.size() < 2) return std::nullopt;
     std::vector<int> by_pid[2];  // [0]: no process of the job, [1]: the job's process on it
     std::vector<std::string> by_memory;
+    const std::string idle_words = "stayed under " + fmt(kIdleGpuMeanPercent) + " % utilization";
     std::size_t idle = 0, held = 0, unheld = 0;
     for (const GpuRunSummary& g : e.gpus) {
         if (!idle_among_busy(e, g)) continue;
@@ -88,14 +89,16 @@ Judged rule_a4(const RunEvidence& e, const SharedVerdicts&) {
         if (how.empty()) by_pid[c == Context::kHeld].push_back(g.facts.index);
         else if (c == Context::kHeld)
             by_memory.push_back(id + " ran nothing with " + how + ": a context is held there");
-        else if (c == Context::kNotHeld) by_memory.push_back(id + " stayed at 0 % with " + how + ": no context there");
-        else by_memory.push_back(id + " stayed at 0 %; " + how);
+        else if (c == Context::kNotHeld)
+            by_memory.push_back(id + " " + idle_words + " with " + how + ": no context there");
+        else by_memory.push_back(id + " " + idle_words + "; " + how);
     }
     if (idle == 0) return std::nullopt;
     std::size_t n = e.gpus.size();
     std::vector<std::string> parts = by_memory;
     if (!by_pid[0].empty())
-        parts.insert(parts.begin(), "GPU " + gpu_list(by_pid[0]) + " stayed at 0 % with no process of the job on it");
+        parts.insert(parts.begin(),
+                     "GPU " + gpu_list(by_pid[0]) + " " + idle_words + " with no process of the job on it");
     if (!by_pid[1].empty())
         parts.push_back("GPU " + gpu_list(by_pid[1]) + " held a context of the job but ran nothing there");
     std::string msg = "Only " + std::to_string(n - idle) + " of " + std::to_string(n) + " GPUs did work (" +

@@ -225,32 +225,4 @@ std::vector<std::string> RunSampler::take_news() {
     return v;
 }
 
-RunResult summarize_run(const RunTimeline& tl, const std::vector<RunGpuFacts>& facts, double interval_s, int cpus,
-                        bool gpus_visible, double wall_s) {
-    RunResult r;
-    r.interval_s = interval_s;
-    const std::vector<RunPoint>& pts = tl.points();
-    SteadyWindow win = steady_window(pts, interval_s, wall_s);
-    r.window_start_s = win.start_s;
-    r.window_end_s = win.end_s;
-    r.window_rule = win.rule;
-    RunEvidence e;
-    e.window = window_view(pts, interval_s, win);
-    e.all = &pts;
-    e.window_s = win.end_s - win.start_s;
-    e.gpus_visible = gpus_visible;
-    e.absent = &tl.absent;
-    for (std::size_t k = 0; k < facts.size(); ++k) e.gpus.push_back(summarize_gpu(pts, e.window, k, facts[k]));
-    e.host = summarize_host(pts, e.window, cpus);
-    r.diagnosis = diagnose(e);
-    r.gpus = e.gpus;
-    r.host = e.host;
-    r.absent = tl.absent;
-    r.gpu_indexes = tl.gpu_indexes;
-    r.timeline = pts;
-    r.timeline_bytes = tl.memory_bytes();
-    r.timeline_thinned = tl.thinned();
-    return r;
-}
-
 }  // namespace gpuvet

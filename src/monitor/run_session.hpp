@@ -1,5 +1,5 @@
 // One trial run's sampling: the GPU monitor (when a GPU is visible) and the host sampler read
-// once per tick into the timeline, and at the end the summary and diagnosis built from it.
+// once per tick into the timeline (monitor/run_assembly builds the result from it).
 #pragma once
 #include <memory>
 #include <set>
@@ -50,9 +50,5 @@ private:
     std::vector<std::string> news_;
     RunPoint last_;
 };
-
-// The summary and diagnosis of a finished run; `wall_s` (when >= 0) bounds the steady window.
-RunResult summarize_run(const RunTimeline& tl, const std::vector<RunGpuFacts>& facts, double interval_s, int cpus,
-                        bool gpus_visible, double wall_s = -1);
 
 }  // namespace gpuvet

@@ -27,10 +27,10 @@ std::string seconds(double s) {
 
 }  // namespace
 
-SteadyWindow steady_window(const std::vector<RunPoint>& pts, double interval_s, double wall_s) {
+SteadyWindow steady_window(const std::vector<RunPoint>& pts, double interval_s, std::optional<double> wall_s) {
     SteadyWindow w;
     if (pts.empty()) return w;
-    auto until = [&](double t) { return wall_s >= 0 ? std::min(t, std::max(wall_s, pts.front().t_s)) : t; };
+    auto until = [&](double t) { return wall_s ? std::min(t, std::max(*wall_s, pts.front().t_s)) : t; };
     double first = pts.front().t_s, last = until(pts.back().t_s + interval_s);
     double busy_first = -1, busy_last = -1;
     for (const RunPoint& p : pts)

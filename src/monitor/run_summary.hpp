@@ -5,6 +5,7 @@
 // operation); without, the whole run. Then drop the warm-up, min(10 % of that span, 60 s), and the
 // tail, min(5 %, 10 s) (data loading, compilation and allocation start-up; teardown).
 #pragma once
+#include <optional>
 #include <functional>
 #include <vector>
 
@@ -20,9 +21,10 @@ struct SteadyWindow {
     bool gpu_bounded = false;  // bounded by GPU activity (else the whole run)
     std::string rule;          // the rule in words, with the numbers used
 };
-// `wall_s` (when >= 0): the run's wall time; a window never ends after it (the last tick counts
+// `wall_s` (when given): the run's wall time; a window never ends after it (the last tick counts
 // for a whole interval, which a run that ended early did not last).
-SteadyWindow steady_window(const std::vector<RunPoint>& pts, double interval_s, double wall_s = -1);
+SteadyWindow steady_window(const std::vector<RunPoint>& pts, double interval_s,
+                           std::optional<double> wall_s = std::nullopt);
 
 // Weighted mean and nearest-rank percentiles of the measured values (NaN ones skipped).
 Stat weighted_stat(const std::vector<double>& values, const std::vector<double>& weights);

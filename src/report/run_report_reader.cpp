@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/report_reader.hpp"
+#include "core/result.hpp"
 #include "core/run_fields.hpp"
 #include "core/text_limits.hpp"
 #include "core/text_safety.hpp"
@@ -202,14 +204,23 @@ RunReportDoc read_run_report_doc(const std::string& text, const std::string& nam
         make_strings_visible(argv, true);
         j["run"]["command"] = argv;
     }
+    // The same range as a check report: a file from a newer gpuvet may mean other things.
+    auto v = j.find("schema_version");
+    if (v == j.end() || !v->is_number_integer())
+        throw input_error(name + ": no schema_version: not a run report gpuvet wrote", fix);
+    const long long version = v->get<long long>();
+    if (version < kOldestReadableSchema || version > kSchemaVersion)
+        throw input_error(name + ": schema_version " + std::to_string(version) + " is not one this build reads (" +
+                              std::to_string(kOldestReadableSchema) + " to " + std::to_string(kSchemaVersion) + ")",
+                          version > kSchemaVersion ? "use the gpuvet version that wrote it, or a newer one"
+                                                   : "record the run again with this gpuvet");
     RunReportDoc doc;
     try {
         doc.envelope.command = "run";
         doc.envelope.tool_version = rd_str(j, "tool_version");
         doc.envelope.started_at = rd_str(j, "started_at");
         doc.envelope.finished_at = rd_str(j, "finished_at");
-        if (j.contains("schema_version") && j["schema_version"].is_number_integer())
-            doc.envelope.schema_version = j["schema_version"].get<int>();
+        doc.envelope.schema_version = static_cast<int>(version);
         read_run_fields(j["run"], doc.run);
         if (j.contains("series") && j["series"].is_array())
             for (const Json& s : j["series"])

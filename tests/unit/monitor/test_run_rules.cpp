@@ -301,7 +301,7 @@ TEST(RunRules, A4TellsBothKindsOfIdleGpuApart) {
     const std::string& m = r.diagnosis.primary->message;
     EXPECT_NE(m.find("Only 2 of 4"), std::string::npos) << m;
     EXPECT_NE(m.find("50 % of the rented"), std::string::npos) << m;
-    EXPECT_NE(m.find("GPU 3 stayed at 0 % with no process of the job"), std::string::npos) << m;
+    EXPECT_NE(m.find("GPU 3 stayed under 2 % utilization with no process of the job"), std::string::npos) << m;
     EXPECT_NE(m.find("GPU 2 held a context"), std::string::npos) << m;
     EXPECT_NE(r.diagnosis.primary->action.find("torchrun --nproc-per-node=4"), std::string::npos);
 }
@@ -383,7 +383,8 @@ TEST(RunRules, A4InAContainerWhosePidsDoNotMatch) {
                    4);
     ASSERT_EQ(primary(r), "A4");
     const std::string& m = r.diagnosis.primary->message;
-    EXPECT_NE(m.find("GPU 3 stayed at 0 % with 2 MiB of its memory in use (the job's processes could not be matched: "
+    EXPECT_NE(m.find("GPU 3 stayed under 2 % utilization with 2 MiB of its memory in use (the job's processes could "
+                     "not be matched: "
                      "no GPU listed a process of the job although the others worked"),
               std::string::npos)
         << m;
@@ -396,9 +397,11 @@ TEST(RunRules, A4SaysWhenItCannotTellWhetherAContextIsHeld) {
     auto r = judge(one_idle_of_four([](int, GpuPoint& x) { x.memory_used_bytes = kUnmeasured; }), 4);
     ASSERT_EQ(primary(r), "A4");
     const std::string& m = r.diagnosis.primary->message;
-    EXPECT_NE(m.find("GPU 3 stayed at 0 %; whether the job holds a context there could not be told (its process "
-                     "list could not be read)"),
-              std::string::npos)
+    EXPECT_NE(
+        m.find(
+            "GPU 3 stayed under 2 % utilization; whether the job holds a context there could not be told (its process "
+            "list could not be read)"),
+        std::string::npos)
         << m;
     const std::string& a = r.diagnosis.primary->action;
     EXPECT_NE(a.find("torchrun"), std::string::npos) << a;

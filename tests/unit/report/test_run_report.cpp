@@ -3,9 +3,12 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 #include "compare/run_compare.hpp"
 #include "core/clock_reasons.hpp"
 #include "core/error.hpp"
+#include "core/result.hpp"
 #include "report/run_json.hpp"
 #include "report/run_report_reader.hpp"
 #include "support/run_timelines.hpp"
@@ -68,6 +71,23 @@ TEST(RunReport, TheTimelineReadsBackAsOneSeriesPerSignalAndGpu) {
 TEST(RunReport, AnotherCommandsReportOrTextThatIsNotJsonIsRefused) {
     EXPECT_THROW(read_run_report("{\"command\": \"check\"}", "x.json"), Error);
     EXPECT_THROW(read_run_report("not json", "x.json"), Error);
+}
+
+TEST(RunReport, AReportWithoutAReadableSchemaVersionIsRefusedWithTheVersionsThisBuildReads) {
+    Json j = Json::parse(report_of(power_capped_run()));
+    j["schema_version"] = kSchemaVersion + 1;
+    try {
+        read_run_report(j.dump(), "new.json");
+        ADD_FAILURE() << "a newer schema was read";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("schema_version " + std::to_string(kSchemaVersion + 1)), std::string::npos)
+            << e.what();
+        EXPECT_NE(e.advice().find("newer"), std::string::npos) << e.advice();
+    }
+    j.erase("schema_version");
+    EXPECT_THROW(read_run_report(j.dump(), "old.json"), Error);
+    j["schema_version"] = kSchemaVersion;
+    EXPECT_NO_THROW(read_run_report(j.dump(), "same.json"));
 }
 
 TEST(RunCompare, TheFasterRunIsNamedWithTheRuleThatHeldTheOtherBack) {

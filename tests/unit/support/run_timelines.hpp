@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/run_result.hpp"
+#include "monitor/run_assembly.hpp"
 #include "monitor/run_session.hpp"
 #include "monitor/run_summary.hpp"
 
