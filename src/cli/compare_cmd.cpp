@@ -78,7 +78,8 @@ std::vector<OfferInput> read_inputs(const std::vector<std::string>& files) {
         if (!fresh)
             throw input_error(f + " and " + it->second + " are the same report",
                               "each offer or node needs its own report: run gpuvet check on each server");
-        std::string kind = document_kind(text, f);
+        ReportDocument doc = read_document(text, f);
+        const std::string& kind = doc.kind;
         if (kind == "run")
             throw input_error(f + " is a run report among check reports",
                               "compare two run reports alone, or check reports alone");
@@ -90,7 +91,10 @@ std::vector<OfferInput> read_inputs(const std::vector<std::string>& files) {
             throw input_error(f + " is a '" + kind + "' report, " + file0 + " a '" + kind0 + "' report",
                               "compare reports of one kind");
         std::string name = fs::path(f).stem().string();
-        out.push_back({name, f, parse_report(text, f)});
+        if (!doc.report)
+            throw input_error(f + ": this " + kind + " document holds no checks",
+                              "compare the JSON that 'gpuvet check --json' or --report DIR wrote");
+        out.push_back({name, f, std::move(*doc.report)});
     }
     // Two files of one name in different folders: their paths tell them apart.
     std::set<std::string> names;

@@ -254,11 +254,29 @@ std::string document_kind(std::string_view text, const std::string& origin) {
     return read_envelope(rd, j, e);
 }
 
-Report parse_report(std::string_view text, const std::string& origin) {
-    J j = parse_json(text, origin);
-    Reader rd{origin};
-    Report r;
-    read_envelope(rd, j, r);
+namespace {
+
+// The "slurm" object a report made under Slurm carries (strings or null); none without a job id.
+std::optional<SlurmContext> read_slurm(const Reader& rd, const J& j) {
+    const J* o = rd.member(j, "slurm");
+    if (!o || o->is_null()) return std::nullopt;
+    rd.object(*o, "slurm");
+    auto job = rd.opt_str(*o, "job_id", "slurm");
+    if (!job) return std::nullopt;
+    SlurmContext s;
+    s.job_id = *job;
+    s.step_id = rd.opt_str(*o, "step_id", "slurm");
+    s.node = rd.opt_str(*o, "node", "slurm");
+    s.procid = rd.opt_str(*o, "procid", "slurm");
+    s.step_gpus = rd.opt_str(*o, "step_gpus", "slurm");
+    s.job_gpus = rd.opt_str(*o, "job_gpus", "slurm");
+    s.cuda_visible_devices = rd.opt_str(*o, "cuda_visible_devices", "slurm");
+    s.gpus_on_node = rd.opt_str(*o, "gpus_on_node", "slurm");
+    return s;
+}
+
+// The report after its envelope, from the parsed document.
+Report report_of(const Reader& rd, const J& j, Report r) {
     if (!rd.member(j, "checks"))
         rd.fail("checks", "missing: this " + r.command + " document is not a report of checks");
     const J& checks = rd.array(j, "checks", "");
@@ -317,7 +335,28 @@ Report parse_report(std::string_view text, const std::string& origin) {
     if (!stated.empty() && run_verdict_of(rd, stated) != r.verdict)
         rd.fail("verdict",
                 "says " + stated + " but its checks make it " + to_string(r.verdict) + ": the file was edited");
+    r.slurm = read_slurm(rd, j);
     return r;
+}
+
+}  // namespace
+
+Report parse_report(std::string_view text, const std::string& origin) {
+    J j = parse_json(text, origin);
+    Reader rd{origin};
+    Report r;
+    read_envelope(rd, j, r);
+    return report_of(rd, j, std::move(r));
+}
+
+ReportDocument read_document(std::string_view text, const std::string& origin) {
+    J j = parse_json(text, origin);
+    Reader rd{origin};
+    Report r;
+    ReportDocument d;
+    d.kind = read_envelope(rd, j, r);
+    if (rd.member(j, "checks")) d.report = report_of(rd, j, std::move(r));
+    return d;
 }
 
 Report read_report_file(const std::string& path) {

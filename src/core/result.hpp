@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/slurm_context.hpp"
+
 namespace gpuvet {
 
 // The version of every JSON document gpuvet writes (docs/report-schema.md). 2: the report's
@@ -218,6 +220,7 @@ struct Report : Envelope {
     Verdict worst_check = Verdict::Skip;  // worst over checks
     RunVerdict verdict = RunVerdict::CouldNotRun;
     int exit_code = 0;
+    std::optional<SlurmContext> slurm;  // read back from a report made under Slurm
 
     // Folds the checks, `interrupted` and `fatal` into `verdict` and `exit_code`: 0 GO (warnings
     // allowed), 1 NO-GO (a check failed, interrupted or not), 3 INCOMPLETE or COULD NOT RUN.

@@ -7,36 +7,21 @@
 #include "core/error.hpp"
 #include "core/input_file.hpp"
 #include "core/report_reader.hpp"
-#include "report/slurm_json.hpp"
 
 namespace gpuvet {
-
-namespace {
-
-// The report's "slurm" object: written last and flat (strings), so it is found and parsed alone
-// rather than parsing the whole report a second time.
-std::optional<SlurmContext> slurm_of(const std::string& text) {
-    auto key = text.rfind("\"slurm\": {");
-    if (key == std::string::npos) return std::nullopt;
-    auto open = text.find('{', key), close = text.find('}', key);
-    if (close == std::string::npos) return std::nullopt;
-    auto j = nlohmann::json::parse(text.substr(open, close - open + 1), nullptr, false);
-    return j.is_discarded() ? std::nullopt : slurm_from_json(j);
-}
-
-}  // namespace
 
 FleetNodeInput read_fleet_node(const std::string& name, const std::string& path, const std::string& text,
                                const std::function<void(Report&)>& amend) {
     try {
-        std::string kind = document_kind(text, path);
-        if (kind == "run") return failed_node(name, path, "a run report among check reports");
-        if (kind != "check" && kind != "burn" && kind != "bench")
-            return failed_node(name, path, "a '" + kind + "' document, not a check report");
-        Report r = parse_report(text, path);
+        ReportDocument d = read_document(text, path);
+        if (d.kind == "run") return failed_node(name, path, "a run report among check reports");
+        if (d.kind != "check" && d.kind != "burn" && d.kind != "bench")
+            return failed_node(name, path, "a '" + d.kind + "' document, not a check report");
+        if (!d.report) return failed_node(name, path, "a '" + d.kind + "' document without its checks");
+        Report& r = *d.report;
         if (amend) amend(r);
         FleetNodeInput n = summarise_node(name, path, r);
-        n.slurm = slurm_of(text);
+        n.slurm = r.slurm;
         return n;
     } catch (const Error& e) {
         return failed_node(name, path, std::string("report unusable: ") + e.what());

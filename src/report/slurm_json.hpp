@@ -1,4 +1,4 @@
-// The "slurm" object of a report made under Slurm (docs/report-schema.md), written and read back.
+// The "slurm" object of a report made under Slurm (docs/report-schema.md), written (core/report_reader reads it back).
 #pragma once
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -11,7 +11,5 @@ namespace gpuvet {
 nlohmann::ordered_json slurm_to_json(const SlurmContext& s);
 // `document` (a JSON document gpuvet wrote) with its "slurm" member set: the context, or null.
 std::string with_slurm_context(const std::string& document, const std::optional<SlurmContext>& s);
-// The object's fields (strings or null); nothing when `j` is not an object with a job_id string.
-std::optional<SlurmContext> slurm_from_json(const nlohmann::json& j);
 
 }  // namespace gpuvet
