@@ -1,6 +1,7 @@
 #include "checks/fabric_rdma_run.hpp"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -75,23 +76,36 @@ ibv::gid gid_of(const std::string& hex) {
     return g;
 }
 
-// The registered buffer, in GPU or host memory.
+// The registered buffer: GPU memory through nvidia-peermem (ibv_reg_mr on the device pointer), else
+// GPU memory through DMA-BUF (the allocation exported as a dma-buf fd, ibv_reg_dmabuf_mr), else host
+// memory. `why` gets the path taken and every step that refused, with its reason.
 class Buffer {
 public:
-    Buffer(const VerbsApi& v, ibv::pd* pd, GpuSession* gpu, bool use_gpu, std::string& why) : v_(v) {
+    Buffer(const VerbsApi& v, ibv::pd* pd, GpuSession* gpu, bool peermem, bool dmabuf, std::string& why) : v_(v) {
         const int access = ibv::kAccessLocalWrite | ibv::kAccessRemoteWrite;
-        if (use_gpu && gpu) {
-            dev_ = gpu->alloc(kBufferBytes);
+        std::vector<std::string> refused;
+        if (gpu && peermem) {
+            dev_ = gpu->alloc(kGpuBytes);
             mr_ = v_.ibv_reg_mr(pd, reinterpret_cast<void*>(dev_.ptr()), kBufferBytes, access);
             if (mr_) {
                 gpu_ = gpu;
+                why = "GPUDirect RDMA through nvidia-peermem: GPU memory";
                 return;
             }
-            why =
+            refused.push_back(
                 "ibv_reg_mr refused GPU memory: GPUDirect RDMA does not work although nvidia-peermem is there "
-                "(check dmesg, and that nvidia-peermem matches the driver): host memory";
-            dev_.reset();
+                "(check dmesg, and that nvidia-peermem matches the driver)");
         }
+        if (gpu && dmabuf) {
+            if (register_dmabuf(pd, *gpu, access, refused)) {
+                gpu_ = gpu;
+                refused.push_back("GPUDirect RDMA through DMA-BUF: GPU memory");
+                why = join(refused);
+                return;
+            }
+        }
+        dev_.reset();
+        if (!refused.empty()) why = join(refused) + ": host memory";
         // Page-aligned, as NICs register whole pages.
         void* p = ::mmap(nullptr, kBufferBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED) throw Failure{"no host memory for the RDMA buffer"};
@@ -101,6 +115,7 @@ public:
     }
     ~Buffer() {
         if (mr_) v_.ibv_dereg_mr(mr_);
+        if (dmabuf_fd_ >= 0) ::close(dmabuf_fd_);  // after the NIC let go of the pages
         if (host_) ::munmap(host_, kBufferBytes);
     }
     Buffer(const Buffer&) = delete;
@@ -127,9 +142,51 @@ public:
     }
 
 private:
+    // The GPU allocation: whole 2 MiB pages, as the export takes host-page multiples and GPU memory is
+    // mapped in 2 MiB pages.
+    static constexpr std::uint64_t kGpuBytes =
+        (kBufferBytes + (std::uint64_t(2) << 20) - 1) & ~((std::uint64_t(2) << 20) - 1);
+
+    static std::string join(const std::vector<std::string>& parts) {
+        std::string out;
+        for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;
+        return out;
+    }
+
+    // GPU memory through DMA-BUF; false with the refusing step's reason added to `refused`.
+    bool register_dmabuf(ibv::pd* pd, const GpuSession& gpu, int access, std::vector<std::string>& refused) {
+        if (!v_.ibv_reg_dmabuf_mr) {
+            refused.push_back("libibverbs at " + v_.path + " lacks ibv_reg_dmabuf_mr (rdma-core older than v34)");
+            return false;
+        }
+        if (!dev_) dev_ = gpu.alloc(kGpuBytes);
+        const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+        if (page == 0 || dev_.ptr() % page != 0) {
+            refused.push_back("the GPU allocation is not page-aligned, which a DMA-BUF export needs");
+            return false;
+        }
+        GpuSession::DmaBuf buf = gpu.export_dmabuf(dev_.ptr(), kGpuBytes);
+        if (buf.fd < 0) {
+            refused.push_back(buf.why);
+            return false;
+        }
+        // The iova is the device pointer, so the writes' addresses are those the GPU path would use.
+        mr_ = v_.ibv_reg_dmabuf_mr(pd, 0, kBufferBytes, std::uint64_t(dev_.ptr()), buf.fd, access);
+        if (!mr_) {
+            ::close(buf.fd);
+            refused.push_back(
+                "ibv_reg_dmabuf_mr refused the GPU's DMA-BUF (rdma-core older than v34, or the NIC driver lacks "
+                "dma-buf)");
+            return false;
+        }
+        dmabuf_fd_ = buf.fd;
+        return true;
+    }
+
     const VerbsApi& v_;
     GpuSession* gpu_ = nullptr;
     DeviceBuffer dev_;
+    int dmabuf_fd_ = -1;
     unsigned char* host_ = nullptr;
     ibv::mr* mr_ = nullptr;
 };
@@ -379,15 +436,12 @@ RdmaLink run_links(const RunSettings& s, GpuSession* gpu, const std::atomic<bool
     if (skipped.empty()) {
         try {
             ep = std::make_unique<Endpoint>(verbs, nic->name);
-            const bool want_gpu = gpu && nic->peermem;
-            link.memory_why = !gpu           ? "no GPU for this rank: host memory"
-                              : nic->peermem ? "GPUDirect RDMA through nvidia-peermem: GPU memory"
-                              : nic->dmabuf  ? "no nvidia-peermem (this gpuvet registers GPU memory through it, not "
-                                               "DMA-BUF): host memory"
-                                             : "no GPUDirect RDMA on this node (neither nvidia-peermem nor DMA-BUF): "
-                                               "host memory";
-            send = std::make_unique<Buffer>(verbs, ep->pd(), gpu, want_gpu, link.memory_why);
-            recv = std::make_unique<Buffer>(verbs, ep->pd(), gpu, want_gpu, link.memory_why);
+            // Buffer overwrites this with the path it took whenever it tried one.
+            link.memory_why = !gpu ? "no GPU for this rank: host memory"
+                                   : "no GPUDirect RDMA on this node (neither nvidia-peermem nor DMA-BUF, which needs "
+                                     "the open kernel module and Linux 5.12 or later): host memory";
+            send = std::make_unique<Buffer>(verbs, ep->pd(), gpu, nic->peermem, nic->dmabuf, link.memory_why);
+            recv = std::make_unique<Buffer>(verbs, ep->pd(), gpu, nic->peermem, nic->dmabuf, link.memory_why);
             link.memory = send->on_gpu() && recv->on_gpu() ? "GPU" : "host";
             send->fill(s.node_index, s.rail);
             mine_w = ep->info(ep->write_qp(), write_psn);

@@ -2,7 +2,8 @@
 // step, on its rail's NIC, through libibverbs loaded at run time. The rank writes to the same rail
 // of the next node and is written to by the previous one (each an RC queue pair), the queue pairs'
 // details handed over on the launcher's rendezvous board. It writes large messages from GPU memory
-// where GPUDirect RDMA is there (nvidia-peermem), else from host memory, and says which and why.
+// where GPUDirect RDMA is there (through nvidia-peermem, else through DMA-BUF), else from host
+// memory, and says which and why.
 #pragma once
 #include <atomic>
 #include <filesystem>

@@ -163,6 +163,35 @@ DeviceBuffer GpuSession::alloc(std::size_t bytes) const {
     return DeviceBuffer(api_.get(), p, bytes);
 }
 
+GpuSession::DmaBuf GpuSession::export_dmabuf(cu::CUdeviceptr ptr, std::size_t bytes) const {
+    DmaBuf out;
+    if (!api_->cuMemGetHandleForAddressRange) {
+        out.why = "libcuda at " + api_->path + " lacks cuMemGetHandleForAddressRange (driver older than 515)";
+        return out;
+    }
+    int supported = 0;
+    if (const int rc = api_->cuDeviceGetAttribute(&supported, cu::CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, dev_);
+        rc != cu::CUDA_SUCCESS) {
+        out.why = "cuDeviceGetAttribute(CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED) failed with " + api_->error_name(rc);
+        return out;
+    }
+    if (!supported) {
+        out.why =
+            "the driver says this GPU cannot export DMA-BUF (CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 0: it needs "
+            "driver 515 or later with the open kernel module, on a kernel with dma-buf, 5.12 or later)";
+        return out;
+    }
+    int fd = -1;
+    const int rc = api_->cuMemGetHandleForAddressRange(&fd, ptr, bytes, cu::CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
+    if (rc != cu::CUDA_SUCCESS || fd < 0) {
+        out.why = "cuMemGetHandleForAddressRange refused (" + api_->error_name(rc) +
+                  "): driver older than 515, or a kernel without dma-buf";
+        return out;
+    }
+    out.fd = fd;
+    return out;
+}
+
 PinnedBuffer GpuSession::alloc_pinned(std::size_t bytes) const {
     need(reinterpret_cast<const void*>(api_->cuMemHostAlloc), "cuMemHostAlloc");
     void* p = nullptr;

@@ -199,6 +199,14 @@ public:
     MemInfo mem_info() const;
 
     DeviceBuffer alloc(std::size_t bytes) const;
+    // A DMA-BUF file descriptor naming the device memory [ptr, ptr + bytes) (cuMemGetHandleForAddressRange),
+    // for a NIC to register (ibv_reg_dmabuf_mr); the caller closes it. ptr and bytes must be multiples
+    // of the host page size. fd < 0: `why` says which step refused and why.
+    struct DmaBuf {
+        int fd = -1;
+        std::string why;
+    };
+    DmaBuf export_dmabuf(cu::CUdeviceptr ptr, std::size_t bytes) const;
     PinnedBuffer alloc_pinned(std::size_t bytes) const;
     Stream stream() const;     // non-blocking with respect to the legacy default stream
     Event event() const;       // timing event

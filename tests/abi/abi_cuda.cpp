@@ -14,6 +14,7 @@ ABI_ENUM(c::CUresult, ::CUresult);
 ABI_ENUM(c::CUdevice_attribute, ::CUdevice_attribute);
 ABI_MAP(c::CUuuid, ::CUuuid);
 ABI_ENUM(c::CUjit_option, ::CUjit_option);
+ABI_ENUM(c::CUmemRangeHandleType, ::CUmemRangeHandleType);
 }  // namespace abi
 
 namespace c = gpuvet::cu;
@@ -70,6 +71,7 @@ ABI_SAME_FN(c::cuCtxSynchronize_fn, cuCtxSynchronize);
 ABI_SAME_FN(c::cuDeviceCanAccessPeer_fn, cuDeviceCanAccessPeer);
 ABI_SAME_FN(c::cuCtxEnablePeerAccess_fn, cuCtxEnablePeerAccess);
 ABI_SAME_FN(c::cuMemcpyPeerAsync_fn, cuMemcpyPeerAsync);
+ABI_SAME_FN(c::cuMemGetHandleForAddressRange_fn, cuMemGetHandleForAddressRange);
 ABI_SAME_FN(c::cuGetErrorName_fn, cuGetErrorName);
 ABI_SAME_FN(c::cuGetErrorString_fn, cuGetErrorString);
 
@@ -118,6 +120,8 @@ ABI_SAME_VALUE(c::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, ::CU_DEVICE_ATTRIBUTE_L2_CA
 ABI_SAME_VALUE(c::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, ::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID);
 ABI_SAME_VALUE(c::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, ::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
 ABI_SAME_VALUE(c::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, ::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+ABI_SAME_VALUE(c::CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, ::CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED);
+ABI_SAME_VALUE(c::CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, ::CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD);
 
 // Flags.
 ABI_SAME_VALUE(c::CU_STREAM_DEFAULT, ::CU_STREAM_DEFAULT);

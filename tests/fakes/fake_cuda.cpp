@@ -6,7 +6,9 @@
 #include <cuda.h>
 #pragma GCC visibility pop
 
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -67,6 +69,10 @@ struct Alloc {
     size_t bytes = 0;
     int dev = 0;
     uint64_t phys = 0;  // where it lies in the GPU's memory (bad cells are physical offsets)
+    // Once exported as a DMA-BUF: the shared-memory file its pages now live in, so the exported fd
+    // names the very bytes the copies and kernels see, in this process and (by name) in another.
+    int shm_fd = -1;
+    std::string shm_name;
 };
 
 struct Device {
@@ -104,6 +110,34 @@ void* map_bytes(size_t n) {
     void* p = mmap(nullptr, std::max<size_t>(n, 1), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                    -1, 0);
     return p == MAP_FAILED ? nullptr : p;
+}
+
+void drop_shm(Alloc& a) {
+    if (a.shm_fd < 0) return;
+    close(a.shm_fd);
+    shm_unlink(a.shm_name.c_str());
+    a.shm_fd = -1;
+}
+
+// Moves the allocation's pages into a shared-memory file (its bytes kept) and maps that file where
+// the pages were; false when the file cannot be made.
+bool back_with_shm(CUdeviceptr p, Alloc& a) {
+    if (a.shm_fd >= 0) return true;
+    const size_t page = size_t(sysconf(_SC_PAGESIZE)), len = (a.bytes + page - 1) / page * page;
+    char name[96];
+    std::snprintf(name, sizeof name, "/gpuvet-fakecuda-%u-%d-%llx", unsigned(getuid()), int(getpid()),
+                  static_cast<unsigned long long>(p));
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) return false;
+    if (ftruncate(fd, off_t(len)) != 0 || pwrite(fd, a.host, a.bytes, 0) != ssize_t(a.bytes) ||
+        mmap(a.host, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+        close(fd);
+        shm_unlink(name);
+        return false;
+    }
+    a.shm_fd = fd;
+    a.shm_name = name;
+    return true;
 }
 
 size_t accounted(size_t bytes) { return (bytes + 255) & ~size_t(255); }
@@ -225,6 +259,7 @@ CUresult attribute(const Device& d, CUdevice_attribute a, int* v) {
     fake::parse_bus_id(g.pci_bus_id, dom, bus, dev);
     switch (a) {
         case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = g.sm_count; break;
+        case CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: *v = g_sc.fabric.dmabuf != "unsupported" ? 1 : 0; break;
         case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = g.cc_major; break;
         case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = g.cc_minor; break;
         case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: *v = bus; break;
@@ -337,7 +372,7 @@ __attribute__((visibility("default"))) void gpuvet_fake_on_device_read(void (*ho
 
 __attribute__((visibility("default"))) void gpuvet_fake_cuda_reset(void) {
     LOCK;
-    for (auto& [p, a] : g_allocs) munmap(a.host, std::max<size_t>(a.bytes, 1));
+    for (auto& [p, a] : g_allocs) munmap(a.host, std::max<size_t>(a.bytes, 1)), drop_shm(a);
     for (auto& [p, dev] : g_host_allocs) std::free(p);
     for (auto* s : g_streams) delete s;
     for (auto* e : g_events) delete e;
@@ -635,7 +670,7 @@ CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytes) {
         phys = std::max(phys, s + n);
     }
     d.phys_used[phys] = pages;
-    g_allocs[p] = Alloc{host, bytes, t_ctx->dev, phys};
+    g_allocs[p] = Alloc{host, bytes, t_ctx->dev, phys, -1, {}};
     *dptr = p;
     return CUDA_SUCCESS;
 }
@@ -646,9 +681,31 @@ CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr) {
     auto it = g_allocs.find(dptr);
     NEED(it != g_allocs.end());
     munmap(it->second.host, std::max<size_t>(it->second.bytes, 1));
+    drop_shm(it->second);
     g_devs[it->second.dev]->phys_used.erase(it->second.phys);
     g_devs[it->second.dev]->allocated -= accounted(it->second.bytes);
     g_allocs.erase(it);
+    return CUDA_SUCCESS;
+}
+// A DMA-BUF fd for a whole allocation from its start (the double's limit: its fd's offset 0 is the
+// allocation's first byte). The scenario's [fabric] dmabuf = "refused" answers as a driver whose
+// kernel lacks dma-buf.
+CUresult CUDAAPI cuMemGetHandleForAddressRange(void* handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType type,
+                                               unsigned long long flags) {
+    fake::hang_point(__func__, ctx_gpu());
+    LOCK;
+    INITED;
+    NEED(handle && size > 0 && type == CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD && flags == 0);
+    if (!t_ctx) return CUDA_ERROR_INVALID_CONTEXT;
+    if (g_sc.fabric.dmabuf != "ok") return CUDA_ERROR_NOT_SUPPORTED;
+    const size_t page = size_t(sysconf(_SC_PAGESIZE));
+    NEED(dptr % page == 0 && size % page == 0);  // cuda.h: both aligned to the host page size
+    auto it = g_allocs.find(dptr);
+    NEED(it != g_allocs.end() && size <= (it->second.bytes + page - 1) / page * page);
+    if (!back_with_shm(dptr, it->second)) return CUDA_ERROR_OUT_OF_MEMORY;
+    const int fd = fcntl(it->second.shm_fd, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) return CUDA_ERROR_OPERATING_SYSTEM;
+    *static_cast<int*>(handle) = fd;
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuMemHostAlloc(void** pp, size_t bytes, unsigned int) {

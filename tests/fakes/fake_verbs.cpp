@@ -8,9 +8,14 @@
 // [fabric] write_efficiency (x node_factor, x slow_nic_factor for slow_nics), so a figure above
 // that is impossible and a slower copy shows as it is. Knobs ([fabric] of GPUVET_FAKE_SCENARIO,
 // tests/fakes/README.md): fail_connect (those NICs' queue pairs fail to reach RTR), gdr = false
-// (GPU memory is refused, as without nvidia-peermem), ib = "no_device" (no device opens).
+// (GPU memory is refused, as without nvidia-peermem), ib = "no_device" (no device opens),
+// dmabuf_mr = false (ibv_reg_dmabuf_mr refuses). ibv_reg_dmabuf_mr maps the fd it is given (the fake
+// libcuda's export: a shared-memory file holding the allocation's pages), so what a writer puts there
+// is what cuMemcpyDtoH reads back. Built a second time with FAKE_VERBS_NO_DMABUF: an rdma-core older
+// than v34, without ibv_reg_dmabuf_mr.
 #include <fcntl.h>
 #include <infiniband/verbs.h>
+#include <limits.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -45,7 +50,10 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr std::size_t kHeader = 4096;  // the MR file's first page: its address and length
+// The MR file's first page: its address and length; for a DMA-BUF MR also the offset (at 16) and
+// name (at 24) of the shared-memory file holding its bytes, which then do not follow the header.
+constexpr std::size_t kHeader = 4096;
+constexpr std::size_t kDataOffsetAt = 16, kDataNameAt = 24, kDataNameBytes = 256;
 
 struct Device {
     ibv_device dev{};
@@ -84,6 +92,7 @@ struct Mr {
     ibv_mr mr{};
     unsigned char* host = nullptr;  // where the bytes are in this process
     bool remote = false;
+    bool dmabuf = false;  // host is this double's own mapping of the dma-buf
 };
 
 std::mutex g_mu;
@@ -189,15 +198,30 @@ int write_one(Qp* q, const ibv_send_wr* wr) {
         complete(q, wr, IBV_WC_REM_ACCESS_ERR, 0);
         return 0;
     }
-    std::uint64_t base = 0, length = 0;
+    std::uint64_t base = 0, length = 0, data_offset = 0;
     std::memcpy(&base, map, 8);
     std::memcpy(&length, static_cast<char*>(map) + 8, 8);
+    std::memcpy(&data_offset, static_cast<char*>(map) + kDataOffsetAt, 8);
+    char data_name[kDataNameBytes] = {};
+    std::memcpy(data_name, static_cast<char*>(map) + kDataNameAt, kDataNameBytes - 1);
+    // The bytes follow the header, or (a DMA-BUF MR) lie in the file the header names.
+    unsigned char* data = static_cast<unsigned char*>(map) + kHeader;
+    void* data_map = MAP_FAILED;
+    if (data_name[0]) {
+        const int dfd = ::shm_open(data_name, O_RDWR, 0600);
+        if (dfd >= 0) {
+            data_map = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, dfd, off_t(data_offset));
+            ::close(dfd);
+        }
+        data = data_map == MAP_FAILED ? nullptr : static_cast<unsigned char*>(data_map);
+    }
     int status = IBV_WC_SUCCESS;
     const std::uint64_t at = wr->wr.rdma.remote_addr;
-    if (at < base || at + bytes > base + length || kHeader + length > std::uint64_t(st.st_size)) {
+    if (!data || at < base || at + bytes > base + length ||
+        (!data_name[0] && kHeader + length > std::uint64_t(st.st_size))) {
         status = IBV_WC_REM_ACCESS_ERR;
     } else {
-        unsigned char* dst = static_cast<unsigned char*>(map) + kHeader + (at - base);
+        unsigned char* dst = data + (at - base);
         for (int i = 0; i < wr->num_sge && status == IBV_WC_SUCCESS; ++i) {
             const ibv_sge& s = wr->sg_list[i];
             auto it = g_by_lkey.find(s.lkey);
@@ -210,6 +234,8 @@ int write_one(Qp* q, const ibv_send_wr* wr) {
             dst += s.length;
         }
     }
+    if (data_map != MAP_FAILED) ::munmap(data_map, length);
+    ::munmap(map, std::size_t(st.st_size));
     const double gbitps = std::min(ctx->limit_gbitps, remote_limit);
     complete(q, wr, status, status == IBV_WC_SUCCESS && gbitps > 0 ? double(bytes) * 8 / (gbitps * 1e9) : 0);
     return 0;
@@ -367,16 +393,75 @@ EXPORT ibv_mr* ibv_reg_mr(ibv_pd* pd, void* addr, std::size_t length, int access
     return &m->mr;
 }
 
-EXPORT ibv_mr* ibv_reg_dmabuf_mr(ibv_pd*, std::uint64_t, std::size_t, std::uint64_t, int, int) {
-    errno = EOPNOTSUPP;  // the double registers GPU memory through the peer-memory path only
-    return nullptr;
+#ifndef FAKE_VERBS_NO_DMABUF
+// The NIC's view of a dma-buf: the fd's pages from `offset`, at the addresses from `iova`. A buffer
+// for remote writes gets an MR file whose header names the dma-buf's shared-memory file, so the
+// writer in another process copies straight into those pages.
+EXPORT ibv_mr* ibv_reg_dmabuf_mr(ibv_pd* pd, std::uint64_t offset, std::size_t length, std::uint64_t iova, int fd,
+                                 int access) {
+    const std::uint64_t page = std::uint64_t(::sysconf(_SC_PAGESIZE));
+    if (!pd || fd < 0 || length == 0 || offset % page != 0 || length % page != 0) {
+        errno = EINVAL;
+        return nullptr;
+    }
+    if (!fabric().dmabuf_mr) {
+        errno = EOPNOTSUPP;  // what a NIC driver without dma-buf support answers
+        return nullptr;
+    }
+    // The file behind the fd, by name: only the fake libcuda's shared-memory exports are reachable.
+    char link[64], target[PATH_MAX] = {};
+    std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    const ssize_t n = ::readlink(link, target, sizeof target - 1);
+    const std::string shm_dir = "/dev/shm/";
+    const std::string path = n > 0 ? std::string(target, std::size_t(n)) : std::string();
+    if (path.rfind(shm_dir, 0) != 0 || path.size() - shm_dir.size() + 1 >= kDataNameBytes) {
+        errno = EINVAL;
+        return nullptr;
+    }
+    char data_name[kDataNameBytes] = {};
+    std::snprintf(data_name, sizeof data_name, "/%s", path.c_str() + shm_dir.size());
+    void* host = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(offset));
+    if (host == MAP_FAILED) {
+        errno = EINVAL;
+        return nullptr;
+    }
+    auto* m = new Mr;
+    m->mr.context = pd->context;
+    m->mr.pd = pd;
+    m->mr.addr = reinterpret_cast<void*>(iova);
+    m->mr.length = length;
+    m->host = static_cast<unsigned char*>(host);
+    m->dmabuf = true;
+    std::lock_guard lk(g_mu);
+    m->mr.lkey = m->mr.rkey = random_id(0xffffffffu);
+    if (access & IBV_ACCESS_REMOTE_WRITE) {
+        const std::string name = shm_name("mr", m->mr.rkey);
+        int mfd = ::shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+        char head[kHeader] = {};
+        const std::uint64_t base_len_off[3] = {iova, length, offset};
+        std::memcpy(head, base_len_off, sizeof base_len_off);
+        std::memcpy(head + kDataNameAt, data_name, sizeof data_name);
+        if (mfd < 0 || ::pwrite(mfd, head, sizeof head, 0) != ssize_t(sizeof head)) {
+            if (mfd >= 0) ::close(mfd), ::shm_unlink(name.c_str());
+            ::munmap(host, length);
+            delete m;
+            errno = ENOMEM;
+            return nullptr;
+        }
+        ::close(mfd);
+        m->remote = true;
+    }
+    g_by_lkey[m->mr.lkey] = m;
+    return &m->mr;
 }
+#endif
 
 EXPORT int ibv_dereg_mr(ibv_mr* mr) {
     auto* m = reinterpret_cast<Mr*>(mr);
     std::lock_guard lk(g_mu);
     g_by_lkey.erase(m->mr.lkey);
     if (m->remote) ::shm_unlink(shm_name("mr", m->mr.rkey).c_str());  // the pages stay the caller's
+    if (m->dmabuf) ::munmap(m->host, m->mr.length);                   // the dma-buf stays the exporter's
     delete m;
     return 0;
 }

@@ -374,7 +374,12 @@ void read_fabric(const toml::table& t, const std::string& path, Fabric& f) {
         else if (key == "write_efficiency") share(f.write_efficiency = need<double>(v, w), w, 1);
         else if (key == "socket_busbw_gbps") share(f.socket_busbw_gbps = need<double>(v, w), w, 1e6);
         else if (key == "gdr") f.gdr = need<bool>(v, w);
-        else if (key == "ib") {
+        else if (key == "dmabuf_mr") f.dmabuf_mr = need<bool>(v, w);
+        else if (key == "dmabuf") {
+            f.dmabuf = need<std::string>(v, w);
+            if (f.dmabuf != "ok" && f.dmabuf != "unsupported" && f.dmabuf != "refused")
+                fail(w, "expected \"ok\", \"unsupported\" or \"refused\"");
+        } else if (key == "ib") {
             f.ib = need<std::string>(v, w);
             if (f.ib != "ok" && f.ib != "no_device") fail(w, "expected \"ok\" or \"no_device\"");
         } else if (key == "slow_nics" || key == "fail_connect") {
@@ -385,7 +390,7 @@ void read_fabric(const toml::table& t, const std::string& path, Fabric& f) {
         } else {
             fail(w,
                  "unknown fabric key (known: efficiency, node_factor, slow_nics, slow_nic_factor, ib, gdr, "
-                 "gdr_off_factor, socket_busbw_gbps, write_efficiency, fail_connect)");
+                 "gdr_off_factor, socket_busbw_gbps, write_efficiency, fail_connect, dmabuf, dmabuf_mr)");
         }
     }
 }

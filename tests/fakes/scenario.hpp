@@ -182,6 +182,11 @@ struct Fabric {
     double write_efficiency = 0.98;
     // The libibverbs double: these NICs' queue pairs fail to reach RTR (a NIC that cannot connect).
     std::vector<std::string> fail_connect;
+    // GPU memory through DMA-BUF. The fake libcuda: "ok" (CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED is 1
+    // and cuMemGetHandleForAddressRange exports), "unsupported" (the attribute is 0), "refused" (the
+    // attribute is 1 but the export answers CUDA_ERROR_NOT_SUPPORTED, as a kernel without dma-buf).
+    std::string dmabuf = "ok";
+    bool dmabuf_mr = true;  // the libibverbs double: false, ibv_reg_dmabuf_mr refuses (a NIC driver without dma-buf)
 };
 
 struct Scenario {

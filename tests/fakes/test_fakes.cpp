@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "fake_hang.hpp"
@@ -471,6 +472,47 @@ TEST(FakeCuda, MemoryHonoursScenarioFreeBytes) {
     EXPECT_EQ(out[1], 0xdeadbeefu);
     EXPECT_EQ(out[3], in[3]);
     EXPECT_EQ(SYM(c.lib, cuMemcpyDtoH_v2)(out.data(), b + 16380, 8), CUDA_ERROR_INVALID_VALUE);  // past the end
+}
+
+// The DMA-BUF export's fd names the allocation's very bytes: what the device holds reads through a
+// mapping of the fd, and what is written there reads back through cuMemcpyDtoH.
+TEST(FakeCuda, DmaBufExportNamesTheAllocationsBytes) {
+    const std::string path = testing::TempDir() + "/dmabuf_scenario.toml";
+    for (const char* mode : {"ok", "refused", "unsupported"}) {
+        std::ofstream(path) << "gpu_count = 1\n[fabric]\ndmabuf = \"" << mode << "\"\n";
+        Cuda c(path);
+        ASSERT_EQ(SYM(c.lib, cuInit)(0), CUDA_SUCCESS);
+        c.ctx(0);
+        int supported = -1;
+        ASSERT_EQ(SYM(c.lib, cuDeviceGetAttribute)(&supported, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, 0), CUDA_SUCCESS);
+        EXPECT_EQ(supported, std::string(mode) == "unsupported" ? 0 : 1) << mode;
+        const size_t n = size_t(2) << 20;
+        CUdeviceptr p = 0;
+        ASSERT_EQ(SYM(c.lib, cuMemAlloc_v2)(&p, n), CUDA_SUCCESS);
+        std::vector<unsigned char> in(n), out(n);
+        for (size_t i = 0; i < n; ++i) in[i] = static_cast<unsigned char>(i * 7 + 3);
+        ASSERT_EQ(SYM(c.lib, cuMemcpyHtoD_v2)(p, in.data(), n), CUDA_SUCCESS);
+        int fd = -1;
+        const auto get = SYM(c.lib, cuMemGetHandleForAddressRange);
+        if (std::string(mode) != "ok") {
+            EXPECT_EQ(get(&fd, p, n, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0), CUDA_ERROR_NOT_SUPPORTED) << mode;
+            continue;
+        }
+        EXPECT_EQ(get(&fd, p + 256, n - 4096, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0), CUDA_ERROR_INVALID_VALUE);
+        ASSERT_EQ(get(&fd, p, n, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0), CUDA_SUCCESS);
+        ASSERT_GE(fd, 0);
+        void* m = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        ASSERT_NE(m, MAP_FAILED);
+        auto* bytes = static_cast<unsigned char*>(m);
+        EXPECT_EQ(std::vector<unsigned char>(bytes, bytes + n), in);
+        for (size_t i = 0; i < n; ++i) bytes[i] = static_cast<unsigned char>(~in[i]);
+        ASSERT_EQ(SYM(c.lib, cuMemcpyDtoH_v2)(out.data(), p, n), CUDA_SUCCESS);
+        EXPECT_EQ(out[0], static_cast<unsigned char>(~in[0]));
+        EXPECT_EQ(out[n - 1], static_cast<unsigned char>(~in[n - 1]));
+        munmap(m, n);
+        close(fd);
+        EXPECT_EQ(SYM(c.lib, cuMemFree_v2)(p), CUDA_SUCCESS);
+    }
 }
 
 // bytes / elapsed seconds, as a bandwidth test would compute it (GB/s = 1e9 B/s).

@@ -38,12 +38,13 @@ def setup(roots=None, fabric=None):
 
 
 def doubles_env(verbs=False):
-    """The doubles; `verbs`: the libibverbs double too (the RDMA write tests on the SDR fixtures), else
-    no libibverbs at all (the double could not move 50 GB/s per NIC for real: the 400G fixtures' RDMA
-    write is not measured, with that reason)."""
+    """The doubles; `verbs`: the libibverbs double too (the RDMA write tests on the SDR fixtures; a file
+    name picks a build of it), else no libibverbs at all (the double could not move 50 GB/s per NIC for
+    real: the 400G fixtures' RDMA write is not measured, with that reason)."""
     e = {k: v for k, v in harness.fake_env("fabric_2x_h100").items() if k != "GPUVET_FAKE_SCENARIO"}
     e["GPUVET_NCCL"] = os.path.join(os.environ["GPUVET_BUILD_DIR"], "tests", "fakes", "libfakenccl.so")
-    e["GPUVET_LIBIBVERBS"] = (os.path.join(os.environ["GPUVET_BUILD_DIR"], "tests", "fakes", "libfakeverbs.so")
+    lib = verbs if isinstance(verbs, str) else "libfakeverbs.so"
+    e["GPUVET_LIBIBVERBS"] = (os.path.join(os.environ["GPUVET_BUILD_DIR"], "tests", "fakes", lib)
                               if verbs else "/nonexistent/libibverbs.so.1")
     return e
 
@@ -295,6 +296,56 @@ def test_rdma_write_without_gpudirect_uses_host_memory_and_says_why():
     assert n2["memory"] == "host" and "ibv_reg_mr refused GPU memory" in n2["memory_why"], n2
     # From host memory the link is still measured, and every byte arrived.
     for r in (n1, n2):
+        assert r["gbps"] > 0 and r["verified_bytes"] == 8 << 20 and r["wrong_bytes"] == 0, r
+
+
+def verified_from_gpu_through_dmabuf(r):
+    """GPU memory through DMA-BUF, and every byte that arrived read back from the reader's GPU memory
+    (a double whose registered pages were not the GPU's would count them all wrong)."""
+    assert r["memory"] == "GPU" and r["memory_why"] == "GPUDirect RDMA through DMA-BUF: GPU memory", r
+    assert r["gbps"] > 0 and r["verified_bytes"] == 8 << 20 and r["wrong_bytes"] == 0, r
+
+
+def test_rdma_write_without_peermem_writes_gpu_memory_through_dmabuf():
+    # n1: the open kernel module on 6.5 and no nvidia-peermem (DMA-BUF); n2: nvidia-peermem.
+    setup(roots={"n1": "fabric_ib_sdr_dmabuf", "n2": "fabric_ib_sdr", "n3": "fabric_ib_sdr"})
+    code, out, err, doc, _ = allreduce("--max-size", "8M", nodes=("n1", "n2"), verbs=True)
+    # The speed is the healthy test's to judge (a loaded machine slows the double's copies).
+    assert code in (0, 1) and doc, (code, out, err)
+    links = rdma_links(doc)
+    for rail in (0, 1):
+        verified_from_gpu_through_dmabuf(links[(rail, "n1", "n2")])
+        n2 = links[(rail, "n2", "n1")]
+        assert n2["memory"] == "GPU" and "nvidia-peermem" in n2["memory_why"], n2
+        assert n2["verified_bytes"] == 8 << 20 and n2["wrong_bytes"] == 0, n2
+
+
+def test_rdma_write_says_which_dmabuf_step_refused_and_writes_host_memory():
+    # n1's driver refuses the export, n2's NIC driver refuses the registration, n3's GPU has no DMA-BUF.
+    setup(roots={n: "fabric_ib_sdr_dmabuf" for n in NODES},
+          fabric={"n1": 'dmabuf = "refused"', "n2": "dmabuf_mr = false", "n3": 'dmabuf = "unsupported"'})
+    code, out, err, doc, _ = allreduce("--max-size", "8M", verbs=True)
+    links = rdma_links(doc)
+    n1, n2, n3 = links[(0, "n1", "n2")], links[(0, "n2", "n3")], links[(0, "n3", "n1")]
+    assert n1["memory"] == "host" and n1["memory_why"] == (
+        "cuMemGetHandleForAddressRange refused (CUDA_ERROR_NOT_SUPPORTED): driver older than 515, or a kernel "
+        "without dma-buf: host memory"), n1
+    assert n2["memory"] == "host" and n2["memory_why"].startswith("ibv_reg_dmabuf_mr refused the GPU's DMA-BUF") \
+        and n2["memory_why"].endswith(": host memory"), n2
+    assert n3["memory"] == "host" and "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 0" in n3["memory_why"], n3
+    for r in links.values():
+        assert r["gbps"] > 0 and r["verified_bytes"] == 8 << 20 and r["wrong_bytes"] == 0, r
+
+
+def test_rdma_write_with_a_libibverbs_without_dmabuf_writes_host_memory():
+    setup(roots={n: "fabric_ib_sdr_dmabuf" for n in NODES})
+    code, out, err, doc, _ = allreduce("--max-size", "8M", nodes=("n1", "n2"), verbs="libfakeverbs_rdmacore33.so")
+    assert code in (0, 1) and doc, (code, out, err)
+    links = rdma_links(doc)
+    assert len(links) == 4, links
+    for r in links.values():
+        assert r["memory"] == "host" and "lacks ibv_reg_dmabuf_mr (rdma-core older than v34): host memory" in \
+            r["memory_why"], r
         assert r["gbps"] > 0 and r["verified_bytes"] == 8 << 20 and r["wrong_bytes"] == 0, r
 
 

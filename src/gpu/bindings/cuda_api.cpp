@@ -54,6 +54,15 @@ template <>
 struct DriverArgs<&CudaApi::cuModuleLoadDataEx> : ArrayArgs<2, 3, 4> {};
 template <>
 struct DriverArgs<&CudaApi::cuLaunchKernel> : AsIsArgs<9, 10> {};
+// cuMemGetHandleForAddressRange's handle is a void* that the DMA-BUF type fills with an int fd (cuda.h).
+template <>
+struct DriverArgs<&CudaApi::cuMemGetHandleForAddressRange> {
+    template <std::size_t I, class... A>
+    static std::size_t extent(const std::tuple<A...>& a) {
+        if constexpr (I == 0) return sizeof(int);
+        else return default_extent<I>(a);
+    }
+};
 template <>
 struct DriverArgs<&CudaApi::cuMemcpyDtoH> : ArrayArgs<2, 0> {};
 template <>
@@ -108,6 +117,7 @@ const SymbolEntry<CudaApi> kTable[] = {
     {{"cuDeviceCanAccessPeer"}, O, set<&A::cuDeviceCanAccessPeer>},
     {{"cuCtxEnablePeerAccess"}, O, set<&A::cuCtxEnablePeerAccess>},
     {{"cuMemcpyPeerAsync"}, O, set<&A::cuMemcpyPeerAsync>},
+    {{"cuMemGetHandleForAddressRange"}, O, set<&A::cuMemGetHandleForAddressRange>},
     {{"cuGetErrorName"}, O, set<&A::cuGetErrorName>},
     {{"cuGetErrorString"}, O, set<&A::cuGetErrorString>},
 };

@@ -67,8 +67,12 @@ enum CUdevice_attribute {
     CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE = 38,
     CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID = 50,
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
-    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+    CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 124  // CUDA 11.7
 };
+
+// cuMemGetHandleForAddressRange's handle types (cuda.h, CUDA 11.7): the DMA-BUF one writes an int fd.
+enum CUmemRangeHandleType { CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD = 0x1, CU_MEM_RANGE_HANDLE_TYPE_MAX = 0x7FFFFFFF };
 
 // cuModuleLoadDataEx options: JIT logs, so a failed JIT names its reason (values from cuda.h).
 enum CUjit_option {
@@ -131,6 +135,8 @@ using cuCtxSynchronize_fn = CUresult (*)();
 using cuDeviceCanAccessPeer_fn = CUresult (*)(int*, CUdevice, CUdevice);
 using cuCtxEnablePeerAccess_fn = CUresult (*)(CUcontext, unsigned int);
 using cuMemcpyPeerAsync_fn = CUresult (*)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, std::size_t, CUstream);
+using cuMemGetHandleForAddressRange_fn = CUresult (*)(void*, CUdeviceptr, std::size_t, CUmemRangeHandleType,
+                                                      unsigned long long);
 using cuGetErrorName_fn = CUresult (*)(CUresult, const char**);
 using cuGetErrorString_fn = CUresult (*)(CUresult, const char**);
 
@@ -192,6 +198,7 @@ struct CudaApi {
     cu::cuDeviceCanAccessPeer_fn cuDeviceCanAccessPeer = nullptr;
     cu::cuCtxEnablePeerAccess_fn cuCtxEnablePeerAccess = nullptr;
     cu::cuMemcpyPeerAsync_fn cuMemcpyPeerAsync = nullptr;
+    cu::cuMemGetHandleForAddressRange_fn cuMemGetHandleForAddressRange = nullptr;  // CUDA 11.7 (driver 515)
     cu::cuGetErrorName_fn cuGetErrorName = nullptr;
     cu::cuGetErrorString_fn cuGetErrorString = nullptr;
 
