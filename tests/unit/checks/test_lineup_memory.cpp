@@ -185,7 +185,7 @@ TEST(LineupIdentity, MessageSaysWhatItClaimsAndWhatItsIdsShow) {
         << r3.summary;
 }
 
-TEST(LineupIdentity, Articles) {
+TEST(LineupIdentity, AnIsUsedBeforeAVowelSoundAndAElsewhere) {
     EXPECT_EQ(with_article("H100 SXM5 80GB"), "an H100 SXM5 80GB");
     EXPECT_EQ(with_article("L40S 48GB"), "an L40S 48GB");
     EXPECT_EQ(with_article("RTX A6000 48GB"), "an RTX A6000 48GB");

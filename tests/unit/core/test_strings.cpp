@@ -33,7 +33,7 @@ TEST(Strings, EditDistance) {
     EXPECT_EQ(edit_distance("h100", huge), edit_distance(huge, "h100"));
 }
 
-TEST(CpuList, Counts) {
+TEST(CpuList, RangesAndSinglesCountEachCpuOnceAndMalformedListsHaveNoCount) {
     EXPECT_EQ(count_cpu_list("0-3,8,10-11"), 7);
     EXPECT_EQ(count_cpu_list("0"), 1);
     EXPECT_FALSE(count_cpu_list("3-1").has_value());

@@ -126,7 +126,7 @@ TEST(KernelRefMemtest, SplitmixKnownAnswers) {
     EXPECT_EQ(splitmix64_at(0xDEADBEEF, 1000000), 0xA9F301D8D37D23A7ull);
 }
 
-TEST(KernelRefMemtest, Patterns) {
+TEST(KernelRefMemtest, EachPatternWritesItsDefinedWordAndUnknownOnesTheSolidValue) {
     const uint64_t addr = 0x7F0000001000ull;
     EXPECT_EQ(memtest_pattern(MemtestPattern::address, addr, 5, 0), addr);
     EXPECT_EQ(memtest_pattern(MemtestPattern::address_inv, addr, 5, 0), ~addr);
