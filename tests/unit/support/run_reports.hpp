@@ -31,4 +31,24 @@ inline std::string report_of(const RunResult& r) {
     return render_run_json(env, r);
 }
 
+// A run on a box where gpuvet saw no GPU, diagnosed as mostly waiting.
+inline RunResult host_only_run() {
+    RunResult r;
+    r.command = {"python3", "-c", "import time\ntime.sleep(1)"};
+    r.end = JobEnd{false, 0, 1.0};
+    r.wall_s = 1.2;
+    r.no_gpu_reason = "libnvidia-ml.so.1 could not be loaded";
+    RuleFinding f;
+    f.id = "H3";
+    f.title = "Mostly waiting";
+    f.severity = RuleSeverity::kInfo;
+    f.party = RuleParty::kJob;
+    f.message = "The job used 0.001 cores.";
+    f.action = "Look at what it waits for.";
+    f.source = "[G]";
+    r.diagnosis.primary = f;
+    r.host.cpus = 2;
+    return r;
+}
+
 }  // namespace gpuvet::test
