@@ -21,7 +21,7 @@ TEST(GpuHealth, PendingRowRemapFails) {
     EXPECT_TRUE(details_mention(r, "remap is pending"));
 }
 
-TEST(GpuHealth, MemoryErrorFloors) {
+TEST(GpuHealth, MemoryErrorsAboveTheirFloorsFailAndRetiredPagesOrEccOffWarn) {
     Fixture f;
     f.gpu(0).remap_failure = true;
     f.gpu(1).remapped_rows_uncorrectable = 513u;

@@ -203,7 +203,7 @@ TEST(HostFabricVariant, FewerVerbsFilesThanNics) {
     EXPECT_EQ(count(r, Verdict::Warn, "7 uverbs device files for 8 RDMA devices"), 1) << all_findings(r);
 }
 
-TEST(HostFabricVariant, MissingLibibverbs) {
+TEST(HostFabricVariant, AMissingLibibverbsFailsWithTheLoadersReason) {
     CheckResult r = judge_tree(fixture("fabric_ib_8x400"), [] { return std::optional<std::string>("not found"); });
     EXPECT_EQ(count(r, Verdict::Fail, "libibverbs.so.1 cannot be loaded (not found)"), 1) << all_findings(r);
 }
@@ -268,7 +268,7 @@ TEST(HostFabricFixture, NoRdmaDeviceSkips) {
     EXPECT_NE(r.summary.find("No RDMA device"), std::string::npos);
 }
 
-TEST(HostFabricFixture, InventorySection) {
+TEST(HostFabricFixture, TheInventoryListsEachPortWithItsRateAndNumaNodeAndTheFailingOne) {
     FabricFacts f = collect_fabric(fixture("fabric_half_width"), loads);
     FabricInventory inv = fabric_inventory_of(f, judge_fabric(f));
     EXPECT_EQ(inv.verdict, "FAIL");

@@ -71,7 +71,7 @@ TEST(ExpectParse, ModelAloneMeansAnyCountAndShortNamesFitSeveralSkus) {
     EXPECT_EQ(parse_expect("2x 4090", spec_db()).gpu_count, 2);
 }
 
-TEST(ExpectParse, FullOrder) {
+TEST(ExpectParse, EveryItemOfAnOrderIsReadWithMemoryTbAsTibAndDiskTbAsDecimal) {
     Order o = parse_expect("8xH100, nvlink, 64 cores, 1TB RAM, 80GB VRAM, 4TB disk, 100G network", spec_db());
     EXPECT_EQ(o.gpu_count, 8);
     EXPECT_EQ(o.nvlink_required, true);

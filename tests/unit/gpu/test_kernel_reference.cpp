@@ -112,7 +112,7 @@ TEST(KernelRefFma, SuggestedInputsSettleAtTwoPerChain) {
     EXPECT_NEAR(small_float::to_double(Format::f16, small_float::lane(r, 0)), 16.0, 0.1);
 }
 
-TEST(KernelRefFma, FlopsPerLaunch) {
+TEST(KernelRefFma, FlopsPerLaunchCountTwoPerFmaPerLane) {
     EXPECT_EQ(fma_flops(1024, 10, 1), 1024.0 * 10 * 128 * 2);
     EXPECT_EQ(fma_flops(1024, 10, 2), 1024.0 * 10 * 128 * 4);
 }
