@@ -92,7 +92,7 @@ TEST(NcclLog, SocketFallbackAndGdrOff) {
     EXPECT_TRUE(parse_nccl_log("Channel\nNCCL INFO Channel xx : ->\nNET/IB : Using [\n").channels.empty());
 }
 
-TEST(FabricAllReduce, PerNicFigures) {
+TEST(FabricAllReduce, PerNicBusBandwidthFollowsTheLinkRateAndBeyondTheTableSaysExtrapolated) {
     EXPECT_EQ(per_nic_busbw_gbps(400), 47);
     EXPECT_EQ(per_nic_busbw_gbps(200), 24);
     EXPECT_EQ(per_nic_busbw_gbps(100), 12);

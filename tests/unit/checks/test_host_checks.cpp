@@ -68,7 +68,7 @@ TEST(HostSteal, SnapshotsFromVmFixture) {
     EXPECT_FALSE(find(r, "steal_pct")->reference->source.empty());
 }
 
-TEST(HostSteal, ThresholdsAndEmptyWindow) {
+TEST(HostSteal, StealAboveTheThresholdWarnsAndAnEmptyWindowHasNoFigure) {
     std::map<int, CpuTimes> a{{0, {1000, 0, 0}}}, warn{{0, {1097, 0, 3}}}, clean{{0, {1100, 0, 0}}};
     CheckResult r;
     EXPECT_EQ(judge_steal(steal_between(a, warn), r), Verdict::Warn);
@@ -125,7 +125,7 @@ TEST(HostCpu, CheckOnContainerFixtureSeesTheLimit) {
     EXPECT_GT(find(res[0], "core_ops_per_s_median")->value.value_or(0), 0);
 }
 
-TEST(HostMemory, ArraySizingAndCache) {
+TEST(HostMemory, StreamArraysAreSizedPastTheCacheWithinFreeMemory) {
     EXPECT_EQ(read_llc_bytes(HostFs(fixture("two_socket_128"))).value_or(0), 32u << 20);
     std::string why;
     EXPECT_EQ(stream_array_bytes(32u << 20, std::size_t(64) << 30, why).value_or(0), 256u << 20);
@@ -147,14 +147,14 @@ TEST(HostMemory, StreamKernelsVerify) {
     EXPECT_GT(r.copy_gbps, 0);
 }
 
-TEST(HostStorage, BytesToUse) {
+TEST(HostStorage, TheTestFileLeavesSpaceFreeAndIsRefusedWhenTooLittleIsLeft) {
     const std::size_t MiB = 1 << 20;
     EXPECT_EQ(storage_bytes_to_use(1024 * MiB, 100 * 1024 * MiB, MiB), 1024 * MiB);
     EXPECT_EQ(storage_bytes_to_use(1024 * MiB, 500 * MiB, MiB), 436 * MiB);  // 64 MiB kept free
     EXPECT_EQ(storage_bytes_to_use(1024 * MiB, 100 * MiB, MiB), 0u);         // too little: refuse
 }
 
-TEST(HostNetwork, HostPortParsing) {
+TEST(HostNetwork, HostPortTakesTheDefaultPortOrAValidOneAndRefusesTheRest) {
     EXPECT_EQ(parse_host_port("10.0.0.2").port, kIperfDefaultPort);
     auto hp = parse_host_port("peer:7000");
     EXPECT_EQ(hp.host, "peer");
@@ -189,7 +189,7 @@ TEST(HostNetwork, IperfJsonAndVerdicts) {
     EXPECT_EQ(find(ok, "download_gbitps")->unit, "Gbit/s");
 }
 
-TEST(HostBalance, RulesPerGpu) {
+TEST(HostBalance, CpusRamAndStoragePerGpuGradeTheBoxWithSourcedReferences) {
     BalanceInputs in;
     in.gpus = 8;
     in.usable_cpus = 12;  // 1.5 per GPU

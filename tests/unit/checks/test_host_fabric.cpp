@@ -62,7 +62,7 @@ struct TreeCopy {
 
 }  // namespace
 
-TEST(HostFabricParse, KernelStrings) {
+TEST(HostFabricParse, PortRateReadsTheRateLanesAndSpeedNameAndRefusesGarbage) {
     auto r = parse_port_rate("400 Gb/sec (4X NDR)\n");
     ASSERT_TRUE(r);
     EXPECT_DOUBLE_EQ(r->gbitps, 400);
@@ -78,14 +78,23 @@ TEST(HostFabricParse, KernelStrings) {
     EXPECT_FALSE(parse_port_rate("fast"));
     EXPECT_FALSE(parse_port_rate(" Gb/sec (4X NDR)"));
     EXPECT_FALSE(parse_port_rate("-5 Gb/sec"));
+}
+
+TEST(HostFabricParse, CodedStateSplitsTheCodeFromTheName) {
     auto s = parse_coded_state("4: ACTIVE");
     ASSERT_TRUE(s);
     EXPECT_EQ(s->code, 4);
     EXPECT_EQ(s->name, "ACTIVE");
     EXPECT_FALSE(parse_coded_state("ACTIVE"));
+}
+
+TEST(HostFabricParse, LinkSpeedReadsGigatransfersAndRefusesUnknown) {
     EXPECT_EQ(parse_link_speed_gts("32.0 GT/s PCIe").value_or(0), 32.0);
     EXPECT_EQ(parse_link_speed_gts("8 GT/s").value_or(0), 8.0);
     EXPECT_FALSE(parse_link_speed_gts("Unknown"));
+}
+
+TEST(HostFabricParse, PciePayloadRateDeductsTheLineEncoding) {
     EXPECT_NEAR(pcie_payload_gbitps(32, 16), 504.1, 0.1);  // Gen5 x16 after 128b/130b
     EXPECT_NEAR(pcie_payload_gbitps(2.5, 1), 2.0, 1e-9);   // Gen1: 8b/10b
 }
@@ -194,7 +203,7 @@ TEST(HostFabricVariant, FewerVerbsFilesThanNics) {
     EXPECT_EQ(count(r, Verdict::Warn, "7 uverbs device files for 8 RDMA devices"), 1) << all_findings(r);
 }
 
-TEST(HostFabricVariant, MissingLibibverbs) {
+TEST(HostFabricVariant, AMissingLibibverbsFailsWithTheLoadersReason) {
     CheckResult r = judge_tree(fixture("fabric_ib_8x400"), [] { return std::optional<std::string>("not found"); });
     EXPECT_EQ(count(r, Verdict::Fail, "libibverbs.so.1 cannot be loaded (not found)"), 1) << all_findings(r);
 }
@@ -259,7 +268,7 @@ TEST(HostFabricFixture, NoRdmaDeviceSkips) {
     EXPECT_NE(r.summary.find("No RDMA device"), std::string::npos);
 }
 
-TEST(HostFabricFixture, InventorySection) {
+TEST(HostFabricFixture, TheInventoryListsEachPortWithItsRateAndNumaNodeAndTheFailingOne) {
     FabricFacts f = collect_fabric(fixture("fabric_half_width"), loads);
     FabricInventory inv = fabric_inventory_of(f, judge_fabric(f));
     EXPECT_EQ(inv.verdict, "FAIL");

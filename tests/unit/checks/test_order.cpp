@@ -71,7 +71,7 @@ TEST(ExpectParse, ModelAloneMeansAnyCountAndShortNamesFitSeveralSkus) {
     EXPECT_EQ(parse_expect("2x 4090", spec_db()).gpu_count, 2);
 }
 
-TEST(ExpectParse, FullOrder) {
+TEST(ExpectParse, EveryItemOfAnOrderIsReadWithMemoryTbAsTibAndDiskTbAsDecimal) {
     Order o = parse_expect("8xH100, nvlink, 64 cores, 1TB RAM, 80GB VRAM, 4TB disk, 100G network", spec_db());
     EXPECT_EQ(o.gpu_count, 8);
     EXPECT_EQ(o.nvlink_required, true);
@@ -104,7 +104,7 @@ TEST(ExpectParse, BadFormsAreInputErrorsWithTheAcceptedForms) {
 
 // --- order file -----------------------------------------------------------------------------
 
-TEST(OrderToml, AllKeys) {
+TEST(OrderToml, EveryKeyIsReadIntoTheOrderWithItsOrigin) {
     Order o = parse_order_toml(
         "gpu_model = \"H100 SXM5 80GB\"\ngpu_count = 8\ngpu_memory_gib = 80\nnvlink_required = true\n"
         "mig_expected = false\ncpu_cores = 64\nram_gib = 1024\ndisk_gb = 3840\nnetwork_gbitps = 100.0\n",
@@ -229,7 +229,7 @@ TEST(OrderChecks, NvlinkRequiredButAbsentFails) {
     EXPECT_NE(rs[0].summary.find("GPU 1"), std::string::npos);
 }
 
-TEST(OrderChecks, HostItems) {
+TEST(OrderChecks, HostItemsShortOfTheOrderWarnOrFail) {
     Fixture f;
     Order o = parse_expect("128 cores, 4TB RAM, 8TB disk", spec_db());
     auto rs = verify_host_items(o, f.ctx(), tb4(""), ".");
@@ -237,10 +237,17 @@ TEST(OrderChecks, HostItems) {
     EXPECT_EQ(rs[0].verdict, Verdict::Warn);  // 112 cores, 224 threads: threads sold as cores?
     EXPECT_EQ(rs[1].verdict, Verdict::Fail);  // 2015 GiB of 4096
     EXPECT_EQ(rs[2].verdict, Verdict::Fail);  // 3.9 TB of 8
-    // A cgroup limit narrower than the order fails.
+}
+
+TEST(OrderChecks, ACgroupLimitNarrowerThanTheOrderedCoresFails) {
+    Fixture f;
     f.report.machine.cpu_quota = 16;
     EXPECT_EQ(verify_host_items(parse_expect("64 cores", spec_db()), f.ctx(), tb4(""), ".")[0].verdict, Verdict::Fail);
-    // Capacity not readable: a warning with the reason, never a made-up size.
+}
+
+// Capacity not readable: a warning with the reason, never a made-up size.
+TEST(OrderChecks, UnreadableDiskCapacityWarnsAndIsAbsent) {
+    Fixture f;
     auto d = verify_host_items(parse_expect("1TB disk", spec_db()), f.ctx(),
                                Fact<std::uint64_t>::absent("statvfs: No such file"), ".");
     EXPECT_EQ(d[0].verdict, Verdict::Warn);

@@ -24,6 +24,7 @@ namespace {
 using namespace history;
 using test::box_report;
 using test::BoxSpec;
+using test::record;
 using test::TempDb;
 
 std::int64_t count(Database& db, const std::string& sql) {
@@ -31,8 +32,6 @@ std::int64_t count(Database& db, const std::string& sql) {
     s.step();
     return s.int64(0);
 }
-
-Recorded record(Store& st, const BoxSpec& b) { return st.record(record_of(box_report(b)), "recorded"); }
 
 BoxSpec on_day(BoxSpec b, int day) {
     char buf[32];

@@ -21,7 +21,7 @@ TEST(Verdict, WorstFoldsBySeverity) {
     EXPECT_EQ(worst(Verdict::Error, Verdict::Fail), Verdict::Error);
 }
 
-TEST(Report, ExitCodes) {
+TEST(Report, ExitCodeIsOneForAFindingThreeForAnErrorOrNothingRunAndZeroWithWarnings) {
     Report r;
     r.finalize();
     EXPECT_EQ(r.exit_code, 3);  // nothing ran: nothing was checked, which is not a pass

@@ -11,7 +11,7 @@
 
 using namespace gpuvet;
 
-TEST(Strings, FormatNumber) {
+TEST(Strings, FormatNumberKeepsTheSignificantDigitsAskedFor) {
     EXPECT_EQ(format_number(3350), "3350");
     EXPECT_EQ(format_number(1.4328, 3), "1.43");
     EXPECT_EQ(format_number(989.4, 4), "989.4");
@@ -19,12 +19,12 @@ TEST(Strings, FormatNumber) {
     EXPECT_EQ(format_number(0), "0");
 }
 
-TEST(Strings, FormatBytes) {
+TEST(Strings, FormatBytesUsesBinaryUnits) {
     EXPECT_EQ(format_bytes(80.0 * 1024 * 1024 * 1024), "80.0 GiB");
     EXPECT_EQ(format_bytes(512), "512 B");
 }
 
-TEST(Strings, EditDistance) {
+TEST(Strings, EditDistanceCountsSingleEditsAndBoundsAHugeNameAtOnce) {
     EXPECT_EQ(edit_distance("check", "chek"), 1u);
     EXPECT_EQ(edit_distance("", "abc"), 3u);
     // A crafted 4 MiB name is compared by its first 256 characters plus the excess, at once.
@@ -33,7 +33,7 @@ TEST(Strings, EditDistance) {
     EXPECT_EQ(edit_distance("h100", huge), edit_distance(huge, "h100"));
 }
 
-TEST(CpuList, Counts) {
+TEST(CpuList, RangesAndSinglesCountEachCpuOnceAndMalformedListsHaveNoCount) {
     EXPECT_EQ(count_cpu_list("0-3,8,10-11"), 7);
     EXPECT_EQ(count_cpu_list("0"), 1);
     EXPECT_FALSE(count_cpu_list("3-1").has_value());

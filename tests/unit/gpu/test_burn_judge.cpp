@@ -312,7 +312,7 @@ TEST(BurnXid, CriticalFailsOthersWarn) {
     EXPECT_FALSE(is_critical_xid(31));
 }
 
-TEST(BurnVerdicts, CleanRunPassesWithItsFigures) {
+TEST(BurnJudge, CleanRunPassesWithItsFigures) {
     auto r = judge_burn(input({outcome(0, 50), outcome(1, 51)}));
     ASSERT_EQ(r.size(), 2u);
     for (const auto& c : r) {
@@ -326,7 +326,7 @@ TEST(BurnVerdicts, CleanRunPassesWithItsFigures) {
     EXPECT_EQ(*r[1].gpu, 1);
 }
 
-TEST(BurnVerdicts, WorstFindingIsTheSummary) {
+TEST(BurnJudge, WorstFindingIsTheSummary) {
     auto in = input({outcome(0, 50), outcome(1, 50)});
     in.gpus[1].mismatches = 7;
     in.telemetry.gpus[1].samples = series(60, [](int, TelemetrySample& x) { x.temperature_c = 86; });
@@ -337,7 +337,7 @@ TEST(BurnVerdicts, WorstFindingIsTheSummary) {
     EXPECT_NE(r[1].summary.find("+1 more finding"), std::string::npos) << r[1].summary;
 }
 
-TEST(BurnVerdicts, NothingMeasuredIsAnError) {
+TEST(BurnJudge, NothingMeasuredIsAnError) {
     auto in = input({outcome(0, 50, 0)});
     in.gpus[0].load_error = "cuModuleLoadData failed";
     auto r = judge_burn(in);
@@ -346,7 +346,7 @@ TEST(BurnVerdicts, NothingMeasuredIsAnError) {
     EXPECT_EQ(judge_burn(in2)[0].verdict, Verdict::Error);
 }
 
-TEST(BurnVerdicts, StoppedBeforeTheLoadIsNoError) {
+TEST(BurnJudge, StoppedBeforeTheLoadIsNoError) {
     auto in = input({outcome(0, 50, 0)});
     in.interrupted = true;  // Ctrl-C while the load was being prepared: nothing measured, nothing wrong
     auto r = judge_burn(in);
@@ -354,13 +354,13 @@ TEST(BurnVerdicts, StoppedBeforeTheLoadIsNoError) {
     EXPECT_NE(r[0].summary.find("interrupted"), std::string::npos) << r[0].summary;
 }
 
-TEST(BurnVerdicts, LostGpuFails) {
+TEST(BurnJudge, LostGpuFails) {
     auto in = input({outcome(0, 50)});
     in.telemetry.gpus[0].lost = true;
     EXPECT_EQ(judge_burn(in)[0].verdict, Verdict::Fail);
 }
 
-TEST(BurnVerdicts, InterruptedRunSaysSo) {
+TEST(BurnJudge, InterruptedRunSaysSo) {
     auto in = input({outcome(0, 50, 10)});
     in.interrupted = true;
     in.planned_s = 600;

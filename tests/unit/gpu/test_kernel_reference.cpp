@@ -112,7 +112,7 @@ TEST(KernelRefFma, SuggestedInputsSettleAtTwoPerChain) {
     EXPECT_NEAR(small_float::to_double(Format::f16, small_float::lane(r, 0)), 16.0, 0.1);
 }
 
-TEST(KernelRefFma, FlopsPerLaunch) {
+TEST(KernelRefFma, FlopsPerLaunchCountTwoPerFmaPerLane) {
     EXPECT_EQ(fma_flops(1024, 10, 1), 1024.0 * 10 * 128 * 2);
     EXPECT_EQ(fma_flops(1024, 10, 2), 1024.0 * 10 * 128 * 4);
 }
@@ -126,7 +126,7 @@ TEST(KernelRefMemtest, SplitmixKnownAnswers) {
     EXPECT_EQ(splitmix64_at(0xDEADBEEF, 1000000), 0xA9F301D8D37D23A7ull);
 }
 
-TEST(KernelRefMemtest, Patterns) {
+TEST(KernelRefMemtest, EachPatternWritesItsDefinedWordAndUnknownOnesTheSolidValue) {
     const uint64_t addr = 0x7F0000001000ull;
     EXPECT_EQ(memtest_pattern(MemtestPattern::address, addr, 5, 0), addr);
     EXPECT_EQ(memtest_pattern(MemtestPattern::address_inv, addr, 5, 0), ~addr);

@@ -6,7 +6,7 @@
 
 using namespace gpuvet;
 
-TEST(RunSignals, SchedstatGivesRunAndWaitNanoseconds) {
+TEST(LoadSignals, SchedstatGivesRunAndWaitNanoseconds) {
     auto s = parse_schedstat("1234567 89012 34\n");
     ASSERT_TRUE(s);
     EXPECT_EQ(s->run_ns, 1234567u);
@@ -16,7 +16,7 @@ TEST(RunSignals, SchedstatGivesRunAndWaitNanoseconds) {
     EXPECT_FALSE(parse_schedstat(""));
 }
 
-TEST(RunSignals, PressureReadsSomeAndFullLines) {
+TEST(LoadSignals, PressureReadsSomeAndFullLines) {
     auto p = parse_pressure(
         "some avg10=12.50 avg60=1.03 avg300=1.07 total=1067854133\n"
         "full avg10=0.00 avg60=0.39 avg300=0.46 total=369668670\n");
@@ -33,7 +33,7 @@ TEST(RunSignals, PressureReadsSomeAndFullLines) {
     EXPECT_FALSE(parse_pressure("full avg10=0.00 avg60=0 avg300=0 total=1\n"));
 }
 
-TEST(RunSignals, NetDevSumsInterfacesButLoopback) {
+TEST(LoadSignals, NetDevSumsInterfacesButLoopback) {
     const char* text =
         "Inter-|   Receive                                                |  Transmit\n"
         " face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls "
@@ -53,7 +53,7 @@ TEST(RunSignals, NetDevSumsInterfacesButLoopback) {
     EXPECT_FALSE(parse_net_dev("no interfaces here\n"));
 }
 
-TEST(RunSignals, MeminfoInBytes) {
+TEST(LoadSignals, MeminfoInBytes) {
     auto m = parse_meminfo(
         "MemTotal:       16314640 kB\nMemFree:  100 kB\nMemAvailable:   12000000 kB\n"
         "SwapTotal:       2097148 kB\nSwapFree:        2000000 kB\n");
@@ -64,7 +64,7 @@ TEST(RunSignals, MeminfoInBytes) {
     EXPECT_FALSE(parse_meminfo("SwapTotal: 1 kB\n"));
 }
 
-TEST(RunSignals, DataLoaderWorkerNamesAsTheKernelTruncatesThem) {
+TEST(LoadSignals, DataLoaderWorkerNamesAsTheKernelTruncatesThem) {
     EXPECT_TRUE(is_dataloader_worker_name("pt_data_worker"));
     EXPECT_TRUE(is_dataloader_worker_name("pt_multiprocess"));  // pt_multiprocess_data_worker, 15 chars
     EXPECT_TRUE(is_dataloader_worker_name("pt_thread_data_"));

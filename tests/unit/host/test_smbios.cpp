@@ -120,7 +120,7 @@ TEST(Smbios, TooManySlotsPerChannelFallsBack) {
     EXPECT_EQ(l.channels, 16);
 }
 
-TEST(Smbios, EmptySlots) {
+TEST(Smbios, EmptySlotsCountAgainstThePopulatedOnesAndFewerThanHalfWarns) {
     std::vector<Dimm> dimms;
     for (char c : std::string("ABCDEFGH"))
         for (int s = 1; s <= 2; ++s) {

@@ -26,7 +26,7 @@ TEST(PlanModels, EveryCatalogCountMatchesItsPublishedCount) {
 }
 
 // The same figures written here, so a change to the data file cannot silently move both sides.
-TEST(PlanModels, CountsWrittenOut) {
+TEST(PlanModels, ParameterCountsMatchThePublishedCheckpoints) {
     EXPECT_EQ(parameter_count(cat().find("llama-2-7b")), 6738415616);  // HF Llama-2-7b-hf
     EXPECT_EQ(parameter_count(cat().find("llama-2-70b")), 68976648192);
     EXPECT_EQ(parameter_count(cat().find("llama-3-8b")), 8030261248);  // HF Meta-Llama-3-8B

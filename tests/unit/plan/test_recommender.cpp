@@ -175,7 +175,7 @@ PriceTable h100_dear_l40s_cheap() {
 }  // namespace
 
 // Card counts: doubling up to a box of 8, then whole boxes to 64; multiples of --tp; --gpus alone.
-TEST(PlanCostSearch, CardCounts) {
+TEST(PlanCostSearch, CardCountsAreTheOneAskedForElseDoublingToABoxThenWholeBoxesInTensorParallelMultiples) {
     Workload w;
     EXPECT_EQ(search_card_counts(w, 8, 64), (std::vector<int>{1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64}));
     w.tp = 4;

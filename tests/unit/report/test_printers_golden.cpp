@@ -126,9 +126,11 @@ void compare_golden(const std::string& name, const std::string& actual) {
 
 }  // namespace
 
-TEST(Golden, Scorecard) { compare_golden("scorecard.txt", render_scorecard(sample_report(), Style{false, 100})); }
+TEST(Golden, ScorecardMatchesTheGoldenFile) {
+    compare_golden("scorecard.txt", render_scorecard(sample_report(), Style{false, 100}));
+}
 
-TEST(Golden, ScorecardVerbose) {
+TEST(Golden, VerboseScorecardMatchesTheGoldenFile) {
     compare_golden("scorecard-verbose.txt", render_scorecard(sample_report(), Style{false, 100, true}));
 }
 
@@ -145,7 +147,7 @@ TEST(Scorecard, PassingFactsOnlyInVerbose) {
     EXPECT_NE(loud.find("a passing detail"), std::string::npos);
 }
 
-TEST(Golden, Json) { compare_golden("report.json", render_json(sample_report())); }
+TEST(Golden, JsonMatchesTheGoldenFile) { compare_golden("report.json", render_json(sample_report())); }
 
 TEST(Golden, ScorecardFitsIn100Columns) {
     std::istringstream in(render_scorecard(sample_report(), Style{false, 100}));

@@ -93,7 +93,7 @@ TEST(SpecDb, PciDeviceIdsAreUnique) {
             EXPECT_EQ(db().by_pci_device_id(id, s.pci_vendor_id()).size(), 1u) << s.key << " " << id;
 }
 
-TEST(SpecDb, DatasheetValues) {
+TEST(SpecDb, FiguresMatchTheDatasheets) {
     // Spot checks against NVIDIA datasheets (dense figures).
     auto h100 = db().match("H100 SXM5 80GB").spec;
     EXPECT_DOUBLE_EQ(*h100->memory_bandwidth_gbps, 3350);

@@ -3,12 +3,17 @@
 #pragma once
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/result.hpp"
+#include "history/run_record.hpp"
+#include "history/sqlite_db.hpp"
+#include "history/store.hpp"
 
 namespace gpuvet::test {
 
@@ -92,6 +97,32 @@ inline Report box_report(const BoxSpec& b) {
     }
     r.verdict = RunVerdict::Go;
     return r;
+}
+
+// Rows in a table of the history database.
+inline std::int64_t count(history::Database& db, const std::string& table) {
+    history::Statement s = db.prepare("SELECT count(*) FROM " + table);
+    s.step();
+    return s.int64(0);
+}
+
+// SQLite's own verdict on the file: "ok" when consistent.
+inline std::string integrity(history::Database& db) {
+    history::Statement s = db.prepare("PRAGMA integrity_check");
+    s.step();
+    return s.text(0);
+}
+
+inline history::Recorded record(history::Store& st, const BoxSpec& b) {
+    return st.record(history::record_of(box_report(b)), "recorded");
+}
+
+// The box's run on another day of November 2026.
+inline BoxSpec at_day(BoxSpec b, int day) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "2026-11-%02dT10:00:00Z", day);
+    b.started_at = buf;
+    return b;
 }
 
 }  // namespace gpuvet::test

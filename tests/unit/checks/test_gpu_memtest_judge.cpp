@@ -1,10 +1,10 @@
-// The judges of gpu.memory_bandwidth and gpu.memtest on constructed measurements.
+// The judge of gpu.memtest on constructed measurements.
 #include <gtest/gtest.h>
 
-#include "support/check_helpers.hpp"
 #include "checks/gpu_memory_bandwidth_judge.hpp"
 #include "checks/gpu_memtest_judge.hpp"
 #include "specs/gpu_spec.hpp"
+#include "support/check_helpers.hpp"
 
 using namespace gpuvet;
 using namespace gpuvet::measure;
@@ -18,18 +18,6 @@ GpuSpec h100() {
     s.memory_size_gib = 80;
     s.memory_bandwidth_gbps = 3350;
     return s;
-}
-
-StreamRun stream(double copy, double triad, std::uint64_t wrong_copy = 0) {
-    StreamRun run;
-    run.gpu = 1;
-    run.buffer_bytes = 1ull << 30;
-    run.l2_cache_bytes = 50ull << 20;
-    run.ops = {{"copy", "copy_gbps", "Copy", copy, wrong_copy},
-               {"read", "read_gbps", "Read", 100, 0},  // read and write carry no verdict
-               {"write", "write_gbps", "Write", 100, 0},
-               {"triad", "triad_gbps", "Triad", triad, 0}};
-    return run;
 }
 
 MemtestRun memtest(double tested_gib, std::uint64_t errors = 0) {
@@ -49,51 +37,7 @@ MemtestRun memtest(double tested_gib, std::uint64_t errors = 0) {
 
 }  // namespace
 
-TEST(StreamVerdict, HealthyBandwidthPasses) {
-    GpuSpec spec = h100();
-    CheckResult r;
-    judge_stream(stream(3000, 3050), &spec, r);
-    EXPECT_EQ(r.verdict, Verdict::Pass) << r.summary;
-    EXPECT_EQ(r.summary, "copy 3000 GB/s, triad 3050 GB/s (90% of the 3350 GB/s spec; healthy is 83-93%).");
-    EXPECT_NEAR(*find(r, "copy_gbps")->reference->fail_below, 3350 * 0.70, 1e-9);
-    EXPECT_FALSE(find(r, "read_gbps")->reference->fail_below);  // % of spec only
-    EXPECT_EQ(*find(r, "buffer_bytes")->value, double(1ull << 30));
-    EXPECT_EQ(find(r, "triad_gbps")->gpu, 1);
-}
-
-TEST(StreamVerdict, BandwidthBelowTheFloorFailsAndBelowTheWarnLineWarns) {
-    GpuSpec spec = h100();
-    CheckResult fail;
-    judge_stream(stream(3000, 1500), &spec, fail);  // triad 45% of spec
-    EXPECT_EQ(fail.verdict, Verdict::Fail);
-    EXPECT_EQ(fail.summary,
-              "memory bandwidth 45% of the 3350 GB/s spec, below the 70% floor: copy 3000 GB/s, "
-              "triad 1500 GB/s.");
-    CheckResult warn;
-    judge_stream(stream(2500, 3000), &spec, warn);  // copy 75%
-    EXPECT_EQ(warn.verdict, Verdict::Warn);
-}
-
-TEST(StreamVerdict, WrongDataFailsWhateverTheRate) {
-    GpuSpec spec = h100();
-    CheckResult r;
-    judge_stream(stream(3000, 3050, 12), &spec, r);
-    EXPECT_EQ(r.verdict, Verdict::Fail);
-    ASSERT_EQ(r.findings.size(), 1u);
-    EXPECT_EQ(r.findings[0].text, "copy: 12 wrong results");
-    EXPECT_EQ(r.findings[0].measurement, "copy_gbps");
-    EXPECT_NE(r.summary.find("wrong data in device memory"), std::string::npos) << r.summary;
-}
-
-TEST(StreamVerdict, WithoutADatasheetFigureNoVerdictOnSpeed) {
-    CheckResult r;
-    judge_stream(stream(10, 10), nullptr, r);
-    EXPECT_EQ(r.verdict, Verdict::Pass);
-    EXPECT_FALSE(find(r, "copy_gbps")->reference);
-    EXPECT_NE(r.summary.find("no verdict on speed"), std::string::npos);
-}
-
-TEST(MemtestVerdict, NoErrorsOverTheMemorySoldPasses) {
+TEST(GpuMemtestJudge, NoErrorsOverTheMemorySoldPasses) {
     GpuSpec spec = h100();
     CheckResult r;
     judge_memtest(memtest(78), &spec, r);
@@ -106,7 +50,7 @@ TEST(MemtestVerdict, NoErrorsOverTheMemorySoldPasses) {
 }
 
 // A stop after errors: the rate is over what was written and verified, not over the plan.
-TEST(MemtestVerdict, AStoppedRunRatesOnlyWhatItTested) {
+TEST(GpuMemtestJudge, AStoppedRunRatesOnlyWhatItTested) {
     GpuSpec spec = h100();
     MemtestRun run = memtest(78, 1);
     run.interrupted = true;
@@ -118,7 +62,7 @@ TEST(MemtestVerdict, AStoppedRunRatesOnlyWhatItTested) {
     EXPECT_NEAR(*find(r, "test_gbps")->value, 2.0 * 78 * double(1ull << 30) / 0.25 / 1e9, 1e-6);
 }
 
-TEST(MemtestVerdict, TooLittleMemoryTestedWarns) {
+TEST(GpuMemtestJudge, TooLittleMemoryTestedWarns) {
     GpuSpec spec = h100();
     CheckResult r;
     judge_memtest(memtest(60), &spec, r);  // below 85% of 80 GiB
@@ -126,7 +70,7 @@ TEST(MemtestVerdict, TooLittleMemoryTestedWarns) {
     EXPECT_NE(r.summary.find("of the 80 GiB sold"), std::string::npos) << r.summary;
 }
 
-TEST(MemtestVerdict, MemoryErrorsFailAndEachIsAFinding) {
+TEST(GpuMemtestJudge, MemoryErrorsFailAndEachIsAFinding) {
     GpuSpec spec = h100();
     CheckResult r;
     judge_memtest(memtest(78, 2), &spec, r);
@@ -142,7 +86,7 @@ TEST(MemtestVerdict, MemoryErrorsFailAndEachIsAFinding) {
     for (const auto& d : r.details) EXPECT_EQ(d.find("bit error"), std::string::npos) << d;
 }
 
-TEST(MemtestVerdict, AStopWithoutErrorsHasNoVerdictButErrorsBeforeItStillFail) {
+TEST(GpuMemtestJudge, AStopWithoutErrorsHasNoVerdictButErrorsBeforeItStillFail) {
     GpuSpec spec = h100();
     CheckResult clean;
     MemtestRun run = memtest(78);

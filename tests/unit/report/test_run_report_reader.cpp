@@ -1,4 +1,4 @@
-// A run's report written and read back, and two runs compared from their reports.
+// A run's report written and read back.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,39 +11,13 @@
 #include "core/result.hpp"
 #include "report/run_json.hpp"
 #include "report/run_report_reader.hpp"
+#include "support/run_reports.hpp"
 #include "support/run_timelines.hpp"
 
 using namespace gpuvet;
 using namespace gpuvet::test;
 
-namespace {
-
-// A 100 s run on one GPU held at 1400 MHz by its power cap: F1.
-RunResult power_capped_run() {
-    RunResult r = judge(timeline(100, 1,
-                                 [](int, RunPoint& p) {
-                                     p.gpus[0].utilization_percent = 97;
-                                     p.gpus[0].power_w = 690;
-                                     p.gpus[0].sm_clock_mhz = 1400;
-                                     p.gpus[0].clock_event_reasons = clock_reason::kSwPowerCap;
-                                 }),
-                        1);
-    r.command = {"python", "train.py"};
-    r.tag = "box-a";
-    r.wall_s = 100;
-    r.end = JobEnd{false, 0, 100};
-    return r;
-}
-
-std::string report_of(const RunResult& r) {
-    Envelope env;
-    env.command = "run";
-    return render_run_json(env, r);
-}
-
-}  // namespace
-
-TEST(RunReport, ReadingBackKeepsTheTagTheDiagnosisAndTheFigures) {
+TEST(RunReportReader, ReadingBackKeepsTheTagTheDiagnosisAndTheFigures) {
     RunResult back = read_run_report(report_of(power_capped_run()), "a.json");
     EXPECT_EQ(back.tag, "box-a");
     EXPECT_DOUBLE_EQ(back.wall_s, 100);
@@ -53,7 +27,7 @@ TEST(RunReport, ReadingBackKeepsTheTagTheDiagnosisAndTheFigures) {
     EXPECT_NEAR(back.gpus[0].sm_clock_mhz.mean, 1400, 1e-9);
 }
 
-TEST(RunReport, TheTimelineReadsBackAsOneSeriesPerSignalAndGpu) {
+TEST(RunReportReader, TheTimelineReadsBackAsOneSeriesPerSignalAndGpu) {
     RunResult run = power_capped_run();
     std::string text = report_of(run);
     EXPECT_NE(text.find("\"series\""), std::string::npos);
@@ -68,12 +42,12 @@ TEST(RunReport, TheTimelineReadsBackAsOneSeriesPerSignalAndGpu) {
     EXPECT_EQ(util->t_s.size(), run.timeline.size());
 }
 
-TEST(RunReport, AnotherCommandsReportOrTextThatIsNotJsonIsRefused) {
+TEST(RunReportReader, AnotherCommandsReportOrTextThatIsNotJsonIsRefused) {
     EXPECT_THROW(read_run_report("{\"command\": \"check\"}", "x.json"), Error);
     EXPECT_THROW(read_run_report("not json", "x.json"), Error);
 }
 
-TEST(RunReport, AReportWithoutAReadableSchemaVersionIsRefusedWithTheVersionsThisBuildReads) {
+TEST(RunReportReader, AReportWithoutAReadableSchemaVersionIsRefusedWithTheVersionsThisBuildReads) {
     Json j = Json::parse(report_of(power_capped_run()));
     j["schema_version"] = kSchemaVersion + 1;
     try {
@@ -88,24 +62,4 @@ TEST(RunReport, AReportWithoutAReadableSchemaVersionIsRefusedWithTheVersionsThis
     EXPECT_THROW(read_run_report(j.dump(), "old.json"), Error);
     j["schema_version"] = kSchemaVersion;
     EXPECT_NO_THROW(read_run_report(j.dump(), "same.json"));
-}
-
-TEST(RunCompare, TheFasterRunIsNamedWithTheRuleThatHeldTheOtherBack) {
-    RunResult slow = read_run_report(report_of(power_capped_run()), "a.json");
-    RunResult fast = judge(timeline(100, 1,
-                                    [](int, RunPoint& p) {
-                                        p.gpus[0].utilization_percent = 97;
-                                        p.gpus[0].power_w = 600;
-                                    }),
-                           1);
-    fast.command = slow.command;
-    fast.wall_s = 80;
-    fast.end = JobEnd{false, 0, 80};
-    RunComparison c = compare_runs(slow, fast, "box-a", "box-b");
-    ASSERT_TRUE(c.faster);
-    EXPECT_EQ(*c.faster, 1);
-    EXPECT_NEAR(c.speedup, 1.25, 1e-9);
-    ASSERT_FALSE(c.reasons.empty());
-    EXPECT_NE(c.reasons[0].find("F1"), std::string::npos) << c.reasons[0];
-    EXPECT_NE(c.reasons[0].find("box-a"), std::string::npos);
 }

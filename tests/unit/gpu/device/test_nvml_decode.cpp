@@ -1,12 +1,23 @@
+// NVML's values decoded: clock event reasons, PCI bus ids, CPU affinity masks, topology levels and
+// the process lists of both entry layouts.
 #include <gtest/gtest.h>
 
 #include <cstring>
 
-#include "gpu/inventory.hpp"
 #include "gpu/bindings/cuda_api.hpp"
 #include "gpu/bindings/nvml_api.hpp"
+#include "gpu/inventory.hpp"
 
 using namespace gpuvet;
+
+namespace {
+void put_entry(unsigned char* p, std::uint32_t pid, std::uint64_t mem, std::uint32_t gi, std::uint32_t ci) {
+    std::memcpy(p, &pid, 4);
+    std::memcpy(p + 8, &mem, 8);
+    std::memcpy(p + 16, &gi, 4);
+    std::memcpy(p + 20, &ci, 4);
+}
+}  // namespace
 
 TEST(ClockReasons, DecodesEachBitAsAMask) {
     EXPECT_TRUE(decode_clock_reasons(0).empty());
@@ -50,15 +61,6 @@ TEST(Topology, LevelsUseNvidiaSmiLabels) {
     EXPECT_EQ(architecture_name(77), "unknown (77)");
 }
 
-namespace {
-void put_entry(unsigned char* p, std::uint32_t pid, std::uint64_t mem, std::uint32_t gi, std::uint32_t ci) {
-    std::memcpy(p, &pid, 4);
-    std::memcpy(p + 8, &mem, 8);
-    std::memcpy(p + 16, &gi, 4);
-    std::memcpy(p + 20, &ci, 4);
-}
-}  // namespace
-
 TEST(ProcessList, ReadsFourFieldEntries) {
     unsigned char buf[3 * 32] = {};
     for (int i = 0; i < 3; ++i) put_entry(buf + i * 24, 1000 + i, (i + 1) * 1000000ULL, 0xFFFFFFFF, 0xFFFFFFFF);
@@ -78,65 +80,4 @@ TEST(ProcessList, GuardsAgainstFiveFieldEntriesFromR535) {
     EXPECT_EQ(p[1].pid, 2001u);
     EXPECT_EQ(p[2].pid, 2002u);
     EXPECT_EQ(p[2].used_memory_bytes, 3 * 4096u);
-}
-
-TEST(VendorErrors, StatusesTurnIntoAdvice) {
-    EXPECT_EQ(nvml_status_name(15), "NVML_ERROR_GPU_IS_LOST");
-    EXPECT_EQ(nvml_advice(15), "GPU has fallen off the bus: reset or reboot, check Xid 79 in dmesg");
-    EXPECT_EQ(nvml_advice(9), "driver not loaded: load the nvidia kernel module or reboot");
-    EXPECT_EQ(nvml_absent_reason(4), "no permission: run as root or add the user to the video group");
-    EXPECT_EQ(nvml_absent_reason(3), "not supported by this GPU or driver");
-    EXPECT_NE(nvml_advice(16).find("reset required"), std::string::npos);
-    EXPECT_EQ(nvml_status_name(12345), "NVML_ERROR_12345");
-    NvmlError e("nvmlInit_v2", 9, "Driver Not Loaded");
-    EXPECT_EQ(e.code(), 9);
-    EXPECT_EQ(e.kind(), ErrorKind::Driver);
-    EXPECT_NE(std::string(e.what()).find("nvmlInit_v2 failed: Driver Not Loaded"), std::string::npos);
-    EXPECT_EQ(e.advice(), nvml_advice(9));
-
-    EXPECT_EQ(cuda_status_name(100), "CUDA_ERROR_NO_DEVICE");
-    EXPECT_NE(cuda_advice(803).find("reboot"), std::string::npos);
-    CudaError c("cuInit", 100, "CUDA_ERROR_NO_DEVICE");
-    EXPECT_EQ(c.code(), 100);
-    EXPECT_EQ(c.advice(), cuda_advice(100));
-}
-
-namespace {
-struct MiniApi {
-    int (*a)() = nullptr;
-    int (*b)() = nullptr;
-};
-int fn_new() { return 2; }
-int fn_old() { return 1; }
-const SymbolEntry<MiniApi> kMini[] = {
-    {{"a_v2", "a"}, Need::Required, &assign_member<&MiniApi::a, MiniApi>},
-    {{"b"}, Need::Optional, &assign_member<&MiniApi::b, MiniApi>},
-};
-}  // namespace
-
-TEST(SymbolTable, NewestNameWinsAndOptionalMayBeMissing) {
-    MiniApi api;
-    auto both = [](const char* n) -> void* {
-        if (std::string(n) == "a_v2") return reinterpret_cast<void*>(&fn_new);
-        if (std::string(n) == "a") return reinterpret_cast<void*>(&fn_old);
-        return nullptr;
-    };
-    auto r = resolve_symbols<MiniApi>(kMini, api, both);
-    EXPECT_TRUE(r.complete());
-    EXPECT_EQ(api.a(), 2);
-    EXPECT_EQ(r.used.at("a_v2"), "a_v2");
-    EXPECT_EQ(api.b, nullptr);
-    EXPECT_EQ(r.missing_optional, std::vector<std::string>{"b"});
-
-    auto old_only = [](const char* n) -> void* {
-        return std::string(n) == "a" ? reinterpret_cast<void*>(&fn_old) : nullptr;
-    };
-    r = resolve_symbols<MiniApi>(kMini, api, old_only);
-    EXPECT_EQ(api.a(), 1);
-    EXPECT_EQ(r.used.at("a_v2"), "a");
-
-    r = resolve_symbols<MiniApi>(kMini, api, [](const char*) -> void* { return nullptr; });
-    EXPECT_FALSE(r.complete());
-    EXPECT_EQ(r.missing_required, std::vector<std::string>{"a_v2"});
-    EXPECT_EQ(driver_lacks("nvmlDeviceGetNumaNodeId"), "driver lacks nvmlDeviceGetNumaNodeId");
 }

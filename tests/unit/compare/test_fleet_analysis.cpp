@@ -1,13 +1,13 @@
-// The fleet's pure rules: the outlier rule on constructed nodes (the MAD floor, the baseline that
-// drops failing nodes, worst GPU per node), the drain/resume ownership rule, the Slurm GPU variables.
+// The fleet's outlier rule on constructed nodes: the MAD floor, the baseline that drops failing
+// nodes, worst GPU per node, the causes of each node's verdict and the fabric section.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <map>
 
+#include "compare/fleet_analysis.hpp"
 #include "core/slurm_env.hpp"
 #include "fleet/drain.hpp"
-#include "compare/fleet_analysis.hpp"
 
 namespace gpuvet {
 namespace {
@@ -29,6 +29,13 @@ FleetNodeInput node(const std::string& name, double bf16, RunVerdict v = RunVerd
     n.exit_code = v == RunVerdict::NoGo ? 1 : 0;
     n.worst.push_back({"bf16_tflops", "BF16 GEMM", "TFLOPS", gpu, bf16, 700.0});
     return n;
+}
+
+FleetFabric fabric(Verdict v) {
+    FleetFabric f;
+    f.result.key = kFabricCheck;
+    f.result.verdict = v;
+    return f;
 }
 
 TEST(FleetOutliers, IdenticalNodesNeverFlagEachOther) {
@@ -114,70 +121,6 @@ TEST(FleetNodes, OnlyMissingReportsExitThree) {
     EXPECT_EQ(fleet_exit_code(analyse_fleet({})), 3);
 }
 
-TEST(FleetDrain, AnOperatorsDrainIsKeptAndNeverResumed) {
-    SlurmNodeState op{"n3", "drained", "PSU swap"};
-    NodeAction d = plan_drain(op, "gpu.health GPU 1 FAIL: rows", {"gpu.health"}, {});
-    EXPECT_TRUE(d.argv.empty());
-    EXPECT_EQ(d.note, "left alone: drained by someone else (PSU swap)");
-    EXPECT_TRUE(plan_resume(op, {"gpu.health", "gpu.gemm"}).argv.empty());
-}
-
-TEST(FleetDrain, TheReasonRecordsTheCausesAndKeepsThemWholeWhenShortened) {
-    EXPECT_EQ(drain_reason("gpu.health GPU 1 FAIL:\nrows", {"gpu.health"}),
-              "gpuvet: gpu.health GPU 1 FAIL: rows (checks: gpu.health)");
-    std::string long_one = drain_reason(std::string(500, 'x'), {"gpu.gemm", "fleet.bf16_tflops"});
-    EXPECT_LE(long_one.size(), kDrainReasonMaxChars);
-    EXPECT_EQ(drain_causes(long_one), (std::vector<std::string>{"gpu.gemm", "fleet.bf16_tflops"}));
-    EXPECT_NE(long_one.find("xxx... (checks: "), std::string::npos);
-    // An older gpuvet's reason: its first word, when a check key, is the cause.
-    EXPECT_EQ(drain_causes("gpuvet: gpu.health GPU 1 FAIL: rows"), (std::vector<std::string>{"gpu.health"}));
-    EXPECT_TRUE(drain_causes("gpuvet: low outlier: BF16 GEMM GPU 3").empty());
-    EXPECT_TRUE(drain_causes("PSU swap (checks: gpu.health").empty());
-    // No cause to name: recorded as such, and only an operator resumes the node.
-    std::string none = drain_reason("run verdict NO-GO", {});
-    EXPECT_EQ(none, "gpuvet: run verdict NO-GO (checks: unlisted)");
-    EXPECT_TRUE(drain_causes(none).empty());
-    EXPECT_TRUE(plan_resume(SlurmNodeState{"n1", "drained", none}, {"gpu.health"}).argv.empty());
-}
-
-TEST(FleetDrain, ResumedOnlyWhenThisRunRanWhatCausedTheDrainAndItPasses) {
-    const std::vector<std::string> passive = {"gpu.driver", "gpu.identity", "gpu.health", "gpu.pcie_link"};
-    SlurmNodeState gemm{"n2", "drained", drain_reason("gpu.gemm GPU 3 FAIL: 592 TFLOPS", {"gpu.gemm"})};
-    NodeAction hc = plan_resume(gemm, passive);  // a passive health check one interval later
-    EXPECT_TRUE(hc.argv.empty());
-    EXPECT_NE(hc.note.find("not resumed: drained for gpu.gemm, which this run did not check"), std::string::npos);
-    std::vector<std::string> with_gemm = passive;
-    with_gemm.push_back("gpu.gemm");
-    EXPECT_EQ(plan_resume(gemm, with_gemm).argv,
-              (std::vector<std::string>{"scontrol", "update", "NodeName=n2", "State=RESUME"}));
-    SlurmNodeState outlier{"n4", "draining", drain_reason("low outlier: BF16 GEMM", {"fleet.bf16_tflops"})};
-    EXPECT_TRUE(plan_resume(outlier, with_gemm).argv.empty());
-    with_gemm.push_back("fleet.bf16_tflops");
-    EXPECT_FALSE(plan_resume(outlier, with_gemm).argv.empty());
-    SlurmNodeState unknown{"n5", "drained", "gpuvet: low outlier: BF16 GEMM GPU 3"};
-    NodeAction u = plan_resume(unknown, with_gemm);
-    EXPECT_TRUE(u.argv.empty());
-    EXPECT_NE(u.note.find("resume it by hand"), std::string::npos);
-    EXPECT_TRUE(plan_resume(SlurmNodeState{"n6", "idle", ""}, passive).argv.empty());  // not drained
-}
-
-TEST(FleetDrain, ARenewedDrainKeepsTheEarlierCausesThisRunDidNotClear) {
-    SlurmNodeState gemm{"n2", "drained", drain_reason("gpu.gemm GPU 3 FAIL: 592 TFLOPS", {"gpu.gemm"})};
-    NodeAction d = plan_drain(gemm, "gpu.health GPU 1 FAIL: rows", {"gpu.health"}, {"gpu.driver"});
-    ASSERT_EQ(d.argv.size(), 5u);
-    EXPECT_EQ(d.argv[4], "Reason=gpuvet: gpu.health GPU 1 FAIL: rows (checks: gpu.health,gpu.gemm)");
-    NodeAction again = plan_drain(gemm, "gpu.health GPU 1 FAIL: rows", {"gpu.health"}, {"gpu.gemm"});
-    EXPECT_EQ(again.argv[4], "Reason=gpuvet: gpu.health GPU 1 FAIL: rows (checks: gpu.health)");
-    EXPECT_TRUE(plan_drain(SlurmNodeState{"n7", "down*", "Not responding"}, "x", {"gpu.health"}, {}).argv.empty());
-}
-
-TEST(FleetDrain, SinfoLinesOncePerNode) {
-    auto s = parse_node_states("n1|idle|none\nn2|drained|gpuvet: a b\nn1|idle|none\n");
-    ASSERT_EQ(s.size(), 2u);
-    EXPECT_EQ(s[0].reason, "");
-    EXPECT_TRUE(s[1].drained() && s[1].ours());
-}
-
 TEST(FleetCauses, AFailedCheckAnOutlierAndAnotherModelAreTheirOwnCauses) {
     std::vector<FleetNodeInput> in;
     for (int i = 0; i < 5; ++i) {
@@ -222,54 +165,6 @@ TEST(FleetNodes, AGpuUuidOnTwoNodesIsAFindingOnBoth) {
     EXPECT_EQ(fleet_exit_code(f), 1);
     auto cleared = node_cleared(f, f.nodes[0]);
     EXPECT_NE(std::find(cleared.begin(), cleared.end(), kCauseGpuUuid), cleared.end());
-}
-
-TEST(SlurmEnv, GpusGivenButNoCudaVisibleDevicesIsAProblem) {
-    auto env = [](std::map<std::string, std::string> m) {
-        return [m](const char* k) -> std::optional<std::string> {
-            auto it = m.find(k);
-            if (it == m.end()) return std::nullopt;
-            return it->second;
-        };
-    };
-    EXPECT_FALSE(slurm_context(env({})));
-    auto s = slurm_context(env({{"SLURM_JOB_ID", "7"}, {"SLURM_GPUS_ON_NODE", "2"}, {"SLURMD_NODENAME", "n5"}}));
-    ASSERT_TRUE(s);
-    auto p = slurm_gpu_problem(*s);
-    ASSERT_TRUE(p);
-    EXPECT_NE(p->find("SLURM_GPUS_ON_NODE=2"), std::string::npos);
-    EXPECT_NE(p->find("CUDA_VISIBLE_DEVICES is unset on node n5"), std::string::npos);
-    s->cuda_visible_devices = "0,1";
-    EXPECT_FALSE(slurm_gpu_problem(*s));
-    auto none = slurm_context(env({{"SLURM_JOB_ID", "7"}}));
-    EXPECT_FALSE(slurm_gpu_problem(*none));  // no GPUs asked for
-}
-
-TEST(SlurmEnv, AReportOfOneOfSeveralTasksGoesIntoItsNodesFolder) {
-    auto env = [](std::map<std::string, std::string> m) {
-        return [m](const char* k) -> std::optional<std::string> {
-            auto it = m.find(k);
-            if (it == m.end()) return std::nullopt;
-            return it->second;
-        };
-    };
-    EXPECT_FALSE(slurm_report_subfolder(env({})));
-    EXPECT_FALSE(slurm_report_subfolder(env({{"SLURMD_NODENAME", "n1"}, {"SLURM_STEP_NUM_TASKS", "1"}})));
-    EXPECT_EQ(slurm_report_subfolder(
-                  env({{"SLURMD_NODENAME", "gpu07"}, {"SLURM_STEP_NUM_TASKS", "4"}, {"SLURM_STEP_NUM_NODES", "4"}})),
-              "gpu07");
-    EXPECT_EQ(slurm_report_subfolder(env({{"SLURMD_NODENAME", "n/1"},
-                                          {"SLURM_STEP_NUM_TASKS", "16"},
-                                          {"SLURM_STEP_NUM_NODES", "2"},
-                                          {"SLURM_LOCALID", "3"}})),
-              "n_1-3");
-}
-
-FleetFabric fabric(Verdict v) {
-    FleetFabric f;
-    f.result.key = kFabricCheck;
-    f.result.verdict = v;
-    return f;
 }
 
 TEST(FleetFabricSection, TheNodeItBlamesIsNoGoAndItsFigureJoinsTheOutliers) {
