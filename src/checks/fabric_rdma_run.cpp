@@ -393,135 +393,176 @@ std::string key(int rail, int from, int to, const char* what) {
     return "rdma." + std::to_string(rail) + "." + std::to_string(from) + "." + std::to_string(to) + "." + what;
 }
 
-}  // namespace
+// One rank's part of its rail's ring: it writes to the next node and is written to by the previous
+// one. Each step posts to the rendezvous board what the other ends wait for, so a rank that skips
+// or fails still answers every key and no node waits for a message that never comes.
+class LinkRun {
+public:
+    LinkRun(const RunSettings& s, GpuSession* gpu, const std::atomic<bool>* stop)
+        : s_(s),
+          gpu_(gpu),
+          stop_(stop),
+          next_((s.node_index + 1) % s.nodes),
+          prev_((s.node_index + s.nodes - 1) % s.nodes),
+          deadline_{Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s.wait_s)),
+                    stop} {
+        std::mt19937 rng(std::random_device{}());
+        write_psn_ = rng() & 0xffffff, read_psn_ = rng() & 0xffffff;
+        link_.rail = s.rail;
+        link_.from_node = s.node;
+        link_.message_bytes = kMessageBytes;
+    }
 
-RdmaLink run_links(const RunSettings& s, GpuSession* gpu, const std::atomic<bool>* stop) {
-    const int next = (s.node_index + 1) % s.nodes, prev = (s.node_index + s.nodes - 1) % s.nodes;
-    const RendezvousDeadline d{
-        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s.wait_s)), stop};
-    auto put = [&](const std::string& k, const std::string& v) {
-        board_put(s.board_host, s.board_port, s.token, k, v, d);
-    };
-    auto get = [&](const std::string& k) { return board_get(s.board_host, s.board_port, s.token, k, d); };
-    auto peer_info = [&](const std::string& k) {
+    RdmaLink run() {
+        set_up();
+        exchange();
+        const bool reading = connect_reading_end();
+        const bool wrote = write();
+        verify(reading, wrote);
+        return link_;
+    }
+
+private:
+    void put(const std::string& k, const std::string& v) {
+        board_put(s_.board_host, s_.board_port, s_.token, k, v, deadline_);
+    }
+    std::string get(const std::string& k) { return board_get(s_.board_host, s_.board_port, s_.token, k, deadline_); }
+    QpInfo peer_info(const std::string& k) {
         std::optional<QpInfo> q = parse_qp_info(get(k));
         if (!q)
             throw runtime_error("the board's " + k + " is not a queue pair's details",
                                 "run the same gpuvet on every node");
         return *q;
-    };
+    }
 
-    RdmaLink link;
-    link.rail = s.rail;
-    link.from_node = s.node;
-    link.message_bytes = kMessageBytes;
     // This rank's end: nothing past a reason (skipped) or a failure (error) is set up.
-    std::optional<RailNic> nic = rail_nic(s.root, s.gpu_bus_id, s.rail);
-    std::unique_ptr<Endpoint> ep;
-    std::unique_ptr<Buffer> send, recv;
-    VerbsApi verbs;
-    std::string skipped, error;
-    std::mt19937 rng(std::random_device{}());
-    const std::uint32_t write_psn = rng() & 0xffffff, read_psn = rng() & 0xffffff;
-    if (!nic) {
-        skipped = "no RDMA NIC with an active port near this GPU on " + s.node;
-    } else {
-        link.from_nic = nic->name;
-        link.from_gbitps = nic->rate_gbitps;
-        link.from_speed = nic->speed;
-        verbs = VerbsApi::load();
-        if (!verbs.ok()) skipped = verbs.error;
-    }
-    QpInfo mine_w, mine_r;
-    if (skipped.empty()) {
+    void set_up() {
+        nic_ = rail_nic(s_.root, s_.gpu_bus_id, s_.rail);
+        if (!nic_) {
+            skipped_ = "no RDMA NIC with an active port near this GPU on " + s_.node;
+        } else {
+            link_.from_nic = nic_->name;
+            link_.from_gbitps = nic_->rate_gbitps;
+            link_.from_speed = nic_->speed;
+            verbs_ = VerbsApi::load();
+            if (!verbs_.ok()) skipped_ = verbs_.error;
+        }
+        if (!skipped_.empty()) return;
         try {
-            ep = std::make_unique<Endpoint>(verbs, nic->name);
+            ep_ = std::make_unique<Endpoint>(verbs_, nic_->name);
             // Buffer overwrites this with the path it took whenever it tried one.
-            link.memory_why = !gpu ? "no GPU for this rank: host memory"
-                                   : "no GPUDirect RDMA on this node (neither nvidia-peermem nor DMA-BUF, which needs "
-                                     "the open kernel module and Linux 5.12 or later): host memory";
-            send = std::make_unique<Buffer>(verbs, ep->pd(), gpu, nic->peermem, nic->dmabuf, link.memory_why);
-            recv = std::make_unique<Buffer>(verbs, ep->pd(), gpu, nic->peermem, nic->dmabuf, link.memory_why);
-            link.memory = send->on_gpu() && recv->on_gpu() ? "GPU" : "host";
-            send->fill(s.node_index, s.rail);
-            mine_w = ep->info(ep->write_qp(), write_psn);
-            mine_r = ep->info(ep->read_qp(), read_psn);
-            mine_r.rkey = recv->mr().rkey, mine_r.addr = recv->addr(), mine_r.bytes = kBufferBytes;
+            link_.memory_why = !gpu_ ? "no GPU for this rank: host memory"
+                                     : "no GPUDirect RDMA on this node (neither nvidia-peermem nor DMA-BUF, which "
+                                       "needs the open kernel module and Linux 5.12 or later): host memory";
+            send_ = std::make_unique<Buffer>(verbs_, ep_->pd(), gpu_, nic_->peermem, nic_->dmabuf, link_.memory_why);
+            recv_ = std::make_unique<Buffer>(verbs_, ep_->pd(), gpu_, nic_->peermem, nic_->dmabuf, link_.memory_why);
+            link_.memory = send_->on_gpu() && recv_->on_gpu() ? "GPU" : "host";
+            send_->fill(s_.node_index, s_.rail);
+            mine_w_ = ep_->info(ep_->write_qp(), write_psn_);
+            mine_r_ = ep_->info(ep_->read_qp(), read_psn_);
+            mine_r_.rkey = recv_->mr().rkey, mine_r_.addr = recv_->addr(), mine_r_.bytes = kBufferBytes;
         } catch (const Failure& f) {
-            error = f.text;
+            error_ = f.text;
         } catch (const Error& e) {
-            error = e.what();
+            error_ = e.what();
         }
     }
-    for (QpInfo* q : {&mine_w, &mine_r}) {
-        q->node = s.node;
-        q->nic = nic ? nic->name : "";
-        q->rate_gbitps = nic ? nic->rate_gbitps : std::nullopt;
-        q->speed = nic ? nic->speed : "";
-        q->skipped = !skipped.empty() ? "skip:" + skipped : !error.empty() ? "error:" + error : "";
-    }
-    put(key(s.rail, s.node_index, next, "w"), to_text(mine_w));
-    put(key(s.rail, prev, s.node_index, "r"), to_text(mine_r));
-    const QpInfo to = peer_info(key(s.rail, s.node_index, next, "r"));
-    const QpInfo from = peer_info(key(s.rail, prev, s.node_index, "w"));
-    link.to_node = to.node, link.to_nic = to.nic, link.to_gbitps = to.rate_gbitps, link.to_speed = to.speed;
 
-    // The reading end: connected before the writer on the previous node starts.
-    bool reading = ep && error.empty() && from.skipped.empty();
-    std::string ready = "skipped";
-    if (reading) {
-        if (auto e = ep->connect(ep->read_qp(), from, read_psn, false)) ready = "failed:" + *e, reading = false;
-        else ready = "ok";
-    }
-    put(key(s.rail, prev, s.node_index, "ready"), ready);
-
-    // The writing end.
-    auto peer_reason = [&](const std::string& what) {
-        const bool skip = what.rfind("skip:", 0) == 0;
-        return std::pair(skip, to.nic + " on " + to.node + ": " + what.substr(what.find(':') + 1));
-    };
-    bool wrote = false;
-    if (!skipped.empty()) {
-        link.skipped = skipped;
-    } else if (!error.empty()) {
-        link.error = error;
-    } else if (!to.skipped.empty()) {
-        auto [skip, why] = peer_reason(to.skipped);
-        (skip ? link.skipped : link.error) = "the reading end " + why;
-    } else if (auto e = ep->connect(ep->write_qp(), to, write_psn, true)) {
-        link.error = "the writing end " + link.from_nic + " on " + s.node + " could not connect: " + *e;
-    } else if (const std::string r = get(key(s.rail, s.node_index, next, "ready")); r != "ok") {
-        link.error =
-            "the reading end " + to.nic + " on " + to.node + " could not connect: " + r.substr(r.find(':') + 1);
-    } else {
-        try {
-            auto [bytes, secs] = ep->write(*send, to, s.measure_s, stop);
-            link.bytes_written = bytes, link.seconds = secs;
-            if (secs > 0) link.gbps = double(bytes) / secs / 1e9;
-            wrote = true;
-        } catch (const Failure& f) {
-            link.error = f.text;
+    // Both queue pairs' details out, the neighbours' in.
+    void exchange() {
+        for (QpInfo* q : {&mine_w_, &mine_r_}) {
+            q->node = s_.node;
+            q->nic = nic_ ? nic_->name : "";
+            q->rate_gbitps = nic_ ? nic_->rate_gbitps : std::nullopt;
+            q->speed = nic_ ? nic_->speed : "";
+            q->skipped = !skipped_.empty() ? "skip:" + skipped_ : !error_.empty() ? "error:" + error_ : "";
         }
+        put(key(s_.rail, s_.node_index, next_, "w"), to_text(mine_w_));
+        put(key(s_.rail, prev_, s_.node_index, "r"), to_text(mine_r_));
+        to_ = peer_info(key(s_.rail, s_.node_index, next_, "r"));
+        from_ = peer_info(key(s_.rail, prev_, s_.node_index, "w"));
+        link_.to_node = to_.node, link_.to_nic = to_.nic, link_.to_gbitps = to_.rate_gbitps, link_.to_speed = to_.speed;
     }
-    put(key(s.rail, s.node_index, next, "done"), wrote ? "ok" : "failed");
+
+    // The reading end, connected before the writer on the previous node starts.
+    bool connect_reading_end() {
+        bool reading = ep_ && error_.empty() && from_.skipped.empty();
+        std::string ready = "skipped";
+        if (reading) {
+            if (auto e = ep_->connect(ep_->read_qp(), from_, read_psn_, false)) ready = "failed:" + *e, reading = false;
+            else ready = "ok";
+        }
+        put(key(s_.rail, prev_, s_.node_index, "ready"), ready);
+        return reading;
+    }
+
+    // The writing end: the link's figure, or why there is none.
+    bool write() {
+        bool wrote = false;
+        if (!skipped_.empty()) {
+            link_.skipped = skipped_;
+        } else if (!error_.empty()) {
+            link_.error = error_;
+        } else if (!to_.skipped.empty()) {
+            const bool skip = to_.skipped.rfind("skip:", 0) == 0;
+            (skip ? link_.skipped : link_.error) =
+                "the reading end " + to_.nic + " on " + to_.node + ": " + to_.skipped.substr(to_.skipped.find(':') + 1);
+        } else if (auto e = ep_->connect(ep_->write_qp(), to_, write_psn_, true)) {
+            link_.error = "the writing end " + link_.from_nic + " on " + s_.node + " could not connect: " + *e;
+        } else if (const std::string r = get(key(s_.rail, s_.node_index, next_, "ready")); r != "ok") {
+            link_.error =
+                "the reading end " + to_.nic + " on " + to_.node + " could not connect: " + r.substr(r.find(':') + 1);
+        } else {
+            try {
+                auto [bytes, secs] = ep_->write(*send_, to_, s_.measure_s, stop_);
+                link_.bytes_written = bytes, link_.seconds = secs;
+                if (secs > 0) link_.gbps = double(bytes) / secs / 1e9;
+                wrote = true;
+            } catch (const Failure& f) {
+                link_.error = f.text;
+            }
+        }
+        put(key(s_.rail, s_.node_index, next_, "done"), wrote ? "ok" : "failed");
+        return wrote;
+    }
 
     // The reading end checks what arrived; the writer learns it.
-    std::string check = "skipped";
-    if (reading && get(key(s.rail, prev, s.node_index, "done")) == "ok") {
-        try {
-            check = std::to_string(kBufferBytes) + " " + std::to_string(recv->wrong(prev, s.rail));
-        } catch (const Error&) {
-            check = "skipped";  // the writer's figure stands; what arrived is not known
+    void verify(bool reading, bool wrote) {
+        std::string check = "skipped";
+        if (reading && get(key(s_.rail, prev_, s_.node_index, "done")) == "ok") {
+            try {
+                check = std::to_string(kBufferBytes) + " " + std::to_string(recv_->wrong(prev_, s_.rail));
+            } catch (const Error&) {
+                check = "skipped";  // the writer's figure stands; what arrived is not known
+            }
         }
-    }
-    put(key(s.rail, prev, s.node_index, "check"), check);
-    if (wrote) {
-        const std::string c = get(key(s.rail, s.node_index, next, "check"));
+        put(key(s_.rail, prev_, s_.node_index, "check"), check);
+        if (!wrote) return;
+        const std::string c = get(key(s_.rail, s_.node_index, next_, "check"));
         unsigned long long checked = 0, wrong = 0;
         if (std::sscanf(c.c_str(), "%llu %llu", &checked, &wrong) == 2)
-            link.verified_bytes = checked, link.wrong_bytes = wrong;
+            link_.verified_bytes = checked, link_.wrong_bytes = wrong;
     }
-    return link;
+
+    const RunSettings& s_;
+    GpuSession* gpu_;
+    const std::atomic<bool>* stop_;
+    const int next_, prev_;
+    const RendezvousDeadline deadline_;
+    std::uint32_t write_psn_ = 0, read_psn_ = 0;
+    RdmaLink link_;
+    std::optional<RailNic> nic_;
+    VerbsApi verbs_;
+    std::unique_ptr<Endpoint> ep_;
+    std::unique_ptr<Buffer> send_, recv_;
+    std::string skipped_, error_;
+    QpInfo mine_w_, mine_r_, to_, from_;
+};
+
+}  // namespace
+
+RdmaLink run_links(const RunSettings& s, GpuSession* gpu, const std::atomic<bool>* stop) {
+    return LinkRun(s, gpu, stop).run();
 }
 
 }  // namespace gpuvet::fabric_rdma

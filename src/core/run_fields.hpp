@@ -3,7 +3,7 @@
 // (monitor/run_record), the window statistics (monitor/run_summary), the report's JSON and charted
 // series (report/run_json) and the reader of a saved report (report/run_report_reader), so a new
 // signal is a field of its point, one row here and the reading that produces it
-// (monitor/run_session, monitor/run_host). tests/unit/test_run_fields.cpp holds every field of the
+// (monitor/run_session, monitor/run_host). tests/unit/core/test_run_fields.cpp holds every field of the
 // point types to a row and every row to a round trip through the record, the JSON and the reader.
 #pragma once
 #include <array>

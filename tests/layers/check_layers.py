@@ -23,7 +23,9 @@ MAY_INCLUDE = {
     "compare": {"core", "specs", "plan"},
     "checks": {"core", "specs", "gpu", "host", "order", "plan", "train", "history"},
     "monitor": {"core", "specs", "gpu", "host", "checks"},
-    "report": {"core", "specs", "plan", "compare", "history"},
+    # of history/, only the rows the printers show (the store and its schema stay below cli/)
+    "report": {"core", "specs", "plan", "compare", "history/queries.hpp", "history/diff.hpp",
+               "history/box_history.hpp"},
     "cli": None,  # the composition root: everything
 }
 # Single files a folder may include from a folder it otherwise may not ({"report/x.hpp": {"monitor/y.hpp"}}),
@@ -53,7 +55,7 @@ def violations(src):
                     text = f.read()
                 for m in INCLUDE.finditer(text):
                     target, rest = m.group(1), m.group(2)
-                    if allowed is None or target == folder or target in allowed:
+                    if allowed is None or target == folder or target in allowed or f"{target}/{rest}" in allowed:
                         continue
                     if not os.path.isdir(os.path.join(src, target)):
                         continue  # a system or library header that happens to have a slash
