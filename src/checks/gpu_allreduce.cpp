@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "gpu/allreduce_plan.hpp"
 #include "checks/gpu_gemm.hpp"
+#include "gpu/device/derived_facts.hpp"
 #include "gpu/device_fill.hpp"
 #include "gpu/inventory.hpp"
 #include "checks/gpu_requirements.hpp"
@@ -67,10 +68,7 @@ OpenedRanks open_ranks(CheckContext& ctx, GpuSet& set) {
         o.ranks.push_back(Rank{m.session.get()});
         o.devlist.push_back(m.session->ordinal());
         if (!o.spec) o.spec = (m.info ? ctx.facts->spec_of(m.info->index) : nullptr);
-        bool active = false;
-        if (m.info)
-            for (const auto& l : m.info->nvlinks) active = active || (l.active && *l.active.value);
-        o.all_nvlink = o.all_nvlink && active;
+        o.all_nvlink = o.all_nvlink && m.info && active_nvlinks(*m.info) > 0;
     }
     return o;
 }

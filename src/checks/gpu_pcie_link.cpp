@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "gpu/device/derived_facts.hpp"
 #include "specs/gpu_spec.hpp"
 
 namespace gpuvet {
@@ -47,17 +48,14 @@ CheckResult GpuPcieLinkCheck::assess(const GpuInfo& g, const GpuSpec* spec, Chec
         f.add(Verdict::Fail, "the slot offers only x" + std::to_string(*g.pcie_width_max) + " to a x" +
                                  std::to_string(*spec->pcie_lanes) + " GPU");
 
-    // Generation: the most both ends can do.
-    std::optional<int> gen_max;
-    std::string gen_basis;
-    if (g.pcie_gen_max_gpu && g.pcie_gen_max_host) {
-        gen_max = std::min(*g.pcie_gen_max_gpu, *g.pcie_gen_max_host);
-        gen_basis = "the lower of GPU (Gen" + std::to_string(*g.pcie_gen_max_gpu) + ") and host (Gen" +
-                    std::to_string(*g.pcie_gen_max_host) + ")";
-    } else if (g.pcie_gen_max_gpu) {
-        gen_max = *g.pcie_gen_max_gpu;
-        gen_basis = "the GPU's maximum; the host's maximum is unknown (" + g.pcie_gen_max_host.absent_reason + ")";
-    }
+    // Generation: the most both ends can do, and the words that say how it was found.
+    const Fact<int> gen_max = pcie_gen_max_link(g);
+    const std::string gen_basis =
+        !gen_max ? ""
+        : g.pcie_gen_max_host
+            ? "the lower of GPU (Gen" + std::to_string(*g.pcie_gen_max_gpu) + ") and host (Gen" +
+                  std::to_string(*g.pcie_gen_max_host) + ")"
+            : "the GPU's maximum; the host's maximum is unknown (" + g.pcie_gen_max_host.absent_reason + ")";
     Measurement gm = gen_or_width("pcie_gen", "Link generation", g.pcie_gen_current);
     if (gen_max) {
         Reference ref;

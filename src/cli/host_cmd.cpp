@@ -15,6 +15,7 @@
 #include "host/identity.hpp"
 #include "host/iperf_run.hpp"
 #include "report/progress.hpp"
+#include "core/units.hpp"
 
 namespace gpuvet {
 
@@ -35,8 +36,8 @@ struct HostArgs {
 
 // The storage test writes a file of this size (capped by the free space): below 1 MiB the
 // measurement is cache noise; 16 TiB is beyond any single data disk.
-constexpr NumberRule kStorageBytesRule{.min = 1024.0 * 1024,
-                                       .max = 16.0 * 1024 * 1024 * 1024 * 1024,
+constexpr NumberRule kStorageBytesRule{.min = kMiB,
+                                       .max = 16.0 * 1024 * kGiB,
                                        .whole = true,
                                        .unit = NumberUnit::Bytes,
                                        .what = "a size",

@@ -63,8 +63,10 @@ struct InventoryGpu {
     Fact<std::string> name;  // the heading's name (also among `facts`)
     std::vector<InventoryFact> facts;
     std::vector<InventoryLink> nvlinks;
+    int nvlinks_active = 0;  // gpu/device/derived_facts' count, once
     std::string nvlinks_absent_reason;
     std::vector<InventoryXgmiLink> xgmi_links;  // AMD
+    int xgmi_links_active = 0;
     std::string xgmi_links_absent_reason;
     std::vector<InventoryRasBlock> ras_blocks;  // AMD
     std::vector<InventoryProcess> processes;

@@ -76,6 +76,8 @@ std::string format_fixed(double v, int decimals) {
     return buf;
 }
 
+std::string format_fixed_or_na(double v, int decimals) { return std::isnan(v) ? "n/a" : format_fixed(v, decimals); }
+
 std::string format_bytes(double bytes) {
     static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
     int u = 0;

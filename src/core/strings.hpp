@@ -15,6 +15,8 @@ bool starts_with(std::string_view s, std::string_view prefix);
 std::string format_number(double v, int significant = 3);
 // "%.{decimals}f" for table cells, with format_number's scientific notation from 10^15 on.
 std::string format_fixed(double v, int decimals);
+// The same, "n/a" for a figure not measured (NaN): the one word the run's printers use for it.
+std::string format_fixed_or_na(double v, int decimals);
 // 85899345920 -> "80.0 GiB"
 std::string format_bytes(double bytes);
 // "12.8" from the driver's CUDA version number 12080 (cuDriverGetVersion, NVML), the one spelling.

@@ -3,6 +3,7 @@
 #include <type_traits>
 
 #include "core/amd_throttle.hpp"
+#include "gpu/device/derived_facts.hpp"
 #include "gpu/inventory.hpp"
 #include "gpu/inventory_fields.hpp"
 
@@ -39,6 +40,7 @@ void amd_parts(const GpuInfo& g, InventoryGpu& out) {
     for (const auto& l : g.xgmi_links)
         out.xgmi_links.push_back({l.link, l.active, l.remote_pci_bus_id, l.bit_rate_gbps, l.max_bandwidth_gbps});
     out.xgmi_links_absent_reason = g.xgmi_absent_reason;
+    out.xgmi_links_active = active_xgmi_links(g);
     for (const auto& b : g.ras_blocks) out.ras_blocks.push_back({b.block, b.correctable, b.uncorrectable, b.deferred});
 }
 
@@ -66,6 +68,7 @@ InventoryGpu gpu_of(const GpuInfo& g) {
                 g.amd_throttle_status ? amd_throttle::names(*g.amd_throttle_status) : std::vector<std::string>{};
     }
     for (const auto& l : g.nvlinks) out.nvlinks.push_back(link_of(l));
+    out.nvlinks_active = active_nvlinks(g);
     out.nvlinks_absent_reason = g.nvlink_absent_reason;
     for (const auto& p : g.processes)
         out.processes.push_back(InventoryProcess{p.pid, p.name, p.type, p.used_memory_bytes});

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/strings.hpp"
 #include "monitor/run_rules_detail.hpp"
 #include "specs/pcie.hpp"
 
@@ -11,14 +12,7 @@ namespace gpuvet {
 
 namespace run_rule {
 
-std::string fmt(double v, int digits) {
-    if (!measured(v)) return "n/a";
-    std::ostringstream o;
-    o.setf(std::ios::fixed);
-    o.precision(digits);
-    o << v;
-    return o.str();
-}
+std::string fmt(double v, int digits) { return format_fixed_or_na(v, digits); }
 
 std::string num(double v) {
     std::string s = fmt(v, 3);

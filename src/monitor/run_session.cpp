@@ -78,18 +78,13 @@ RunGpuFacts run_gpu_facts(const MonitoredGpu& g, const GpuSpec* spec) {
     f.name = g.facts.name.value_or("GPU " + std::to_string(g.index));
     const std::string& why = g.facts.nvlink_absent_reason;
     f.amd = g.facts.vendor.value_or("") == "AMD";
-    auto count_active = [](const auto& links) {
-        int n = 0;
-        for (const auto& l : links) n += l.active.value_or(false) ? 1 : 0;
-        return n;
-    };
     if (f.amd && g.facts.xgmi_absent_reason.empty() &&
         std::all_of(g.facts.xgmi_links.begin(), g.facts.xgmi_links.end(),
                     [](const XgmiLinkInfo& l) { return l.active.has_value(); })) {
         // xGMI joins AMD GPUs as NVLink joins NVIDIA's: a GPU with none talks over PCIe
-        f.nvlink_active = count_active(g.facts.xgmi_links);
+        f.nvlink_active = active_xgmi_links(g.facts);
     } else if (why.empty()) {
-        f.nvlink_active = count_active(g.facts.nvlinks);
+        f.nvlink_active = active_nvlinks(g.facts);
     } else if (g.facts.nvlinks.empty() && g.facts.nvlink_none) {
         f.nvlink_active = 0;  // the driver says the GPU has none, as on PCIe cards without a bridge
     } else {

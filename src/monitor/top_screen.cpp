@@ -17,6 +17,7 @@
 #include "monitor/process_rows.hpp"
 #include "monitor/top_fields.hpp"
 #include "monitor/top_widgets.hpp"
+#include "core/units.hpp"
 
 // Last: curses.h defines macros (timeout, clear, erase, move...) that would rewrite names above.
 #include <curses.h>
@@ -95,9 +96,7 @@ std::string held_text(const TopGpu& g, std::string_view key, const char* name) {
     return x.number && *x.number >= 0.5 ? std::string(" ") + name + " " + shown(g, key) + "%" : "";
 }
 
-std::string gib(const Fact<std::uint64_t>& b) {
-    return b ? format_fixed(static_cast<double>(*b) / (1024.0 * 1024 * 1024), 1) : "?";
-}
+std::string gib(const Fact<std::uint64_t>& b) { return b ? format_fixed(static_cast<double>(*b) / kGiB, 1) : "?"; }
 
 void draw_header(const TopFrame& f, const ViewState& v, int w) {
     Line l(0, w);

@@ -4,6 +4,8 @@
 
 #include <type_traits>
 
+#include "core/strings.hpp"
+
 namespace gpuvet {
 
 namespace {
@@ -179,8 +181,7 @@ void render_driver(const InventoryFacts& inv, const Style& st, std::string& out)
     }
     out += st.bold("Driver") + "\n";
     add_line(out, "Driver version", format_fact("driver_version", inv.driver_version));
-    std::string cuda = inv.cuda_driver_version ? fmt::format("{}.{}", *inv.cuda_driver_version / 1000,
-                                                             (*inv.cuda_driver_version % 1000) / 10)
+    std::string cuda = inv.cuda_driver_version ? cuda_version_text(*inv.cuda_driver_version)
                                                : "— (" + inv.cuda_driver_version.absent_reason + ")";
     add_line(out, "CUDA driver API", cuda);
     add_line(out, "NVML version", format_fact("nvml_version", inv.nvml_version));
@@ -198,11 +199,9 @@ void render_amd_links(const InventoryGpu& g, std::string& out) {
     if (!g.xgmi_links_absent_reason.empty()) {
         add_line(out, "xGMI", "— (" + g.xgmi_links_absent_reason + ")");
     } else {
-        int active = 0;
-        for (const auto& l : g.xgmi_links) active += l.active.value_or(false) ? 1 : 0;
         add_line(out, "xGMI",
                  g.xgmi_links.empty() ? std::string("no links listed")
-                                      : fmt::format("{} of {} links active", active, g.xgmi_links.size()));
+                                      : fmt::format("{} of {} links active", g.xgmi_links_active, g.xgmi_links.size()));
         for (const auto& l : g.xgmi_links)
             add_line(out, fmt::format("  link {}", l.link),
                      fmt::format("to {}: {}{}", format_fact("remote_pci_bus_id", l.remote_pci_bus_id),
@@ -226,9 +225,7 @@ void render_links_and_processes(const InventoryGpu& g, std::string& out) {
     } else if (!g.nvlinks_absent_reason.empty()) {
         add_line(out, "NVLink", "— (" + g.nvlinks_absent_reason + ")");
     } else {
-        int active = 0;
-        for (const auto& l : g.nvlinks) active += l.active.value_or(false) ? 1 : 0;
-        add_line(out, "NVLink", fmt::format("{} of {} links active", active, g.nvlinks.size()));
+        add_line(out, "NVLink", fmt::format("{} of {} links active", g.nvlinks_active, g.nvlinks.size()));
         for (const auto& l : g.nvlinks)
             if (l.active.value_or(false))
                 add_line(out, fmt::format("  link {}", l.link),

@@ -36,8 +36,7 @@ void heading(std::ostringstream& o, const Report& r) {
     const DriverInfo& d = r.machine.driver;
     if (d.driver_version) {
         o << "- **Driver:** " << cell(*d.driver_version);
-        if (d.cuda_driver_version)
-            o << ", CUDA " << *d.cuda_driver_version / 1000 << "." << (*d.cuda_driver_version % 1000) / 10;
+        if (d.cuda_driver_version) o << ", CUDA " << cuda_version_text(*d.cuda_driver_version);
         o << "\n";
     }
     if (d.amd_present)

@@ -11,8 +11,6 @@ namespace gpuvet {
 
 namespace {
 
-std::string f(double v, int digits = 1) { return measured(v) ? format_fixed(v, digits) : "n/a"; }
-
 Json exit_json(const std::optional<int>& code) { return code ? Json(*code) : Json(nullptr); }
 
 std::string pad(std::string s, std::size_t w) {
@@ -32,11 +30,12 @@ std::string render_run_comparison(const RunComparison& c, const Style& st) {
         const std::string& fast = a_fast ? c.label_a : c.label_b;
         const std::string& slow = a_fast ? c.label_b : c.label_a;
         // The times in the sentence's order: the faster run's first.
-        o << st.bold(fast + " was " + f(c.speedup, 2) + "x faster than " + slow) << " ("
-          << f(a_fast ? c.wall_a_s : c.wall_b_s) << " s vs " << f(a_fast ? c.wall_b_s : c.wall_a_s) << " s)\n";
+        o << st.bold(fast + " was " + format_fixed_or_na(c.speedup, 2) + "x faster than " + slow) << " ("
+          << format_fixed_or_na(a_fast ? c.wall_a_s : c.wall_b_s, 1) << " s vs "
+          << format_fixed_or_na(a_fast ? c.wall_b_s : c.wall_a_s, 1) << " s)\n";
     } else if (measured(c.speedup)) {
-        o << st.bold("About the same speed") << " (" << f(c.wall_a_s) << " s vs " << f(c.wall_b_s)
-          << " s, within 3 %)\n";
+        o << st.bold("About the same speed") << " (" << format_fixed_or_na(c.wall_a_s, 1) << " s vs "
+          << format_fixed_or_na(c.wall_b_s, 1) << " s, within 3 %)\n";
     } else {
         o << st.bold("Wall times unknown: cannot say which was faster") << "\n";
     }
@@ -44,7 +43,8 @@ std::string render_run_comparison(const RunComparison& c, const Style& st) {
     o << "\n  " << pad("", 26) << pad(c.label_a, 16) << c.label_b << "\n";
     o << "  " << pad("job end", 26) << pad(c.end_a, 16) << c.end_b << "\n";
     for (const RunComparison::Row& r : c.rows)
-        o << "  " << pad(r.metric + " (" + r.unit + ")", 26) << pad(f(r.a), 16) << f(r.b) << "\n";
+        o << "  " << pad(r.metric + " (" + r.unit + ")", 26) << pad(format_fixed_or_na(r.a, 1), 16)
+          << format_fixed_or_na(r.b, 1) << "\n";
     return o.str();
 }
 

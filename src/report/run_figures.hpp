@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/run_result.hpp"
+#include "core/units.hpp"
 
 namespace gpuvet {
 
@@ -22,7 +23,7 @@ inline const std::vector<RunFigure<GpuRunSummary>>& run_gpu_figures() {
                                                 {"SM activity (%)", &G::sm_activity_percent, 1, 0},
                                                 {"tensor activity (%)", &G::tensor_activity_percent, 1, 0},
                                                 {"DRAM bandwidth (%)", &G::dram_bandwidth_percent, 1, 0},
-                                                {"memory used (GiB)", &G::memory_used_bytes, 1073741824.0, 1},
+                                                {"memory used (GiB)", &G::memory_used_bytes, kGiB, 1},
                                                 {"power (W)", &G::power_w, 1, 0},
                                                 {"SM clock (MHz)", &G::sm_clock_mhz, 1, 0},
                                                 {"temperature (°C)", &G::temperature_c, 1, 0},
@@ -45,7 +46,7 @@ inline const std::vector<RunFigure<HostRunSummary>>& run_host_figures() {
                                                 {"disk read (MB/s)", &H::disk_read_bytes_per_s, 1e6, 1},
                                                 {"read() returned (MB/s)", &H::rchar_bytes_per_s, 1e6, 1},
                                                 {"network rx (MB/s)", &H::net_rx_bytes_per_s, 1e6, 1},
-                                                {"host memory used (GiB)", &H::memory_used_bytes, 1073741824.0, 1}};
+                                                {"host memory used (GiB)", &H::memory_used_bytes, kGiB, 1}};
     return v;
 }
 

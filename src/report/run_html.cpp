@@ -7,6 +7,7 @@
 #include "report/html_sections.hpp"
 #include "report/run_figures.hpp"
 #include "report/svg.hpp"
+#include "core/units.hpp"
 
 namespace gpuvet {
 
@@ -147,7 +148,7 @@ std::string absent(const RunResult& r) {
 // Bytes are charted in GiB and bytes per second in MB/s, so the axis reads without counting digits.
 std::vector<TimeSeries> readable(std::vector<TimeSeries> series) {
     for (TimeSeries& s : series) {
-        double scale = s.unit == "B" ? 1073741824.0 : s.unit == "B/s" ? 1e6 : 1;
+        double scale = s.unit == "B" ? kGiB : s.unit == "B/s" ? 1e6 : 1;
         if (scale == 1) continue;
         s.unit = s.unit == "B" ? "GiB" : "MB/s";
         for (double& v : s.values) v /= scale;

@@ -6,6 +6,7 @@
 
 #include "core/strings.hpp"
 #include "core/text_safety.hpp"
+#include "core/units.hpp"
 
 namespace gpuvet {
 
@@ -147,7 +148,7 @@ void gpu_lines(std::ostringstream& o, const RunResult& r) {
                 thr += "brake " + fixed_or_na(100 * g.power_brake_fraction) + "% ";
             if (thr.empty()) thr = measured(g.power_cap_fraction) ? "no" : "n/a";
             o << "  " << pad(std::to_string(g.facts.index), 5) << pad(triple(g.utilization_percent), 16)
-              << pad(triple(g.sm_activity_percent), 14) << pad(triple(g.memory_used_bytes, 1, 1073741824.0), 18)
+              << pad(triple(g.sm_activity_percent), 14) << pad(triple(g.memory_used_bytes, 1, kGiB), 18)
               << pad(triple(g.power_w) + " (" + fixed_or_na(g.power_limit_w) + ")", 22)
               << pad(fixed_or_na(g.sm_clock_mhz.mean), 8) << pad(fixed_or_na(g.temperature_c.max), 9) << thr;
             if (g.lost) o << "  LOST at " << fixed_or_na(g.lost_at_s, 1) << " s";

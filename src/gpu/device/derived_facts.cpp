@@ -14,4 +14,9 @@ int active_nvlinks(const DeviceFacts& f) {
                                           [](const NvLinkInfo& l) { return l.active.value_or(false); }));
 }
 
+int active_xgmi_links(const DeviceFacts& f) {
+    return static_cast<int>(std::count_if(f.xgmi_links.begin(), f.xgmi_links.end(),
+                                          [](const XgmiLinkInfo& l) { return l.active.value_or(false); }));
+}
+
 }  // namespace gpuvet
