@@ -1,8 +1,10 @@
-// gpu.memory_bandwidth, gpu.fp_peak, gpu.memtest and gpu.h2d_d2h on AMD GPUs: gpuvet's kernels
+// gpu.memory_bandwidth, gpu.fp_peak, gpu.memtest, gpu.h2d_d2h and gpu.allreduce on AMD GPUs: gpuvet's kernels
 // from the embedded code objects through HIP (amd_session.hpp), copies through hipMemcpyAsync,
 // judged by the same pure verdicts as on NVIDIA (the *_judge files), each GPU held
 // against its own datasheet. Each check's run() takes these when amd_measure::run_is_amd(ctx).
 #pragma once
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -14,5 +16,8 @@ std::vector<CheckResult> memory_bandwidth(CheckContext& ctx, std::string_view ke
 std::vector<CheckResult> fp_peak(CheckContext& ctx, std::string_view key, std::string_view title);
 std::vector<CheckResult> memtest(CheckContext& ctx, std::string_view key, std::string_view title);
 std::vector<CheckResult> host_copies(CheckContext& ctx, std::string_view key, std::string_view title);
+// gpu.allreduce through RCCL (amd_allreduce.cpp): HIP and at least 2 GPUs, else why not.
+std::optional<std::string> allreduce_requirement(const CheckContext& ctx);
+std::vector<CheckResult> allreduce(CheckContext& ctx);
 
 }  // namespace gpuvet::amd_measure

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "checks/amd_checks.hpp"
+#include "checks/amd_measurement.hpp"
 #include "checks/gpu_allreduce_judge.hpp"
 #include "checks/run_facts.hpp"
 #include "core/context.hpp"
@@ -195,6 +197,7 @@ void sweep(CheckContext& ctx, AllReduceBench& bench, const std::vector<std::uint
 }  // namespace
 
 std::optional<std::string> GpuAllReduceCheck::unmet_requirement(const CheckContext& ctx) const {
+    if (amd_measure::run_is_amd(ctx)) return amd_measure::allreduce_requirement(ctx);
     if (auto why = gpu_requirement(ctx, GpuNeed::Cuda)) return why;
     std::size_t n = ctx.facts->selected_gpus().size();
     if (n < 2) return "all-reduce needs at least 2 GPUs, this run has " + std::to_string(n);
@@ -202,6 +205,7 @@ std::optional<std::string> GpuAllReduceCheck::unmet_requirement(const CheckConte
 }
 
 std::vector<CheckResult> GpuAllReduceCheck::run(CheckContext& ctx) {
+    if (amd_measure::run_is_amd(ctx)) return amd_measure::allreduce(ctx);
     NcclApi nccl = NcclApi::load();
     if (!nccl.ok()) {
         CheckResult r = skip(kNcclMissingAdvice);

@@ -1,5 +1,6 @@
 // gpu.allreduce: NCCL all-reduce across all selected GPUs from one process (ncclCommInitAll),
-// bus bandwidth per message size as nccl-tests reports it, with every result verified.
+// bus bandwidth per message size as nccl-tests reports it, with every result verified. On an AMD-only
+// box the same through RCCL (amd_allreduce.cpp).
 #pragma once
 #include "core/check.hpp"
 

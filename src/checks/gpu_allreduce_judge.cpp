@@ -64,7 +64,8 @@ void add_measurements(const AllReduceRun& run, const Figures& f, const std::opti
         Measurement::maybe("peak_busbw_gbps", "Peak bus bandwidth", f.peak_busbw, "GB/s", kInterrupted));
     r.measurements.push_back(Measurement::number("gpus", "GPUs in the all-reduce", run.ranks, "count"));
     r.measurements.push_back(Measurement::textual("algorithm", "Algorithm", run.algorithm));
-    r.measurements.push_back(Measurement::textual("nccl", "NCCL used", run.nccl_path + ", NCCL " + run.nccl_version));
+    r.measurements.push_back(Measurement::textual("nccl", run.library + " used",
+                                                  run.nccl_path + ", " + run.library + " " + run.nccl_version));
 }
 
 }  // namespace
@@ -78,9 +79,10 @@ CheckResult judge_allreduce(const AllReduceRun& run, const GpuSpec* spec) {
     const Figures f = size_lines(run, r);
     const auto fl = spec ? floor_for(spec->key, run.ranks, run.all_nvlink) : std::nullopt;
     add_measurements(run, f, fl, r);
-    r.details.push_back("NCCL " + run.nccl_version + " from " + run.nccl_path + "; " + run.algorithm);
+    r.details.push_back(run.library + " " + run.nccl_version + " from " + run.nccl_path + "; " + run.algorithm);
     r.details.push_back("busbw = algbw x 2(n-1)/n with n = " + std::to_string(run.ranks) + " (nccl-tests)");
-    if (!fl)
+    if (!fl && !run.unjudged_reason.empty()) r.details.push_back(run.unjudged_reason);
+    else if (!fl)
         r.details.push_back(run.all_nvlink
                                 ? "no published all-reduce floor for this GPU: reported without a verdict"
                                 : "GPUs not all on NVLink (PCIe): no published floor, reported without a verdict");
@@ -98,7 +100,8 @@ CheckResult judge_allreduce(const AllReduceRun& run, const GpuSpec* spec) {
         if (fl && *f.busbw < fl->busbw_gbps) r.verdict = Verdict::Fail;
         else if (fl && *f.busbw < fl->busbw_gbps * kWarnMargin) r.verdict = Verdict::Warn;
         r.summary = "busbw " + fmt(*f.busbw) + " GB/s at " + at + " over " + std::to_string(run.ranks) + " GPUs" +
-                    (fl ? " (floor " + fmt(fl->busbw_gbps, 0) + ")" : "") + ", all results verified";
+                    (fl ? " (floor " + fmt(fl->busbw_gbps, 0) + ")" : "") + ", all results verified" +
+                    (!fl && !run.unjudged_reason.empty() ? "; speed not judged (no published floor)" : "");
     }
     return r;
 }

@@ -30,6 +30,8 @@ struct AllReduceRun {
     bool interrupted = false;        // a stop came before the largest size was measured
     std::string algorithm;           // allreduce::algorithm_label
     std::string nccl_path, nccl_version;
+    std::string library = "NCCL";  // "RCCL" on AMD GPUs
+    std::string unjudged_reason;   // set: no floor applies, and this says why (AMD's xGMI boards)
 };
 
 // "256 MiB", "1 GiB".

@@ -30,7 +30,7 @@ const std::vector<BenchRow>& bench_table() {
         {"pcie", {"gpu.h2d_d2h"}, "host<->GPU copy bandwidth, each GPU alone and all at once"},
         {"p2p", {"gpu.p2p"}, "GPU<->GPU copy bandwidth and latency for every pair"},
         {"gemm", {"gpu.gemm"}, "tensor GEMM TFLOPS: TF32, FP16, BF16, FP8, INT8 (cuBLASLt)"},
-        {"allreduce", {"gpu.allreduce"}, "NCCL all-reduce bus bandwidth over all GPUs"},
+        {"allreduce", {"gpu.allreduce"}, "NCCL (RCCL on AMD) all-reduce bus bandwidth over all GPUs"},
         {"train",
          {"gpu.software", "gpu.train"},
          "a training benchmark with this server's PyTorch vs public baselines: train "

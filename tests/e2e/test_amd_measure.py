@@ -18,6 +18,7 @@ def amd(scenario, **extra):
     env = dict(harness.NO_DRIVER)
     env.update({"GPUVET_LIBAMD_SMI": os.path.join(FAKES, "libfakeamdsmi.so"),
                 "GPUVET_LIBHIP": os.path.join(FAKES, "libfakehip.so"),
+                "GPUVET_RCCL": os.path.join(FAKES, "libfakerccl.so"),
                 "GPUVET_FAKE_AMD_SCENARIO": os.path.join(TESTS, "fakes", "scenarios", scenario + ".toml"),
                 "POCL_CACHE_DIR": os.path.join(BUILD, "pocl-cache")})
     # In the sanitized tree: PoCL's LLVM gives its worker threads an alternate signal stack from

@@ -16,6 +16,7 @@
 #define __HIP_PLATFORM_AMD__ 1
 #include <hip/hip_runtime_api.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -64,6 +65,8 @@ struct Gpu {
     double fp64_tflops = 70, fp32_tflops = 140, fp16_tflops = 140;
     bool fma_wrong_results = false;
     std::vector<StuckBit> stuck_one_bits;
+    double rccl_busbw_gbps = 300;  // the RCCL double's all-reduce bus bandwidth (the slowest rank's counts)
+    bool rccl_wrong_sums = false;  // every all-reduce result on this GPU's rank one too high
     // live state
     uint64_t allocated_bytes = 0;
     ihipStream_t null_stream;
@@ -80,6 +83,8 @@ struct State {
     std::string error;
     std::vector<Gpu> gpus;
     std::map<uintptr_t, Alloc> allocs;  // by start address
+    // The RCCL double's: called before device memory is copied out (its sums are computed when read).
+    std::vector<void (*)(unsigned long long, size_t)> read_hooks;
     std::unique_ptr<fake::opencl::Kernels> kernels;
 };
 
@@ -126,6 +131,8 @@ void apply_hip_keys(Gpu& g, const toml::table& t, const std::string& w) {
         else if (key == "fp32_tflops") g.fp32_tflops = num(v, w);
         else if (key == "fp16_tflops") g.fp16_tflops = num(v, w);
         else if (key == "fma_wrong_results") g.fma_wrong_results = v.value<bool>().value_or(false);
+        else if (key == "rccl_busbw_gbps") g.rccl_busbw_gbps = num(v, w);
+        else if (key == "rccl_wrong_sums") g.rccl_wrong_sums = v.value<bool>().value_or(false);
         else if (key == "stuck_one_bits") {
             const auto* a = v.as_array();
             if (!a) bad(w, "stuck_one_bits must be an array of {offset_bytes, mask}");
@@ -392,6 +399,8 @@ static hipError_t copy(void* dst, const void* src, size_t bytes, hipMemcpyKind k
     if ((dst_dev && alloc_of(static_cast<char*>(dst) + bytes - 1) != d) ||
         (src_dev && alloc_of(static_cast<const char*>(src) + bytes - 1) != from))
         return hipErrorInvalidValue;
+    if (src_dev)
+        for (auto* hook : state().read_hooks) hook(reinterpret_cast<unsigned long long>(src), bytes);
     std::memmove(dst, src, bytes);
     Gpu* g = gpu(dst_dev ? d->device : src_dev ? from->device : t_device);
     if (dst_dev) apply_stuck_bits(d->device);
@@ -582,5 +591,45 @@ const char* hipGetErrorName(hipError_t e) {
 }
 
 const char* hipGetErrorString(hipError_t e) { return hipGetErrorName(e); }
+
+// The hooks the RCCL double (fake_nccl.cpp built with FAKE_RCCL) runs on, as the NCCL double runs on
+// the CUDA double's gpuvet_fake_* (fake_hooks.hpp): device memory as the host sees it, a stream's
+// simulated clock, and the scenario's RCCL figures.
+void* gpuvet_fake_hip_host_view(unsigned long long p, size_t n) {
+    std::lock_guard<std::recursive_mutex> lock(mu());
+    Alloc* a = alloc_of(reinterpret_cast<const void*>(p));
+    if (!a || !a->device_memory || n == 0) return nullptr;
+    if (alloc_of(reinterpret_cast<const char*>(p) + n - 1) != a) return nullptr;
+    return reinterpret_cast<void*>(p);
+}
+int gpuvet_fake_hip_charge(void* s, double seconds) {
+    std::lock_guard<std::recursive_mutex> lock(mu());
+    if (!load()) return 1;
+    advance(static_cast<hipStream_t>(s), seconds);
+    return 0;
+}
+int gpuvet_fake_hip_stream_device(void* s) {
+    std::lock_guard<std::recursive_mutex> lock(mu());
+    return s ? static_cast<hipStream_t>(s)->device : t_device;
+}
+int gpuvet_fake_hip_device_count() {
+    std::lock_guard<std::recursive_mutex> lock(mu());
+    return load() ? int(state().gpus.size()) : 0;
+}
+double gpuvet_fake_hip_rccl_busbw_gbps(int d) {
+    std::lock_guard<std::recursive_mutex> lock(mu());
+    const Gpu* g = load() ? gpu(d) : nullptr;
+    return g ? g->rccl_busbw_gbps : 0;
+}
+int gpuvet_fake_hip_rccl_wrong_sums(int d) {
+    std::lock_guard<std::recursive_mutex> lock(mu());
+    const Gpu* g = load() ? gpu(d) : nullptr;
+    return g && g->rccl_wrong_sums;
+}
+void gpuvet_fake_hip_on_device_read(void (*hook)(unsigned long long, size_t)) {
+    std::lock_guard<std::recursive_mutex> lock(mu());
+    auto& h = state().read_hooks;
+    if (std::find(h.begin(), h.end(), hook) == h.end()) h.push_back(hook);
+}
 
 }  // extern "C"

@@ -5,6 +5,10 @@
 // call itself outside a group); each rank's stream is charged bytes * 2(n-1)/n / busbw with busbw
 // the slowest rank's scenario nccl_busbw_gbps, so busbw computed from events equals the scenario.
 // The sums are computed lazily, only for the result bytes a copy reads (like the fake cuBLASLt).
+// Built a second time with FAKE_RCCL as the RCCL double (librccl exports the same API, rccl.h): then it
+// runs on the HIP double's memory and clock (fake_hooks.hpp's HipHooks), its streams being hipStream_t
+// (an opaque pointer, as cudaStream_t, so nccl.h's declarations keep the same ABI), its figures from
+// the AMD scenario's [hip] rccl_* keys.
 #pragma GCC visibility push(default)
 #include <nccl.h>
 #pragma GCC visibility pop
@@ -20,6 +24,17 @@
 #include "fake_nccl_net.hpp"
 
 namespace {
+
+#ifdef FAKE_RCCL
+const fake::HipHooks& hooks() { return fake::hip_hooks(); }
+#else
+const fake::CudaHooks& hooks() { return fake::cuda_hooks(); }
+#endif
+// The device a stream's work runs on, for GPUVET_FAKE_HANG rules; -1 without the driver double.
+int stream_gpu(cudaStream_t s) {
+    const auto& h = hooks();
+    return h.ok() ? h.stream_device(s) : -1;
+}
 
 struct Op {
     unsigned long long send, recv;
@@ -47,6 +62,7 @@ namespace {
 struct Result {
     std::vector<unsigned long long> sends;
     size_t count;
+    bool wrong = false;  // the scenario's *_wrong_sums on this rank's GPU: every element one too high
 };
 std::recursive_mutex g_mu;
 std::vector<std::pair<unsigned long long, Result>> g_results;  // by recv address
@@ -66,7 +82,7 @@ thread_local std::vector<NetOp> g_net_ops;
 
 void on_read(unsigned long long ptr, size_t n) {
     std::lock_guard<std::recursive_mutex> lock(g_mu);
-    const auto& h = fake::cuda_hooks();
+    const auto& h = hooks();
     for (const auto& [recv, r] : g_results) {
         unsigned long long end = recv + r.count * 4;
         if (ptr >= end || ptr + n <= recv) continue;
@@ -78,13 +94,13 @@ void on_read(unsigned long long ptr, size_t n) {
         for (size_t e = lo; e < hi; ++e) {
             double sum = 0;
             for (const float* x : in) sum += x ? x[e] : 0;
-            out[e] = float(sum);
+            out[e] = float(sum) + (r.wrong ? 1.0f : 0.0f);
         }
     }
 }
 
 ncclResult_t complete(Clique& c) {
-    const auto& h = fake::cuda_hooks();
+    const auto& h = hooks();
     while (std::all_of(c.posted.begin(), c.posted.end(), [](const auto& q) { return !q.empty(); })) {
         std::vector<Op> ops;
         for (auto& q : c.posted) ops.push_back(q.front()), q.pop_front();
@@ -96,7 +112,7 @@ ncclResult_t complete(Clique& c) {
             if (o.count != ops[0].count || o.type != ncclFloat32 || o.op != ncclSum) return ncclInvalidUsage;
             if (o.send == o.recv) return ncclInvalidUsage;  // in place: not emulated
             if (!h.host_view(o.send, o.count * 4) || !h.host_view(o.recv, o.count * 4)) return ncclUnhandledCudaError;
-            busbw = std::min(busbw, h.gpu(c.ranks[i]->dev)->nccl_busbw_gbps);
+            busbw = std::min(busbw, h.busbw_gbps(c.ranks[i]->dev));
             r.sends.push_back(o.send);
         }
         double seconds = double(ops[0].count * 4) * 2.0 * (n - 1) / n / (busbw * 1e9);
@@ -104,7 +120,9 @@ ncclResult_t complete(Clique& c) {
             g_results.erase(
                 std::remove_if(g_results.begin(), g_results.end(), [&](const auto& x) { return x.first == o.recv; }),
                 g_results.end());
-            g_results.push_back({o.recv, r});
+            Result mine = r;
+            mine.wrong = h.wrong_sums(c.ranks[size_t(&o - ops.data())]->dev);
+            g_results.push_back({o.recv, mine});
             if (h.charge(o.stream, seconds) != 0) return ncclUnhandledCudaError;
         }
     }
@@ -153,14 +171,14 @@ const char* ncclGetErrorString(ncclResult_t r) {
 ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const int* devlist) {
     fake::hang_point(__func__, -1);
     std::lock_guard<std::recursive_mutex> lock(g_mu);
-    const auto& h = fake::cuda_hooks();
+    const auto& h = hooks();
     if (!comms || ndev < 1) return ncclInvalidArgument;
     if (!h.ok()) return ncclUnhandledCudaError;
     auto c = std::make_shared<Clique>();
     c->posted.resize(ndev);
     for (int i = 0; i < ndev; ++i) {
         int dev = devlist ? devlist[i] : i;
-        if (!h.gpu(dev)) return ncclInvalidArgument;
+        if (!h.has_device(dev)) return ncclInvalidArgument;
         c->ranks.push_back(new ncclComm{i, dev, c});
     }
     for (int i = 0; i < ndev; ++i) comms[i] = c->ranks[i];
@@ -174,7 +192,7 @@ ncclResult_t ncclGetUniqueId(ncclUniqueId* id) {
 }
 // Not under g_mu: the ranks of one process may join in threads of their own, each waiting for the others.
 ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId id, int rank) {
-    const auto& h = fake::cuda_hooks();
+    const auto& h = hooks();
     const int dev = h.ok() ? h.stream_device(nullptr) : -1;
     fake::hang_point(__func__, dev);
     if (!comm) return ncclInvalidArgument;
@@ -228,7 +246,7 @@ ncclResult_t ncclGroupEnd() {
 }
 ncclResult_t ncclAllReduce(const void* send, void* recv, size_t count, ncclDataType_t type, ncclRedOp_t op,
                            ncclComm_t comm, cudaStream_t stream) {
-    fake::hang_point(__func__, fake::stream_gpu(stream));
+    fake::hang_point(__func__, stream_gpu(stream));
     if (comm && comm->net) {
         if (g_group) {
             g_net_ops.push_back({comm, send, recv, count, type, op, stream});

@@ -255,6 +255,7 @@ const std::map<std::string, Setter>& setters() {
         m["gemm_int8_tops"] = field(&Gpu::gemm_int8_tops);
         m["gemm_wrong_results"] = field(&Gpu::gemm_wrong_results);
         m["nccl_busbw_gbps"] = field(&Gpu::nccl_busbw_gbps);
+        m["nccl_wrong_sums"] = field(&Gpu::nccl_wrong_sums);
         m["fp64_tflops"] = field(&Gpu::fp64_tflops);
         m["fp32_tflops"] = field(&Gpu::fp32_tflops);
         m["fp16_tflops"] = field(&Gpu::fp16_tflops);

@@ -148,6 +148,7 @@ struct Gpu {
            gemm_int8_tops = 1480;
     bool gemm_wrong_results = false;  // the fake cuBLASLt returns wrong products
     double nccl_busbw_gbps = 480;     // fake NCCL all-reduce bus bandwidth (the slowest rank's counts)
+    bool nccl_wrong_sums = false;     // every all-reduce result on this GPU's rank comes back one too high
     // simulated FMA throughput of the CUDA cores (TFLOPS), what the fma_* kernels are charged at
     double fp64_tflops = 31, fp32_tflops = 61, fp16_tflops = 122, bf16_tflops = 122;
     bool fma_wrong_results = false;  // every result an fma_* kernel stores is corrupted by one unit

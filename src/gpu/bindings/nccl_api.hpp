@@ -1,5 +1,9 @@
-// NCCL (libnccl.so.2), loaded at run time. Our own declarations of what the all-reduce check uses;
-// tests/abi proves them equal to nccl.h.
+// NCCL (libnccl.so.2) and RCCL (librccl.so.1, ROCm's build of the same API), loaded at run time. Our
+// own declarations of what the all-reduce checks use; tests/abi proves them equal to nccl.h. RCCL's
+// rccl.h (ROCm/rccl, src/nccl.h.in) declares the same names, result codes (ncclSuccess 0 ...
+// ncclInProgress 7), data types, reduction ops, the 128-byte ncclUniqueId and the same signatures, the
+// stream of ncclAllReduce being a hipStream_t instead of a cudaStream_t (both an opaque pointer): one
+// set of declarations serves both, the stream type a parameter.
 #pragma once
 #include <cstddef>
 #include <string>
@@ -7,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "gpu/bindings/cuda_api.hpp"
+#include "gpu/bindings/hip_api.hpp"
 #include "gpu/bindings/lib_search.hpp"
 #include "gpu/bindings/symbol_table.hpp"
 
@@ -58,8 +63,10 @@ using ncclGetUniqueId_fn = ncclResult_t (*)(ncclUniqueId*);
 using ncclCommInitRank_fn = ncclResult_t (*)(ncclComm_t*, int, ncclUniqueId, int);
 using ncclGetLastError_fn = const char* (*)(ncclComm_t);
 using ncclCommDestroy_fn = ncclResult_t (*)(ncclComm_t);
-using ncclAllReduce_fn = ncclResult_t (*)(const void*, void*, std::size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t,
-                                          cudaStream_t);
+template <class Stream>
+using ncclAllReduceOn_fn = ncclResult_t (*)(const void*, void*, std::size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t,
+                                            Stream);
+using ncclAllReduce_fn = ncclAllReduceOn_fn<cudaStream_t>;
 using ncclGroupStart_fn = ncclResult_t (*)();
 using ncclGroupEnd_fn = ncclResult_t (*)();
 using ncclGetErrorString_fn = const char* (*)(ncclResult_t);
@@ -76,12 +83,29 @@ struct NoAnswer<nccl::ncclResult_t> {
 };
 
 inline constexpr const char* kEnvLibNccl = "GPUVET_NCCL";
+inline constexpr const char* kEnvLibRccl = "GPUVET_RCCL";
 
-struct NcclApi {
+// Which library of the API: NCCL on CUDA streams, RCCL on HIP streams. Each is its own API type, so
+// the deadline wrappers (driver_deadline.hpp, one per member) of the two never share a slot.
+struct NcclLib {
+    using Stream = nccl::cudaStream_t;
+    static constexpr const char* kName = "NCCL";
+    static LibrarySearch search();
+    static DriverLib& driver();
+};
+struct RcclLib {
+    using Stream = hip::hipStream_t;
+    static constexpr const char* kName = "RCCL";
+    static LibrarySearch search();
+    static DriverLib& driver();
+};
+
+template <class Lib>
+struct BasicNcclApi {
     nccl::ncclGetVersion_fn ncclGetVersion = nullptr;
     nccl::ncclCommInitAll_fn ncclCommInitAll = nullptr;
     nccl::ncclCommDestroy_fn ncclCommDestroy = nullptr;
-    nccl::ncclAllReduce_fn ncclAllReduce = nullptr;
+    nccl::ncclAllReduceOn_fn<typename Lib::Stream> ncclAllReduce = nullptr;
     nccl::ncclGroupStart_fn ncclGroupStart = nullptr;
     nccl::ncclGroupEnd_fn ncclGroupEnd = nullptr;
     nccl::ncclGetErrorString_fn ncclGetErrorString = nullptr;
@@ -99,23 +123,31 @@ struct NcclApi {
 
     bool ok() const { return error.empty(); }
     std::string version_text() const;  // "2.28.9"
-    static NcclApi load();
-    static NcclApi load_file(const std::string& file);
+    static BasicNcclApi load();
+    static BasicNcclApi load_file(const std::string& file);
     std::string error_text(int code) const;  // "ncclSystemError: ..." when the library says more
-    // error_text, then NCCL's own last message about `comm` (or the last failed call when null).
+    // error_text, then the library's own last message about `comm` (or the last failed call when null).
     std::string error_text(int code, nccl::ncclComm_t comm) const;
 };
+using NcclApi = BasicNcclApi<NcclLib>;
+using RcclApi = BasicNcclApi<RcclLib>;
+extern template struct BasicNcclApi<NcclLib>;
+extern template struct BasicNcclApi<RcclLib>;
 
 std::span<const SymbolEntry<NcclApi>> nccl_symbol_table();
 LibrarySearch nccl_search();
 std::string nccl_status_name(int code);
-std::string nccl_advice(int code);
+std::string nccl_advice(int code, const char* lib = NcclLib::kName);
 inline constexpr const char* kNcclMissingAdvice =
     "libnccl not found: set GPUVET_NCCL or pip install nvidia-nccl-cu12 (or install libnccl2)";
+inline constexpr const char* kRcclMissingAdvice =
+    "librccl not found: install rccl (ROCm's librccl.so.1, e.g. apt install rccl from the ROCm repository) or set "
+    "GPUVET_RCCL to its path";
 
 class NcclError : public Error {
 public:
-    NcclError(std::string call, int code, std::string text);
+    // `lib`: "NCCL" or "RCCL", as the message and the advice name it.
+    NcclError(std::string call, int code, std::string text, const char* lib = NcclLib::kName);
     int code() const { return code_; }
 
 private:

@@ -1,6 +1,8 @@
 // gpu.allreduce's judge on constructed sweeps: busbw against the floor, wrong sums, stops.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "support/check_helpers.hpp"
 #include "checks/gpu_allreduce_judge.hpp"
 #include "specs/gpu_spec.hpp"
@@ -85,5 +87,27 @@ TEST(AllReduceVerdict, AStopBeforeTheLargestSizeLeavesItsFiguresAbsent) {
     EXPECT_NE(r.summary.find("peak so far 50.0 GB/s"), std::string::npos) << r.summary;
     // Wrong sums found before the stop still fail.
     run.sizes[2].wrong = 1;
+    EXPECT_EQ(judge_allreduce(run, &spec).verdict, Verdict::Fail);
+}
+
+TEST(AllReduceVerdict, RcclOnXgmiIsReportedWithoutASpeedVerdictAndSaysWhy) {
+    GpuSpec spec;
+    spec.key = "mi300x";
+    spec.name = "Instinct MI300X";
+    AllReduceRun run = sweep(120);
+    run.all_nvlink = false;
+    run.library = "RCCL";
+    run.nccl_path = "/opt/rocm/lib/librccl.so.1";
+    run.unjudged_reason = "no published RCCL all-reduce floor for Instinct MI300X";
+    CheckResult r = judge_allreduce(run, &spec);
+    EXPECT_EQ(r.verdict, Verdict::Pass) << r.summary;
+    EXPECT_EQ(r.summary,
+              "busbw 120.0 GB/s at 1 GiB over 8 GPUs, all results verified; speed not judged (no "
+              "published floor)");
+    EXPECT_FALSE(find(r, "busbw_gbps")->reference);
+    EXPECT_EQ(find(r, "nccl")->label, "RCCL used");
+    EXPECT_NE(std::find(r.details.begin(), r.details.end(), run.unjudged_reason), r.details.end());
+    // A wrong sum still fails.
+    run.sizes[2].wrong = 3;
     EXPECT_EQ(judge_allreduce(run, &spec).verdict, Verdict::Fail);
 }
