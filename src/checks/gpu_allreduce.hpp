@@ -9,7 +9,7 @@ namespace gpuvet {
 class GpuAllReduceCheck final : public Check {
 public:
     std::string_view key() const override { return "gpu.allreduce"; }
-    std::string_view title() const override { return "NCCL all-reduce bandwidth"; }
+    std::string_view title() const override { return "All-reduce bandwidth (NCCL, RCCL)"; }
     std::optional<std::string> unmet_requirement(const CheckContext& ctx) const override;
     std::vector<CheckResult> run(CheckContext& ctx) override;
 };

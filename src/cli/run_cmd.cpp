@@ -97,10 +97,10 @@ public:
     std::unique_ptr<RunSampler> take(int root) {
         std::lock_guard lk(state_->mu);
         if (!state_->done)
-            return std::make_unique<RunSampler>("the GPU driver did not answer within " +
-                                                    std::to_string(kGpuOpenWait.count()) +
-                                                    " s: a wedged driver? check `dmesg` for Xid and NVRM messages",
-                                                root);
+            return std::make_unique<RunSampler>(
+                "the GPU driver did not answer within " + std::to_string(kGpuOpenWait.count()) +
+                    " s: a wedged driver? check `dmesg` for Xid and NVRM (NVIDIA) or amdgpu (AMD) messages",
+                root);
         if (state_->error) std::rethrow_exception(state_->error);
         return std::move(state_->sampler);
     }

@@ -354,8 +354,8 @@ TEST(AmdBackend, AHungCallIsAbandonedNamedAndTheOtherGpusAnswer) {
     ASSERT_TRUE(backend.usable()) << backend.absent_reason();
 
     const std::string wedged =
-        "GPU 2: amdsmi_get_power_info did not return in 0.5 s: the driver is wedged; check `dmesg` for Xid and NVRM "
-        "messages, a reset or reboot is needed";
+        "GPU 2: amdsmi_get_power_info did not return in 0.5 s: the driver is wedged; check `dmesg` for amdgpu errors "
+        "(ring timeouts, GPU resets), a reset or reboot is needed";
     auto gpu2 = backend.open(2);
     DeviceSample hung = gpu2->sample(kReadPower);
     EXPECT_FALSE(hung.power_draw_w.has_value());

@@ -83,7 +83,7 @@ std::string cublas_status_name(int code) {
 }
 
 std::string cublas_advice(int code) {
-    if (code == kCublasNoAnswer) return driver_no_answer_advice();
+    if (code == kCublasNoAnswer) return driver_no_answer_advice("cuBLASLt");
     if (auto* s = find_status(code)) return s->advice;
     return "check dmesg for Xid errors";
 }

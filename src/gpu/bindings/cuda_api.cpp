@@ -180,7 +180,7 @@ std::string cuda_status_name(int code) {
 }
 
 std::string cuda_advice(int code) {
-    if (code == kCudaNoAnswer) return driver_no_answer_advice();
+    if (code == kCudaNoAnswer) return driver_no_answer_advice("CUDA");
     if (auto* s = find_status(code)) return s->advice;
     return "check dmesg for Xid errors and nvidia-smi for the GPU's state";
 }

@@ -47,6 +47,14 @@ thread_local int t_gpu = -1;
 thread_local std::string t_last_no_answer;
 
 const char* kWedgedAdvice = "check `dmesg` for Xid and NVRM messages, a reset or reboot is needed";
+// AMD's kernel driver logs a hang as amdgpu ring timeouts and GPU resets.
+const char* kWedgedAdviceAmd =
+    "check `dmesg` for amdgpu errors (ring timeouts, GPU resets), a reset or reboot is needed";
+
+const char* wedged_advice(std::string_view library) {
+    return library == "AMD SMI" || library == "ROCm SMI" || library == "HIP" || library == "RCCL" ? kWedgedAdviceAmd
+                                                                                                  : kWedgedAdvice;
+}
 
 std::string seconds_text(double s) {
     char buf[32];
@@ -295,7 +303,7 @@ std::string driver_wedge_summary() {
 
 std::string last_driver_no_answer() { return t_last_no_answer; }
 
-const char* driver_no_answer_advice() { return kWedgedAdvice; }
+const char* driver_no_answer_advice(std::string_view library) { return wedged_advice(library); }
 
 bool run_driver_call(DriverLib& lib, const char* call, int gpu, const std::shared_ptr<DriverJob>& job) {
     if (std::string why = refusal(lib, gpu, call); !why.empty()) {
@@ -334,9 +342,10 @@ bool run_driver_call(DriverLib& lib, const char* call, int gpu, const std::share
         const char* cut = g_cut_when.load();
         text += " had not returned after " + seconds_text(waited) + " s when " +
                 (stop_flag().load() || !cut ? "gpuvet was stopped" : cut) + ": the driver may be wedged; " +
-                kWedgedAdvice;
+                wedged_advice(lib.name());
     } else {
-        text += " did not return in " + seconds_text(budget_s) + " s: the driver is wedged; " + kWedgedAdvice;
+        text +=
+            " did not return in " + seconds_text(budget_s) + " s: the driver is wedged; " + wedged_advice(lib.name());
     }
     mark_wedged(lib, gpu, text);
     t_last_no_answer = std::move(text);

@@ -82,8 +82,9 @@ std::string handle_no_answer(const DriverLib& lib, const void* handle);
 std::string driver_wedge_summary();
 // The text of the last call this thread saw abandoned or refused (for messages built right after).
 std::string last_driver_no_answer();
-// Advice for a call that got no answer.
-const char* driver_no_answer_advice();
+// Advice for a call of `library` (its deadline name: "NVML", "CUDA", "HIP", "RCCL", ...) that got no
+// answer: where that vendor's kernel driver logs a hang.
+const char* driver_no_answer_advice(std::string_view library);
 
 // The work a wrapped call hands to its thread's worker.
 class DriverJob {

@@ -150,7 +150,7 @@ std::string hip_status_name(unsigned code) {
 }
 
 std::string hip_advice(unsigned code) {
-    if (code == kHipNoAnswer) return driver_no_answer_advice();
+    if (code == kHipNoAnswer) return driver_no_answer_advice("HIP");
     if (auto* s = find_status(code)) return s->advice;
     return "check dmesg for amdgpu errors";
 }

@@ -84,7 +84,7 @@ std::string nccl_status_name(int code) {
 }
 
 std::string nccl_advice(int code, const char* lib) {
-    if (code == kNcclNoAnswer) return driver_no_answer_advice();
+    if (code == kNcclNoAnswer) return driver_no_answer_advice(lib);
     // rccl.h: ncclUnhandledCudaError is an unhandled HIP error there.
     if (code == nccl::ncclUnhandledCudaError && std::string_view(lib) == RcclLib::kName)
         return "a HIP call inside RCCL failed: check dmesg for amdgpu errors; an RCCL built for another ROCm than the "

@@ -203,7 +203,7 @@ std::string nvml_status_name(int code) {
 }
 
 std::string nvml_advice(int code) {
-    if (code == kNvmlNoAnswer) return driver_no_answer_advice();
+    if (code == kNvmlNoAnswer) return driver_no_answer_advice("NVML");
     if (auto* s = find_status(code)) return s->advice;
     return "check dmesg for Xid errors and nvidia-smi for the GPU's state";
 }
