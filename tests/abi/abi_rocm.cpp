@@ -1,10 +1,12 @@
 // gpuvet's ROCm SMI and HIP declarations against Debian's rocm_smi.h and hip_runtime_api.h
 // (ROCm 5.2). Our headers come first so the vendor headers' macros cannot rewrite them.
 #include "gpu/bindings/hip_api.hpp"
+#include "gpu/bindings/hipblaslt_api.hpp"
 #include "gpu/bindings/rocm_smi_api.hpp"
 // clang-format off
 #define __HIP_PLATFORM_AMD__ 1
 #include <hip/hip_runtime_api.h>
+#include <hip/library_types.h>
 #include <rocm_smi/rocm_smi.h>
 // clang-format on
 #include <cstddef>
@@ -217,3 +219,8 @@ HIP_SAME_FN(h::hipEventElapsedTime_fn, hipEventElapsedTime);
 HIP_SAME_FN(h::hipDeviceSynchronize_fn, hipDeviceSynchronize);
 HIP_SAME_FN(h::hipGetErrorName_fn, hipGetErrorName);
 HIP_SAME_FN(h::hipGetErrorName_fn, hipGetErrorString);
+
+// The two hipDataType values Debian's ROCm 5.2 library_types.h already has (the others are newer:
+// tests/abi/hipblaslt_facts.hpp).
+static_assert(static_cast<int>(gpuvet::hiplt::HIP_R_32F) == static_cast<int>(::HIP_R_32F));
+static_assert(static_cast<int>(gpuvet::hiplt::HIP_R_16F) == static_cast<int>(::HIP_R_16F));

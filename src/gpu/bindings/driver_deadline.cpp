@@ -52,8 +52,10 @@ const char* kWedgedAdviceAmd =
     "check `dmesg` for amdgpu errors (ring timeouts, GPU resets), a reset or reboot is needed";
 
 const char* wedged_advice(std::string_view library) {
-    return library == "AMD SMI" || library == "ROCm SMI" || library == "HIP" || library == "RCCL" ? kWedgedAdviceAmd
-                                                                                                  : kWedgedAdvice;
+    return library == "AMD SMI" || library == "ROCm SMI" || library == "HIP" || library == "RCCL" ||
+                   library == "hipBLASLt"
+               ? kWedgedAdviceAmd
+               : kWedgedAdvice;
 }
 
 std::string seconds_text(double s) {
@@ -88,6 +90,7 @@ bool is_query(const DriverLib& lib, std::string_view call) {
         "cublasLtGetVersion",
         "cublasLtGetCudartVersion",
         "ncclGetVersion",
+        "hipblasLtGetVersion",
         "ncclGetErrorString",
         "ncclGetLastError",
         "ncclGetUniqueId",
