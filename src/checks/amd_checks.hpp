@@ -1,4 +1,4 @@
-// gpu.memory_bandwidth, gpu.fp_peak, gpu.memtest, gpu.h2d_d2h and gpu.allreduce on AMD GPUs: gpuvet's kernels
+// gpu.memory_bandwidth, gpu.fp_peak, gpu.memtest, gpu.h2d_d2h, gpu.allreduce and gpu.gemm on AMD GPUs: gpuvet's kernels
 // from the embedded code objects through HIP (amd_session.hpp), copies through hipMemcpyAsync,
 // judged by the same pure verdicts as on NVIDIA (the *_judge files), each GPU held
 // against its own datasheet. Each check's run() takes these when amd_measure::run_is_amd(ctx).
@@ -19,5 +19,7 @@ std::vector<CheckResult> host_copies(CheckContext& ctx, std::string_view key, st
 // gpu.allreduce through RCCL (amd_allreduce.cpp): HIP and at least 2 GPUs, else why not.
 std::optional<std::string> allreduce_requirement(const CheckContext& ctx);
 std::vector<CheckResult> allreduce(CheckContext& ctx);
+// gpu.gemm through hipBLASLt (amd_gemm.cpp): FP16 and BF16 GEMM rates and sampled outputs per GPU.
+std::vector<CheckResult> gemm(CheckContext& ctx, std::string_view key, std::string_view title);
 
 }  // namespace gpuvet::amd_measure

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "checks/amd_checks.hpp"
+#include "checks/amd_measurement.hpp"
 #include "checks/gpu_gemm_judge.hpp"
 #include "checks/run_facts.hpp"
 #include "core/context.hpp"
@@ -43,10 +45,12 @@ gemm::GpuGemmRun measure_gemm(CheckContext& ctx, const CublasLtApi& lt, const st
 }  // namespace
 
 std::optional<std::string> GpuGemmCheck::unmet_requirement(const CheckContext& ctx) const {
+    if (amd_measure::run_is_amd(ctx)) return amd_measure::kernel_requirement();  // HIP; hipBLASLt is asked in run()
     return gpu_requirement(ctx, GpuNeed::Cuda);
 }
 
 std::vector<CheckResult> GpuGemmCheck::run(CheckContext& ctx) {
+    if (amd_measure::run_is_amd(ctx)) return amd_measure::gemm(ctx, key(), title());
     int driver_cuda = ctx.facts->inventory().cuda_driver_version.value.value_or(0);
     CublasLtApi lt = CublasLtApi::load(driver_cuda);
     if (!lt.ok()) {

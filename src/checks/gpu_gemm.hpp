@@ -1,5 +1,6 @@
 // gpu.gemm: tensor-core GEMM throughput per precision (TF32, FP16, BF16, FP8, INT8) through
 // cuBLASLt, the best rate over a shape sweep, with every shape's sampled outputs checked on the CPU.
+// On AMD GPUs run() hands over to amd_measure::gemm (hipBLASLt, amd_gemm.cpp).
 #pragma once
 #include "core/check.hpp"
 

@@ -76,10 +76,10 @@ void judge_precision(const PrecisionOutcome& o, const GpuGemmRun& g, const GpuSp
     const PrecisionInfo& p = *o.info;
     const std::string key = rate_key(p);
     if (!o.run) {
-        r.measurements.push_back(Measurement::absent(key, p.label, p.unit,
-                                                     "needs compute capability " + fmt(p.min_cc / 10.0, 1) +
-                                                         ", this GPU has " + fmt(g.cc_x10 / 10.0, 1))
-                                     .on_gpu(g.gpu));
+        const std::string why = !o.absent_reason.empty() ? o.absent_reason
+                                                         : "needs compute capability " + fmt(p.min_cc / 10.0, 1) +
+                                                               ", this GPU has " + fmt(g.cc_x10 / 10.0, 1);
+        r.measurements.push_back(Measurement::absent(key, p.label, p.unit, why).on_gpu(g.gpu));
         return;
     }
     const PrecisionRun& run = *o.run;
@@ -107,7 +107,9 @@ std::string rate_key(const PrecisionInfo& p) {
 CheckResult judge_gemm(const GpuGemmRun& g, const GpuSpec* spec) {
     CheckResult r;
     r.gpu = g.gpu;
-    r.measurements.push_back(Measurement::textual("cublaslt", "cuBLASLt used", g.lib_text).on_gpu(g.gpu));
+    const bool hip = g.library == "hipBLASLt";
+    r.measurements.push_back(
+        Measurement::textual(hip ? "hipblaslt" : "cublaslt", g.library + " used", g.lib_text).on_gpu(g.gpu));
     Tally t;
     for (const auto& o : g.precisions) judge_precision(o, g, spec, t, r);
     if (!t.wrong.empty()) {  // a fast wrong answer is a failure, whatever the rate
@@ -123,7 +125,7 @@ CheckResult judge_gemm(const GpuGemmRun& g, const GpuSpec* spec) {
         if (!t.cut.empty()) r.summary += "; interrupted before " + std::to_string(t.cut.size()) + " precision(s)";
     }
     if (!t.cut.empty()) r.details.push_back("not measured (interrupted): " + joined(t.cut));
-    r.details.push_back("cuBLASLt: " + g.lib_text);
+    r.details.push_back(g.library + ": " + g.lib_text);
     if (!spec) r.details.push_back("GPU not in the spec database: rates are reported without a verdict");
     return r;
 }

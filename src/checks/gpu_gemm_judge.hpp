@@ -12,10 +12,12 @@
 
 namespace gpuvet::gemm {
 
-// One precision on one GPU: its sweep, or none when the GPU's compute capability is too low.
+// One precision on one GPU: its sweep, or none when the GPU's compute capability is too low (or,
+// on AMD, why the precision is not measured: `absent_reason`).
 struct PrecisionOutcome {
     const PrecisionInfo* info = nullptr;  // an entry of precisions()
     std::optional<PrecisionRun> run;
+    std::string absent_reason{};  // set: the reason shown instead of the compute capability one
 };
 
 struct GpuGemmRun {
@@ -23,6 +25,7 @@ struct GpuGemmRun {
     int cc_x10 = 0;                            // 90 for compute capability 9.0
     std::string lib_text;                      // "<path>, cuBLASLt <version>"
     std::vector<PrecisionOutcome> precisions;  // in precisions() order
+    std::string library = "cuBLASLt";          // or "hipBLASLt" on AMD GPUs
 };
 
 // The stable measurement key of a precision's best rate: "bf16_tflops", "int8_tops".

@@ -36,9 +36,9 @@ def run(*args, env=None, input=None, timeout=240):
     e.pop("NO_COLOR", None)
     if env:
         e.update(env)
-    # AMD's libraries only where a test names them: an installed ROCm SMI, HIP runtime or RCCL (Debian's
+    # AMD's libraries only where a test names them: an installed ROCm SMI, HIP runtime, RCCL or hipBLASLt (Debian's
     # librocm-smi64 and libamdhip64 are test dependencies) must not change what the scenarios see.
-    for var in ("GPUVET_LIBAMD_SMI", "GPUVET_LIBROCM_SMI", "GPUVET_LIBHIP", "GPUVET_RCCL"):
+    for var in ("GPUVET_LIBAMD_SMI", "GPUVET_LIBROCM_SMI", "GPUVET_LIBHIP", "GPUVET_RCCL", "GPUVET_HIPBLASLT"):
         e.setdefault(var, "/nonexistent/" + var.lower())
     p = subprocess.run([GPUVET, *args], capture_output=True, text=True, errors="replace", env=e, input=input, timeout=timeout)
     check_no_crash(args, p.returncode, p.stderr)

@@ -67,6 +67,9 @@ struct Gpu {
     std::vector<StuckBit> stuck_one_bits;
     double rccl_busbw_gbps = 300;  // the RCCL double's all-reduce bus bandwidth (the slowest rank's counts)
     bool rccl_wrong_sums = false;  // every all-reduce result on this GPU's rank one too high
+    // The hipBLASLt double's GEMM rates (TFLOPS) by precision, and wrong outputs at full speed.
+    double hipblaslt_fp16_tflops = 1000, hipblaslt_bf16_tflops = 1000;
+    bool hipblaslt_wrong = false;
     // live state
     uint64_t allocated_bytes = 0;
     ihipStream_t null_stream;
@@ -133,7 +136,18 @@ void apply_hip_keys(Gpu& g, const toml::table& t, const std::string& w) {
         else if (key == "fma_wrong_results") g.fma_wrong_results = v.value<bool>().value_or(false);
         else if (key == "rccl_busbw_gbps") g.rccl_busbw_gbps = num(v, w);
         else if (key == "rccl_wrong_sums") g.rccl_wrong_sums = v.value<bool>().value_or(false);
-        else if (key == "stuck_one_bits") {
+        else if (key == "hipblaslt_wrong") g.hipblaslt_wrong = v.value<bool>().value_or(false);
+        else if (key == "hipblaslt_tflops") {  // one figure for every precision, or {fp16 = .., bf16 = ..}
+            if (const auto* per = v.as_table()) {
+                for (auto&& [pk, pv] : *per) {
+                    if (pk.str() == "fp16") g.hipblaslt_fp16_tflops = num(pv, w);
+                    else if (pk.str() == "bf16") g.hipblaslt_bf16_tflops = num(pv, w);
+                    else bad(w, "hipblaslt_tflops: unknown precision " + std::string(pk.str()) + " (fp16, bf16)");
+                }
+            } else {
+                g.hipblaslt_fp16_tflops = g.hipblaslt_bf16_tflops = num(v, w);
+            }
+        } else if (key == "stuck_one_bits") {
             const auto* a = v.as_array();
             if (!a) bad(w, "stuck_one_bits must be an array of {offset_bytes, mask}");
             for (auto&& e : *a) {
@@ -625,6 +639,17 @@ int gpuvet_fake_hip_rccl_wrong_sums(int d) {
     std::lock_guard<std::recursive_mutex> lock(mu());
     const Gpu* g = load() ? gpu(d) : nullptr;
     return g && g->rccl_wrong_sums;
+}
+// The hipBLASLt double's figures: the rate of a GEMM whose inputs are `bf16` (else FP16) on device d.
+double gpuvet_fake_hip_hipblaslt_tflops(int d, int bf16) {
+    std::lock_guard<std::recursive_mutex> lock(mu());
+    const Gpu* g = load() ? gpu(d) : nullptr;
+    return g ? (bf16 ? g->hipblaslt_bf16_tflops : g->hipblaslt_fp16_tflops) : 0;
+}
+int gpuvet_fake_hip_hipblaslt_wrong(int d) {
+    std::lock_guard<std::recursive_mutex> lock(mu());
+    const Gpu* g = load() ? gpu(d) : nullptr;
+    return g && g->hipblaslt_wrong;
 }
 void gpuvet_fake_hip_on_device_read(void (*hook)(unsigned long long, size_t)) {
     std::lock_guard<std::recursive_mutex> lock(mu());

@@ -109,3 +109,20 @@ TEST(GemmVerdict, AnInterruptedSweepIsNotJudgedOnItsBestSoFar) {
     cut.shapes.clear();
     EXPECT_EQ(judge_gemm(one(Precision::bf16, cut), &spec).verdict, Verdict::Skip);
 }
+
+TEST(GemmVerdict, OnAmdGpusTheLibraryIsHipblasltAndAPrecisionNotRunSaysWhy) {
+    GpuSpec spec = h100();
+    GpuGemmRun g{1, 0, "/opt/rocm/lib/libhipblaslt.so.0, hipBLASLt 0.12.1", {}, "hipBLASLt"};
+    g.precisions.push_back({&info(Precision::bf16), sweep(800)});
+    g.precisions.push_back({&info(Precision::fp8), std::nullopt, "FNUZ encoding: not measured on AMD GPUs"});
+    CheckResult r = judge_gemm(g, &spec);
+    EXPECT_EQ(r.verdict, Verdict::Pass) << r.summary;
+    const Measurement* lib = find(r, "hipblaslt");
+    ASSERT_TRUE(lib);
+    EXPECT_EQ(lib->text, "/opt/rocm/lib/libhipblaslt.so.0, hipBLASLt 0.12.1");
+    EXPECT_EQ(find(r, "cublaslt"), nullptr);
+    const Measurement* fp8 = find(r, "fp8_tflops");
+    ASSERT_TRUE(fp8);
+    EXPECT_FALSE(fp8->value);
+    EXPECT_EQ(fp8->absent_reason, "FNUZ encoding: not measured on AMD GPUs");  // not the compute-capability one
+}
