@@ -15,10 +15,11 @@ std::optional<std::string> HostNetworkCheck::unmet_requirement(const CheckContex
 
 namespace {
 // What the iperf3 client's error says about the peer, in the user's terms.
-std::string peer_problem(const std::string& where, const std::string& error) {
+std::string peer_problem(const std::string& where, const IperfOutcome& o) {
+    const std::string& error = o.error;
     if (error.find("unable to connect") != std::string::npos)
         return "nothing accepts iperf3 connections at " + where + " (" + error + ")";
-    if (error == "the test did not finish in time")
+    if (o.timed_out)
         return where +
                " accepts connections but does not answer as an iperf3 server (no reply before the time limit): "
                "another service listens on that port, or the server is busy with another client";
@@ -50,7 +51,7 @@ CheckResult network_result(const HostPort& server, int streams, int seconds, con
     };
     retr("upload_retransmits", "Upload retransmits", up);
     retr("download_retransmits", "Download retransmits", down);
-    const bool up_cut = up.error == kInterrupted, down_cut = down.error == kInterrupted;
+    const bool up_cut = up.stopped, down_cut = down.stopped;
     if (!up.received_gbitps && !down.received_gbitps && (up_cut || down_cut)) {
         r.verdict = Verdict::Skip;  // a stop is not a network failure
         r.summary = "Network to " + where + " not measured: interrupted.";
@@ -59,7 +60,7 @@ CheckResult network_result(const HostPort& server, int streams, int seconds, con
     if (!up.received_gbitps && !down.received_gbitps) {
         // Nothing was measured: that is about the peer, not a verdict on this host's network.
         r.verdict = Verdict::Error;
-        r.summary = "Could not run: " + peer_problem(where, up.error.empty() ? down.error : up.error) + ".";
+        r.summary = "Could not run: " + peer_problem(where, up.error.empty() ? down : up) + ".";
         r.details.push_back("start `iperf3 -s` (or `gpuvet host net --serve`) on " + server.host +
                             ", and open TCP port " + std::to_string(server.port) + " in its firewall");
         return r;

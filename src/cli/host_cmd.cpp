@@ -59,7 +59,7 @@ int serve(const GlobalOptions& g, const HostArgs& a) {
     IperfOutcome last;
     for (;;) {
         IperfOutcome o = iperf_serve_one(a.port, a.bind, &stop_flag());
-        if (o.error == "stopped") break;
+        if (o.stopped) break;
         if (!o.error.empty() && !o.received_gbitps) {
             // A listener that cannot start is fatal; a client that went away is not.
             if (o.error.find("listen") != std::string::npos || o.error.find("in use") != std::string::npos)

@@ -13,6 +13,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "gpu/inventory.hpp"
+#include "gpu/inventory_facts.hpp"
 #include "cli/check_run.hpp"
 #include "host/identity.hpp"
 #include "report/inventory_view.hpp"

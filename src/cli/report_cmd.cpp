@@ -11,6 +11,7 @@
 #include "report/markdown.hpp"
 #include "core/report_reader.hpp"
 #include "report/run_html.hpp"
+#include "report/run_markdown.hpp"
 #include "report/run_report_reader.hpp"
 #include "report/run_view.hpp"
 #include "report/style.hpp"

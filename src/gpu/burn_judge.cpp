@@ -78,12 +78,16 @@ std::optional<HeldShare> held_share(const std::vector<TelemetrySample>& s,
     return h;
 }
 
-// "SM clock down to 1500 MHz from 1980 MHz" over the samples `during` selects.
+// "SM clock down to 1500 MHz from 1980 MHz" over the samples `during` selects (the top is the run's
+// highest SM clock).
 template <class F>
 std::string clock_dip(const std::vector<TelemetrySample>& s, F during) {
     auto low = min_of(s, [&](const TelemetrySample& x) { return during(x) ? x.sm_clock_mhz : std::nullopt; });
     auto top = max_of(s, [](const TelemetrySample& x) { return x.sm_clock_mhz; });
-    return low && top ? fmt(" (SM clock down to %.0f MHz", *low) + fmt(" from %.0f MHz)", *top) : "";
+    if (!low || !top) return "";
+    // Held down from the first sample on: there is no higher clock of this run to name.
+    if (*low >= *top) return fmt(" (SM clock %.0f MHz", *low) + " in every such sample, never higher in the run)";
+    return fmt(" (SM clock down to %.0f MHz", *low) + fmt(" from %.0f MHz)", *top);
 }
 
 // One reason bit over the samples: how many caught it, the first time.

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "core/fact.hpp"
-#include "core/inventory_facts.hpp"
 #include "core/result.hpp"
 #include "gpu/device/backend.hpp"
 #include "gpu/device/nvml_decode.hpp"  // the decoders, for the inventory's users
@@ -74,6 +73,4 @@ Inventory collect_inventory(const InventoryOptions& opt = {});
 // The report's view of the inventory: MachineInfo::driver and Report::gpus.
 DriverInfo driver_info_of(const Inventory& inv);
 std::vector<GpuSummary> gpu_summaries_of(const Inventory& inv);
-// The inventory as plain facts for `gpuvet inventory`'s printers (gpu/inventory_facts.cpp).
-InventoryFacts inventory_facts_of(const Inventory& inv);
 }  // namespace gpuvet

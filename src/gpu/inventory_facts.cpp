@@ -4,7 +4,7 @@
 
 #include "core/amd_throttle.hpp"
 #include "gpu/device/derived_facts.hpp"
-#include "gpu/inventory.hpp"
+#include "gpu/inventory_facts.hpp"
 #include "gpu/inventory_fields.hpp"
 
 namespace gpuvet {

@@ -231,6 +231,7 @@ IperfOutcome iperf_client(const IperfClientOptions& o, const std::atomic<bool>* 
     // Bound: the test itself, connection setup and the end exchange.
     ChildRun c = run_in_child(body, o.seconds + o.connect_timeout_ms / 1000.0 + 15, stop);
     IperfOutcome out;
+    out.stopped = c.stopped, out.timed_out = c.timed_out;
     if (c.stopped) out.error = kInterrupted;
     else if (c.timed_out) out.error = "the test did not finish in time";
     else if (!c.err.empty()) out.error = c.err;
@@ -255,6 +256,7 @@ IperfOutcome iperf_serve_one(int port, const std::string& bind, const std::atomi
     };
     ChildRun c = run_in_child(body, 0, stop);
     IperfOutcome out;
+    out.stopped = c.stopped;
     if (c.stopped) out.error = "stopped";
     else if (!c.err.empty()) out.error = c.err;
     if (!out.error.empty()) return out;

@@ -33,6 +33,8 @@ struct IperfOutcome {
     std::optional<double> sent_gbitps;
     std::optional<double> retransmits;  // TCP retransmits of the sender
     std::string error;                  // set when the test did not complete
+    bool stopped = false;               // a stop request ended it (error says so)
+    bool timed_out = false;             // it did not finish in its time limit (error says so)
     std::string json;                   // libiperf's JSON document
 };
 

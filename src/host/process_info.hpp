@@ -50,4 +50,15 @@ std::string user_name(unsigned uid);
 // Clock ticks per second (sysconf(_SC_CLK_TCK)), for the *_ticks fields.
 long clock_ticks_per_s();
 
+// Whether `pid` descends from `root`: its parents walked through `parent_of` (a pid to its parent,
+// none when that process is not known) up to `root`, init, or 64 generations (no real tree is
+// deeper; a cycle from reused pids ends there too).
+template <class ParentOf>
+bool descends_from(int pid, int root, ParentOf parent_of) {
+    if (pid == root) return false;
+    std::optional<int> up = parent_of(pid);
+    for (int hops = 0; up && *up > 1 && *up != root && hops < 64; ++hops) up = parent_of(*up);
+    return up && *up == root;
+}
+
 }  // namespace gpuvet

@@ -53,7 +53,8 @@ Buffer aligned_buffer(std::size_t bytes) {
 struct IoRun {
     std::uint64_t ops = 0;
     double seconds = 0;
-    std::string error;  // set when an I/O failed
+    std::string error;      // set when an I/O failed
+    bool no_space = false;  // the failure was ENOSPC: the data path filled up
 };
 
 // Keeps `depth` operations in flight through io_uring. `next` gives the offset of op i;
@@ -111,8 +112,10 @@ IoRun uring_run(io_uring& ring, int fd, bool write, char* bufs, std::size_t bloc
         io_uring_for_each_cqe(&ring, head, cqe) {
             ++seen;
             free_slots.push_back(int(cqe->user_data));
-            if (cqe->res < 0) fail(std::strerror(-cqe->res));
-            else if (std::size_t(cqe->res) != block)
+            if (cqe->res < 0) {
+                r.no_space = r.no_space || (r.error.empty() && cqe->res == -ENOSPC);
+                fail(std::strerror(-cqe->res));
+            } else if (std::size_t(cqe->res) != block)
                 fail("short " + std::string(write ? "write" : "read") + " (" + std::to_string(cqe->res) + " bytes)");
             ++r.ops;
         }
@@ -138,6 +141,7 @@ IoRun thread_run(int fd, bool write, char* bufs, std::size_t block, int depth,
     std::atomic<std::uint64_t> ticket{0}, done{0};
     std::atomic<bool> failed{false};
     std::string err;
+    bool no_space = false;
     std::mutex mu;
     auto t0 = clk::now();
     std::vector<std::thread> ts;
@@ -156,7 +160,10 @@ IoRun thread_run(int fd, bool write, char* bufs, std::size_t block, int depth,
                 ssize_t n = write ? pwrite(fd, buf, block, off_t(off)) : pread(fd, buf, block, off_t(off));
                 if (n != ssize_t(block)) {
                     std::lock_guard lk(mu);
-                    if (err.empty()) err = n < 0 ? std::strerror(errno) : "short transfer";
+                    if (err.empty()) {
+                        err = n < 0 ? std::strerror(errno) : "short transfer";
+                        no_space = n < 0 && errno == ENOSPC;
+                    }
                     failed = true;
                     return;
                 }
@@ -166,6 +173,7 @@ IoRun thread_run(int fd, bool write, char* bufs, std::size_t block, int depth,
     for (auto& t : ts) t.join();
     r.ops = done;
     r.error = err;
+    r.no_space = no_space;
     r.seconds = since(t0);
     return r;
 }
@@ -326,11 +334,14 @@ bool measure_seq_write(const StorageOptions& o, IoEngine& io, int fd, StorageRes
     auto t_sync = clk::now();
     // A stop skips the flush: the figure is not reported then, and a large flush can take seconds.
     const bool stopped = stop_requested(o);
-    if (w.error.empty() && !stopped && fdatasync(fd) != 0) w.error = std::string("fdatasync: ") + std::strerror(errno);
+    if (w.error.empty() && !stopped && fdatasync(fd) != 0) {
+        w.no_space = errno == ENOSPC;
+        w.error = std::string("fdatasync: ") + std::strerror(errno);
+    }
     w.seconds += since(t_sync);
     if (!w.error.empty()) {
         res.seq_absent = res.rand_absent = "writing the test file failed: " + w.error;
-        if (w.error.find("No space") != std::string::npos)
+        if (w.no_space)
             res.skip_reason = "the data path filled up while the test file was written (" + w.error +
                               "): free space on it, or pass a smaller --storage-bytes";
         return false;

@@ -47,16 +47,13 @@ std::vector<int> descendants_of(int root) {
         if (!stat) continue;
         if (auto p = parse_proc_pid_stat(*stat)) parent[pid] = p->ppid;
     }
+    auto parent_of = [&](int pid) -> std::optional<int> {
+        auto it = parent.find(pid);
+        return it == parent.end() ? std::nullopt : std::optional<int>(it->second);
+    };
     std::vector<int> out;
-    for (auto& [pid, ppid] : parent) {
-        int up = ppid;
-        for (int hops = 0; up > 1 && up != root && hops < 64; ++hops) {
-            auto it = parent.find(up);
-            if (it == parent.end()) break;
-            up = it->second;
-        }
-        if (up == root && pid != root) out.push_back(pid);
-    }
+    for (auto& [pid, ppid] : parent)
+        if (descends_from(pid, root, parent_of)) out.push_back(pid);
     return out;
 }
 

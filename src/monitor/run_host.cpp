@@ -35,16 +35,13 @@ std::map<int, ProcessInfo> scan_processes(const HostFs& fs) {
 
 // The live descendants of `root` (not zombies), found by walking each process's parents.
 std::set<int> tree_under(const std::map<int, ProcessInfo>& live, int root) {
+    auto parent_of = [&](int pid) -> std::optional<int> {
+        auto it = live.find(pid);
+        return it == live.end() ? std::nullopt : std::optional<int>(it->second.ppid);
+    };
     std::set<int> tree;
-    for (auto& [pid, p] : live) {
-        int up = p.ppid;
-        for (int hops = 0; up > 1 && up != root && hops < 64; ++hops) {
-            auto it = live.find(up);
-            if (it == live.end()) break;
-            up = it->second.ppid;
-        }
-        if (up == root && pid != root && p.state != 'Z') tree.insert(pid);
-    }
+    for (auto& [pid, p] : live)
+        if (p.state != 'Z' && descends_from(pid, root, parent_of)) tree.insert(pid);
     return tree;
 }
 

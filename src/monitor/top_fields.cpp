@@ -38,7 +38,7 @@ template <class T>
 FieldValue origin(const GpuView& v, const IntervalFigure& f, const Fact<T>& point) {
     if (!v.gpu.unopened_reason.empty()) return unopened(v);
     if (f.mean) return text_value(figure_source_name(f.origin.source));
-    return point ? text_value("point read") : absent(point.absent_reason);
+    return point ? text_value(figure_source_name(FigureSource::kPointRead)) : absent(point.absent_reason);
 }
 
 const DeviceSample& sample_of(const GpuView& v) { return v.reading.sample; }
@@ -151,7 +151,7 @@ const TopField kFields[] = {
          const DeviceSample& s = sample_of(v);
          if (!v.gpu.unopened_reason.empty()) return unopened(v);
          if (s.throttle_origin.source == FigureSource::kCounterDifference) return text_value("counter difference");
-         if (s.clock_event_reasons) return text_value("point read");
+         if (s.clock_event_reasons) return text_value(figure_source_name(FigureSource::kPointRead));
          return absent(s.throttle_origin.note.empty() ? s.clock_event_reasons.absent_reason : s.throttle_origin.note);
      }},
     {"pcie.link.gen.current", "", FieldKind::Number, 0, "PCIe generation in use (idle GPUs lower it)",

@@ -86,7 +86,9 @@ std::string shown(const TopGpu& g, std::string_view key) {
 // alternating with the refresh can read busier or idler than it is.
 std::string point_mark(const TopGpu& g, std::string_view origin_key) {
     FieldValue o = value(g, origin_key);
-    return o.text && *o.text == "point read" ? " (point read)" : "";
+    // The field table writes the backend's name for the source; compared with that same name.
+    const std::string point = figure_source_name(FigureSource::kPointRead);
+    return o.text && *o.text == point ? " (" + point + ")" : "";
 }
 
 // " power 35%" / " thermal 20%": the share of the time since the previous tick the clocks were

@@ -4,7 +4,6 @@
 #include <sstream>
 
 #include "report/result_grid.hpp"
-#include "report/terminal.hpp"
 #include "report/text_layout.hpp"
 #include "report/terminal_parts.hpp"
 

@@ -1,6 +1,6 @@
-// The pages of a run report (`gpuvet run --report DIR`, `gpuvet report gpuvet-run.json`): the
-// self-contained HTML page (verdict, seed test, job, statistics, every series as a chart) and
-// Markdown (verdict, findings, statistics). They read only the run's plain-data results.
+// The HTML page of a run report (`gpuvet run --report DIR`, `gpuvet report gpuvet-run.json`): self-
+// contained, with the verdict, seed test, job, statistics and every series as a chart. It reads only
+// the run's plain-data results (report/run_markdown.hpp is the Markdown).
 #pragma once
 #include <string>
 #include <vector>
@@ -11,6 +11,5 @@
 namespace gpuvet {
 
 std::string render_run_html(const Envelope& e, const RunResult& r, const std::vector<TimeSeries>& series);
-std::string render_run_markdown(const Envelope& e, const RunResult& r);
 
 }  // namespace gpuvet

@@ -5,7 +5,7 @@
 
 #include "core/text_safety.hpp"
 #include "report/run_figures.hpp"
-#include "report/run_html.hpp"
+#include "report/run_markdown.hpp"
 
 namespace gpuvet {
 

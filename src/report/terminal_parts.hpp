@@ -17,6 +17,8 @@ void render_gpu_groups(std::ostringstream& o, const Report& r, const Style& st);
 // One result: its verdict line, its figures and, unless it passed, its findings and details.
 // `gpus`: the GPUs it stands for when several gave the same result ("0-7"); else its own.
 void render_result(std::ostringstream& o, const CheckResult& c, const Style& st, const std::string& gpus = {});
+// The heads of the columns render_result's lines are aligned to.
+void render_column_heads(std::ostringstream& o, const Style& st);
 // Errors that belong to no check, then a fatal one.
 void render_errors(std::ostringstream& o, const Report& r, const Style& st);
 // What a stop kept from running, then "Verdict: ... — tally · exit N".

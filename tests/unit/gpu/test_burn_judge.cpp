@@ -81,6 +81,18 @@ TEST(BurnThrottle, EachBadReasonFailsWithItsNumbers) {
     }
 }
 
+TEST(BurnThrottle, AClockHeldDownFromTheStartIsNotCalledADipFromItself) {
+    auto s = series(7, [](int, TelemetrySample& x) {
+        x.clock_event_reasons = *x.clock_event_reasons | 0x8;
+        x.sm_clock_mhz = 1095;
+    });
+    auto f = throttle_findings(s);
+    ASSERT_FALSE(f.empty());
+    EXPECT_EQ(f[0].text.find("from 1095 MHz"), std::string::npos) << f[0].text;
+    EXPECT_NE(f[0].text.find("SM clock 1095 MHz in every such sample, never higher in the run"), std::string::npos)
+        << f[0].text;
+}
+
 TEST(BurnThrottle, SwPowerCapAloneIsNormal) {
     auto f = throttle_findings(clean());
     ASSERT_EQ(f.size(), 1u);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu/inventory.hpp"
+#include "gpu/inventory_facts.hpp"
 #include "support/inventory_fixtures.hpp"
 #include "report/inventory_view.hpp"
 

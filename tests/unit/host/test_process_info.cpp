@@ -1,6 +1,9 @@
 // /proc/<pid> parsing for the monitor's process table and the trial run's process tree.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <optional>
+
 #include <unistd.h>
 
 #include "host/process_info.hpp"
@@ -60,4 +63,18 @@ TEST(ProcessInfo, ReadsThisProcess) {
     EXPECT_NE(std::find(pids.begin(), pids.end(), static_cast<int>(getpid())), pids.end());
     EXPECT_FALSE(read_process(fs, 0));  // no such process
     EXPECT_EQ(user_name(0), "root");
+}
+
+TEST(ProcessInfo, DescendsFromFollowsParentsToTheRootAndStopsAtUnknownsAndCycles) {
+    std::map<int, int> parent{{10, 1}, {11, 10}, {12, 11}, {20, 1}, {30, 31}, {31, 30}, {40, 99}};
+    auto parent_of = [&](int pid) -> std::optional<int> {
+        auto it = parent.find(pid);
+        return it == parent.end() ? std::nullopt : std::optional<int>(it->second);
+    };
+    EXPECT_TRUE(descends_from(11, 10, parent_of));
+    EXPECT_TRUE(descends_from(12, 10, parent_of));   // a grandchild
+    EXPECT_FALSE(descends_from(10, 10, parent_of));  // the root is not its own descendant
+    EXPECT_FALSE(descends_from(20, 10, parent_of));  // a sibling tree under init
+    EXPECT_FALSE(descends_from(30, 10, parent_of));  // a cycle of reused pids ends
+    EXPECT_FALSE(descends_from(40, 10, parent_of));  // a parent that is gone
 }
