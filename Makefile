@@ -31,7 +31,8 @@ $(ASAN_BUILD)/CMakeCache.txt: | deps
 
 # The sanitized tree builds what its tests run: gpuvet, the driver test doubles it loads, the host
 # tests' helper and the canaries that prove a report fails a test.
-ASAN_TARGETS := gpuvet fakecuda fakenvml fakecuda_old fakenvml_old fakecublaslt fakenccl fakeamdsmi fakerocmsmi fakehip deny_syscalls sanitize_canary
+ASAN_TARGETS := gpuvet fakecuda fakenvml fakecuda_old fakenvml_old fakecublaslt fakenccl fakerccl fakeamdsmi fakerocmsmi fakehip \
+                fakehipblaslt deny_syscalls sanitize_canary
 # Every command and every scenario, end to end: the e2e tests, the host tests, the no-driver
 # inventory and the canaries (names start with their group, docs/testing.md). device-check --fake
 # stays in the plain tree: its real-GPU step limits do not hold for kernels interpreted under
