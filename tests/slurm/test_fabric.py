@@ -226,6 +226,22 @@ def rdma_links(doc):
     return {(r["rail"], r["from_node"], r["to_node"]): r for r in doc["fabric"]["rdma"]}
 
 
+def once_more_if_slow(test):
+    """The double paces by the wall clock, and a rank starved of the CPU for longer than its 16
+    writes in flight (64 ms at SDR) leaves its link idle: on a loaded 2-core machine a healthy link
+    then reads below 90 %. A test of the figures runs a second time before it fails; a wrong verdict
+    on two runs in a row is not noise."""
+    def run():
+        try:
+            test()
+        except AssertionError as first:
+            print(f"retrying once after: {str(first)[:300]}")
+            test()
+    run.__name__ = test.__name__
+    return run
+
+
+@once_more_if_slow
 def test_rdma_write_on_a_healthy_fabric_passes_at_the_ports_data_rate():
     setup(roots={n: "fabric_ib_sdr" for n in NODES})
     code, out, err, doc, d = allreduce("--max-size", "8M", verbs=True)
@@ -249,6 +265,7 @@ def test_rdma_write_on_a_healthy_fabric_passes_at_the_ports_data_rate():
     assert ranks[0]["rdma"]["to_node"] == "n3" and ranks[0]["rdma"]["bytes_written"] > 0, ranks[0]["rdma"]
 
 
+@once_more_if_slow
 def test_rdma_write_names_the_slow_nic_and_its_node():
     setup(roots={n: "fabric_ib_sdr" for n in NODES}, fabric={"n2": 'slow_nics = ["mlx5_1"]\nslow_nic_factor = 0.5'})
     code, out, err, doc, _ = allreduce("--max-size", "8M", verbs=True)
