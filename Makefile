@@ -41,10 +41,7 @@ ASAN_TESTS   := ^((e2e|host|sanitize)[.]|bindings[.]cli_inventory)
 # Left out there: the end-to-end tests that run the real PyTorch (the child Python is not
 # sanitized; importing torch only costs minutes). The harness around them runs sanitized through
 # the fake interpreters of the same module.
-# Also left out: the AMD all-reduce and GEMM end-to-end tests, whose HIP double computes device
-# memory lazily under page protection that ASan's allocator then fails to unmap (a double's
-# limitation, not gpuvet's); they run in the plain tree.
-ASAN_SKIP    := ^e2e[.](train[.]test_torch_|amd_allreduce[.]test_(healthy|a_slow|a_wrong)|amd_gemm[.]test_(healthy|a_slow|wrong))
+ASAN_SKIP    := ^e2e[.]train[.]test_torch_
 
 sanitized: deps $(ASAN_BUILD)/CMakeCache.txt
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target $(ASAN_TARGETS)

@@ -45,6 +45,29 @@ def run(*args, env=None, input=None, timeout=240):
     return p.returncode, p.stdout, p.stderr
 
 
+def amd_kernel_env(scenario, libs=("libfakerccl.so",), **extra):
+    """The environment of a run on the AMD doubles (AMD SMI and HIP, plus `libs` among the RCCL and
+    hipBLASLt doubles) with no NVIDIA driver, on scenarios/<scenario>.toml."""
+    build = os.environ.get("GPUVET_BUILD_DIR", "build")
+    tests = os.environ.get("GPUVET_TEST_DIR", "tests")
+    fakes = os.path.join(build, "tests", "fakes")
+    env = dict(NO_DRIVER)
+    env.update({"GPUVET_LIBAMD_SMI": os.path.join(fakes, "libfakeamdsmi.so"),
+                "GPUVET_LIBHIP": os.path.join(fakes, "libfakehip.so"),
+                "GPUVET_FAKE_AMD_SCENARIO": os.path.join(tests, "fakes", "scenarios", scenario + ".toml"),
+                "POCL_CACHE_DIR": os.path.join(build, "pocl-cache")})
+    for lib in libs:
+        env[{"libfakerccl.so": "GPUVET_RCCL", "libfakehipblaslt.so": "GPUVET_HIPBLASLT"}[lib]] = \
+            os.path.join(fakes, lib)
+    # In the sanitized tree: PoCL's LLVM gives its worker threads an alternate signal stack from
+    # malloc, which ASan would try to unmap as its own when the thread ends (a CHECK failure, not a
+    # finding); gpuvet's own threads need no alternate stack for their reports.
+    if "ASAN_OPTIONS" in os.environ:
+        env["ASAN_OPTIONS"] = os.environ["ASAN_OPTIONS"] + ":use_sigaltstack=0"
+    env.update(extra)
+    return env
+
+
 def run_json(*args, env=None):
     code, out, err = run(*args, "--json", env=env)
     try:

@@ -14,13 +14,7 @@ FAKES = os.path.join(BUILD, "tests", "fakes")
 
 
 def amd(scenario, **extra):
-    env = dict(harness.NO_DRIVER)
-    env.update({"GPUVET_LIBAMD_SMI": os.path.join(FAKES, "libfakeamdsmi.so"),
-                "GPUVET_LIBHIP": os.path.join(FAKES, "libfakehip.so"),
-                "GPUVET_RCCL": os.path.join(FAKES, "libfakerccl.so"),
-                "GPUVET_FAKE_AMD_SCENARIO": os.path.join(TESTS, "fakes", "scenarios", scenario + ".toml")})
-    env.update(extra)
-    return env
+    return harness.amd_kernel_env(scenario, ("libfakerccl.so",), **extra)
 
 
 def allreduce(scenario, *args, **env):

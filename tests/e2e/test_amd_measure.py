@@ -15,19 +15,7 @@ FAKES = os.path.join(BUILD, "tests", "fakes")
 
 
 def amd(scenario, **extra):
-    env = dict(harness.NO_DRIVER)
-    env.update({"GPUVET_LIBAMD_SMI": os.path.join(FAKES, "libfakeamdsmi.so"),
-                "GPUVET_LIBHIP": os.path.join(FAKES, "libfakehip.so"),
-                "GPUVET_RCCL": os.path.join(FAKES, "libfakerccl.so"),
-                "GPUVET_FAKE_AMD_SCENARIO": os.path.join(TESTS, "fakes", "scenarios", scenario + ".toml"),
-                "POCL_CACHE_DIR": os.path.join(BUILD, "pocl-cache")})
-    # In the sanitized tree: PoCL's LLVM gives its worker threads an alternate signal stack from
-    # malloc, which ASan would try to unmap as its own when the thread ends (a CHECK failure, not a
-    # finding); gpuvet's own threads need no alternate stack for their reports.
-    if "ASAN_OPTIONS" in os.environ:
-        env["ASAN_OPTIONS"] = os.environ["ASAN_OPTIONS"] + ":use_sigaltstack=0"
-    env.update(extra)
-    return env
+    return harness.amd_kernel_env(scenario, ("libfakerccl.so",), **extra)
 
 
 def bench(what, scenario, *args, **env):
